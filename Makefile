@@ -6,12 +6,21 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: test clean
+.PHONY: demo test clean
 
 $(INSTALLED): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	@touch $@
+
+# The sample holds invalid calls on purpose, so the audit exits 1: that is the
+# demo working. Only exit 2 (the audit could not run) fails `make demo`.
+demo: $(INSTALLED)
+	@mkdir -p out; $(BIN)/toolaudit audit sample_logs/calls.jsonl --schemas sample_logs/schemas.json \
+		--report out/report.jsonl --summary out/summary.json; \
+	status=$$?; \
+	echo; echo "exit code $$status (1: invalid calls found). Report: out/report.jsonl, summary: out/summary.json"; \
+	test $$status -le 1
 
 test: $(INSTALLED)
 	$(BIN)/python -m pytest -q

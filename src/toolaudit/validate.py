@@ -129,7 +129,7 @@ class _Parameter:
     def __init__(self, tool: str, name: str, spec: object) -> None:
         if not isinstance(spec, Mapping):
             raise SchemaError(
-                f"the parameter's schema must be an object, not {_json_name(spec)}",
+                f"the parameter's schema must be an object, not {kind_phrase(spec)}",
                 tool=tool,
                 parameter=name,
             )
@@ -145,7 +145,7 @@ class _Parameter:
             enum = spec["enum"]
             if not isinstance(enum, (list, tuple)):
                 raise SchemaError(
-                    f"enum must be an array, not {_json_name(enum)}", tool=tool, parameter=name
+                    f"enum must be an array, not {kind_phrase(enum)}", tool=tool, parameter=name
                 )
             self.enum = tuple(enum)
             self.enum_fast = _enum_fast_pairs(self.enum)
@@ -206,8 +206,8 @@ _PHRASE_OF_KIND = {
 }
 
 
-def _json_name(value: object) -> str:
-    """How a schema defect names what it found instead: "an array", "null"..."""
+def kind_phrase(value: object) -> str:
+    """How a message names the kind of a value: "an array", "a number", "null"..."""
     kind = value_kind(value)
     return _PHRASE_OF_KIND[kind] if kind is not None else f"a Python {type(value).__name__}"
 
@@ -220,17 +220,17 @@ class ToolValidator:
     def __init__(self, name: str, schema: object) -> None:
         self.name = name
         if not isinstance(schema, Mapping):
-            raise SchemaError(f"the tool's schema must be an object, not {_json_name(schema)}", tool=name)
+            raise SchemaError(f"the tool's schema must be an object, not {kind_phrase(schema)}", tool=name)
         parameters = schema.get("parameters", {})
         if not isinstance(parameters, Mapping):
-            raise SchemaError(f"parameters must be an object, not {_json_name(parameters)}", tool=name)
+            raise SchemaError(f"parameters must be an object, not {kind_phrase(parameters)}", tool=name)
         properties = parameters.get("properties", {})
         if not isinstance(properties, Mapping):
-            raise SchemaError(f"properties must be an object, not {_json_name(properties)}", tool=name)
+            raise SchemaError(f"properties must be an object, not {kind_phrase(properties)}", tool=name)
         required = parameters.get("required", ())
         if not isinstance(required, (list, tuple)):
             raise SchemaError(
-                f"required must be an array of names, not {_json_name(required)}", tool=name
+                f"required must be an array of names, not {kind_phrase(required)}", tool=name
             )
         for entry in required:
             if not isinstance(entry, str):
@@ -352,7 +352,7 @@ def compile_schemas(schemas: Mapping[str, object]) -> Validator:
     schema is malformed or uses a type name the contract does not know.
     """
     if not isinstance(schemas, Mapping):
-        raise SchemaError(f"schemas must map tool names to schemas, not {_json_name(schemas)}")
+        raise SchemaError(f"schemas must map tool names to schemas, not {kind_phrase(schemas)}")
     return Validator({name: ToolValidator(name, schema) for name, schema in schemas.items()})
 
 

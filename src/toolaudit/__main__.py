@@ -1,0 +1,3 @@
+from toolaudit.cli import main
+
+main()

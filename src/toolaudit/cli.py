@@ -1,0 +1,225 @@
+"""The command line: options in, one library call, outputs and an exit code out.
+
+Imports of the audit machinery live inside the commands, so that
+``toolaudit --version`` and ``--help`` pay only for typer.
+"""
+
+from __future__ import annotations
+
+import enum
+import sys
+from typing import TYPE_CHECKING, Annotated, Optional
+
+import typer
+
+from toolaudit import __version__
+from toolaudit.errors import ToolAuditError
+
+if TYPE_CHECKING:
+    from toolaudit.summary import Summary
+
+EXIT_OK = 0
+EXIT_INVALID = 1
+EXIT_CANNOT_RUN = 2
+
+EXIT_CODES_HELP = (
+    "Exit codes: 0 every call valid and no malformed record; 1 something invalid or "
+    "malformed, or an input not read to the end (--max-error-rate R turns the first "
+    "two into 0 when the error rate is at most R); 2 the audit could not run."
+)
+
+app = typer.Typer(
+    name="toolaudit",
+    help="Validate LLM tool calls against their schemas: one call, or gigabytes of JSONL logs.",
+    add_completion=False,
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+class SummaryFormat(str, enum.Enum):
+    table = "table"
+    json = "json"
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"toolaudit {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """Validate LLM tool calls against their schemas."""
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"toolaudit: error: {message}", err=True)
+    return typer.Exit(EXIT_CANNOT_RUN)
+
+
+@app.command(epilog=EXIT_CODES_HELP)
+def audit(
+    paths: Annotated[
+        Optional[list[str]],
+        typer.Argument(
+            metavar="PATH",
+            help="Log files (JSONL, plain or gzip), directories (walked for *.jsonl, *.ndjson, "
+            "*.json and their .gz), or - for stdin. None: read stdin.",
+            show_default=False,
+        ),
+    ] = None,
+    schemas: Annotated[
+        str,
+        typer.Option(
+            "--schemas", "-s", metavar="FILE", help="JSON file mapping tool name -> schema.", show_default=False
+        ),
+    ] = ...,  # type: ignore[assignment]
+    report: Annotated[
+        Optional[str],
+        typer.Option("--report", "-r", metavar="PATH", help="Write one JSON line per call here (- for stdout).", show_default=False),
+    ] = None,
+    summary_path: Annotated[
+        Optional[str], typer.Option("--summary", metavar="PATH", help="Write the summary JSON here.", show_default=False)
+    ] = None,
+    errors_only: Annotated[
+        bool, typer.Option("--errors-only", help="Keep only failing calls and records in the report.")
+    ] = False,
+    output_format: Annotated[
+        SummaryFormat, typer.Option("--format", "-f", metavar="FORMAT", help="How to print the summary on stdout: table or json.")
+    ] = SummaryFormat.table,
+    progress: Annotated[
+        Optional[bool],
+        typer.Option(
+            "--progress/--no-progress",
+            help="Show progress on stderr. Default: only when stderr is a terminal.",
+            show_default=False,
+        ),
+    ] = None,
+    max_error_rate: Annotated[
+        Optional[float],
+        typer.Option(
+            "--max-error-rate",
+            metavar="RATE",
+            min=0.0,
+            max=1.0,
+            help="Exit 0 when the error rate is at most this (0..1), though some calls failed.",
+            show_default=False,
+        ),
+    ] = None,
+    max_line_bytes: Annotated[
+        int,
+        typer.Option("--max-line-bytes", metavar="BYTES", min=1, help="Longer lines are reported as malformed, not parsed."),
+    ] = 64 << 20,
+) -> None:
+    """Audit logs of tool calls: a report row per call and a summary of what failed."""
+    from toolaudit.auditor import Audit, AuditOptions
+    from toolaudit.output import RENDERERS
+    from toolaudit.output.files import AtomicOutput, check_outputs_differ_from_inputs
+    from toolaudit.progress import byte_progress
+    from toolaudit.schemas import load_schemas
+    from toolaudit.sources import STDIN, expand_paths
+
+    if not paths:
+        if sys.stdin.isatty():
+            raise _fail("no input: give log paths, or pipe a log into stdin")
+        paths = [STDIN]
+    try:
+        schema_set = load_schemas(schemas)
+        sources = expand_paths(paths, skip=[schemas])
+        check_outputs_differ_from_inputs([report, summary_path], sources)
+        options = AuditOptions(errors_only=errors_only, max_line_bytes=max_line_bytes)
+        show_progress = sys.stderr.isatty() if progress is None else progress
+        with byte_progress(sources, enabled=show_progress) as on_bytes:
+            auditor = Audit(sources, schema_set, options, on_bytes=on_bytes)
+            if report is None:
+                summary = auditor.run()
+            else:
+                with AtomicOutput(report) as report_file:
+                    summary = auditor.run(report_file)
+        if summary_path is not None:
+            from toolaudit.output import render_json
+
+            with AtomicOutput(summary_path) as summary_file:
+                summary_file.write(render_json(summary).encode())
+    except ToolAuditError as error:
+        raise _fail(str(error)) from None
+
+    _warn_incomplete(summary)
+    rendered = RENDERERS[output_format.value](summary)
+    if report == "-":
+        # stdout carries the report: the summary must not be mixed into it.
+        sys.stderr.write(rendered)
+    else:
+        sys.stdout.write(rendered)
+    raise typer.Exit(_exit_code(summary, max_error_rate))
+
+
+def _warn_incomplete(summary: Summary) -> None:
+    for source in summary.sources:
+        if not source.complete:
+            from toolaudit.output.text import printable
+
+            typer.echo(f"toolaudit: warning: {printable(source.path)}: {printable(source.error or '')}", err=True)
+
+
+def _exit_code(summary: Summary, max_error_rate: float | None) -> int:
+    if not summary.complete:
+        return EXIT_INVALID
+    if summary.all_valid:
+        return EXIT_OK
+    if max_error_rate is not None and summary.error_rate <= max_error_rate:
+        return EXIT_OK
+    return EXIT_INVALID
+
+
+@app.command(epilog="Exit codes: 0 the call is valid; 1 it is not; 2 the schemas or the call could not be read.")
+def validate(
+    call: Annotated[
+        str,
+        typer.Argument(metavar="CALL", help='The call as JSON: {"name": ..., "arguments": {...}}, or - for stdin.'),
+    ] = "-",
+    schemas: Annotated[
+        str,
+        typer.Option(
+            "--schemas", "-s", metavar="FILE", help="JSON file mapping tool name -> schema.", show_default=False
+        ),
+    ] = ...,  # type: ignore[assignment]
+) -> None:
+    """Validate one call and print the contract's result: {"ok": ..., "errors": [...]}."""
+    import orjson
+
+    from toolaudit.schemas import load_schemas
+
+    try:
+        schema_set = load_schemas(schemas)
+    except ToolAuditError as error:
+        raise _fail(str(error)) from None
+    text = sys.stdin.buffer.read() if call == "-" else call.encode()
+    try:
+        parsed = orjson.loads(text)
+    except orjson.JSONDecodeError as error:
+        raise _fail(f"the call is not valid JSON: {error}") from None
+    result = schema_set.validator.validate(parsed)
+    sys.stdout.write(orjson.dumps(result).decode() + "\n")
+    raise typer.Exit(EXIT_OK if result["ok"] else EXIT_INVALID)
+
+
+def main() -> None:
+    """Console entry point."""
+    try:
+        app()
+    except BrokenPipeError:
+        # The reader went away (`toolaudit audit ... | head`): stop quietly.
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(141)

@@ -1,0 +1,225 @@
+"""Where log lines come from: paths, directories, stdin, plain or gzip.
+
+Files are read in binary, in large chunks, and split into lines here, so the
+audit loop sees plain lists of ``bytes`` and never a per-line call into a file
+object. Gzip is recognised by its magic bytes, whatever the file is called,
+and inflated with zlib in bounded pieces, so neither a long line nor a
+"zip bomb" makes memory grow with the input.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import zlib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from toolaudit.errors import InputError
+
+STDIN = "-"
+CHUNK_BYTES = 1 << 20
+DEFAULT_MAX_LINE_BYTES = 64 << 20
+GZIP_MAGIC = b"\x1f\x8b"
+LOG_SUFFIXES = (".jsonl", ".ndjson", ".json")
+
+
+@dataclass(frozen=True)
+class Source:
+    """One input: a file, or standard input (``name == "-"``)."""
+
+    name: str
+
+    @property
+    def is_stdin(self) -> bool:
+        return self.name == STDIN
+
+    def size(self) -> int | None:
+        """Bytes on disk (compressed, for gzip), or None when unknown."""
+        if self.is_stdin:
+            return None
+        try:
+            return os.stat(self.name).st_size
+        except OSError:
+            return None
+
+
+class OversizedLine:
+    """Stands in a line list for a line longer than the limit; holds its length.
+
+    orjson refuses it like any malformed line, so it costs the audit loop
+    nothing until it is met; the error path then says what it was.
+    """
+
+    __slots__ = ("length",)
+
+    def __init__(self, length: int) -> None:
+        self.length = length
+
+
+class DamagedInput(Exception):
+    """Reading a source stopped early (corrupt or truncated gzip, I/O error).
+
+    Everything read before the damage has already been yielded; ``str()``
+    says what went wrong.
+    """
+
+
+def expand_paths(paths: Iterable[str], *, skip: Iterable[str] = ()) -> list[Source]:
+    """Files as given, directories walked for log files (sorted), ``-`` for stdin.
+
+    A walk passes over the files in ``skip`` (the schemas, which may well sit
+    beside the logs as ``*.json``). Raises :class:`InputError` for a path that
+    does not exist or a directory that holds no log file, before anything is read.
+    """
+    skipped = {os.path.realpath(p) for p in skip}
+    sources: list[Source] = []
+    for path in paths:
+        if path == STDIN:
+            sources.append(Source(STDIN))
+        elif os.path.isdir(path):
+            found = sorted(p for p in _walk_logs(Path(path)) if os.path.realpath(p) not in skipped)
+            if not found:
+                suffixes = ", ".join(f"*{s}" for s in LOG_SUFFIXES)
+                raise InputError(f"{path}: no log files in this directory ({suffixes}, or .gz)")
+            sources.extend(Source(str(p)) for p in found)
+        elif os.path.exists(path):
+            sources.append(Source(path))
+        else:
+            raise InputError(f"{path}: no such file or directory")
+    return sources
+
+
+def _walk_logs(root: Path) -> Iterator[Path]:
+    for path in root.rglob("*"):
+        name = path.name.lower()
+        if name.endswith(".gz"):
+            name = name[:-3]
+        if name.endswith(LOG_SUFFIXES) and path.is_file():
+            yield path
+
+
+def read_line_batches(
+    source: Source,
+    *,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    on_bytes: Callable[[int], object] | None = None,
+    stdin: BinaryIO | None = None,
+) -> Iterator[list[bytes | OversizedLine]]:
+    """Yield the source's lines in batches, without their ``\\n``.
+
+    A final line without a newline is still a line. ``on_bytes`` is told how
+    many bytes (as stored, so compressed for gzip) each step consumed.
+    Raises :class:`InputError` when the source cannot be opened and
+    :class:`DamagedInput` when reading stops part way.
+    """
+    if source.is_stdin:
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        yield from split_lines(_chunks(stream, on_bytes, source.name), max_line_bytes)
+        return
+    try:
+        stream = open(source.name, "rb", buffering=0)  # noqa: SIM115 - closed below
+    except OSError as error:
+        raise InputError(f"{source.name}: cannot open: {error.strerror or error}") from error
+    with stream:
+        yield from split_lines(_chunks(stream, on_bytes, source.name), max_line_bytes)
+
+
+def _chunks(stream: BinaryIO, on_bytes: Callable[[int], object] | None, name: str) -> Iterator[bytes]:
+    """Raw chunks of a stream, inflated when it starts with the gzip magic."""
+    try:
+        first = stream.read(CHUNK_BYTES)
+    except OSError as error:
+        raise DamagedInput(f"read error: {error.strerror or error}") from error
+    if not first:
+        return
+    raw = _raw_chunks(stream, first, on_bytes)
+    if first.startswith(GZIP_MAGIC):
+        yield from _inflate(raw)
+    else:
+        yield from raw
+
+
+def _raw_chunks(
+    stream: BinaryIO, first: bytes, on_bytes: Callable[[int], object] | None
+) -> Iterator[bytes]:
+    chunk = first
+    while chunk:
+        if on_bytes is not None:
+            on_bytes(len(chunk))
+        yield chunk
+        try:
+            chunk = stream.read(CHUNK_BYTES)
+        except OSError as error:
+            raise DamagedInput(f"read error: {error.strerror or error}") from error
+
+
+def _inflate(compressed: Iterator[bytes]) -> Iterator[bytes]:
+    """Gzip members (one or several, concatenated) -> their bytes, in bounded pieces."""
+    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    member_open = False  # the current inflater has been fed part of a member
+    for data in compressed:
+        while data:
+            member_open = True
+            try:
+                piece = inflater.decompress(data, CHUNK_BYTES)
+            except zlib.error as error:
+                raise DamagedInput(f"corrupt gzip data ({error})") from error
+            if piece:
+                yield piece
+            if inflater.eof:
+                # Another member may follow, as `cat a.gz b.gz` makes.
+                data = inflater.unused_data
+                inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+                member_open = False
+            else:
+                data = inflater.unconsumed_tail
+    if member_open:
+        raise DamagedInput("gzip data ends before the end of its stream (truncated file?)")
+
+
+def split_lines(
+    chunks: Iterable[bytes], max_line_bytes: int
+) -> Iterator[list[bytes | OversizedLine]]:
+    """Chunks -> batches of lines. A line over ``max_line_bytes`` is not kept:
+    it becomes an :class:`OversizedLine` and its bytes are skipped as they come."""
+    head: list[bytes] = []  # pieces of a line that spans chunks
+    head_bytes = 0
+    oversized = False
+    for chunk in chunks:
+        lines: list[bytes | OversizedLine] = chunk.split(b"\n")  # type: ignore[assignment]
+        tail = lines.pop()
+        if len(lines) == 0:  # no newline in this chunk: the open line grows
+            head_bytes += len(tail)
+            if head_bytes > max_line_bytes:
+                oversized = True
+                head.clear()
+            elif tail:
+                head.append(tail)
+            continue
+        first = lines[0]
+        assert isinstance(first, bytes)
+        if oversized or head_bytes + len(first) > max_line_bytes:
+            lines[0] = OversizedLine(head_bytes + len(first))
+        elif head:
+            head.append(first)
+            lines[0] = b"".join(head)
+        if len(chunk) > max_line_bytes:  # only then can a whole line inside it be too long
+            for index in range(1, len(lines)):
+                line = lines[index]
+                if len(line) > max_line_bytes:  # type: ignore[arg-type]
+                    lines[index] = OversizedLine(len(line))  # type: ignore[arg-type]
+        head.clear()
+        oversized = False
+        head_bytes = len(tail)
+        if head_bytes > max_line_bytes:
+            oversized = True
+        elif tail:
+            head.append(tail)
+        yield lines
+    if oversized:
+        yield [OversizedLine(head_bytes)]
+    elif head:
+        yield [b"".join(head)]
