@@ -216,3 +216,32 @@ def test_importing_the_contract_loads_nothing_heavy():
     code = "import sys, toolaudit; print(sorted(m for m in ('orjson', 'typer', 'tqdm', 'toolaudit.auditor') if m in sys.modules))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "[]"
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+RECORD_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 3), st.text(max_size=3),
+    st.sampled_from(["get_weather", "ping", "nope", '{"city": "P"}', "", "[]"]),
+    st.dictionaries(st.sampled_from(["city", "days", "units", "x"]), st.one_of(st.text(max_size=2), st.integers(-9, 9), st.booleans()), max_size=3),
+)
+RECORDS = st.dictionaries(
+    st.sampled_from(["name", "arguments", "id", "call_id", "model", "choices", "jsonrpc", "run_type", "result", "type", "content"]),
+    RECORD_VALUES,
+    max_size=5,
+).map(lambda record: {"name": "get_weather", **record} if "arguments" in record and len(record) < 3 else record)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(RECORDS, max_size=6))
+def test_the_inline_fast_path_changes_nothing(records):
+    data = b"".join(orjson.dumps(record) + b"\n" for record in records)
+    fast = Audit([Source("-")], SCHEMAS, stdin=io.BytesIO(data))
+    fast_rows = list(fast)
+    slow = Audit([Source("-")], SCHEMAS, stdin=io.BytesIO(data))
+    slow.inline_fast_path = False
+    slow_rows = list(slow)
+    assert fast_rows == slow_rows
+    assert fast.summary == slow.summary
+    assert_counts_add_up(fast.summary)

@@ -143,7 +143,8 @@ def test_exit_1_for_a_malformed_record_even_when_all_calls_are_valid(tmp_path):
     [
         (None, ["missing.json", "cannot read"]),
         ("{not json", ["bad.json", "not valid JSON"]),
-        ("[1, 2]", ["bad.json", "expected a JSON object"]),
+        ("[1, 2]", ["bad.json", "tool #1", "must be an object"]),
+        ("\"tools\"", ["bad.json", "expected a JSON object mapping tool names"]),
         ('{"get_weather": {"parameters": {"properties": {"days": {"type": "int"}}}}}', ["bad.json", "get_weather", "days", "'int'"]),
     ],
 )
@@ -240,3 +241,31 @@ def test_no_traceback_for_user_errors_in_a_real_process(tmp_path):
         result = run_process(sys.executable, "-m", "toolaudit", *args)
         assert result.returncode == 2, args
         assert b"Traceback" not in result.stderr
+
+
+def test_formats_and_schemas_from_the_records(tmp_path):
+    fixtures = REPO / "tests" / "fixtures" / "formats"
+    # Bedrock request/response pairs carry their tools: no --schemas needed.
+    result = invoke("audit", str(fixtures / "bedrock.jsonl"))
+    assert result.exit_code == 0, result.output
+    # A response without its request cannot be judged without --schemas: exit 2, located.
+    result = invoke("audit", str(fixtures / "openai_chat.jsonl"))
+    assert result.exit_code == 2
+    assert "openai_chat.jsonl:3: no tool schemas" in result.stderr
+    result = invoke("audit", str(fixtures / "openai_chat.jsonl"), "-s", str(fixtures / "schemas.json"), "--format", "json")
+    assert json.loads(result.stdout)["records_without_calls"] == 2
+
+
+def test_input_format_forces_one_format(tmp_path):
+    log, schemas = ping_log(tmp_path, '{"name": "ping", "arguments": {}}\n')
+    assert invoke("audit", str(log), "-s", str(schemas), "--input-format", "flat").exit_code == 0
+    forced = invoke("audit", str(log), "-s", str(schemas), "--input-format", "gemini", "-r", "-")
+    assert json.loads(forced.stdout.splitlines()[0])["errors"] == ["malformed:record"]
+    assert invoke("audit", str(log), "-s", str(schemas), "--input-format", "nope").exit_code == 2
+
+
+def test_input_format_choices_match_the_extractors():
+    from toolaudit.cli import INPUT_FORMATS
+    from toolaudit.formats import EXTRACTORS
+
+    assert set(INPUT_FORMATS) == set(EXTRACTORS)

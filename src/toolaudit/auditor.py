@@ -1,8 +1,10 @@
 """The streaming audit: sources -> lines -> records -> calls -> report rows + summary.
 
 Nothing here prints. The loop in :meth:`Audit._audit_source` is the hot path:
-it handles the common case (a line holding one well-formed call) inline, and
-hands everything else to helpers that may be slow because they are rare.
+it handles the common case (a line holding one flat, well-formed call to a
+declared tool) inline, and hands everything else to :meth:`Audit._audit_record`,
+which may be slower because it is rarer: format detection, decoding,
+record-carried tools, malformed input.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from typing import Any, BinaryIO
 import orjson
 
 from toolaudit import __version__
-from toolaudit.errors import InputError
-from toolaudit.schemas import SchemaSet
+from toolaudit.errors import InputError, SchemaError, ToolAuditError
+from toolaudit.formats import ABSENT, JSON_STRING, OBJECT, Call, Extracted, UnknownShape, extract
+from toolaudit.schemas import NO_SCHEMAS, SchemaSet
 from toolaudit.sources import (
     DEFAULT_MAX_LINE_BYTES,
     DamagedInput,
@@ -26,21 +29,32 @@ from toolaudit.sources import (
     read_line_batches,
 )
 from toolaudit.summary import NO_NAME, SourceStatus, Summary, Tally
+from toolaudit.tooldefs import normalize_tools
 from toolaudit.validate import (
     MALFORMED,
     UNKNOWN_TOOL,
     Problem,
     ToolValidator,
+    Validator,
+    compile_schemas,
     format_problems,
     kind_phrase,
 )
 
 Row = dict[str, Any]
+Problems = tuple[Problem, ...] | list[Problem]
 
 _BOM = b"\xef\xbb\xbf"
 _NOTHING: Mapping[str, Any] = {}
+_NO_TOOLS = Validator({})
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
+#: Compiled tool sets of records (logged requests) kept for reuse, at most.
+RECORD_TOOLS_CACHE = 1024
+
+
+class NoSchemasError(ToolAuditError):
+    """A call has no schemas to be judged by: no --schemas, and its record carries no tools."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +65,8 @@ class AuditOptions:
     errors_only: bool = False
     #: A longer line is reported as malformed instead of being parsed.
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    #: Read every record as this format (a key of formats.EXTRACTORS); None detects per line.
+    input_format: str | None = None
 
 
 class Audit:
@@ -60,10 +76,13 @@ class Audit:
     JSONL; either way :attr:`summary` is set once the inputs are exhausted.
     """
 
+    #: The inline path for flat calls; tests turn it off to check it changes nothing.
+    inline_fast_path = True
+
     def __init__(
         self,
         inputs: Iterable[str | Source],
-        schemas: SchemaSet,
+        schemas: SchemaSet = NO_SCHEMAS,
         options: AuditOptions = AuditOptions(),
         *,
         on_bytes: Callable[[int], object] | None = None,
@@ -76,10 +95,18 @@ class Audit:
         self._stdin = stdin
         self._tally = Tally()
         self._statuses: list[SourceStatus] = []
+        # Tools that records define for later records: an MCP tools/list result
+        # (for the rest of its stream) and OpenAI Batch input lines (by custom_id).
+        self._stream_tools: list[Any] | None = None
+        self._stream_more_pages = False
+        self._keyed_tools: dict[object, Validator | str] = {}
+        self._compiled_tools: dict[bytes, Validator | str] = {}
         self.summary: Summary | None = None
 
     @classmethod
-    def of_paths(cls, paths: Iterable[str], schemas: SchemaSet, options: AuditOptions = AuditOptions(), **kwargs: Any) -> Audit:
+    def of_paths(
+        cls, paths: Iterable[str], schemas: SchemaSet = NO_SCHEMAS, options: AuditOptions = AuditOptions(), **kwargs: Any
+    ) -> Audit:
         """An audit of files, directories (walked) and ``-``; missing paths raise now."""
         return cls(expand_paths(paths), schemas, options, **kwargs)
 
@@ -102,9 +129,9 @@ class Audit:
         for source in self.sources:
             status = SourceStatus(source.name)
             self._statuses.append(status)
+            self._stream_tools, self._stream_more_pages = None, False
             yield from self._audit_source(source, status, want_rows)
-        tally = self._tally
-        self.summary = tally.summary(
+        self.summary = self._tally.summary(
             version=__version__,
             schemas_digest=self.schemas.digest,
             sources=self._statuses,
@@ -115,73 +142,64 @@ class Audit:
 
     def _audit_source(self, source: Source, status: SourceStatus, want_rows: bool) -> Iterator[list[Row]]:
         tally = self._tally
-        tools_get = self.schemas.validator.tools.get
+        global_tools = self.schemas.validator
+        inline = self.inline_fast_path and global_tools is not None and self.options.input_format in (None, "flat")
+        tools_get = global_tools.tools.get if global_tools is not None else _NO_TOOLS.tools.get
         ok_by_tool = tally.ok_by_tool
         ok_rows = want_rows and not self.options.errors_only
         name_of_source = source.name
         loads = _loads
         decode_error = _JSONDecodeError
-        rows: list[Row] = []
+        rows: list[Row] = []  # the current batch's rows, yielded after each batch
+        kept: list[Row] | None = None
         lineno = 0
         blank = 0
         try:
             for lines in read_line_batches(
-                source,
-                max_line_bytes=self.options.max_line_bytes,
-                on_bytes=self._on_bytes,
-                stdin=self._stdin,
+                source, max_line_bytes=self.options.max_line_bytes, on_bytes=self._on_bytes, stdin=self._stdin
             ):
+                if want_rows:
+                    rows = kept = []
                 for line in lines:
                     lineno += 1
                     try:
                         record = loads(line)
                     except decode_error as error:
-                        record = self._unparsable(line, lineno, error, name_of_source, rows if want_rows else None)
-                        if record is None:
-                            continue
+                        record = self._unparsable(line, lineno, error, name_of_source, kept)
                         if record is _BLANK:
                             blank += 1
                             continue
-                    # The common case, inline: one call, declared tool, arguments an object.
-                    if type(record) is dict:
+                        if record is _REPORTED:
+                            continue
+                    # The common case, inline: a flat call to a declared tool, arguments an object.
+                    if inline and type(record) is dict:
+                        # formats.detect() reads name + arguments as a flat call, whatever else is there.
                         name = record.get("name")
-                        arguments = record.get("arguments", _NOTHING)
+                        arguments = record.get("arguments")
                         if type(name) is str and type(arguments) is dict:
                             tool = tools_get(name)
                             if tool is not None:
                                 problems = tool.check(arguments)
                                 if problems:
                                     self._count_and_report(
-                                        name, problems, None, record.get("id"), 0, lineno, name_of_source,
-                                        rows if want_rows else None,
+                                        tool.name, name, problems, None, _flat_id(record), 0, record.get("model"),
+                                        lineno, name_of_source, kept,
                                     )
                                     continue
-                                ok_by_tool[name] = ok_by_tool.get(name, 0) + 1
+                                tool_key = tool.name
+                                ok_by_tool[tool_key] = ok_by_tool.get(tool_key, 0) + 1
                                 if ok_rows:
-                                    rows.append(
-                                        {
-                                            "source": name_of_source,
-                                            "line": lineno,
-                                            "index": 0,
-                                            "id": record.get("id"),
-                                            "tool": name,
-                                            "ok": True,
-                                            "errors": [],
-                                        }
-                                    )
+                                    rows.append(_ok_row(name_of_source, lineno, record, tool_key))
                                 continue
-                    self._audit_record(record, lineno, name_of_source, rows if want_rows else None)
+                    self._audit_record(record, lineno, name_of_source, kept)
                 if rows:
                     yield rows
-                    rows = []
         except DamagedInput as damage:
             status.complete = False
             status.error = f"{damage}; reading stopped after line {lineno}"
         except InputError as error:
             status.complete = False
             status.error = str(error)
-        if rows:
-            yield rows
         status.lines = lineno
         tally.lines += lineno
         tally.blank_lines += blank
@@ -195,12 +213,12 @@ class Audit:
         """A line orjson refused: blank, a BOM to skip, or a malformed record.
 
         Returns the record when the line is fine after all, ``_BLANK`` for a
-        blank line, None when it was reported as malformed.
+        blank line, ``_REPORTED`` when it was reported as malformed.
         """
         if isinstance(line, OversizedLine):
             detail = f"line is {line.length} bytes, over the --max-line-bytes limit"
             self._record_error("json", source, lineno, detail, rows)
-            return None
+            return _REPORTED
         if lineno == 1 and line.startswith(_BOM):  # a BOM that an editor put there
             line = line[len(_BOM) :]
             try:
@@ -211,7 +229,7 @@ class Audit:
             return _BLANK
         detail = f"not valid JSON: {getattr(error, 'msg', error)} (column {getattr(error, 'colno', '?')})"
         self._record_error("json", source, lineno, detail, rows)
-        return None
+        return _REPORTED
 
     def _record_error(self, reason: str, source: str, lineno: int, detail: str, rows: list[Row] | None) -> None:
         error = f"{MALFORMED}:{reason}"
@@ -233,58 +251,136 @@ class Audit:
 
     def _audit_record(self, record: object, lineno: int, source: str, rows: list[Row] | None) -> None:
         if not isinstance(record, dict):
-            self._record_error(
-                "record", source, lineno, f"expected a JSON object holding a tool call, got {kind_phrase(record)}", rows
-            )
+            what = kind_phrase(record)
+            self._record_error("record", source, lineno, f"expected a JSON object holding tool calls, got {what}", rows)
             return
-        self._audit_call(
-            index=0,
-            call_id=record.get("id"),
-            name=record.get("name"),
-            arguments=record.get("arguments", _NOTHING),
-            lineno=lineno,
-            source=source,
-            rows=rows,
-        )
+        try:
+            extracted = extract(record, self.options.input_format)
+        except UnknownShape as shape:
+            self._record_error("record", source, lineno, str(shape), rows)
+            return
+        if extracted.defines is not None:
+            self._remember_tools(extracted, source, lineno)
+        if not extracted.calls:
+            self._tally.records_without_calls += 1
+            return
+        validator, why_unjudged = self._validator_for(extracted, source, lineno)
+        if validator is None:
+            self._record_error("record", source, lineno, f"its tool definitions are malformed: {why_unjudged}", rows)
+            return
+        for call in extracted.calls:
+            self._audit_call(call, validator, why_unjudged, extracted.model, lineno, source, rows)
+
+    def _validator_for(self, extracted: Extracted, source: str, lineno: int) -> tuple[Validator | None, str | None]:
+        """Which schemas judge this record's calls: its own tools first, then tools
+        keyed to it (batch input, BFCL question), then its stream's, then --schemas.
+        Returns (None, why) when the record's own tools are malformed."""
+        if extracted.tools is not None and extracted.defines is None:
+            compiled = self._compile_tools(extracted.tools)
+            return (None, compiled) if isinstance(compiled, str) else (compiled, None)
+        key = extracted.key
+        if isinstance(key, (str, int)):  # a key from the log may be any JSON value
+            keyed = self._keyed_tools.get(key)
+            if isinstance(keyed, Validator):
+                return keyed, None
+            if isinstance(keyed, str):
+                return None, keyed
+            if self.schemas.keyed:
+                question = self.schemas.keyed.get(str(key))
+                if question is not None:
+                    return question, None
+                if self.schemas.validator is None:
+                    return _NO_TOOLS, f"no question with id {key!r} in the schemas"
+        if extracted.format == "mcp" and self._stream_tools is not None:
+            compiled = self._compile_tools(self._stream_tools)
+            return (None, compiled) if isinstance(compiled, str) else (compiled, None)
+        if self.schemas.validator is None:
+            raise NoSchemasError(
+                f"{source}:{lineno}: no tool schemas for this call: the record carries no tool "
+                "definitions and no --schemas was given"
+            )
+        return self.schemas.validator, None
+
+    def _remember_tools(self, extracted: Extracted, source: str, lineno: int) -> None:
+        if extracted.defines == "stream":
+            tools = list(extracted.tools or ())
+            if self._stream_more_pages and self._stream_tools is not None:
+                tools = self._stream_tools + tools
+            self._stream_tools, self._stream_more_pages = tools, extracted.more_pages
+        elif extracted.defines == "key" and isinstance(extracted.key, (str, int)) and extracted.tools is not None:
+            self._keyed_tools[extracted.key] = self._compile_tools(extracted.tools)
+
+    def _compile_tools(self, tools: object) -> Validator | str:
+        """A record's tool definitions, compiled (and cached by content), or why they cannot be."""
+        cache_key = orjson.dumps(tools, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+        compiled = self._compiled_tools.get(cache_key)
+        if compiled is None:
+            try:
+                compiled = compile_schemas(normalize_tools(tools if isinstance(tools, list) else [tools], source="record"))
+            except SchemaError as error:
+                compiled = str(error)
+            if len(self._compiled_tools) >= RECORD_TOOLS_CACHE:
+                self._compiled_tools.clear()
+            self._compiled_tools[cache_key] = compiled
+        return compiled
 
     def _audit_call(
         self,
-        *,
-        index: int,
-        call_id: object,
-        name: object,
-        arguments: object,
+        call: Call,
+        validator: Validator,
+        context: str | None,
+        model: str | None,
         lineno: int,
         source: str,
         rows: list[Row] | None,
     ) -> None:
-        detail = None
-        problems: tuple[Problem, ...] | list[Problem]
-        if not isinstance(name, str):
+        name = call.name
+        details = []
+        problems: Problems
+        tool_key: str = NO_NAME
+        if call.failure is not None and name is None:
+            problems = [(MALFORMED, "call")]
+            details.append(call.failure)
+        elif not isinstance(name, str):
             problems = [(MALFORMED, "name")]
-            detail = f"the call's name is {kind_phrase(name)}, not a string"
+            details.append(f"the call's name is {kind_phrase(name)}, not a string")
         else:
-            tool = self.schemas.validator.tools.get(name)
+            tool = validator.tools.get(name)
             if tool is None:
+                tool_key = name
                 problems = [(UNKNOWN_TOOL, name)]
+                if context:
+                    details.append(context)
             else:
-                decoded, detail = decode_arguments(arguments, tool)
-                problems = [(MALFORMED, "arguments")] if decoded is None else tool.check(decoded)
-        self._count_and_report(name, problems, detail, call_id, index, lineno, source, rows)
+                tool_key = tool.name
+                if call.failure is not None:
+                    problems = [(MALFORMED, "arguments")]
+                    details.append(call.failure)
+                else:
+                    decoded, why = decode_call_arguments(call, tool)
+                    if why:
+                        details.append(why)
+                    problems = [(MALFORMED, "arguments")] if decoded is None else tool.check(decoded)
+        if call.note:
+            details.append(call.note)
+        self._count_and_report(
+            tool_key, name, problems, "; ".join(details) or None, call.id, call.index, model, lineno, source, rows
+        )
 
     def _count_and_report(
         self,
+        tool_key: str,
         name: object,
-        problems: tuple[Problem, ...] | list[Problem],
+        problems: Problems,
         detail: str | None,
         call_id: object,
         index: int,
+        model: object,
         lineno: int,
         source: str,
         rows: list[Row] | None,
     ) -> None:
         tally = self._tally
-        tool_key = name if isinstance(name, str) else NO_NAME
         if problems:
             tally.count_problems(tool_key, problems)
         else:
@@ -295,20 +391,54 @@ class Audit:
                 "line": lineno,
                 "index": index,
                 "id": call_id,
-                "tool": name if isinstance(name, str) else None,
-                "ok": not problems,
-                "errors": format_problems(problems),
+                "tool": tool_key if isinstance(name, str) else None,
             }
+            if isinstance(model, str):
+                row["model"] = model
+            row["ok"] = not problems
+            row["errors"] = format_problems(problems)
             if detail is not None:
                 row["detail"] = detail
             rows.append(row)
 
 
 _BLANK = object()
+_REPORTED = object()
+
+
+def _flat_id(record: Mapping[str, Any]) -> object:
+    """A flat record's call id: ``call_id`` where it has one (an OpenAI Responses
+    item logged alone, whose ``id`` is the item's), else ``id``."""
+    return record["call_id"] if "call_id" in record else record.get("id")
+
+
+def _ok_row(source: str, lineno: int, record: Mapping[str, Any], tool: str) -> Row:
+    row: Row = {"source": source, "line": lineno, "index": 0, "id": _flat_id(record), "tool": tool}
+    model = record.get("model")
+    if isinstance(model, str):
+        row["model"] = model
+    row["ok"] = True
+    row["errors"] = []
+    return row
+
+
+def decode_call_arguments(call: Call, tool: ToolValidator) -> tuple[Mapping[str, Any] | None, str | None]:
+    """A call's arguments as logged -> (the object, a note or None) or (None, why not)."""
+    arguments = call.arguments
+    if arguments is ABSENT:
+        return _NOTHING, None
+    if isinstance(arguments, Mapping):
+        return arguments, None
+    if not isinstance(arguments, str) or call.encoding == JSON_STRING:
+        return decode_arguments(arguments, tool)
+    if call.encoding == OBJECT:
+        decoded, why = decode_arguments(arguments, tool)
+        return decoded, why or "arguments were logged as a JSON string, though this format sends an object"
+    return None, "arguments are a string, though they should have been parsed into an object (double-encoded?)"
 
 
 def decode_arguments(arguments: object, tool: ToolValidator) -> tuple[Mapping[str, Any] | None, str | None]:
-    """A call's arguments as logged -> (the object, None) or (None, why not).
+    """Arguments as logged -> (the object, None) or (None, why not).
 
     Providers log arguments as a JSON string; decode it. An empty string is
     an empty object only for a tool with no required parameter (some models
@@ -321,7 +451,7 @@ def decode_arguments(arguments: object, tool: ToolValidator) -> tuple[Mapping[st
     if not arguments.strip():
         if tool.required:
             return None, "arguments are an empty string, but the tool has required parameters"
-        return {}, None
+        return _NOTHING, None
     try:
         decoded = _loads(arguments)
     except _JSONDecodeError as error:
@@ -336,4 +466,3 @@ def decode_arguments(arguments: object, tool: ToolValidator) -> tuple[Mapping[st
         if isinstance(inner, dict):
             return None, "arguments are double-encoded: a JSON string holding a JSON object"
     return None, f"arguments decode to {kind_phrase(decoded)}, not an object"
-

@@ -39,6 +39,15 @@ app = typer.Typer(
 )
 
 
+#: --input-format choices: "auto" and the keys of toolaudit.formats.EXTRACTORS
+#: (spelled out so that --help need not import the formats; a test keeps them equal).
+INPUT_FORMATS = (
+    "flat", "openai-chat", "openai-responses", "openai-batch", "openai-batch-input", "anthropic",
+    "anthropic-batch", "gemini", "mcp", "langchain", "langsmith", "bfcl", "bedrock", "ollama", "envelope",
+)
+InputFormat = enum.Enum("InputFormat", {name: name for name in ("auto", *INPUT_FORMATS)}, type=str)  # type: ignore[misc]
+
+
 class SummaryFormat(str, enum.Enum):
     table = "table"
     json = "json"
@@ -77,11 +86,27 @@ def audit(
         ),
     ] = None,
     schemas: Annotated[
-        str,
+        Optional[list[str]],
         typer.Option(
-            "--schemas", "-s", metavar="FILE", help="JSON file mapping tool name -> schema.", show_default=False
+            "--schemas",
+            "-s",
+            metavar="FILE",
+            help="Tool schemas: a JSON mapping tool name -> schema, a list or lines of OpenAI, "
+            "Anthropic, MCP, Gemini or BFCL tool definitions, or a BFCL question file. Repeatable. "
+            "Optional when every record carries its tools (a logged request).",
+            show_default=False,
         ),
-    ] = ...,  # type: ignore[assignment]
+    ] = None,
+    input_format: Annotated[
+        InputFormat,
+        typer.Option(
+            "--input-format",
+            metavar="NAME",
+            help="Read every line as this format instead of recognising each line's own: "
+            + ", ".join(f.value for f in InputFormat)
+            + ".",
+        ),
+    ] = InputFormat.auto,
     report: Annotated[
         Optional[str],
         typer.Option("--report", "-r", metavar="PATH", help="Write one JSON line per call here (- for stdout).", show_default=False),
@@ -124,7 +149,7 @@ def audit(
     from toolaudit.output import RENDERERS
     from toolaudit.output.files import AtomicOutput, check_outputs_differ_from_inputs
     from toolaudit.progress import byte_progress
-    from toolaudit.schemas import load_schemas
+    from toolaudit.schemas import NO_SCHEMAS, load_schemas
     from toolaudit.sources import STDIN, expand_paths
 
     if not paths:
@@ -132,10 +157,14 @@ def audit(
             raise _fail("no input: give log paths, or pipe a log into stdin")
         paths = [STDIN]
     try:
-        schema_set = load_schemas(schemas)
-        sources = expand_paths(paths, skip=[schemas])
+        schema_set = load_schemas(schemas) if schemas else NO_SCHEMAS
+        sources = expand_paths(paths, skip=schemas or ())
         check_outputs_differ_from_inputs([report, summary_path], sources)
-        options = AuditOptions(errors_only=errors_only, max_line_bytes=max_line_bytes)
+        options = AuditOptions(
+            errors_only=errors_only,
+            max_line_bytes=max_line_bytes,
+            input_format=None if input_format.value == "auto" else input_format.value,
+        )
         show_progress = sys.stderr.isatty() if progress is None else progress
         with byte_progress(sources, enabled=show_progress) as on_bytes:
             auditor = Audit(sources, schema_set, options, on_bytes=on_bytes)
@@ -187,9 +216,9 @@ def validate(
         typer.Argument(metavar="CALL", help='The call as JSON: {"name": ..., "arguments": {...}}, or - for stdin.'),
     ] = "-",
     schemas: Annotated[
-        str,
+        list[str],
         typer.Option(
-            "--schemas", "-s", metavar="FILE", help="JSON file mapping tool name -> schema.", show_default=False
+            "--schemas", "-s", metavar="FILE", help="Tool schemas, in any shape audit takes. Repeatable.", show_default=False
         ),
     ] = ...,  # type: ignore[assignment]
 ) -> None:
@@ -202,6 +231,8 @@ def validate(
         schema_set = load_schemas(schemas)
     except ToolAuditError as error:
         raise _fail(str(error)) from None
+    if schema_set.validator is None:
+        raise _fail("a BFCL question file holds one schema set per question; give the functions of one")
     text = sys.stdin.buffer.read() if call == "-" else call.encode()
     try:
         parsed = orjson.loads(text)

@@ -1,60 +1,185 @@
 """Loading tool schemas from files, before any log line is read.
 
-A schemas file is checked whole: unreadable, not JSON, not shaped like tool
-schemas, or holding a defective schema, it stops the run with one line that
-names the file, the tool and the parameter.
+A schemas file may be the seed's mapping (tool name -> schema), a JSON list
+or a JSON-lines file of tool definitions in any provider's shape (see
+:mod:`toolaudit.tooldefs`), an MCP ``tools/list`` result, or a BFCL question
+file (one question per line, each with its own functions). Files are checked
+whole: unreadable, not JSON, of no known shape, or holding a defective
+schema, they stop the run with one line naming the file, tool and parameter.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from toolaudit.errors import InputError, SchemaError
+from toolaudit.tooldefs import Schemas, normalize_tools
 from toolaudit.validate import Validator, compile_schemas
 
 
 @dataclass(frozen=True)
 class SchemaSet:
-    """Tool schemas as loaded (name -> schema in the seed's shape), compiled."""
+    """The tool schemas of a run, compiled.
+
+    ``validator`` judges any call (None when no file gave global tools);
+    ``keyed`` holds the schema sets that apply only to records with that key
+    (a BFCL question id).
+    """
 
     schemas: Mapping[str, Any]
-    validator: Validator
-    #: Identifies the schemas, so that summaries of other schemas are not merged.
-    digest: str
+    validator: Validator | None
+    digest: str | None
+    keyed: Mapping[str, Validator] = field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        return self.validator is None and not self.keyed
 
 
-def load_schemas(path: str) -> SchemaSet:
-    """Read, check and compile a schemas file (a JSON object: tool name -> schema)."""
+NO_SCHEMAS = SchemaSet(schemas={}, validator=None, digest=None)
+
+
+def load_schemas(paths: str | Iterable[str]) -> SchemaSet:
+    """Read, check, merge and compile schemas files.
+
+    Two files defining one tool name differently is an error naming both.
+    """
+    if isinstance(paths, str):
+        paths = [paths]
+    merged: Schemas = {}
+    origin: dict[str, str] = {}
+    keyed: dict[str, Schemas] = {}
+    for path in paths:
+        tools, questions = _read_schemas_file(path)
+        if not tools and not questions:
+            raise SchemaError("defines no tools (a BFCL multi-turn question file lists its functions in "
+                              "multi_turn_func_doc/ instead)" if path.endswith(".json") and "multi_turn" in path
+                              else "defines no tools", source=f"schemas file {path}")
+        for name, schema in tools.items():
+            if name in merged and merged[name] != schema:
+                raise SchemaError(
+                    f"defined differently in schemas files {origin[name]} and {path}", tool=name
+                )
+            merged[name] = schema
+            origin.setdefault(name, path)
+        for key, schemas in questions.items():
+            if key in keyed and keyed[key] != schemas:
+                raise SchemaError(f"question {key!r} is defined differently in two schemas files (the second: {path})")
+            keyed[key] = schemas
+    return schema_set(merged, keyed=keyed, source=", ".join(paths))
+
+
+def schema_set(
+    schemas: Mapping[str, Any], *, keyed: Mapping[str, Schemas] | None = None, source: str | None = None
+) -> SchemaSet:
+    """Compile tool name -> schema (and keyed sets); a defect names ``source`` too."""
+    keyed = keyed or {}
+    try:
+        validator = compile_schemas(schemas) if schemas or not keyed else None
+        compiled = {key: compile_schemas(tools).with_aliases(dotted_aliases(tools)) for key, tools in keyed.items()}
+    except SchemaError as error:
+        raise (error.located(f"schemas file {source}") if source else error) from None
+    return SchemaSet(schemas=schemas, validator=validator, digest=schemas_digest(schemas, keyed), keyed=compiled)
+
+
+def dotted_aliases(schemas: Mapping[str, Any]) -> dict[str, str]:
+    """BFCL sends ``math.factorial`` to function-calling models as ``math_factorial``
+    (their names may not hold dots): map the sent name back to the defined one."""
+    return {
+        name.replace(".", "_"): name
+        for name in schemas
+        if "." in name and name.replace(".", "_") not in schemas
+    }
+
+
+def schemas_digest(schemas: Mapping[str, Any], keyed: Mapping[str, Any] | None = None) -> str:
+    content: Any = schemas if not keyed else {"tools": schemas, "keyed": keyed}
+    canonical = orjson.dumps(content, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+    return "sha256:" + hashlib.sha256(canonical).hexdigest()[:16]
+
+
+def _read_schemas_file(path: str) -> tuple[Schemas, dict[str, Schemas]]:
+    where = f"schemas file {path}"
     try:
         with open(path, "rb") as file:
             data = file.read()
     except OSError as error:
-        raise InputError(f"schemas file {path}: cannot read: {error.strerror or error}") from error
+        raise InputError(f"{where}: cannot read: {error.strerror or error}") from error
     try:
-        schemas = orjson.loads(data)
-    except orjson.JSONDecodeError as error:
-        raise SchemaError(f"not valid JSON ({error})", source=f"schemas file {path}") from error
-    if not isinstance(schemas, dict):
-        raise SchemaError(
-            "expected a JSON object mapping tool names to schemas", source=f"schemas file {path}"
-        )
-    return schema_set(schemas, source=f"schemas file {path}")
+        document = orjson.loads(data)
+    except orjson.JSONDecodeError as whole_error:
+        lines = _json_lines(data, where)
+        if lines is None:
+            raise SchemaError(f"not valid JSON ({whole_error})", source=where) from whole_error
+        return _from_lines(lines, where)
+    return _from_document(document, where), {}
 
 
-def schema_set(schemas: Mapping[str, Any], *, source: str | None = None) -> SchemaSet:
-    """Compile a mapping of tool name -> schema; a defect names ``source`` too."""
-    try:
-        validator = compile_schemas(schemas)
-    except SchemaError as error:
-        raise (error.located(source) if source else error) from None
-    return SchemaSet(schemas=schemas, validator=validator, digest=schemas_digest(schemas))
+def _json_lines(data: bytes, where: str) -> list[tuple[int, Any]] | None:
+    """A JSON-lines file's values with their line numbers; None if the first line is not JSON."""
+    values = []
+    for number, line in enumerate(data.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            values.append((number, orjson.loads(line)))
+        except orjson.JSONDecodeError as error:
+            if not values:
+                return None
+            raise SchemaError(f"line {number}: not valid JSON ({error})", source=where) from error
+    return values
 
 
-def schemas_digest(schemas: Mapping[str, Any]) -> str:
-    canonical = orjson.dumps(schemas, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
-    return "sha256:" + hashlib.sha256(canonical).hexdigest()[:16]
+def _from_lines(lines: list[tuple[int, Any]], where: str) -> tuple[Schemas, dict[str, Schemas]]:
+    """Lines of tool definitions, or of BFCL questions (``{"id", "function": [...]}``)."""
+    if lines and all(isinstance(v, Mapping) and "id" in v and ("function" in v or "question" in v) for _, v in lines):
+        questions: dict[str, Schemas] = {}
+        for number, question in lines:
+            functions = question.get("function")
+            if isinstance(functions, list) and functions:
+                questions[str(question["id"])] = normalize_tools(functions, source=f"{where}, line {number}")
+        return {}, questions
+    tools: Schemas = {}
+    for number, definition in lines:
+        for name, schema in normalize_tools([definition], source=f"{where}, line {number}").items():
+            if name in tools and tools[name] != schema:
+                raise SchemaError("defined twice, differently", tool=name, source=f"{where}, line {number}")
+            tools[name] = schema
+    return tools, {}
+
+
+def _from_document(document: object, where: str) -> Schemas:
+    if isinstance(document, list):
+        return normalize_tools(document, source=where)
+    if not isinstance(document, Mapping):
+        raise SchemaError(_EXPECTED, source=where)
+    if document.get("jsonrpc") == "2.0":  # an MCP tools/list response
+        document = document.get("result")
+        if not isinstance(document, Mapping):
+            raise SchemaError("an MCP message without a result holds no tools", source=where)
+    for key in ("tools", "functions"):
+        if isinstance(document.get(key), list):
+            return normalize_tools(document[key], source=where)
+    if _is_one_tool(document):
+        return normalize_tools([document], source=where)
+    if all(isinstance(schema, Mapping) for schema in document.values()):
+        return dict(document)  # the seed's own shape: name -> {"parameters": ...}
+    raise SchemaError(_EXPECTED, source=where)
+
+
+_EXPECTED = (
+    "expected a JSON object mapping tool names to schemas, a list (or lines) of tool "
+    "definitions, an MCP tools/list result, or a BFCL question file"
+)
+_TOOL_KEYS = ("parameters", "input_schema", "inputSchema", "parametersJsonSchema", "functionDeclarations", "function_declarations", "toolSpec")
+
+
+def _is_one_tool(document: Mapping[str, Any]) -> bool:
+    if document.get("type") == "function" and isinstance(document.get("function"), Mapping):
+        return True
+    return isinstance(document.get("name"), str) or any(key in document for key in _TOOL_KEYS[4:])

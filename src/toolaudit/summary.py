@@ -92,6 +92,8 @@ class Summary:
     """The aggregate of one audit (or of several merged).
 
     Invariants: ``lines == blank_lines + records``; ``calls == ok + invalid``;
+    a record is malformed, holds no call, or holds calls (so ``records >=
+    malformed_records + records_without_calls``);
     ``malformed_records`` is the sum of ``record_errors``; the ``by_tool``
     figures sum to ``calls``, ``ok``, ``invalid`` and ``by_kind``.
     """
@@ -103,6 +105,7 @@ class Summary:
     lines: int = 0
     blank_lines: int = 0
     records: int = 0
+    records_without_calls: int = 0
     record_errors: Counts = field(default_factory=dict)
     calls: int = 0
     ok: int = 0
@@ -135,6 +138,7 @@ class Summary:
             "lines": self.lines,
             "blank_lines": self.blank_lines,
             "records": self.records,
+            "records_without_calls": self.records_without_calls,
             "malformed_records": self.malformed_records,
             "record_errors": _sorted_counts(self.record_errors),
             "calls": self.calls,
@@ -164,6 +168,7 @@ class Summary:
                 lines=int(data["lines"]),
                 blank_lines=int(data["blank_lines"]),
                 records=int(data["records"]),
+                records_without_calls=int(data.get("records_without_calls", 0)),
                 record_errors=dict(data["record_errors"]),
                 calls=int(data["calls"]),
                 ok=int(data["ok"]),
@@ -211,6 +216,7 @@ class Summary:
             lines=self.lines + other.lines,
             blank_lines=self.blank_lines + other.blank_lines,
             records=self.records + other.records,
+            records_without_calls=self.records_without_calls + other.records_without_calls,
             record_errors=_add_counts(dict(self.record_errors), other.record_errors),
             calls=self.calls + other.calls,
             ok=self.ok + other.ok,
@@ -239,6 +245,7 @@ class Tally:
         "lines",
         "blank_lines",
         "records",
+        "records_without_calls",
         "record_errors",
         "ok_by_tool",
         "invalid_by_tool",
@@ -249,6 +256,7 @@ class Tally:
         self.lines = 0
         self.blank_lines = 0
         self.records = 0
+        self.records_without_calls = 0
         self.record_errors: Counts = {}
         self.ok_by_tool: Counts = {}
         self.invalid_by_tool: Counts = {}
@@ -297,6 +305,7 @@ class Tally:
             lines=self.lines,
             blank_lines=self.blank_lines,
             records=self.records,
+            records_without_calls=self.records_without_calls,
             record_errors=dict(self.record_errors),
             calls=ok + invalid,
             ok=ok,

@@ -318,6 +318,16 @@ class Validator:
     def __init__(self, tools: Mapping[str, ToolValidator]) -> None:
         self.tools = dict(tools)
 
+    def with_aliases(self, aliases: Mapping[str, str]) -> Validator:
+        """This validator, also knowing each tool under other names (alias -> defined
+        name). A call under an alias is judged, and counted, as the defined tool."""
+        if not aliases:
+            return self
+        tools = dict(self.tools)
+        for alias, name in aliases.items():
+            tools.setdefault(alias, self.tools[name])
+        return Validator(tools)
+
     def check_call(self, call: object) -> tuple[Problem, ...] | list[Problem]:
         """The sorted problems of one call given as ``{"name", "arguments"}``."""
         name = call.get("name") if isinstance(call, Mapping) else None

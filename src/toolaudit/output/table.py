@@ -31,10 +31,11 @@ def render_table(summary: Summary) -> str:
 
 def _headline(summary: Summary) -> str:
     sources = len(summary.sources)
+    without_calls = f", {summary.records_without_calls:,} without calls" if summary.records_without_calls else ""
     first = (
         f"{summary.lines:,} lines in {sources} source{'s' if sources != 1 else ''}"
         f" ({summary.blank_lines:,} blank), {summary.records:,} records"
-        f" ({summary.malformed_records:,} malformed)"
+        f" ({summary.malformed_records:,} malformed{without_calls})"
     )
     second = (
         f"{summary.calls:,} calls: {summary.ok:,} ok, {summary.invalid:,} invalid"

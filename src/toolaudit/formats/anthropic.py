@@ -1,0 +1,46 @@
+"""Anthropic Messages responses and Message Batches result lines."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from toolaudit.formats.base import ABSENT, OBJECT, Call, Extracted, UnknownShape, as_dict, get_path, is_one_of
+from toolaudit.formats.openai import CUT_OFF
+
+STREAM_EVENTS = frozenset(
+    {"message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop"}
+)
+CUT_OFF_REASONS = frozenset({"max_tokens", "model_context_window_exceeded"})
+
+
+def message(record: Mapping[str, Any]) -> Extracted:
+    """``content[]`` blocks of type ``tool_use``; ``input`` is an object.
+
+    ``server_tool_use`` blocks are Anthropic's own tools (web search...), with
+    no user schema, so they are not audited.
+    """
+    if is_one_of(record.get("type"), STREAM_EVENTS):
+        raise UnknownShape("an Anthropic stream event holds fragments of calls; audit the assembled message instead")
+    content = record.get("content")
+    if not isinstance(content, list):
+        raise UnknownShape("an Anthropic message needs a content array")
+    stop = record.get("stop_reason")
+    note = CUT_OFF.format(f'stop_reason "{stop}"') if is_one_of(stop, CUT_OFF_REASONS) else None
+    calls = []
+    for block in content:
+        block = as_dict(block)
+        if block.get("type") == "tool_use":
+            calls.append(
+                Call(len(calls), block.get("name"), block.get("input", ABSENT), id=block.get("id"), encoding=OBJECT, note=note)
+            )
+    return Extracted("anthropic", calls, model=record.get("model"))
+
+
+def batch_result(record: Mapping[str, Any]) -> Extracted:
+    """A Message Batches result line: only a ``succeeded`` result holds a message."""
+    key = record.get("custom_id")
+    if get_path(record, "result", "type") != "succeeded":
+        return Extracted("anthropic-batch", key=key)  # errored, canceled, expired: no call
+    inner = message(as_dict(get_path(record, "result", "message")))
+    return Extracted("anthropic-batch", inner.calls, model=inner.model, key=key)

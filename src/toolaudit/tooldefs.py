@@ -1,0 +1,225 @@
+"""Tool definitions in every shape users have -> the seed's ``{name: {"parameters": ...}}``.
+
+Shapes: OpenAI Chat (``{"type": "function", "function": {...}}``), OpenAI
+Responses (flat, ``parameters`` may be null), legacy OpenAI ``functions``,
+Anthropic (``input_schema``), MCP (``inputSchema``), Gemini (``functionDeclarations``,
+OpenAPI type names such as ``STRING``, ``nullable``), Bedrock (``toolSpec``)
+and BFCL (``"type": "dict"``, ``float``, ``tuple``, ``any``, Java/JS names).
+
+Dialects are translated only where a schema declares itself in one (a
+Gemini wrapper, a BFCL ``"type": "dict"`` root, uppercase OpenAPI names);
+anything else is taken as JSON Schema and judged by the contract's rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from toolaudit.errors import SchemaError
+
+Schemas = dict[str, dict[str, Any]]
+
+# BFCL's own type names (and its Java/JS test files' names) -> JSON Schema.
+# None means "any value": the parameter keeps no type.
+BFCL_TYPES: dict[str, str | None] = {
+    "dict": "object",
+    "float": "number",
+    "tuple": "array",
+    "any": None,
+    "": None,
+    "String": "string",
+    "char": "string",
+    "Boolean": "boolean",
+    "long": "integer",
+    "int": "integer",
+    "Integer": "integer",
+    "Long": "integer",
+    "short": "integer",
+    "byte": "integer",
+    "double": "number",
+    "Double": "number",
+    "Float": "number",
+    "Array": "array",
+    "ArrayList": "array",
+    "List": "array",
+    "HashMap": "object",
+    "Map": "object",
+}
+GEMINI_UNSPECIFIED = "TYPE_UNSPECIFIED"
+
+
+def normalize_tools(definitions: Iterable[object], *, source: str) -> Schemas:
+    """Tool definitions (any supported shape) -> tool name -> seed schema.
+
+    Tools without a user schema (Anthropic server tools, OpenAI built-ins,
+    custom free-text tools, Gemini's googleSearch...) are skipped: no call to
+    them is a JSON call to validate. Raises :class:`SchemaError` naming
+    ``source`` for a definition of no known shape, or a tool defined twice
+    in two different ways.
+    """
+    schemas: Schemas = {}
+    for position, definition in enumerate(definitions):
+        for name, schema in _tools_of(definition, f"{source}, tool #{position + 1}"):
+            if name in schemas and schemas[name] != schema:
+                raise SchemaError("defined twice, differently", tool=name, source=source)
+            schemas[name] = schema
+    return schemas
+
+
+def _tools_of(definition: object, where: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    if not isinstance(definition, Mapping):
+        raise SchemaError(f"a tool definition must be an object, not {type(definition).__name__}", source=where)
+    declarations = _first(definition, "functionDeclarations", "function_declarations")
+    if isinstance(declarations, list):  # a Gemini Tool
+        for declaration in declarations:
+            yield _declaration(declaration, where, dialect="gemini")
+        return
+    function = definition.get("function")
+    if definition.get("type") == "function" and isinstance(function, Mapping):  # OpenAI Chat
+        yield _declaration(function, where)
+        return
+    spec = definition.get("toolSpec")
+    if isinstance(spec, Mapping):  # Bedrock Converse
+        yield _named(spec, where), {"parameters": _json_schema(_first(_mapping(spec.get("inputSchema")), "json"), where)}
+        return
+    for key in ("input_schema", "inputSchema"):  # Anthropic, MCP
+        if key in definition:
+            yield _named(definition, where), {"parameters": _json_schema(definition[key], where)}
+            return
+    if _is_provider_tool(definition):
+        return
+    if "name" in definition:  # OpenAI Responses / legacy functions, Gemini or BFCL declarations
+        yield _declaration(definition, where)
+        return
+    raise SchemaError(
+        "unrecognised tool definition: expected an OpenAI, Anthropic, MCP, Gemini, Bedrock or BFCL tool",
+        source=where,
+    )
+
+
+_PROVIDER_TOOL_KEYS = ("googleSearch", "google_search", "googleSearchRetrieval", "codeExecution", "code_execution", "urlContext")
+
+
+def _is_provider_tool(definition: Mapping[str, Any]) -> bool:
+    """A tool with no user schema: a provider's own (web search, code execution:
+    Anthropic's versioned types, OpenAI's built-ins and hosted MCP, Gemini's
+    googleSearch), or a custom tool that takes free text."""
+    kind = definition.get("type")
+    if isinstance(kind, str) and kind != "function" and "parameters" not in definition:
+        return True
+    return any(key in definition for key in _PROVIDER_TOOL_KEYS)
+
+
+def _declaration(declaration: object, where: str, dialect: str | None = None) -> tuple[str, dict[str, Any]]:
+    declaration = _mapping(declaration)
+    name = _named(declaration, where)
+    for key in ("parametersJsonSchema", "parameters_json_schema"):
+        if declaration.get(key) is not None:
+            return name, {"parameters": _json_schema(declaration[key], where)}
+    parameters = declaration.get("parameters")
+    if parameters is None:
+        # OpenAI: omitted parameters mean an empty parameter list (Responses may send null).
+        return name, {"parameters": {"type": "object", "properties": {}}}
+    if not isinstance(parameters, Mapping):
+        raise SchemaError("parameters must be an object", tool=name, source=where)
+    root_type = parameters.get("type")
+    if dialect == "gemini" or (isinstance(root_type, str) and root_type.isupper()):
+        return name, {"parameters": gemini_to_json_schema(parameters)}
+    if root_type == "dict":
+        return name, {"parameters": bfcl_to_json_schema(parameters)}
+    return name, {"parameters": dict(parameters)}
+
+
+def _named(definition: Mapping[str, Any], where: str) -> str:
+    name = definition.get("name")
+    if not isinstance(name, str):
+        raise SchemaError("a tool definition needs a name (a string)", source=where)
+    return name
+
+
+def _json_schema(schema: object, where: str) -> dict[str, Any]:
+    if schema is None:
+        return {"type": "object", "properties": {}}
+    if not isinstance(schema, Mapping):
+        raise SchemaError("the tool's input schema must be an object", source=where)
+    return dict(schema)
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _first(mapping: Mapping[str, Any], *keys: str) -> Any:
+    for key in keys:
+        if key in mapping:
+            return mapping[key]
+    return None
+
+
+def bfcl_to_json_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """BFCL's dialect -> JSON Schema: dict->object, float->number, tuple->array,
+    any->(no type), and Java/JS type names to their JSON kinds."""
+    return _translate(schema, _bfcl_type)
+
+
+def gemini_to_json_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """Gemini's OpenAPI subset -> JSON Schema: lowercase type names,
+    ``nullable: true`` -> ``[type, "null"]``, string enums of numbers made numbers."""
+    return _translate(schema, _gemini_type)
+
+
+def _bfcl_type(declared: object, schema: dict[str, Any]) -> object:
+    if isinstance(declared, str) and declared in BFCL_TYPES:
+        return BFCL_TYPES[declared]
+    return declared
+
+
+def _gemini_type(declared: object, schema: dict[str, Any]) -> object:
+    if not isinstance(declared, str):
+        return declared
+    if declared == GEMINI_UNSPECIFIED:
+        return None
+    lowered = declared.lower()
+    if lowered in ("integer", "number") and isinstance(schema.get("enum"), list):
+        # Vertex allows INTEGER with format enum and string values ("101"): compare as numbers.
+        schema["enum"] = [_number_or_same(value) for value in schema["enum"]]
+    if schema.pop("nullable", False) is True:
+        return [lowered, "null"]
+    return lowered
+
+
+def _number_or_same(value: object) -> object:
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            try:
+                return float(value)
+            except ValueError:
+                return value
+    return value
+
+
+def _translate(schema: Mapping[str, Any], translate_type: Any) -> dict[str, Any]:
+    """Copy ``schema`` with every ``type`` rewritten by ``translate_type``,
+    through ``properties`` and ``items`` at any depth (iteratively)."""
+    root: dict[str, Any] = dict(schema)
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        if "type" in node:
+            translated = translate_type(node["type"], node)
+            if translated is None:
+                del node["type"]
+            else:
+                node["type"] = translated
+        properties = node.get("properties")
+        if isinstance(properties, Mapping):
+            node["properties"] = {k: dict(v) if isinstance(v, Mapping) else v for k, v in properties.items()}
+            pending.extend(v for v in node["properties"].values() if isinstance(v, dict))
+        items = node.get("items")
+        if isinstance(items, Mapping):
+            node["items"] = dict(items)
+            pending.append(node["items"])
+    return root
