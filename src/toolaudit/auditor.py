@@ -67,6 +67,8 @@ class AuditOptions:
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     #: Read every record as this format (a key of formats.EXTRACTORS); None detects per line.
     input_format: str | None = None
+    #: Processes for run() (0: one per core); the outputs are those of one process.
+    jobs: int = 1
 
 
 class Audit:
@@ -101,6 +103,8 @@ class Audit:
         self._stream_more_pages = False
         self._keyed_tools: dict[object, Validator | str] = {}
         self._compiled_tools: dict[bytes, Validator | str] = {}
+        #: Whether a record defined tools for later records (see parallel.py).
+        self.defines_tools = False
         self.summary: Summary | None = None
 
     @classmethod
@@ -115,7 +119,19 @@ class Audit:
             yield from rows
 
     def run(self, report: BinaryIO | None = None) -> Summary:
-        """Audit everything; write the report rows to ``report`` (JSONL) if given."""
+        """Audit everything; write the report rows to ``report`` (JSONL) if given.
+
+        With ``options.jobs`` other than 1 the work is shared among processes
+        (see :mod:`toolaudit.parallel`); the results are the same.
+        """
+        if self.options.jobs != 1:
+            from toolaudit.parallel import run_in_parallel
+
+            return run_in_parallel(self, report, self._on_bytes)
+        return self.run_here(report)
+
+    def run_here(self, report: BinaryIO | None = None) -> Summary:
+        """:meth:`run`, in this process."""
         # Each row is written as soon as it is dumped: holding many orjson
         # results alive at once (a list, a join) was 10x slower, measured.
         dump_line = functools.partial(orjson.dumps, option=orjson.OPT_APPEND_NEWLINE)
@@ -145,14 +161,16 @@ class Audit:
         global_tools = self.schemas.validator
         inline = self.inline_fast_path and global_tools is not None and self.options.input_format in (None, "flat")
         tools_get = global_tools.tools.get if global_tools is not None else _NO_TOOLS.tools.get
-        ok_by_tool = tally.ok_by_tool
+        ok_batch: list[str] = []
+        ok_names = ok_batch.append
+        count_ok = tally.ok_by_tool.update
         ok_rows = want_rows and not self.options.errors_only
         name_of_source = source.name
         loads = _loads
         decode_error = _JSONDecodeError
         rows: list[Row] = []  # the current batch's rows, yielded after each batch
         kept: list[Row] | None = None
-        lineno = 0
+        lineno = source.first_line - 1
         blank = 0
         try:
             for lines in read_line_batches(
@@ -172,8 +190,8 @@ class Audit:
                         if record is _REPORTED:
                             continue
                     # The common case, inline: a flat call to a declared tool, arguments an object.
+                    # (formats.detect() reads name + arguments as a flat call, whatever else is there.)
                     if inline and type(record) is dict:
-                        # formats.detect() reads name + arguments as a flat call, whatever else is there.
                         name = record.get("name")
                         arguments = record.get("arguments")
                         if type(name) is str and type(arguments) is dict:
@@ -186,12 +204,21 @@ class Audit:
                                         lineno, name_of_source, kept,
                                     )
                                     continue
-                                tool_key = tool.name
-                                ok_by_tool[tool_key] = ok_by_tool.get(tool_key, 0) + 1
+                                ok_names(tool.name)
                                 if ok_rows:
-                                    rows.append(_ok_row(name_of_source, lineno, record, tool_key))
+                                    call_id = record["call_id"] if "call_id" in record else record.get("id")
+                                    model = record.get("model")
+                                    if type(model) is str:
+                                        rows.append({"source": name_of_source, "line": lineno, "index": 0, "id": call_id,
+                                                     "tool": tool.name, "model": model, "ok": True, "errors": []})
+                                    else:
+                                        rows.append({"source": name_of_source, "line": lineno, "index": 0, "id": call_id,
+                                                     "tool": tool.name, "ok": True, "errors": []})
                                 continue
                     self._audit_record(record, lineno, name_of_source, kept)
+                # Valid calls are tallied per batch, in C: cheaper than a dict update per call.
+                count_ok(ok_batch)
+                ok_batch.clear()
                 if rows:
                     yield rows
         except DamagedInput as damage:
@@ -200,10 +227,11 @@ class Audit:
         except InputError as error:
             status.complete = False
             status.error = str(error)
-        status.lines = lineno
-        tally.lines += lineno
+        lines_read = lineno - (source.first_line - 1)
+        status.lines = lines_read
+        tally.lines += lines_read
         tally.blank_lines += blank
-        tally.records += lineno - blank
+        tally.records += lines_read - blank
 
     # -- the rare paths -------------------------------------------------------------
 
@@ -302,6 +330,7 @@ class Audit:
         return self.schemas.validator, None
 
     def _remember_tools(self, extracted: Extracted, source: str, lineno: int) -> None:
+        self.defines_tools = True
         if extracted.defines == "stream":
             tools = list(extracted.tools or ())
             if self._stream_more_pages and self._stream_tools is not None:
@@ -410,16 +439,6 @@ def _flat_id(record: Mapping[str, Any]) -> object:
     """A flat record's call id: ``call_id`` where it has one (an OpenAI Responses
     item logged alone, whose ``id`` is the item's), else ``id``."""
     return record["call_id"] if "call_id" in record else record.get("id")
-
-
-def _ok_row(source: str, lineno: int, record: Mapping[str, Any], tool: str) -> Row:
-    row: Row = {"source": source, "line": lineno, "index": 0, "id": _flat_id(record), "tool": tool}
-    model = record.get("model")
-    if isinstance(model, str):
-        row["model"] = model
-    row["ok"] = True
-    row["errors"] = []
-    return row
 
 
 def decode_call_arguments(call: Call, tool: ToolValidator) -> tuple[Mapping[str, Any] | None, str | None]:

@@ -139,6 +139,16 @@ def audit(
             show_default=False,
         ),
     ] = None,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs",
+            "-j",
+            metavar="N",
+            min=0,
+            help="Audit in N processes (0: one per core). Outputs are identical to --jobs 1.",
+        ),
+    ] = 1,
     max_line_bytes: Annotated[
         int,
         typer.Option("--max-line-bytes", metavar="BYTES", min=1, help="Longer lines are reported as malformed, not parsed."),
@@ -164,6 +174,7 @@ def audit(
             errors_only=errors_only,
             max_line_bytes=max_line_bytes,
             input_format=None if input_format.value == "auto" else input_format.value,
+            jobs=jobs,
         )
         show_progress = sys.stderr.isatty() if progress is None else progress
         with byte_progress(sources, enabled=show_progress) as on_bytes:

@@ -9,6 +9,7 @@ and inflated with zlib in bounded pieces, so neither a long line nor a
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 import zlib
@@ -20,7 +21,9 @@ from typing import BinaryIO
 from toolaudit.errors import InputError
 
 STDIN = "-"
-CHUNK_BYTES = 1 << 20
+# Measured: 64 KiB chunks beat 1 MiB ones when report rows are kept per chunk
+# (they stay in the CPU's caches until written); reading is no slower.
+CHUNK_BYTES = 1 << 16
 DEFAULT_MAX_LINE_BYTES = 64 << 20
 GZIP_MAGIC = b"\x1f\x8b"
 LOG_SUFFIXES = (".jsonl", ".ndjson", ".json")
@@ -28,9 +31,21 @@ LOG_SUFFIXES = (".jsonl", ".ndjson", ".json")
 
 @dataclass(frozen=True)
 class Source:
-    """One input: a file, or standard input (``name == "-"``)."""
+    """One input: a file, or standard input (``name == "-"``).
+
+    A plain file may also be read in part, from byte ``start`` (the start of a
+    line, which is line ``first_line``) to byte ``end``, so that several
+    processes can audit one file side by side.
+    """
 
     name: str
+    start: int = 0
+    end: int | None = None
+    first_line: int = 1
+
+    @property
+    def is_part(self) -> bool:
+        return self.start != 0 or self.end is not None
 
     @property
     def is_stdin(self) -> bool:
@@ -117,43 +132,60 @@ def read_line_batches(
     """
     if source.is_stdin:
         stream = stdin if stdin is not None else sys.stdin.buffer
-        yield from split_lines(_chunks(stream, on_bytes, source.name), max_line_bytes)
+        yield from split_lines(_chunks(stream, on_bytes), max_line_bytes)
         return
     try:
         stream = open(source.name, "rb", buffering=0)  # noqa: SIM115 - closed below
+        if source.start:
+            stream.seek(source.start)
     except OSError as error:
         raise InputError(f"{source.name}: cannot open: {error.strerror or error}") from error
     with stream:
-        yield from split_lines(_chunks(stream, on_bytes, source.name), max_line_bytes)
+        limit = None if source.end is None else source.end - source.start
+        # Only whole files can be gzip: a part of a file is a part of a plain file.
+        chunks = _chunks(stream, on_bytes, limit=limit, inflate=not source.is_part)
+        yield from split_lines(chunks, max_line_bytes)
 
 
-def _chunks(stream: BinaryIO, on_bytes: Callable[[int], object] | None, name: str) -> Iterator[bytes]:
-    """Raw chunks of a stream, inflated when it starts with the gzip magic."""
-    try:
-        first = stream.read(CHUNK_BYTES)
-    except OSError as error:
-        raise DamagedInput(f"read error: {error.strerror or error}") from error
+def is_gzip(path: str) -> bool:
+    """Whether a file starts with the gzip magic bytes."""
+    with open(path, "rb") as file:
+        return file.read(len(GZIP_MAGIC)) == GZIP_MAGIC
+
+
+def _chunks(
+    stream: BinaryIO,
+    on_bytes: Callable[[int], object] | None,
+    *,
+    limit: int | None = None,
+    inflate: bool = True,
+) -> Iterator[bytes]:
+    """Raw chunks of a stream (at most ``limit`` bytes), inflated when it starts with the gzip magic."""
+    raw = _raw_chunks(stream, on_bytes, limit)
+    first = next(raw, b"")
     if not first:
         return
-    raw = _raw_chunks(stream, first, on_bytes)
-    if first.startswith(GZIP_MAGIC):
-        yield from _inflate(raw)
+    if inflate and first.startswith(GZIP_MAGIC):
+        yield from _inflate(itertools.chain((first,), raw))
     else:
+        yield first
         yield from raw
 
 
-def _raw_chunks(
-    stream: BinaryIO, first: bytes, on_bytes: Callable[[int], object] | None
-) -> Iterator[bytes]:
-    chunk = first
-    while chunk:
+def _raw_chunks(stream: BinaryIO, on_bytes: Callable[[int], object] | None, limit: int | None) -> Iterator[bytes]:
+    left = limit
+    while left is None or left > 0:
+        try:
+            chunk = stream.read(CHUNK_BYTES if left is None else min(CHUNK_BYTES, left))
+        except OSError as error:
+            raise DamagedInput(f"read error: {error.strerror or error}") from error
+        if not chunk:
+            return
+        if left is not None:
+            left -= len(chunk)
         if on_bytes is not None:
             on_bytes(len(chunk))
         yield chunk
-        try:
-            chunk = stream.read(CHUNK_BYTES)
-        except OSError as error:
-            raise DamagedInput(f"read error: {error.strerror or error}") from error
 
 
 def _inflate(compressed: Iterator[bytes]) -> Iterator[bytes]:

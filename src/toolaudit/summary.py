@@ -7,6 +7,7 @@ see, save, merge and compare. Formatting happens once, at the end.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -258,7 +259,7 @@ class Tally:
         self.records = 0
         self.records_without_calls = 0
         self.record_errors: Counts = {}
-        self.ok_by_tool: Counts = {}
+        self.ok_by_tool: Counter[str] = Counter()
         self.invalid_by_tool: Counts = {}
         #: (tool, kind, subject) -> occurrences
         self.problems: dict[tuple[str, str, str], int] = {}

@@ -1,0 +1,203 @@
+"""``--jobs``: one audit in several processes, with exactly the outputs of one process.
+
+Plain files are cut into line-aligned byte ranges (gzip files and stdin stay
+whole, since they cannot be entered in the middle); each range is audited in a
+worker process, which writes its report rows to a temporary file and returns
+its summary. The parent then writes the reports in input order and merges the
+summaries, so the outputs are byte for byte those of ``--jobs 1``.
+
+Some records define tools for the records after them (an MCP ``tools/list``
+result, an OpenAI Batch input line). A range audited alone would not see
+them; when a worker meets one, the audit is done again in one process.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, BinaryIO
+
+from toolaudit.sources import Source, is_gzip
+from toolaudit.summary import Summary, merge_summaries
+
+if TYPE_CHECKING:
+    from toolaudit.auditor import Audit, AuditOptions
+    from toolaudit.schemas import SchemaSet
+
+#: Ranges are at least this big: below it, a process costs more than it saves.
+MIN_PART_BYTES = 4 << 20
+#: Ranges per worker, so that a slow range does not leave the other workers idle.
+PARTS_PER_JOB = 4
+_COUNT_CHUNK = 8 << 20
+
+
+def job_count(jobs: int) -> int:
+    """``--jobs 0`` means one per core."""
+    return max(1, os.cpu_count() or 1) if jobs == 0 else jobs
+
+
+def plan_parts(sources: list[Source], jobs: int) -> list[Source]:
+    """The sources, with every large plain file cut into line-aligned ranges.
+
+    The ranges' ``first_line`` is not known yet (see :func:`_number_lines`).
+    """
+    parts: list[Source] = []
+    for source in sources:
+        size = source.size()
+        if source.is_stdin or source.is_part or size is None or size < 2 * MIN_PART_BYTES or is_gzip(source.name):
+            parts.append(source)
+            continue
+        count = min(jobs * PARTS_PER_JOB, size // MIN_PART_BYTES)
+        with open(source.name, "rb") as file:
+            starts = [0]
+            for number in range(1, count):
+                start = _next_line_start(file, size * number // count)
+                if start is None or start >= size:
+                    break
+                if start > starts[-1]:
+                    starts.append(start)
+        parts.extend(Source(source.name, start=a, end=b) for a, b in zip(starts, [*starts[1:], size]))
+    return parts
+
+
+def _next_line_start(file: BinaryIO, offset: int) -> int | None:
+    """The offset just after the first newline at or after ``offset - 1``."""
+    file.seek(offset - 1)
+    position = offset - 1
+    while True:
+        block = file.read(1 << 16)
+        if not block:
+            return None
+        found = block.find(b"\n")
+        if found >= 0:
+            return position + found + 1
+        position += len(block)
+
+
+def _count_newlines(part: Source) -> int:
+    """Newlines in a range of a file (0 for a whole source, which starts at line 1 anyway)."""
+    if not part.is_part:
+        return 0
+    buffer = bytearray(_COUNT_CHUNK)
+    count = 0
+    with open(part.name, "rb", buffering=0) as file:
+        file.seek(part.start)
+        left = (part.end if part.end is not None else part.start) - part.start
+        while left > 0:
+            got = file.readinto(memoryview(buffer)[: min(_COUNT_CHUNK, left)])
+            if not got:
+                break
+            count += buffer.count(b"\n", 0, got)
+            left -= got
+    return count
+
+
+def _number_lines(parts: list[Source], newlines: list[int]) -> list[Source]:
+    """Give each range of a file the number of its first line."""
+    numbered = []
+    first_line = 1
+    previous = None
+    for part, count in zip(parts, newlines):
+        if part.name != previous:
+            first_line, previous = 1, part.name
+        numbered.append(replace(part, first_line=first_line))
+        first_line += count
+    return numbered
+
+
+@dataclass(frozen=True)
+class _PartResult:
+    summary: Summary
+    report_path: str | None
+    defines_tools: bool
+    size: int
+
+
+# Set in each worker by _start_worker, so that the schemas are sent once per
+# process (or inherited, with fork), not once per range.
+_worker_schemas: SchemaSet | None = None
+_worker_options: AuditOptions | None = None
+
+
+def _start_worker(schemas: SchemaSet, options: AuditOptions) -> None:
+    global _worker_schemas, _worker_options
+    _worker_schemas, _worker_options = schemas, options
+
+
+def _audit_part(task: tuple[Source, str | None]) -> _PartResult:
+    from toolaudit.auditor import Audit
+
+    source, report_dir = task
+    assert _worker_schemas is not None and _worker_options is not None
+    audit = Audit([source], _worker_schemas, replace(_worker_options, jobs=1))
+    report_path = None
+    if report_dir is None:
+        summary = audit.run()
+    else:
+        fd, report_path = tempfile.mkstemp(dir=report_dir, suffix=".jsonl")
+        with os.fdopen(fd, "wb", buffering=1 << 20) as report:
+            summary = audit.run(report)
+    size = (source.end if source.end is not None else (source.size() or 0)) - source.start
+    return _PartResult(summary, report_path, audit.defines_tools, size)
+
+
+def run_in_parallel(audit: Audit, report: BinaryIO | None, on_bytes: Callable[[int], object] | None) -> Summary:
+    """What ``audit.run(report)`` returns and writes, computed in several processes."""
+    from toolaudit.errors import ToolAuditError
+
+    jobs = job_count(audit.options.jobs)
+    parts = plan_parts(audit.sources, jobs)
+    if jobs == 1 or len(parts) == 1:
+        return audit.run_here(report)
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    # A report that can be rewound is written as the ranges come in, overlapping
+    # the copy with the workers still running; one that cannot (a pipe) waits,
+    # in case the audit must be done again in one process.
+    # (Only from its very start: stdout opened for appending is not ours to rewind.)
+    streaming = report is not None and report.seekable() and report.tell() == 0
+    with tempfile.TemporaryDirectory(prefix="toolaudit-") as report_dir:
+        results: list[_PartResult] = []
+        try:
+            with context.Pool(min(jobs, len(parts)), initializer=_start_worker, initargs=(audit.schemas, audit.options)) as pool:
+                if report is not None:
+                    # Line numbers only matter in the report: a summary needs no first pass.
+                    parts = _number_lines(parts, pool.map(_count_newlines, parts))
+                tasks = [(part, report_dir if report is not None else None) for part in parts]
+                for result in pool.imap(_audit_part, tasks):
+                    results.append(result)
+                    if result.defines_tools:
+                        break  # see the module's docstring
+                    if streaming:
+                        _append_report(result, report)
+                    if on_bytes is not None:
+                        on_bytes(result.size)
+        except ToolAuditError:
+            # A run that stops (a call with no schemas) must stop where one process
+            # would, with the same message: let one process find it.
+            return _again_in_one_process(audit, report, streaming)
+        if any(result.defines_tools for result in results):
+            return _again_in_one_process(audit, report, streaming)
+        if report is not None and not streaming:
+            for result in results:
+                _append_report(result, report)
+    summary = merge_summaries(result.summary for result in results)
+    audit.summary = summary
+    return summary
+
+
+def _append_report(result: _PartResult, report: BinaryIO) -> None:
+    assert result.report_path is not None
+    with open(result.report_path, "rb") as part_report:
+        shutil.copyfileobj(part_report, report, 1 << 20)
+    os.unlink(result.report_path)
+
+
+def _again_in_one_process(audit: Audit, report: BinaryIO | None, rewind: bool) -> Summary:
+    if report is not None and rewind:
+        report.seek(0)
+        report.truncate()
+    return audit.run_here(report)

@@ -1,0 +1,109 @@
+"""--jobs N gives exactly the outputs of --jobs 1: report rows, order, summary."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import shutil
+from pathlib import Path
+
+import pytest
+
+import toolaudit
+from toolaudit import parallel
+from toolaudit.auditor import Audit, AuditOptions, NoSchemasError
+from toolaudit.schemas import NO_SCHEMAS, load_schemas
+from toolaudit.sources import Source
+
+from .conftest import REPO
+
+SAMPLE = REPO / "sample_logs" / "calls.jsonl"
+SAMPLE_SCHEMAS = load_schemas(str(REPO / "sample_logs" / "schemas.json"))
+FIXTURES = REPO / "tests" / "fixtures" / "formats"
+
+
+@pytest.fixture(autouse=True)
+def _small_ranges(monkeypatch):
+    # Cut even small test files into many ranges, so that every boundary case is met.
+    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 2048)
+
+
+def outputs(paths, schemas, jobs, **options):
+    report = io.BytesIO()
+    summary = Audit([Source(str(p)) for p in paths], schemas, AuditOptions(jobs=jobs, **options)).run(report)
+    return report.getvalue(), summary.to_dict()
+
+
+def test_a_file_cut_in_ranges_gives_the_report_and_summary_of_one_process():
+    assert len(parallel.plan_parts([Source(str(SAMPLE))], 2)) > 4
+    one = outputs([SAMPLE], SAMPLE_SCHEMAS, 1)
+    assert outputs([SAMPLE], SAMPLE_SCHEMAS, 2) == one
+    assert outputs([SAMPLE], SAMPLE_SCHEMAS, 3, errors_only=True) == outputs([SAMPLE], SAMPLE_SCHEMAS, 1, errors_only=True)
+
+
+def test_ranges_start_at_line_starts_and_cover_the_file_once():
+    parts = parallel.plan_parts([Source(str(SAMPLE))], 2)
+    data = SAMPLE.read_bytes()
+    assert parts[0].start == 0 and parts[-1].end == len(data)
+    for before, after in zip(parts, parts[1:]):
+        assert before.end == after.start and data[after.start - 1 : after.start] == b"\n"
+    numbered = parallel._number_lines(parts, [parallel._count_newlines(p) for p in parts])
+    for part in numbered:
+        assert part.first_line == data[: part.start].count(b"\n") + 1
+
+
+def test_several_files_gzip_and_a_last_line_without_newline(tmp_path):
+    plain = tmp_path / "a.jsonl"
+    plain.write_bytes(SAMPLE.read_bytes().rstrip(b"\n"))  # no final newline
+    packed = tmp_path / "b.jsonl.gz"
+    packed.write_bytes(gzip.compress(SAMPLE.read_bytes()))
+    copy = tmp_path / "c.jsonl"
+    shutil.copy(SAMPLE, copy)
+    paths = [plain, packed, copy]
+    assert outputs(paths, SAMPLE_SCHEMAS, 2) == outputs(paths, SAMPLE_SCHEMAS, 1)
+
+
+def test_records_that_define_tools_for_later_records_are_audited_in_one_process(tmp_path):
+    # An MCP tools/list result must judge the calls after it, even in another range.
+    log = tmp_path / "mcp.jsonl"
+    lines = (FIXTURES / "mcp.jsonl").read_text().splitlines()
+    log.write_text("\n".join(lines[:3] + lines[3:] * 200) + "\n")
+    schemas = load_schemas(str(FIXTURES / "schemas.json"))
+    assert len(parallel.plan_parts([Source(str(log))], 2)) > 2
+    assert outputs([log], schemas, 2) == outputs([log], schemas, 1)
+
+
+def test_a_run_that_stops_stops_with_the_message_of_one_process(tmp_path):
+    log = tmp_path / "log.jsonl"
+    chat = (FIXTURES / "openai_chat.jsonl").read_text().splitlines()[2]
+    log.write_text("\n".join([chat] * 300) + "\n")
+    for jobs in (1, 2):
+        with pytest.raises(NoSchemasError, match=r"log.jsonl:1: no tool schemas"):
+            Audit([Source(str(log))], NO_SCHEMAS, AuditOptions(jobs=jobs)).run()
+
+
+def test_jobs_zero_means_one_per_core():
+    assert parallel.job_count(0) >= 1
+    assert parallel.job_count(3) == 3
+
+
+def test_the_cli_gives_identical_files_with_jobs(tmp_path, in_repo):
+    from typer.testing import CliRunner
+
+    from toolaudit.cli import app
+
+    results = {}
+    for jobs in ("1", "2", "0"):
+        report, summary = tmp_path / f"r{jobs}.jsonl", tmp_path / f"s{jobs}.json"
+        result = CliRunner().invoke(
+            app, ["audit", "sample_logs/calls.jsonl", "-s", "sample_logs/schemas.json", "--jobs", jobs, "-r", str(report), "--summary", str(summary)]
+        )
+        assert result.exit_code == 1
+        results[jobs] = (report.read_bytes(), summary.read_bytes(), result.stdout)
+    assert results["1"] == results["2"] == results["0"]
+
+
+def test_the_library_sees_the_same_summary(in_repo):
+    whole = Path("sample_logs/calls.jsonl")
+    run = toolaudit.audit([str(whole)], "sample_logs/schemas.json", jobs=2)
+    assert run.run() == toolaudit.audit([str(whole)], "sample_logs/schemas.json").run()
