@@ -1,0 +1,126 @@
+"""The benchmark's files under benchmarks/data/: the log, its gzip, the schemas, the counts.
+
+They are cached by generator version, seed and size, so that only the first run
+pays for generating them; the long log of the peak-RSS measurement is the log
+repeated, streamed, never held in memory.
+"""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+from common import BENCH_DIR, DATA_DIR, READ_BUFFER, atomic_path, progress
+from synthetic import GENERATOR_VERSION, generate_lines
+from tools import tool_schemas
+
+COPY_CHUNK = 1 << 20
+
+
+@dataclass
+class Expected:
+    """What the generator put in the log, in the words of toolaudit's summary."""
+
+    lines: int = 0
+    bytes: int = 0
+    malformed_records: int = 0
+    calls: int = 0
+    invalid: int = 0
+    by_kind: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def error_rate(self) -> float:
+        audited = self.calls + self.malformed_records
+        return (self.invalid + self.malformed_records) / audited if audited else 0.0
+
+
+@dataclass(frozen=True)
+class Dataset:
+    log: Path
+    gz: Path
+    schemas: Path
+    expected: Expected
+
+
+def write_log(path: Path, calls: int, seed: int) -> Expected:
+    expected = Expected()
+    with atomic_path(path) as partial, open(partial, "wb", buffering=READ_BUFFER) as out:
+        for line, errors in generate_lines(calls, seed):
+            data = line.encode() + b"\n"
+            out.write(data)
+            expected.lines += 1
+            expected.bytes += len(data)
+            if errors is None:
+                expected.malformed_records += 1
+                continue
+            expected.calls += 1
+            if errors:
+                expected.invalid += 1
+                for error in errors:
+                    error_kind = error.split(":", 1)[0]
+                    expected.by_kind[error_kind] = expected.by_kind.get(error_kind, 0) + 1
+    return expected
+
+
+def gzip_file(source: Path, target: Path) -> None:
+    """Gzip at level 6, with no name or time in the header: the same bytes every time."""
+    with (
+        atomic_path(target) as partial,
+        open(source, "rb") as src,
+        open(partial, "wb") as raw,
+        gzip.GzipFile(filename="", mode="wb", compresslevel=6, fileobj=raw, mtime=0) as out,
+    ):
+        shutil.copyfileobj(src, out, COPY_CHUNK)
+
+
+def repeat_log(source: Path, source_lines: int, target: Path, lines: int) -> None:
+    """Write ``lines`` lines by concatenating ``source`` (streamed, never held in memory)."""
+    whole, rest = divmod(lines, source_lines)
+    with atomic_path(target) as partial, open(partial, "wb", buffering=READ_BUFFER) as out:
+        for _ in range(whole):
+            with open(source, "rb") as src:
+                shutil.copyfileobj(src, out, COPY_CHUNK)
+        with open(source, "rb", buffering=READ_BUFFER) as src:
+            out.writelines(itertools.islice(src, rest))
+
+
+def prepare_dataset(calls: int, seed: int) -> Dataset:
+    """The log, its gzip, the schemas and the expected counts: cached, or generated now."""
+    stem = f"calls-v{GENERATOR_VERSION}-seed{seed}-{calls}"
+    log = DATA_DIR / f"{stem}.jsonl"
+    gz = DATA_DIR / f"{stem}.jsonl.gz"
+    meta = DATA_DIR / f"{stem}.expected.json"
+    schemas = DATA_DIR / f"schemas-v{GENERATOR_VERSION}.json"
+    if not schemas.exists():
+        with atomic_path(schemas) as partial:
+            partial.write_bytes(orjson.dumps(tool_schemas(), option=orjson.OPT_INDENT_2))
+    if log.exists() and meta.exists():
+        expected = Expected(**orjson.loads(meta.read_bytes()))
+        progress(f"reusing {log.relative_to(BENCH_DIR.parent)}")
+    else:
+        progress(f"generating {calls:,} calls into {log.relative_to(BENCH_DIR.parent)} ...")
+        started = time.perf_counter()
+        gz.unlink(missing_ok=True)  # it was made from another log
+        expected = write_log(log, calls, seed)
+        with atomic_path(meta) as partial:
+            partial.write_bytes(orjson.dumps(expected.__dict__, option=orjson.OPT_INDENT_2))
+        progress(f"  done in {time.perf_counter() - started:.1f}s")
+    if not gz.exists():
+        progress(f"gzipping it (level 6) into {gz.name} ...")
+        gzip_file(log, gz)
+    return Dataset(log=log, gz=gz, schemas=schemas, expected=expected)
+
+
+def prepare_rss_log(dataset: Dataset, calls: int, lines: int) -> Path:
+    path = DATA_DIR / f"calls-v{GENERATOR_VERSION}-{lines}-from-{dataset.log.stem}.jsonl"
+    if path.exists():
+        progress(f"reusing {path.name}")
+    else:
+        progress(f"writing {lines:,} lines into {path.name} (the log repeated) ...")
+        repeat_log(dataset.log, calls, path, lines)
+    return path

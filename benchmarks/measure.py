@@ -1,0 +1,161 @@
+"""Running things and timing them: child processes, peak RSS, rounds of the rows, start-up.
+
+toolaudit is timed as the user runs it, a subprocess with its start-up included;
+the floor and the peers in-process. Every row runs once per round, round-robin,
+so that the noise of a shared machine spreads over all of them; the median is
+reported.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from common import BenchmarkError, progress
+from dataset import Dataset, prepare_rss_log
+from peers import Counts
+
+# Runs a command in a fresh, small process and reports its wall time and peak RSS.
+# Linux carries the parent's RSS high-water mark across fork/vfork and exec into the
+# child's ru_maxrss, so a child spawned straight from this (large) benchmark process
+# would report at least this process's peak; a grandchild forked from a bare
+# `python -S` only inherits that interpreter's few MB.
+PROBE = r"""
+import os, sys, time
+stdout_path, argv = sys.argv[1], sys.argv[2:]
+started = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    try:
+        fd = os.open(stdout_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(fd, 1)
+        os.execv(argv[0], argv)
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+elapsed = time.perf_counter() - started
+print(elapsed, usage.ru_maxrss, os.waitstatus_to_exitcode(status))
+"""
+
+
+@dataclass(frozen=True)
+class ChildRun:
+    seconds: float
+    peak_rss_kib: int
+    exit_code: int
+
+
+def run_child(
+    argv: list[str],
+    stdout_path: str | os.PathLike[str] = os.devnull,
+    ok_codes: tuple[int, ...] = (0, 1),
+) -> ChildRun:
+    """Run ``argv`` through the probe: wall seconds, peak RSS (KiB) and exit code."""
+    probe = subprocess.run(
+        [sys.executable, "-S", "-c", PROBE, os.fspath(stdout_path), *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if probe.returncode != 0 or not probe.stdout.strip():
+        raise BenchmarkError(f"the probe failed running {' '.join(argv)}:\n{probe.stderr}")
+    seconds, peak, code = probe.stdout.split()
+    run = ChildRun(float(seconds), int(peak), int(code))
+    if run.exit_code not in ok_codes:
+        raise BenchmarkError(f"{' '.join(argv)} exited {run.exit_code}:\n{probe.stderr.strip()}")
+    return run
+
+
+def toolaudit_executable() -> Path:
+    path = Path(sys.executable).with_name("toolaudit")
+    if not path.exists():
+        raise BenchmarkError(
+            f"{path} not found: run `make bench`, which installs the package into .venv"
+        )
+    return path
+
+
+def audit_argv(exe: Path, log: Path, schemas: Path, *extra: str) -> list[str]:
+    return [
+        str(exe),
+        "audit",
+        str(log),
+        "--schemas",
+        str(schemas),
+        "--no-progress",
+        "--format",
+        "json",
+        *extra,
+    ]
+
+
+@dataclass
+class Variant:
+    """One row of the table: how to run it once, and its timings so far."""
+
+    key: str
+    label: str
+    run: Callable[[], float] | None  # None: not available, see ``unavailable``
+    unavailable: str = ""
+    seconds: list[float] = field(default_factory=list)
+    counts: Counts | None = None
+
+    @property
+    def median(self) -> float | None:
+        return statistics.median(self.seconds) if self.seconds else None
+
+
+def timed_in_process(
+    variant_counts: Callable[[], Counts], keep: Callable[[Counts], None]
+) -> Callable[[], float]:
+    def run() -> float:
+        started = time.perf_counter()
+        counts = variant_counts()
+        elapsed = time.perf_counter() - started
+        keep(counts)
+        return elapsed
+
+    return run
+
+
+def timed_child(argv: list[str]) -> Callable[[], float]:
+    return lambda: run_child(argv).seconds
+
+
+def measure_round_robin(variants: list[Variant], repeat: int) -> None:
+    """Each variant once per round, in turn, so that the machine's noise spreads over all."""
+    runnable = [v for v in variants if v.run is not None]
+    for round_number in range(1, repeat + 1):
+        for variant in runnable:
+            assert variant.run is not None
+            seconds = variant.run()
+            variant.seconds.append(seconds)
+            progress(f"  round {round_number}/{repeat}  {variant.key:>2}  {seconds:7.3f}s")
+
+
+def measure_startup(exe: Path, times: int = 10) -> tuple[float, int]:
+    """Median seconds of `toolaudit --version`, and its peak RSS (KiB)."""
+    runs = [run_child([str(exe), "--version"], ok_codes=(0,)) for _ in range(times)]
+    return statistics.median(r.seconds for r in runs), max(r.peak_rss_kib for r in runs)
+
+
+@dataclass(frozen=True)
+class RssResult:
+    calls: int
+    rss_calls: int
+    base: ChildRun
+    big: ChildRun
+
+
+def measure_rss(exe: Path, dataset: Dataset, calls: int, rss_calls: int) -> RssResult:
+    big_log = prepare_rss_log(dataset, calls, rss_calls)
+    progress("peak RSS: summary-only audit of both logs ...")
+    base = run_child(audit_argv(exe, dataset.log, dataset.schemas))
+    big = run_child(audit_argv(exe, big_log, dataset.schemas))
+    return RssResult(calls, rss_calls, base, big)

@@ -1,0 +1,111 @@
+"""The in-process readers of the log: the floor (orjson alone) and the peer validators.
+
+Each returns the counts it found, for the checks against the generator. The peers'
+schemas say what toolaudit's contract says (``additionalProperties: false``,
+``required``, ``type``, ``enum``); an unknown tool is an error without validation.
+A peer that is not installed gives None, and its row says how to install it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+from common import READ_BUFFER
+
+
+@dataclass
+class Counts:
+    """What an in-process reader found, to check it against the generator."""
+
+    lines: int = 0
+    malformed: int = 0
+    invalid: int = 0
+
+
+def floor_pass(path: Path) -> Counts:
+    """The floor: read the lines and parse each with orjson, nothing else."""
+    counts = Counts()
+    loads = orjson.loads
+    decode_error = orjson.JSONDecodeError
+    with open(path, "rb", buffering=READ_BUFFER) as f:
+        for line in f:
+            counts.lines += 1
+            try:
+                loads(line)
+            except decode_error:
+                counts.malformed += 1
+    return counts
+
+
+def peer_pass(path: Path, validate: dict[str, Callable[[object], bool]]) -> Counts:
+    """Parse with orjson, validate the arguments with a peer; unknown tools are errors."""
+    counts = Counts()
+    loads = orjson.loads
+    decode_error = orjson.JSONDecodeError
+    get = validate.get
+    with open(path, "rb", buffering=READ_BUFFER) as f:
+        for line in f:
+            counts.lines += 1
+            try:
+                record = loads(line)
+            except decode_error:
+                counts.malformed += 1
+                continue
+            if type(record) is not dict:
+                counts.malformed += 1
+                continue
+            is_valid = get(record.get("name"))
+            if is_valid is None or not is_valid(record.get("arguments", {})):
+                counts.invalid += 1
+    return counts
+
+
+def peer_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """toolaudit's contract in JSON Schema: no undeclared argument."""
+    return {**schema["parameters"], "additionalProperties": False}
+
+
+def jsonschema_validators(schemas: dict[str, Any]) -> dict[str, Callable[[object], bool]] | None:
+    try:
+        from jsonschema import Draft202012Validator
+    except ImportError:
+        return None
+    validators = {
+        name: Draft202012Validator(peer_schema(schema)) for name, schema in schemas.items()
+    }
+
+    def all_errors(validator: Any) -> Callable[[object], bool]:
+        iter_errors = validator.iter_errors
+        # Collect every error, as toolaudit reports every error of a call.
+        return lambda arguments: not list(iter_errors(arguments))
+
+    return {name: all_errors(v) for name, v in validators.items()}
+
+
+def fastjsonschema_validators(
+    schemas: dict[str, Any],
+) -> dict[str, Callable[[object], bool]] | None:
+    try:
+        import fastjsonschema
+    except ImportError:
+        return None
+    compiled = {
+        name: fastjsonschema.compile(peer_schema(schema)) for name, schema in schemas.items()
+    }
+    failure = fastjsonschema.JsonSchemaValueException
+
+    def first_error(validate: Callable[[object], object]) -> Callable[[object], bool]:
+        def is_valid(arguments: object) -> bool:
+            try:
+                validate(arguments)
+            except failure:
+                return False
+            return True
+
+        return is_valid
+
+    return {name: first_error(v) for name, v in compiled.items()}

@@ -1,0 +1,264 @@
+"""The Markdown report: header, timings, derived figures against the targets, checks.
+
+It goes to stdout and, with ``--write-readme``, between the results markers of
+benchmarks/README.md, whose other sections (what each row means, the targets)
+are written by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import importlib.metadata
+import os
+import platform
+import subprocess
+from pathlib import Path
+
+import orjson
+from common import BENCH_DIR, atomic_path
+from dataset import Dataset
+from measure import RssResult, Variant
+from synthetic import GENERATOR_VERSION
+
+README = BENCH_DIR / "README.md"
+RESULTS_START = "<!-- results start -->"
+RESULTS_END = "<!-- results end -->"
+
+# The targets of the performance issue.
+TARGET_SUMMARY_VS_FLOOR = 1.6
+TARGET_REPORT_VS_FLOOR = 2.0
+TARGET_JOBS_SPEEDUP = 1.7
+TARGET_GZIP_VS_PLAIN = 1.5
+TARGET_PEAK_RSS_MB = 100.0
+TARGET_RSS_GROWTH = 0.10
+
+
+def package_version(name: str) -> str:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def usable_cores() -> str:
+    total = os.cpu_count() or 0
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:
+        return str(total)
+    return str(total) if usable == total else f"{usable} usable of {total}"
+
+
+def toolaudit_version(exe: Path) -> str:
+    result = subprocess.run([str(exe), "--version"], capture_output=True, text=True, check=False)
+    return result.stdout.strip().removeprefix("toolaudit ") or package_version("toolaudit")
+
+
+def mb(kib: int) -> float:
+    return kib * 1024 / 1e6
+
+
+def met(ok: bool) -> str:
+    return "met" if ok else "**not met**"
+
+
+def markdown_table(header: list[str], rows: list[list[str]], align: str) -> list[str]:
+    lines = [
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join(":---" if a == "l" else "---:" for a in align) + "|",
+    ]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines
+
+
+def render_report(
+    *,
+    exe: Path,
+    dataset: Dataset,
+    args: argparse.Namespace,
+    variants: list[Variant],
+    startup: tuple[float, int],
+    rss: RssResult | None,
+    checks: list[str],
+) -> str:
+    """The whole report, in Markdown: header, timings, derived figures, checks."""
+    lines = render_header(exe, dataset, args)
+    lines += render_timings(variants, dataset.expected.lines)
+    lines += render_figures({v.key: v.median for v in variants}, startup, rss)
+    lines += ["Checks:", ""] + [f"- {check}" for check in checks]
+    return "\n".join(lines) + "\n"
+
+
+def render_header(exe: Path, dataset: Dataset, args: argparse.Namespace) -> list[str]:
+    now = dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    rss_args = "--skip-rss" if args.skip_rss else f"--rss-calls {args.rss_calls}"
+    command = f"benchmarks/run.py --calls {args.calls} --repeat {args.repeat} {rss_args}"
+    versions = [
+        f"Python {platform.python_version()}",
+        f"orjson {orjson.__version__}",
+        f"toolaudit {toolaudit_version(exe)}",
+        f"jsonschema {package_version('jsonschema')}",
+        f"fastjsonschema {package_version('fastjsonschema')}",
+    ]
+    return [
+        f"Measured {now} with `{command}`.",
+        "",
+        f"- machine: {describe_machine()}",
+        f"- {', '.join(versions)}",
+        f"- input: {describe_input(dataset, args.seed)}",
+        (
+            f"- times: median of {args.repeat}, all rows interleaved round-robin; "
+            "ratios are to the floor's median"
+        ),
+        "",
+    ]
+
+
+def describe_machine() -> str:
+    return f"{cpu_model()}, {usable_cores()} cores, {platform.system()} {platform.release()}"
+
+
+def describe_input(dataset: Dataset, seed: int) -> str:
+    expected = dataset.expected
+    size, gz_size = expected.bytes, dataset.gz.stat().st_size
+    return (
+        f"{expected.lines:,} lines, {size / 1e6:.1f} MB "
+        f"({size / expected.lines:.0f} bytes a line), gzip {gz_size / 1e6:.1f} MB; "
+        f"{expected.invalid:,} invalid calls and {expected.malformed_records:,} malformed lines "
+        f"(error rate {expected.error_rate:.1%}); generator v{GENERATOR_VERSION}, seed {seed}"
+    )
+
+
+def render_timings(variants: list[Variant], calls: int) -> list[str]:
+    floor = variants[0].median
+    assert floor is not None and variants[0].key == "a"
+    rows = [timing_row(v, floor, calls) for v in variants]
+    header = ["row", "measurement", "median s", "calls/s", "vs floor", "target", "status"]
+    return [*markdown_table(header, rows, "llrrrll"), ""]
+
+
+def timing_row(variant: Variant, floor: float, calls: int) -> list[str]:
+    """A row of the timings: its median, speed, ratio to the floor and target, if any."""
+    median = variant.median
+    if median is None:
+        return [variant.key, variant.label, variant.unavailable, "—", "—", "—", "—"]
+    limits = {"b": TARGET_SUMMARY_VS_FLOOR, "c": TARGET_REPORT_VS_FLOOR}
+    elsewhere = {"d": "speedup, below", "d2": "speedup, below", "e": "gzip / plain, below"}
+    ratio = median / floor
+    target, status = elsewhere.get(variant.key, "—"), "—"
+    if variant.key in limits:
+        limit = limits[variant.key]
+        target, status = f"≤ {limit:.2f}x floor", met(ratio <= limit)
+    return [
+        variant.key,
+        variant.label,
+        f"{median:.3f}",
+        f"{calls / median:,.0f}",
+        f"{ratio:.2f}x",
+        target,
+        status,
+    ]
+
+
+def render_figures(
+    medians: dict[str, float | None], startup: tuple[float, int], rss: RssResult | None
+) -> list[str]:
+    """The figures derived from the rows: speedups, gzip cost, peak RSS, start-up."""
+    figures = [*speed_figures(medians), *rss_figures(rss), startup_figure(startup)]
+    return [*markdown_table(["figure", "value", "target", "status"], figures, "lrll"), ""]
+
+
+def speed_figures(medians: dict[str, float | None]) -> list[list[str]]:
+    summary, report, jobs, jobs_report, gz = (
+        always_run(medians, key) for key in ("b", "c", "d", "d2", "e")
+    )
+    speedup = summary / jobs
+    return [
+        [
+            "`--jobs 2` speedup over one process (b / d)",
+            f"{speedup:.2f}x",
+            f"≥ {TARGET_JOBS_SPEEDUP:.2f}x",
+            met(speedup >= TARGET_JOBS_SPEEDUP),
+        ],
+        [
+            "`--jobs 2` speedup writing the full report (c / d2)",
+            f"{report / jobs_report:.2f}x",
+            "—",
+            "—",
+        ],
+        [
+            "gzip / plain (e / b)",
+            f"{gz / summary:.2f}x",
+            f"≤ {TARGET_GZIP_VS_PLAIN:.2f}x",
+            met(gz / summary <= TARGET_GZIP_VS_PLAIN),
+        ],
+    ]
+
+
+def always_run(medians: dict[str, float | None], key: str) -> float:
+    """The median of a toolaudit row: those rows need nothing optional, so they always run."""
+    median = medians[key]
+    assert median is not None, f"row {key} did not run"
+    return median
+
+
+def rss_figures(rss: RssResult | None) -> list[list[str]]:
+    target = f"≤ {TARGET_PEAK_RSS_MB:.0f} MB"
+    if rss is None:
+        return [["peak RSS", "skipped (--skip-rss)", target, "—"]]
+    figures = []
+    for calls, run in ((rss.calls, rss.base), (rss.rss_calls, rss.big)):
+        peak = mb(run.peak_rss_kib)
+        speed = f"{run.seconds:.1f} s, {calls / run.seconds:,.0f} calls/s"
+        figures.append(
+            [
+                f"peak RSS, summary only, {calls:,} lines ({speed})",
+                f"{peak:.1f} MB",
+                target,
+                met(peak <= TARGET_PEAK_RSS_MB),
+            ]
+        )
+    growth = rss.big.peak_rss_kib / rss.base.peak_rss_kib
+    figures.append(
+        [
+            f"peak RSS ratio, {rss.rss_calls:,} / {rss.calls:,} lines",
+            f"{growth:.2f}x",
+            f"within {TARGET_RSS_GROWTH:.0%}",
+            met(abs(growth - 1) <= TARGET_RSS_GROWTH),
+        ]
+    )
+    return figures
+
+
+def startup_figure(startup: tuple[float, int]) -> list[str]:
+    seconds, kib = startup
+    return [
+        "start-up: `toolaudit --version` (median of 10; its peak RSS)",
+        f"{seconds * 1000:.0f} ms ({mb(kib):.1f} MB)",
+        "—",
+        "—",
+    ]
+
+
+def write_readme(results: str) -> None:
+    """Replace what lies between the results markers (adding them, or the README, if needed)."""
+    text = README.read_text(encoding="utf-8") if README.exists() else "# Benchmarks\n"
+    start, end = text.find(RESULTS_START), text.find(RESULTS_END)
+    if start < 0 or end < start:
+        text = text.rstrip("\n") + f"\n\n## Latest results\n\n{RESULTS_START}\n{RESULTS_END}\n"
+        start, end = text.find(RESULTS_START), text.find(RESULTS_END)
+    text = text[: start + len(RESULTS_START)] + "\n" + results + text[end:]
+    with atomic_path(README) as partial:
+        partial.write_text(text, encoding="utf-8")
