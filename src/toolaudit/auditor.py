@@ -18,7 +18,9 @@ import orjson
 
 from toolaudit import __version__
 from toolaudit.errors import InputError, SchemaError, ToolAuditError
+from toolaudit.folding import DEFAULT_MAX_PARAMS, DEFAULT_MAX_TOOLS
 from toolaudit.formats import ABSENT, JSON_STRING, OBJECT, Call, Extracted, UnknownShape, extract
+from toolaudit.jsonutil import canonical, dumps_any, loads_exact, may_hold_long_integers
 from toolaudit.schemas import NO_SCHEMAS, SchemaSet
 from toolaudit.sources import (
     DEFAULT_MAX_LINE_BYTES,
@@ -28,7 +30,8 @@ from toolaudit.sources import (
     expand_paths,
     read_line_batches,
 )
-from toolaudit.summary import NO_NAME, SourceStatus, Summary, Tally
+from toolaudit.summary import NO_NAME, SourceStatus, Summary
+from toolaudit.tally import Tally
 from toolaudit.tooldefs import normalize_tools
 from toolaudit.validate import (
     MALFORMED,
@@ -49,6 +52,7 @@ _NOTHING: Mapping[str, Any] = {}
 _NO_TOOLS = Validator({})
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
+ORJSON_MAX_DEPTH = 1024
 #: Compiled tool sets of records (logged requests) kept for reuse, at most.
 RECORD_TOOLS_CACHE = 1024
 
@@ -69,6 +73,10 @@ class AuditOptions:
     input_format: str | None = None
     #: Processes for run() (0: one per core); the outputs are those of one process.
     jobs: int = 1
+    #: Distinct tool names, and parameter names per tool, kept in the summary;
+    #: the others are folded into "<other>" (see folding.py).
+    max_tools: int = DEFAULT_MAX_TOOLS
+    max_params: int = DEFAULT_MAX_PARAMS
 
 
 class Audit:
@@ -95,7 +103,7 @@ class Audit:
         self.options = options
         self._on_bytes = on_bytes
         self._stdin = stdin
-        self._tally = Tally()
+        self._tally = Tally(options.max_tools, options.max_params)
         self._statuses: list[SourceStatus] = []
         # Tools that records define for later records: an MCP tools/list result
         # (for the rest of its stream) and OpenAI Batch input lines (by custom_id).
@@ -134,10 +142,9 @@ class Audit:
         """:meth:`run`, in this process."""
         # Each row is written as soon as it is dumped: holding many orjson
         # results alive at once (a list, a join) was 10x slower, measured.
-        dump_line = functools.partial(orjson.dumps, option=orjson.OPT_APPEND_NEWLINE)
         for rows in self._row_batches(want_rows=report is not None):
             if report is not None:
-                report.writelines(map(dump_line, rows))
+                write_rows(report, rows)
         assert self.summary is not None
         return self.summary
 
@@ -163,7 +170,7 @@ class Audit:
         tools_get = global_tools.tools.get if global_tools is not None else _NO_TOOLS.tools.get
         ok_batch: list[str] = []
         ok_names = ok_batch.append
-        count_ok = tally.ok_by_tool.update
+        count_ok = tally.count_ok
         ok_rows = want_rows and not self.options.errors_only
         name_of_source = source.name
         loads = _loads
@@ -199,6 +206,9 @@ class Audit:
                             if tool is not None:
                                 problems = tool.check(arguments)
                                 if problems:
+                                    if may_hold_long_integers(line):  # orjson may have changed a number
+                                        self._audit_record(record, lineno, name_of_source, kept, line)
+                                        continue
                                     self._count_and_report(
                                         tool.name, name, problems, None, _flat_id(record), 0, record.get("model"),
                                         lineno, name_of_source, kept,
@@ -215,7 +225,7 @@ class Audit:
                                         rows.append({"source": name_of_source, "line": lineno, "index": 0, "id": call_id,
                                                      "tool": tool.name, "ok": True, "errors": []})
                                 continue
-                    self._audit_record(record, lineno, name_of_source, kept)
+                    self._audit_record(record, lineno, name_of_source, kept, line if type(line) is bytes else None)
                 # Valid calls are tallied per batch, in C: cheaper than a dict update per call.
                 count_ok(ok_batch)
                 ok_batch.clear()
@@ -247,15 +257,19 @@ class Audit:
             detail = f"line is {line.length} bytes, over the --max-line-bytes limit"
             self._record_error("json", source, lineno, detail, rows)
             return _REPORTED
-        if lineno == 1 and line.startswith(_BOM):  # a BOM that an editor put there
-            line = line[len(_BOM) :]
-            try:
-                return _loads(line)
-            except _JSONDecodeError as after_bom:
-                error = after_bom
-        if not line.strip():
+        if not line.strip() or line == _BOM:
             return _BLANK
-        detail = f"not valid JSON: {getattr(error, 'msg', error)} (column {getattr(error, 'colno', '?')})"
+        message = getattr(error, "msg", str(error))
+        if "depth limit" in message:
+            detail = f"nested deeper than the parser's limit of {ORJSON_MAX_DEPTH} levels; not audited"
+        else:
+            try:
+                # Valid JSON that orjson refuses: 1e400, a lone surrogate escape, a
+                # UTF-8 byte order mark (an editor's, or from concatenated files).
+                return loads_exact(line)
+            except (ValueError, RecursionError):
+                pass
+            detail = f"not valid JSON: {message} (column {getattr(error, 'colno', '?')})"
         self._record_error("json", source, lineno, detail, rows)
         return _REPORTED
 
@@ -277,7 +291,12 @@ class Audit:
                 }
             )
 
-    def _audit_record(self, record: object, lineno: int, source: str, rows: list[Row] | None) -> None:
+    def _audit_record(
+        self, record: object, lineno: int, source: str, rows: list[Row] | None, line: bytes | None = None
+    ) -> None:
+        """Everything but the inline case. ``line`` is the record's text when it was
+        parsed by orjson, which turns integers beyond 64 bits into floats: if a call
+        then fails, the line is parsed again exactly and judged on that."""
         if not isinstance(record, dict):
             what = kind_phrase(record)
             self._record_error("record", source, lineno, f"expected a JSON object holding tool calls, got {what}", rows)
@@ -296,8 +315,18 @@ class Audit:
         if validator is None:
             self._record_error("record", source, lineno, f"its tool definitions are malformed: {why_unjudged}", rows)
             return
-        for call in extracted.calls:
-            self._audit_call(call, validator, why_unjudged, extracted.model, lineno, source, rows)
+        exact = line is None
+        verdicts = [self._judge(call, validator, why_unjudged, exact) for call in extracted.calls]
+        if not exact and any(problems for _, problems, _ in verdicts) and may_hold_long_integers(line):
+            try:
+                exact_record = loads_exact(line)
+            except (ValueError, RecursionError):
+                exact_record = None
+            if exact_record is not None:
+                self._audit_record(exact_record, lineno, source, rows)
+                return
+        for call, (tool_key, problems, detail) in zip(extracted.calls, verdicts):
+            self._count_and_report(tool_key, call.name, problems, detail, call.id, call.index, extracted.model, lineno, source, rows)
 
     def _validator_for(self, extracted: Extracted, source: str, lineno: int) -> tuple[Validator | None, str | None]:
         """Which schemas judge this record's calls: its own tools first, then tools
@@ -341,7 +370,9 @@ class Audit:
 
     def _compile_tools(self, tools: object) -> Validator | str:
         """A record's tool definitions, compiled (and cached by content), or why they cannot be."""
-        cache_key = orjson.dumps(tools, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+        cache_key = canonical(tools)
+        if cache_key is None:
+            return "they cannot be read (nested too deeply)"
         compiled = self._compiled_tools.get(cache_key)
         if compiled is None:
             try:
@@ -353,16 +384,10 @@ class Audit:
             self._compiled_tools[cache_key] = compiled
         return compiled
 
-    def _audit_call(
-        self,
-        call: Call,
-        validator: Validator,
-        context: str | None,
-        model: str | None,
-        lineno: int,
-        source: str,
-        rows: list[Row] | None,
-    ) -> None:
+    def _judge(
+        self, call: Call, validator: Validator, context: str | None, exact: bool
+    ) -> tuple[str, Problems, str | None]:
+        """(the tool to count it under, its problems, the row's detail) for one call."""
         name = call.name
         details = []
         problems: Problems
@@ -386,15 +411,13 @@ class Audit:
                     problems = [(MALFORMED, "arguments")]
                     details.append(call.failure)
                 else:
-                    decoded, why = decode_call_arguments(call, tool)
+                    decoded, why = decode_call_arguments(call, tool, exact=exact)
                     if why:
                         details.append(why)
                     problems = [(MALFORMED, "arguments")] if decoded is None else tool.check(decoded)
         if call.note:
             details.append(call.note)
-        self._count_and_report(
-            tool_key, name, problems, "; ".join(details) or None, call.id, call.index, model, lineno, source, rows
-        )
+        return tool_key, problems, "; ".join(details) or None
 
     def _count_and_report(
         self,
@@ -413,7 +436,7 @@ class Audit:
         if problems:
             tally.count_problems(tool_key, problems)
         else:
-            tally.ok_by_tool[tool_key] = tally.ok_by_tool.get(tool_key, 0) + 1
+            tally.count_ok((tool_key,))
         if rows is not None and (problems or not self.options.errors_only):
             row: Row = {
                 "source": source,
@@ -433,6 +456,23 @@ class Audit:
 
 _BLANK = object()
 _REPORTED = object()
+_dump_line = functools.partial(orjson.dumps, option=orjson.OPT_APPEND_NEWLINE)
+
+
+def write_rows(report: BinaryIO, rows: list[Row]) -> None:
+    """Write rows as JSON lines, fast with orjson; a row orjson cannot write (a
+    lone surrogate from the standard library's parser) goes through dumps_any."""
+    pending = iter(rows)
+    while True:
+        try:
+            report.writelines(map(_dump_line, pending))
+            return
+        except TypeError:
+            # writelines wrote every row before the one that failed; map took that
+            # one from `pending` too, so it is just before what `pending` has left.
+            rest = list(pending)
+            report.write(dumps_any(rows[len(rows) - len(rest) - 1], option=orjson.OPT_APPEND_NEWLINE))
+            pending = iter(rest)
 
 
 def _flat_id(record: Mapping[str, Any]) -> object:
@@ -441,7 +481,9 @@ def _flat_id(record: Mapping[str, Any]) -> object:
     return record["call_id"] if "call_id" in record else record.get("id")
 
 
-def decode_call_arguments(call: Call, tool: ToolValidator) -> tuple[Mapping[str, Any] | None, str | None]:
+def decode_call_arguments(
+    call: Call, tool: ToolValidator, *, exact: bool = False
+) -> tuple[Mapping[str, Any] | None, str | None]:
     """A call's arguments as logged -> (the object, a note or None) or (None, why not)."""
     arguments = call.arguments
     if arguments is ABSENT:
@@ -449,19 +491,22 @@ def decode_call_arguments(call: Call, tool: ToolValidator) -> tuple[Mapping[str,
     if isinstance(arguments, Mapping):
         return arguments, None
     if not isinstance(arguments, str) or call.encoding == JSON_STRING:
-        return decode_arguments(arguments, tool)
+        return decode_arguments(arguments, tool, exact=exact)
     if call.encoding == OBJECT:
-        decoded, why = decode_arguments(arguments, tool)
+        decoded, why = decode_arguments(arguments, tool, exact=exact)
         return decoded, why or "arguments were logged as a JSON string, though this format sends an object"
     return None, "arguments are a string, though they should have been parsed into an object (double-encoded?)"
 
 
-def decode_arguments(arguments: object, tool: ToolValidator) -> tuple[Mapping[str, Any] | None, str | None]:
+def decode_arguments(
+    arguments: object, tool: ToolValidator, *, exact: bool = False
+) -> tuple[Mapping[str, Any] | None, str | None]:
     """Arguments as logged -> (the object, None) or (None, why not).
 
-    Providers log arguments as a JSON string; decode it. An empty string is
-    an empty object only for a tool with no required parameter (some models
-    send "" for parameterless tools).
+    Providers log arguments as a JSON string; decode it (with orjson, or, when
+    ``exact``, with the standard library, which keeps integers beyond 64 bits).
+    An empty string is an empty object only for a tool with no required
+    parameter (some models send "" for parameterless tools).
     """
     if isinstance(arguments, Mapping):
         return arguments, None
@@ -471,17 +516,29 @@ def decode_arguments(arguments: object, tool: ToolValidator) -> tuple[Mapping[st
         if tool.required:
             return None, "arguments are an empty string, but the tool has required parameters"
         return _NOTHING, None
-    try:
-        decoded = _loads(arguments)
-    except _JSONDecodeError as error:
-        return None, f"arguments are not valid JSON: {error.msg} (column {error.colno})"
+    decoded, error = _decode(arguments, exact)
+    if error is not None:
+        return None, f"arguments are not valid JSON: {error}"
     if isinstance(decoded, dict):
         return decoded, None
     if isinstance(decoded, str):
-        try:
-            inner = _loads(decoded)
-        except _JSONDecodeError:
-            inner = None
+        inner, _ = _decode(decoded, exact)
         if isinstance(inner, dict):
             return None, "arguments are double-encoded: a JSON string holding a JSON object"
     return None, f"arguments decode to {kind_phrase(decoded)}, not an object"
+
+
+def _decode(text: str, exact: bool) -> tuple[Any, str | None]:
+    """(the value, None) or (None, the parser's complaint), with orjson or, when
+    orjson refuses valid JSON or ``exact`` asks for it, the standard library."""
+    if not exact:
+        try:
+            return _loads(text), None
+        except _JSONDecodeError as error:
+            complaint = f"{error.msg} (column {error.colno})"
+    try:
+        return loads_exact(text), None
+    except RecursionError:
+        return None, "nested too deeply"
+    except ValueError as error:
+        return None, complaint if not exact else str(error)

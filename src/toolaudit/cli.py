@@ -149,6 +149,15 @@ def audit(
             help="Audit in N processes (0: one per core). Outputs are identical to --jobs 1.",
         ),
     ] = 1,
+    max_keys: Annotated[
+        str,
+        typer.Option(
+            "--max-keys",
+            metavar="TOOLS[,PARAMS]",
+            help="Distinct tool names, and parameter names per tool, to keep in the summary; "
+            "the rest are folded into <other> (a model that invents names cannot grow memory).",
+        ),
+    ] = "10000,1000",
     max_line_bytes: Annotated[
         int,
         typer.Option("--max-line-bytes", metavar="BYTES", min=1, help="Longer lines are reported as malformed, not parsed."),
@@ -162,6 +171,7 @@ def audit(
     from toolaudit.schemas import NO_SCHEMAS, load_schemas
     from toolaudit.sources import STDIN, expand_paths
 
+    max_tools, max_params = _parse_max_keys(max_keys)
     if not paths:
         if sys.stdin.isatty():
             raise _fail("no input: give log paths, or pipe a log into stdin")
@@ -175,6 +185,8 @@ def audit(
             max_line_bytes=max_line_bytes,
             input_format=None if input_format.value == "auto" else input_format.value,
             jobs=jobs,
+            max_tools=max_tools,
+            max_params=max_params,
         )
         show_progress = sys.stderr.isatty() if progress is None else progress
         with byte_progress(sources, enabled=show_progress) as on_bytes:
@@ -200,6 +212,16 @@ def audit(
     else:
         sys.stdout.write(rendered)
     raise typer.Exit(_exit_code(summary, max_error_rate))
+
+
+def _parse_max_keys(text: str) -> tuple[int, int]:
+    try:
+        numbers = [int(part) for part in text.split(",")]
+    except ValueError:
+        numbers = []
+    if len(numbers) not in (1, 2) or min(numbers) < 2:
+        raise typer.BadParameter("expected TOOLS or TOOLS,PARAMS, whole numbers of at least 2", param_hint="--max-keys")
+    return numbers[0], numbers[-1] if len(numbers) == 2 else 1000
 
 
 def _warn_incomplete(summary: Summary) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from toolaudit.errors import InputError, SchemaError
+from toolaudit.jsonutil import canonical
 from toolaudit.tooldefs import Schemas, normalize_tools
 from toolaudit.validate import Validator, compile_schemas
 
@@ -99,8 +100,10 @@ def dotted_aliases(schemas: Mapping[str, Any]) -> dict[str, str]:
 
 def schemas_digest(schemas: Mapping[str, Any], keyed: Mapping[str, Any] | None = None) -> str:
     content: Any = schemas if not keyed else {"tools": schemas, "keyed": keyed}
-    canonical = orjson.dumps(content, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
-    return "sha256:" + hashlib.sha256(canonical).hexdigest()[:16]
+    text = canonical(content)
+    if text is None:
+        raise SchemaError("the schemas are nested too deeply to be read")
+    return "sha256:" + hashlib.sha256(text).hexdigest()[:16]
 
 
 def _read_schemas_file(path: str) -> tuple[Schemas, dict[str, Schemas]]:

@@ -1,22 +1,21 @@
 """The aggregate of an audit: counts that add up, merge, and round-trip as JSON.
 
-The audit loop fills a :class:`Tally` (flat dicts keyed by tuples, cheap to
-bump); :meth:`Tally.summary` turns it into a :class:`Summary`, the value users
-see, save, merge and compare. Formatting happens once, at the end.
+The audit loop fills a :class:`~toolaudit.tally.Tally`; it becomes a
+:class:`Summary`, the value users see, save, merge and compare. The totals
+(``calls``, ``ok``, ``invalid``, ``by_kind``) are derived from ``by_tool``, so
+the per-tool figures sum to them by construction.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from toolaudit.errors import ToolAuditError
-from toolaudit.validate import PARAMETER_KINDS
+from toolaudit.folding import DEFAULT_MAX_PARAMS, DEFAULT_MAX_TOOLS, NO_NAME, OTHER, Folding, folded_estimate
 
-#: by_tool key for calls whose name is missing or not a string.
-NO_NAME = "<no name>"
+__all__ = ["NO_NAME", "OTHER", "SourceStatus", "Summary", "SummaryError", "ToolSummary", "merge_summaries"]
 
 Counts = dict[str, int]
 
@@ -71,11 +70,12 @@ class ToolSummary:
             calls=int(data["calls"]),
             ok=int(data["ok"]),
             invalid=int(data["invalid"]),
-            by_kind=dict(data.get("by_kind", {})),
-            by_param={p: dict(k) for p, k in data.get("by_param", {}).items()},
+            by_kind={k: int(v) for k, v in data.get("by_kind", {}).items()},
+            by_param={p: {k: int(v) for k, v in kinds.items()} for p, kinds in data.get("by_param", {}).items()},
         )
 
     def merged(self, other: ToolSummary) -> ToolSummary:
+        """A new summary of both (neither is changed)."""
         by_param = {p: dict(k) for p, k in self.by_param.items()}
         for param, kinds in other.by_param.items():
             _add_counts(by_param.setdefault(param, {}), kinds)
@@ -93,10 +93,10 @@ class Summary:
     """The aggregate of one audit (or of several merged).
 
     Invariants: ``lines == blank_lines + records``; ``calls == ok + invalid``;
-    a record is malformed, holds no call, or holds calls (so ``records >=
-    malformed_records + records_without_calls``);
-    ``malformed_records`` is the sum of ``record_errors``; the ``by_tool``
-    figures sum to ``calls``, ``ok``, ``invalid`` and ``by_kind``.
+    a record is malformed, holds no call, or holds calls; the ``by_tool``
+    figures sum to the totals. At most ``max_tools`` tool names and
+    ``max_params`` parameter names per tool are kept; the others are folded
+    into ``<other>`` (see :mod:`toolaudit.folding`), here on creation.
     """
 
     toolaudit_version: str
@@ -108,11 +108,33 @@ class Summary:
     records: int = 0
     records_without_calls: int = 0
     record_errors: Counts = field(default_factory=dict)
-    calls: int = 0
-    ok: int = 0
-    invalid: int = 0
-    by_kind: Counts = field(default_factory=dict)
     by_tool: dict[str, ToolSummary] = field(default_factory=dict)
+    max_tools: int = DEFAULT_MAX_TOOLS
+    max_params: int = DEFAULT_MAX_PARAMS
+
+    def __post_init__(self) -> None:
+        Folding(self.max_tools).compact(self.by_tool, ToolSummary.merged)
+        for tool in self.by_tool.values():
+            Folding(self.max_params).compact(tool.by_param, _merged_counts)
+
+    @property
+    def calls(self) -> int:
+        return sum(t.calls for t in self.by_tool.values())
+
+    @property
+    def ok(self) -> int:
+        return sum(t.ok for t in self.by_tool.values())
+
+    @property
+    def invalid(self) -> int:
+        return sum(t.invalid for t in self.by_tool.values())
+
+    @property
+    def by_kind(self) -> Counts:
+        kinds: Counts = {}
+        for tool in self.by_tool.values():
+            _add_counts(kinds, tool.by_kind)
+        return kinds
 
     @property
     def malformed_records(self) -> int:
@@ -129,6 +151,16 @@ class Summary:
     @property
     def all_valid(self) -> bool:
         return self.invalid == 0 and self.malformed_records == 0
+
+    @property
+    def folded_tools(self) -> int:
+        """About how many distinct tool names were folded into ``<other>``."""
+        return folded_estimate(self.by_tool, self.max_tools)
+
+    @property
+    def folded_params(self) -> int:
+        """About how many distinct (tool, parameter) names were folded."""
+        return sum(folded_estimate(tool.by_param, self.max_params) for tool in self.by_tool.values())
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -148,6 +180,8 @@ class Summary:
             "error_rate": self.error_rate,
             "by_kind": _sorted_counts(self.by_kind),
             "by_tool": {name: t.to_dict() for name, t in sorted(self.by_tool.items())},
+            "max_keys": {"tools": self.max_tools, "params": self.max_params},
+            "folded": {"tools": self.folded_tools, "params": self.folded_params},
         }
 
     @classmethod
@@ -156,26 +190,23 @@ class Summary:
         if not isinstance(data, Mapping) or "toolaudit_version" not in data:
             raise SummaryError("not a toolaudit summary (no toolaudit_version)")
         try:
+            limits = data.get("max_keys", {})
             return cls(
                 toolaudit_version=str(data["toolaudit_version"]),
                 schemas_digest=data.get("schemas_digest"),
                 complete=bool(data["complete"]),
                 sources=[
-                    SourceStatus(
-                        path=s["path"], lines=int(s["lines"]), complete=bool(s["complete"]), error=s.get("error")
-                    )
+                    SourceStatus(path=s["path"], lines=int(s["lines"]), complete=bool(s["complete"]), error=s.get("error"))
                     for s in data["sources"]
                 ],
                 lines=int(data["lines"]),
                 blank_lines=int(data["blank_lines"]),
                 records=int(data["records"]),
                 records_without_calls=int(data.get("records_without_calls", 0)),
-                record_errors=dict(data["record_errors"]),
-                calls=int(data["calls"]),
-                ok=int(data["ok"]),
-                invalid=int(data["invalid"]),
-                by_kind=dict(data["by_kind"]),
+                record_errors={k: int(v) for k, v in data["record_errors"].items()},
                 by_tool={name: ToolSummary.from_dict(t) for name, t in data["by_tool"].items()},
+                max_tools=int(limits.get("tools", DEFAULT_MAX_TOOLS)),
+                max_params=int(limits.get("params", DEFAULT_MAX_PARAMS)),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise SummaryError(f"not a toolaudit summary: missing or odd field ({error})") from error
@@ -185,30 +216,27 @@ class Summary:
 
         Sources with the same path (byte ranges of one file, audited apart)
         become one entry. Refuses, with the reason, summaries that cannot be
-        added honestly: other toolaudit versions, or other schemas.
+        added honestly: other toolaudit versions, other schemas, other limits.
         """
-        if other.toolaudit_version != self.toolaudit_version:
-            raise SummaryError(
-                f"cannot merge summaries of toolaudit {self.toolaudit_version} and "
-                f"{other.toolaudit_version}: re-audit with one version"
-            )
-        if other.schemas_digest != self.schemas_digest:
-            raise SummaryError(
-                "cannot merge summaries audited against different schemas "
-                f"({self.schemas_digest} and {other.schemas_digest})"
-            )
+        for what, mine, theirs in (
+            ("toolaudit versions", self.toolaudit_version, other.toolaudit_version),
+            ("schemas", self.schemas_digest, other.schemas_digest),
+            ("--max-keys limits", (self.max_tools, self.max_params), (other.max_tools, other.max_params)),
+        ):
+            if mine != theirs:
+                raise SummaryError(f"cannot merge summaries made with different {what} ({mine} and {theirs})")
         sources = {s.path: replace(s) for s in self.sources}
         for status in other.sources:
-            mine = sources.get(status.path)
-            if mine is None:
+            mine_status = sources.get(status.path)
+            if mine_status is None:
                 sources[status.path] = replace(status)
             else:
-                mine.lines += status.lines
-                mine.complete = mine.complete and status.complete
-                mine.error = mine.error or status.error
+                mine_status.lines += status.lines
+                mine_status.complete = mine_status.complete and status.complete
+                mine_status.error = mine_status.error or status.error
         by_tool = dict(self.by_tool)
         for name, tool in other.by_tool.items():
-            by_tool[name] = by_tool[name].merged(tool) if name in by_tool else tool
+            by_tool[name] = by_tool[name].merged(tool) if name in by_tool else tool.merged(ToolSummary())
         return Summary(
             toolaudit_version=self.toolaudit_version,
             schemas_digest=self.schemas_digest,
@@ -219,11 +247,9 @@ class Summary:
             records=self.records + other.records,
             records_without_calls=self.records_without_calls + other.records_without_calls,
             record_errors=_add_counts(dict(self.record_errors), other.record_errors),
-            calls=self.calls + other.calls,
-            ok=self.ok + other.ok,
-            invalid=self.invalid + other.invalid,
-            by_kind=_add_counts(dict(self.by_kind), other.by_kind),
             by_tool=by_tool,
+            max_tools=self.max_tools,
+            max_params=self.max_params,
         )
 
 
@@ -239,87 +265,14 @@ def merge_summaries(summaries: Iterable[Summary]) -> Summary:
     return merged
 
 
-class Tally:
-    """Mutable counters for the audit loop; :meth:`summary` formats them once."""
-
-    __slots__ = (
-        "lines",
-        "blank_lines",
-        "records",
-        "records_without_calls",
-        "record_errors",
-        "ok_by_tool",
-        "invalid_by_tool",
-        "problems",
-    )
-
-    def __init__(self) -> None:
-        self.lines = 0
-        self.blank_lines = 0
-        self.records = 0
-        self.records_without_calls = 0
-        self.record_errors: Counts = {}
-        self.ok_by_tool: Counter[str] = Counter()
-        self.invalid_by_tool: Counts = {}
-        #: (tool, kind, subject) -> occurrences
-        self.problems: dict[tuple[str, str, str], int] = {}
-
-    def count_problems(self, tool: str, problems: Iterable[tuple[str, str]]) -> None:
-        self.invalid_by_tool[tool] = self.invalid_by_tool.get(tool, 0) + 1
-        counts = self.problems
-        for kind, subject in problems:
-            key = (tool, kind, subject)
-            counts[key] = counts.get(key, 0) + 1
-
-    def summary(
-        self,
-        *,
-        version: str,
-        schemas_digest: str | None,
-        sources: list[SourceStatus],
-        complete: bool,
-    ) -> Summary:
-        by_tool: dict[str, ToolSummary] = {}
-        for name, count in self.ok_by_tool.items():
-            tool = by_tool.setdefault(name, ToolSummary())
-            tool.ok += count
-            tool.calls += count
-        for name, count in self.invalid_by_tool.items():
-            tool = by_tool.setdefault(name, ToolSummary())
-            tool.invalid += count
-            tool.calls += count
-        by_kind: Counts = {}
-        for (name, kind, subject), count in self.problems.items():
-            tool = by_tool[name]
-            tool.by_kind[kind] = tool.by_kind.get(kind, 0) + count
-            by_kind[kind] = by_kind.get(kind, 0) + count
-            if kind in PARAMETER_KINDS:
-                params = tool.by_param.setdefault(subject, {})
-                params[kind] = params.get(kind, 0) + count
-        ok = sum(self.ok_by_tool.values())
-        invalid = sum(self.invalid_by_tool.values())
-        return Summary(
-            toolaudit_version=version,
-            schemas_digest=schemas_digest,
-            complete=complete,
-            sources=sources,
-            lines=self.lines,
-            blank_lines=self.blank_lines,
-            records=self.records,
-            records_without_calls=self.records_without_calls,
-            record_errors=dict(self.record_errors),
-            calls=ok + invalid,
-            ok=ok,
-            invalid=invalid,
-            by_kind=by_kind,
-            by_tool=by_tool,
-        )
-
-
 def _add_counts(into: Counts, other: Mapping[str, int]) -> Counts:
     for key, count in other.items():
         into[key] = into.get(key, 0) + count
     return into
+
+
+def _merged_counts(first: Counts, second: Counts) -> Counts:
+    return _add_counts(dict(first), second)
 
 
 def _sorted_counts(counts: Mapping[str, int]) -> Counts:

@@ -6,13 +6,14 @@ from collections.abc import Callable
 
 import orjson
 
+from toolaudit.jsonutil import dumps_any
 from toolaudit.output.table import render_table
 from toolaudit.summary import Summary
 
 
 def render_json(summary: Summary) -> str:
     """The summary as indented JSON, keys in a stable order, ending in a newline."""
-    return orjson.dumps(summary.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n"
+    return dumps_any(summary.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n"
 
 
 #: --format choices -> renderer.

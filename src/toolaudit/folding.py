@@ -1,0 +1,84 @@
+"""Bounded tables: at most ``limit`` distinct names, the rest folded into ``<other>``.
+
+A model that invents tool or parameter names can produce millions of them; a
+summary must not grow with them. A table keeps the names with the smallest
+*stable* hashes (a "bottom-k" sample), which makes the result independent of
+the order names arrive in: shards of a log audited apart and merged keep the
+same names as the audit of the whole, and the same ``<other>`` counts. The
+same sample estimates how many distinct names were folded.
+
+Tables hold up to twice their limit between compactions, so that adding a
+name costs O(1) amortised.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, MutableMapping
+from typing import TypeVar
+
+OTHER = "<other>"
+#: Names that are never folded: the buckets themselves.
+NO_NAME = "<no name>"
+_BUCKETS = frozenset({OTHER, NO_NAME})
+_HASH_SPACE = 1 << 64
+
+DEFAULT_MAX_TOOLS = 10_000
+DEFAULT_MAX_PARAMS = 1_000
+
+V = TypeVar("V")
+
+
+def stable_hash(name: str) -> int:
+    """A 64-bit hash that is the same in every process and every run."""
+    data = name.encode("utf-8", "surrogatepass")
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big")
+
+
+class Folding:
+    """Which names one bounded table keeps. ``threshold`` is None until the
+    first fold; from then on a new name is kept only if its hash is below it."""
+
+    __slots__ = ("limit", "threshold")
+
+    def __init__(self, limit: int, threshold: int | None = None) -> None:
+        self.limit = limit
+        self.threshold = threshold
+
+    def admits(self, name: str) -> bool:
+        """Whether a name not yet in the table may enter it (else it counts as <other>)."""
+        return self.threshold is None or name in _BUCKETS or stable_hash(name) < self.threshold
+
+    def maybe_compact(self, table: MutableMapping[str, V], merge: Callable[[V, V], V]) -> None:
+        """Compact when the table has grown to twice its limit."""
+        if len(table) > 2 * self.limit + len(_BUCKETS):
+            self.compact(table, merge)
+
+    def compact(self, table: MutableMapping[str, V], merge: Callable[[V, V], V]) -> None:
+        """Keep the ``limit`` names with the smallest hashes; fold the others into <other>."""
+        ranked = sorted((stable_hash(name), name) for name in table if name not in _BUCKETS)
+        if len(ranked) <= self.limit:
+            return
+        for _, name in ranked[self.limit :]:
+            folded = table.pop(name)
+            table[OTHER] = merge(table[OTHER], folded) if OTHER in table else folded
+        kept_max = ranked[self.limit - 1][0]
+        self.threshold = kept_max if self.threshold is None else min(self.threshold, kept_max)
+
+
+
+def folded_estimate(table: MutableMapping[str, object], limit: int) -> int:
+    """About how many distinct names were folded into <other> in a compacted
+    table (0 when nothing was).
+
+    The table then keeps the ``limit`` smallest hashes of all n names, and the
+    k-th smallest of n uniform hashes lies near k/n of the hash space: n is
+    about (k - 1) / (k-th smallest / space).
+    """
+    if OTHER not in table:
+        return 0
+    kept = [stable_hash(name) for name in table if name not in _BUCKETS]
+    if len(kept) < limit or limit < 2:
+        return 0
+    estimate = (limit - 1) * _HASH_SPACE / max(max(kept), 1)
+    return max(0, round(estimate) - limit)

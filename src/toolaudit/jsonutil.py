@@ -1,0 +1,88 @@
+"""JSON where orjson cannot be trusted: the standard library as a fallback, off the hot path.
+
+orjson refuses some valid JSON (numbers beyond a double, such as ``1e400``;
+lone surrogate escapes such as ``"\\ud800"``), silently turns integers beyond
+64 bits into floats, and cannot write strings holding lone surrogates or
+structures nested deeper than 255 levels. The audit parses with orjson and
+turns to these helpers only when orjson failed or may have changed a value.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+import orjson
+
+# An integer token of 19 digits or more, which may not fit in 64 bits: digits
+# not preceded by a word character, a dot or a sign of an exponent, nor
+# followed by a fraction or an exponent.
+_LONG_INTEGER = re.compile(rb"(?<![\w.+-])-?\d{19,}(?![\w.])")
+_LONG_INTEGER_TEXT = re.compile(r"(?<![\w.+-])-?\d{19,}(?![\w.])")
+
+
+def may_hold_long_integers(data: bytes | str) -> bool:
+    """Whether orjson may have turned an integer of this JSON text into a float."""
+    pattern = _LONG_INTEGER if isinstance(data, bytes) else _LONG_INTEGER_TEXT
+    return pattern.search(data) is not None  # type: ignore[arg-type]
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def loads_exact(data: bytes | str) -> Any:
+    """Parse with the standard library: exact integers, ``1e400`` as infinity,
+    lone surrogates kept. ``NaN`` and ``Infinity`` literals (not JSON) and
+    invalid UTF-8 raise ``ValueError``; too deep nesting raises ``RecursionError``."""
+    return json.loads(data, parse_constant=_refuse_constant)
+
+
+def dumps_any(value: Any, *, option: int = 0) -> bytes:
+    """orjson's ``dumps``, falling back to the standard library for what orjson
+    cannot write (lone surrogates, deep nesting). The fallback escapes every
+    non-ASCII character, so its output is exact and valid UTF-8; a non-finite
+    number becomes ``null``, as orjson writes it."""
+    try:
+        return orjson.dumps(value, option=option)
+    except (TypeError, orjson.JSONEncodeError):
+        text = json.dumps(
+            _finite(value),
+            ensure_ascii=True,
+            allow_nan=False,
+            sort_keys=bool(option & orjson.OPT_SORT_KEYS),
+            indent=2 if option & orjson.OPT_INDENT_2 else None,
+            separators=None if option & orjson.OPT_INDENT_2 else (",", ":"),
+            default=str,
+        )
+        return text.encode("ascii") + (b"\n" if option & orjson.OPT_APPEND_NEWLINE else b"")
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every infinite or NaN float replaced by None (iteratively)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if not isinstance(value, (dict, list, tuple)):
+        return value
+    root: Any = dict(value) if isinstance(value, dict) else list(value)
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, item in list(items):
+            if isinstance(item, float) and not math.isfinite(item):
+                node[key] = None
+            elif isinstance(item, (dict, list, tuple)):
+                node[key] = dict(item) if isinstance(item, dict) else list(item)
+                pending.append(node[key])
+    return root
+
+
+def canonical(value: Any) -> bytes | None:
+    """Sorted-key JSON of ``value`` (to compare or digest it), or None if it cannot be written."""
+    try:
+        return dumps_any(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+    except (ValueError, RecursionError):
+        return None

@@ -1,0 +1,108 @@
+"""The audit loop's counters: cheap to bump, bounded in size, made a Summary once."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from toolaudit.folding import DEFAULT_MAX_PARAMS, DEFAULT_MAX_TOOLS, OTHER, Folding
+from toolaudit.summary import Counts, SourceStatus, Summary, ToolSummary
+from toolaudit.validate import PARAMETER_KINDS
+
+
+def _merged_counts(first: Counts, second: Counts) -> Counts:
+    merged = dict(first)
+    for key, count in second.items():
+        merged[key] = merged.get(key, 0) + count
+    return merged
+
+
+class Tally:
+    """Mutable counters for one audit.
+
+    Tool names and parameter names come from logs, so both tables are bounded
+    (see :mod:`toolaudit.folding`): memory does not grow with the number of
+    names a model invents.
+    """
+
+    __slots__ = (
+        "lines",
+        "blank_lines",
+        "records",
+        "records_without_calls",
+        "record_errors",
+        "by_tool",
+        "max_params",
+        "_tool_folding",
+        "_param_foldings",
+    )
+
+    def __init__(self, max_tools: int = DEFAULT_MAX_TOOLS, max_params: int = DEFAULT_MAX_PARAMS) -> None:
+        self.lines = 0
+        self.blank_lines = 0
+        self.records = 0
+        self.records_without_calls = 0
+        self.record_errors: Counts = {}
+        self.by_tool: dict[str, ToolSummary] = {}
+        self.max_params = max_params
+        self._tool_folding = Folding(max_tools)
+        self._param_foldings: dict[str, Folding] = {}  # by tool name, once it has a parameter error
+
+    def _tool(self, name: str) -> tuple[str, ToolSummary]:
+        """The table entry that counts calls to ``name``: its own, or <other>'s."""
+        tool = self.by_tool.get(name)
+        if tool is None:
+            if not self._tool_folding.admits(name):
+                name = OTHER
+            tool = self.by_tool.get(name)
+            if tool is None:
+                self._tool_folding.maybe_compact(self.by_tool, ToolSummary.merged)
+                tool = self.by_tool[name] = ToolSummary()
+        return name, tool
+
+    def count_ok(self, names: Iterable[str]) -> None:
+        """Count valid calls, given their tools' names (many at once: counted in C)."""
+        for name, count in Counter(names).items():
+            _, tool = self._tool(name)
+            tool.calls += count
+            tool.ok += count
+
+    def count_problems(self, name: str, problems: Iterable[tuple[str, str]]) -> None:
+        """Count one invalid call and its problems."""
+        key, tool = self._tool(name)
+        tool.calls += 1
+        tool.invalid += 1
+        by_kind = tool.by_kind
+        for kind, subject in problems:
+            by_kind[kind] = by_kind.get(kind, 0) + 1
+            if kind in PARAMETER_KINDS:
+                kinds = tool.by_param.get(subject)
+                if kinds is None:
+                    kinds = self._new_param(key, tool, subject)
+                kinds[kind] = kinds.get(kind, 0) + 1
+
+    def _new_param(self, key: str, tool: ToolSummary, param: str) -> Counts:
+        folding = self._param_foldings.get(key)
+        if folding is None:
+            folding = self._param_foldings[key] = Folding(self.max_params)
+        if not folding.admits(param):
+            param = OTHER
+        if param not in tool.by_param:
+            folding.maybe_compact(tool.by_param, _merged_counts)
+        return tool.by_param.setdefault(param, {})
+
+    def summary(self, *, version: str, schemas_digest: str | None, sources: list[SourceStatus], complete: bool) -> Summary:
+        return Summary(
+            toolaudit_version=version,
+            schemas_digest=schemas_digest,
+            complete=complete,
+            sources=sources,
+            lines=self.lines,
+            blank_lines=self.blank_lines,
+            records=self.records,
+            records_without_calls=self.records_without_calls,
+            record_errors=dict(self.record_errors),
+            by_tool={name: tool.merged(ToolSummary()) for name, tool in self.by_tool.items()},
+            max_tools=self._tool_folding.limit,
+            max_params=self.max_params,
+        )
