@@ -133,3 +133,91 @@ def test_a_huge_line_is_audited_or_refused_per_the_limit(tmp_path):
     assert "over the --max-line-bytes limit" in refused[1]["detail"]
     audited = list(Audit([Source(str(path))], SCHEMAS, AuditOptions(max_line_bytes=200 << 20)))
     assert errors(audited) == [(1, []), (2, []), (3, [])]
+
+
+# -- damaged gzip, hostile names, untrusted schemas (through the command line) ----------
+
+import gzip  # noqa: E402
+
+from typer.testing import CliRunner  # noqa: E402
+
+from toolaudit.cli import app  # noqa: E402
+
+
+def cli(*args: str, input: bytes | None = None):
+    return CliRunner().invoke(app, list(args), input=input, catch_exceptions=False)
+
+
+def test_a_truncated_gzip_is_audited_up_to_the_damage_and_reported(tmp_path):
+    lines = b"".join(b'{"name": "t", "arguments": {"n": %d}}\n' % i for i in range(50_000))
+    damaged = tmp_path / "calls.jsonl.gz"
+    damaged.write_bytes(gzip.compress(lines)[:-2000])
+    schemas = tmp_path / "s.json"
+    schemas.write_text(json.dumps({"t": {"parameters": {"properties": {"n": {"type": "integer"}}}}}))
+    summary_path = tmp_path / "summary.json"
+    result = cli("audit", str(damaged), "-s", str(schemas), "--summary", str(summary_path))
+    assert result.exit_code == 1
+    summary = json.loads(summary_path.read_text())
+    assert summary["complete"] is False
+    read = summary["lines"]
+    assert 10_000 < read < 50_000 and summary["ok"] == read  # every line before the damage, all valid
+    error = summary["sources"][0]["error"]
+    assert "truncated" in error and f"after line {read}" in error
+    assert f"{damaged}: gzip data ends" in result.stderr and "warning" in result.stderr
+    assert "INCOMPLETE" in result.stdout
+
+
+HOSTILE = ["\x1b[31mred\x1b[0m", "line\nbreak", "\u202eevil", "tab\there", "nul\x00"]
+
+
+def test_hostile_names_are_escaped_on_the_terminal_and_exact_in_json(tmp_path):
+    schemas = tmp_path / "s.json"
+    schemas.write_text(json.dumps({"t": {"parameters": {"properties": {}}}}))
+    log = tmp_path / "log.jsonl"
+    log.write_text("".join(json.dumps({"name": name, "arguments": {}}) + "\n" for name in HOSTILE)
+                   + json.dumps({"name": "t", "arguments": {name: 1 for name in HOSTILE}}) + "\n")
+    summary_path = tmp_path / "summary.json"
+    table = cli("audit", str(log), "-s", str(schemas), "--summary", str(summary_path)).stdout
+    for raw, shown in [("\x1b", "\\x1b[31mred"), ("line\nbreak", "line\\nbreak"), ("\u202e", "\\u202eevil")]:
+        assert raw not in table and shown in table
+    assert "\x00" not in table
+    summary = json.loads(summary_path.read_text())
+    assert set(HOSTILE) <= set(summary["by_tool"])
+    assert set(summary["by_tool"]["t"]["by_param"]) == set(HOSTILE)
+
+
+def test_a_schema_defect_with_a_hostile_name_is_reported_escaped(tmp_path):
+    schemas = tmp_path / "s.json"
+    schemas.write_text(json.dumps({"t\x1b[2J": {"parameters": {"properties": {"p\n": {"type": "strin"}}}}}))
+    result = cli("audit", "-", "-s", str(schemas), input=b"")
+    assert result.exit_code == 2
+    assert "\x1b" not in result.stderr and "\\x1b[2J" in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+def test_huge_schemas_work(tmp_path):
+    tools = {f"tool_{t}": {"parameters": {"properties": {f"p{p}": {"type": "integer"} for p in range(1000)}}} for t in range(20)}
+    tools.update({f"small_{t}": {"parameters": {"properties": {"a": {"type": "string"}}, "required": ["a"]}} for t in range(10_000)})
+    schemas = tmp_path / "s.json"
+    schemas.write_bytes(orjson.dumps(tools))
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(orjson.dumps({"name": "tool_3", "arguments": {"p999": 1, "p0": "x"}}) + b"\n"
+                    + orjson.dumps({"name": "small_9999", "arguments": {}}) + b"\n")
+    rows = json.loads("[" + ",".join(cli("audit", str(log), "-s", str(schemas), "-r", "-").stdout.splitlines()) + "]")
+    assert [row["errors"] for row in rows] == [["type:p0"], ["missing:a"]]
+
+
+def test_deeply_nested_schemas_work_and_too_deep_ones_are_refused_clearly(tmp_path):
+    nested: dict = {"type": "string"}
+    for _ in range(300):  # deeper than orjson writes, shallower than it reads
+        nested = {"type": "object", "properties": {"x": nested}}
+    schemas = tmp_path / "s.json"
+    schemas.write_text(json.dumps({"t": {"parameters": {"properties": {"deep": nested}}}}))
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"name": "t", "arguments": {"deep": {}}}\n{"name": "t", "arguments": {"deep": 1}}\n')
+    result = cli("audit", str(log), "-s", str(schemas), "-r", "-")
+    assert [json.loads(line)["errors"] for line in result.stdout.splitlines()] == [[], ["type:deep"]]
+    too_deep = tmp_path / "deep.json"
+    too_deep.write_text('{"t": {"parameters": {"properties": {"x": ' + "[" * 3000 + "]" * 3000 + "}}}}")
+    refused = cli("audit", str(log), "-s", str(too_deep))
+    assert refused.exit_code == 2 and "not valid JSON" in refused.stderr and refused.stderr.count("\n") == 1

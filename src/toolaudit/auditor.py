@@ -101,7 +101,8 @@ class Audit:
         self.sources = [s if isinstance(s, Source) else Source(s) for s in inputs]
         self.schemas = schemas
         self.options = options
-        self._on_bytes = on_bytes
+        #: Told how many bytes each read consumed (progress); may be set until run().
+        self.on_bytes = on_bytes
         self._stdin = stdin
         self._tally = Tally(options.max_tools, options.max_params)
         self._statuses: list[SourceStatus] = []
@@ -135,31 +136,53 @@ class Audit:
         if self.options.jobs != 1:
             from toolaudit.parallel import run_in_parallel
 
-            return run_in_parallel(self, report, self._on_bytes)
+            return run_in_parallel(self, report, self.on_bytes)
         return self.run_here(report)
 
     def run_here(self, report: BinaryIO | None = None) -> Summary:
         """:meth:`run`, in this process."""
         # Each row is written as soon as it is dumped: holding many orjson
         # results alive at once (a list, a join) was 10x slower, measured.
-        for rows in self._row_batches(want_rows=report is not None):
-            if report is not None:
-                write_rows(report, rows)
+        try:
+            for rows in self._row_batches(want_rows=report is not None):
+                if report is not None:
+                    write_rows(report, rows)
+        except KeyboardInterrupt:
+            self.finish(interrupted=True)  # interrupted while writing: the summary still says so
+            raise
         assert self.summary is not None
         return self.summary
 
     def _row_batches(self, *, want_rows: bool) -> Iterator[list[Row]]:
-        for source in self.sources:
-            status = SourceStatus(source.name)
-            self._statuses.append(status)
-            self._stream_tools, self._stream_more_pages = None, False
-            yield from self._audit_source(source, status, want_rows)
-        self.summary = self._tally.summary(
-            version=__version__,
-            schemas_digest=self.schemas.digest,
-            sources=self._statuses,
-            complete=all(s.complete for s in self._statuses),
-        )
+        """The report rows, a batch at a time; sets :attr:`summary` at the end.
+
+        Interrupted (Ctrl-C, SIGTERM), it still yields every complete row and
+        sets a summary that says it is incomplete, then lets the interruption go on.
+        """
+        try:
+            for source in self.sources:
+                status = SourceStatus(source.name)
+                self._statuses.append(status)
+                self._stream_tools, self._stream_more_pages = None, False
+                yield from self._audit_source(source, status, want_rows)
+        except KeyboardInterrupt:
+            self.finish(interrupted=True)
+            raise
+        self.finish()
+
+    def finish(self, *, interrupted: bool = False) -> Summary:
+        """Set :attr:`summary` from what was counted (once; an interrupted run is incomplete)."""
+        if self.summary is None:
+            if interrupted and self._statuses and self._statuses[-1].complete:
+                last = self._statuses[-1]
+                last.complete, last.error = False, "interrupted before the end"
+            self.summary = self._tally.summary(
+                version=__version__,
+                schemas_digest=self.schemas.digest,
+                sources=self._statuses,
+                complete=not interrupted and all(s.complete for s in self._statuses),
+            )
+        return self.summary
 
     # -- the hot loop -------------------------------------------------------------
 
@@ -181,7 +204,7 @@ class Audit:
         blank = 0
         try:
             for lines in read_line_batches(
-                source, max_line_bytes=self.options.max_line_bytes, on_bytes=self._on_bytes, stdin=self._stdin
+                source, max_line_bytes=self.options.max_line_bytes, on_bytes=self.on_bytes, stdin=self._stdin
             ):
                 if want_rows:
                     rows = kept = []
@@ -231,12 +254,24 @@ class Audit:
                 ok_batch.clear()
                 if rows:
                     yield rows
+                    rows = []
         except DamagedInput as damage:
             status.complete = False
             status.error = f"{damage}; reading stopped after line {lineno}"
         except InputError as error:
             status.complete = False
             status.error = str(error)
+        except KeyboardInterrupt:
+            status.complete = False
+            status.error = f"interrupted after line {lineno}"
+            self._count_lines(source, status, lineno, blank)
+            if rows:
+                yield rows  # every complete row of the batch in progress
+            raise
+        self._count_lines(source, status, lineno, blank)
+
+    def _count_lines(self, source: Source, status: SourceStatus, lineno: int, blank: int) -> None:
+        tally = self._tally
         lines_read = lineno - (source.first_line - 1)
         status.lines = lines_read
         tally.lines += lines_read

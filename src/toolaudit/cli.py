@@ -7,13 +7,17 @@ Imports of the audit machinery live inside the commands, so that
 from __future__ import annotations
 
 import enum
+import gc
+import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from toolaudit import __version__
-from toolaudit.errors import ToolAuditError
+from toolaudit.errors import Terminated, ToolAuditError
 
 if TYPE_CHECKING:
     from toolaudit.summary import Summary
@@ -21,11 +25,16 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_INVALID = 1
 EXIT_CANNOT_RUN = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+EXIT_TERMINATED = 143  # 128 + SIGTERM
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 every call valid and no malformed record; 1 something invalid or "
     "malformed, or an input not read to the end (--max-error-rate R turns the first "
-    "two into 0 when the error rate is at most R); 2 the audit could not run."
+    "two into 0 when the error rate is at most R); 2 the audit could not run; 130 / 143 "
+    "interrupted by Ctrl-C / SIGTERM (the report keeps every complete row, the summary "
+    "says complete: false)."
 )
 
 app = typer.Typer(
@@ -165,7 +174,7 @@ def audit(
 ) -> None:
     """Audit logs of tool calls: a report row per call and a summary of what failed."""
     from toolaudit.auditor import Audit, AuditOptions
-    from toolaudit.output import RENDERERS
+    from toolaudit.output import RENDERERS, render_json
     from toolaudit.output.files import AtomicOutput, check_outputs_differ_from_inputs
     from toolaudit.progress import byte_progress
     from toolaudit.schemas import NO_SCHEMAS, load_schemas
@@ -178,6 +187,9 @@ def audit(
         paths = [STDIN]
     try:
         schema_set = load_schemas(schemas) if schemas else NO_SCHEMAS
+        # The schemas live as long as the run: keep the cycle collector from
+        # walking them again and again (it costs with large schemas).
+        gc.freeze()
         sources = expand_paths(paths, skip=schemas or ())
         check_outputs_differ_from_inputs([report, summary_path], sources)
         options = AuditOptions(
@@ -189,22 +201,29 @@ def audit(
             max_params=max_params,
         )
         show_progress = sys.stderr.isatty() if progress is None else progress
-        with byte_progress(sources, enabled=show_progress) as on_bytes:
-            auditor = Audit(sources, schema_set, options, on_bytes=on_bytes)
-            if report is None:
-                summary = auditor.run()
-            else:
-                with AtomicOutput(report) as report_file:
-                    summary = auditor.run(report_file)
-        if summary_path is not None:
-            from toolaudit.output import render_json
-
-            with AtomicOutput(summary_path) as summary_file:
-                summary_file.write(render_json(summary).encode())
+        auditor = Audit(sources, schema_set, options)
+        interrupted: KeyboardInterrupt | None = None
+        with _sigterm_raises_terminated():
+            try:
+                with byte_progress(sources, enabled=show_progress) as on_bytes:
+                    auditor.on_bytes = on_bytes
+                    if report is None:
+                        summary = auditor.run()
+                    else:
+                        with AtomicOutput(report) as report_file:
+                            summary = auditor.run(report_file)
+            except KeyboardInterrupt as stop:
+                # The report keeps every complete row; the summary says it is incomplete.
+                interrupted, summary = stop, auditor.finish(interrupted=True)
+            if summary_path is not None:
+                with AtomicOutput(summary_path) as summary_file:
+                    summary_file.write(render_json(summary).encode())
     except ToolAuditError as error:
         raise _fail(str(error)) from None
 
     _warn_incomplete(summary)
+    if interrupted is not None:
+        raise typer.Exit(EXIT_TERMINATED if isinstance(interrupted, Terminated) else EXIT_INTERRUPTED)
     rendered = RENDERERS[output_format.value](summary)
     if report == "-":
         # stdout carries the report: the summary must not be mixed into it.
@@ -212,6 +231,20 @@ def audit(
     else:
         sys.stdout.write(rendered)
     raise typer.Exit(_exit_code(summary, max_error_rate))
+
+
+@contextmanager
+def _sigterm_raises_terminated() -> Iterator[None]:
+    """Within, SIGTERM stops the audit as Ctrl-C does (see errors.Terminated)."""
+
+    def terminate(signum: int, frame: object) -> None:
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _parse_max_keys(text: str) -> tuple[int, int]:
@@ -280,10 +313,12 @@ def main() -> None:
     """Console entry point."""
     try:
         app()
+        sys.stdout.flush()  # here, so that a closed pipe is met inside the try
     except BrokenPipeError:
-        # The reader went away (`toolaudit audit ... | head`): stop quietly.
+        # The reader went away (`toolaudit audit ... | head`): stop quietly. Point
+        # stdout at /dev/null so that the interpreter's own last flush cannot fail.
         import os
 
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        sys.exit(141)
+        sys.exit(EXIT_BROKEN_PIPE)

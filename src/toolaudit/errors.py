@@ -56,3 +56,7 @@ class InputError(ToolAuditError):
 
 class OutputError(ToolAuditError):
     """An output (report, summary) cannot be written."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that an audit stops the same way for both."""

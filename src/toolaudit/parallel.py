@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -126,6 +127,10 @@ _worker_options: AuditOptions | None = None
 def _start_worker(schemas: SchemaSet, options: AuditOptions) -> None:
     global _worker_schemas, _worker_options
     _worker_schemas, _worker_options = schemas, options
+    # Ctrl-C reaches the whole process group: the parent alone decides what an
+    # interruption means, and ends the workers; they must not print tracebacks.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _audit_part(task: tuple[Source, str | None]) -> _PartResult:
@@ -179,6 +184,11 @@ def run_in_parallel(audit: Audit, report: BinaryIO | None, on_bytes: Callable[[i
             # A run that stops (a call with no schemas) must stop where one process
             # would, with the same message: let one process find it.
             return _again_in_one_process(audit, report, streaming)
+        except KeyboardInterrupt:
+            # The report holds the ranges finished in order; so does the summary.
+            done = results if streaming or report is None else []
+            audit.summary = _interrupted_summary(audit, done)
+            raise
         if any(result.defines_tools for result in results):
             return _again_in_one_process(audit, report, streaming)
         if report is not None and not streaming:
@@ -201,3 +211,13 @@ def _again_in_one_process(audit: Audit, report: BinaryIO | None, rewind: bool) -
         report.seek(0)
         report.truncate()
     return audit.run_here(report)
+
+
+def _interrupted_summary(audit: Audit, done: list[_PartResult]) -> Summary:
+    if not done:
+        return audit.finish(interrupted=True)
+    summary = merge_summaries(result.summary for result in done)
+    summary.complete = False
+    last = summary.sources[-1]
+    last.complete, last.error = False, "interrupted before the end"
+    return summary

@@ -173,10 +173,13 @@ def _chunks(
 
 
 def _raw_chunks(stream: BinaryIO, on_bytes: Callable[[int], object] | None, limit: int | None) -> Iterator[bytes]:
+    # read1 returns what a pipe has now instead of waiting for a whole chunk,
+    # so that `tail -f log | toolaudit audit` audits lines as they come.
+    read = getattr(stream, "read1", stream.read)
     left = limit
     while left is None or left > 0:
         try:
-            chunk = stream.read(CHUNK_BYTES if left is None else min(CHUNK_BYTES, left))
+            chunk = read(CHUNK_BYTES if left is None else min(CHUNK_BYTES, left))
         except OSError as error:
             raise DamagedInput(f"read error: {error.strerror or error}") from error
         if not chunk:

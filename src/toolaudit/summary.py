@@ -115,7 +115,7 @@ class Summary:
     def __post_init__(self) -> None:
         Folding(self.max_tools).compact(self.by_tool, ToolSummary.merged)
         for tool in self.by_tool.values():
-            Folding(self.max_params).compact(tool.by_param, _merged_counts)
+            Folding(self.max_params).compact(tool.by_param, merged_counts)
 
     @property
     def calls(self) -> int:
@@ -271,7 +271,7 @@ def _add_counts(into: Counts, other: Mapping[str, int]) -> Counts:
     return into
 
 
-def _merged_counts(first: Counts, second: Counts) -> Counts:
+def merged_counts(first: Counts, second: Counts) -> Counts:
     return _add_counts(dict(first), second)
 
 

@@ -6,15 +6,8 @@ from collections import Counter
 from collections.abc import Iterable
 
 from toolaudit.folding import DEFAULT_MAX_PARAMS, DEFAULT_MAX_TOOLS, OTHER, Folding
-from toolaudit.summary import Counts, SourceStatus, Summary, ToolSummary
+from toolaudit.summary import Counts, SourceStatus, Summary, ToolSummary, merged_counts
 from toolaudit.validate import PARAMETER_KINDS
-
-
-def _merged_counts(first: Counts, second: Counts) -> Counts:
-    merged = dict(first)
-    for key, count in second.items():
-        merged[key] = merged.get(key, 0) + count
-    return merged
 
 
 class Tally:
@@ -88,7 +81,7 @@ class Tally:
         if not folding.admits(param):
             param = OTHER
         if param not in tool.by_param:
-            folding.maybe_compact(tool.by_param, _merged_counts)
+            folding.maybe_compact(tool.by_param, merged_counts)
         return tool.by_param.setdefault(param, {})
 
     def summary(self, *, version: str, schemas_digest: str | None, sources: list[SourceStatus], complete: bool) -> Summary:

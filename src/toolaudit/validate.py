@@ -13,6 +13,7 @@ prefix of another, sorting the pairs sorts the strings the same way.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -127,7 +128,7 @@ class _Parameter:
     __slots__ = ("name", "accepted_kinds", "enum", "enum_fast")
 
     def __init__(self, tool: str, name: str, spec: object) -> None:
-        if not isinstance(spec, Mapping):
+        if type(spec) is not dict and not isinstance(spec, Mapping):  # the exact test first: it is much faster
             raise SchemaError(
                 f"the parameter's schema must be an object, not {kind_phrase(spec)}",
                 tool=tool,
@@ -164,20 +165,34 @@ class _Parameter:
 
 
 def _accepted_kinds(tool: str, parameter: str, declared: object) -> frozenset[str]:
-    names = declared if isinstance(declared, (list, tuple)) else (declared,)
+    names = tuple(declared) if isinstance(declared, (list, tuple)) else (declared,)
+    try:
+        return _kinds_of_names(names)
+    except (KeyError, TypeError):  # a name that is not a known type name (or not even a string)
+        for type_name in names:
+            if not isinstance(type_name, str) or type_name not in _KINDS_ACCEPTED_BY_TYPE_NAME:
+                known = ", ".join(TYPE_NAMES)
+                raise SchemaError(
+                    f"unknown type name {type_name!r} (known: {known})", tool=tool, parameter=parameter
+                ) from None
+        raise
+
+
+@functools.lru_cache(maxsize=256)
+def _kinds_of_names(names: tuple[str, ...]) -> frozenset[str]:
+    # Cached: a schema with a million parameters has a handful of distinct types,
+    # and one shared frozenset per type keeps compiling it fast and small.
     kinds: set[str] = set()
     for type_name in names:
-        accepted = (
-            _KINDS_ACCEPTED_BY_TYPE_NAME.get(type_name) if isinstance(type_name, str) else None
-        )
-        if accepted is None:
-            known = ", ".join(TYPE_NAMES)
-            raise SchemaError(
-                f"unknown type name {type_name!r} (known: {known})", tool=tool, parameter=parameter
-            )
-        kinds |= accepted
+        kinds |= _KINDS_ACCEPTED_BY_TYPE_NAME[type_name]
     # An empty list of names accepts no value at all.
     return frozenset(kinds)
+
+
+@functools.lru_cache(maxsize=256)
+def _exact_types_of(kinds: frozenset[str] | None) -> frozenset[type]:
+    """The exact value types that pass a type check; all of them without one."""
+    return frozenset().union(*(_EXACT_TYPES_OF_KIND.get(kind, ()) for kind in (kinds if kinds is not None else _EXACT_TYPES_OF_KIND)))
 
 
 def _enum_fast_values(enum: Iterable[object]) -> frozenset[object]:
@@ -203,6 +218,7 @@ def _enum_fast_values(enum: Iterable[object]) -> frozenset[object]:
     return frozenset(values)
 
 
+@functools.lru_cache(maxsize=256)
 def _usual_type(types: frozenset[type]) -> type | None:
     for candidate in (str, int, bool, dict, list, float, type(None)):
         if candidate in types:
@@ -263,15 +279,7 @@ class ToolValidator:
         # check; an untyped parameter lists them all. A value of another type
         # (an OrderedDict, an IntEnum...) is not rejected here: it only sends
         # the call down the full path, which judges it properly.
-        self._exact_types = {
-            param_name: frozenset().union(
-                *(
-                    _EXACT_TYPES_OF_KIND.get(kind, ())
-                    for kind in (param.accepted_kinds if param.accepted_kinds is not None else _EXACT_TYPES_OF_KIND)
-                )
-            )
-            for param_name, param in self.parameters.items()
-        }
+        self._exact_types = {param_name: _exact_types_of(param.accepted_kinds) for param_name, param in self.parameters.items()}
         # The most common exact type of each parameter (str for a string...), or
         # None where no single type stands out: one identity test per argument
         # settles the common case before any set lookup.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Iterable
@@ -18,7 +19,14 @@ BUFFER_BYTES = 1 << 20
 
 class AtomicOutput:
     """A binary output: ``-`` is stdout; a path is written to a temporary file
-    beside it and renamed over it only when everything was written."""
+    beside it and renamed over it only when the writing is done.
+
+    A file that exists and is not a regular file (``/dev/stdout``, a FIFO, a
+    device) is written in place: it cannot be replaced, and must not be. An
+    interrupted run (Ctrl-C, SIGTERM) still puts its output in place, since
+    every row in it is complete and the summary says the run was cut short;
+    any other failure leaves no file behind.
+    """
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -28,49 +36,83 @@ class AtomicOutput:
     def __enter__(self) -> BinaryIO:
         if self.path == STDOUT:
             return sys.stdout.buffer
-        directory = os.path.dirname(os.path.abspath(self.path))
         try:
-            fd, self._temp_path = tempfile.mkstemp(
-                dir=directory, prefix=f".{os.path.basename(self.path)}.", suffix=".partial"
-            )
+            if _is_special_file(self.path):
+                self._file = open(self.path, "wb", buffering=BUFFER_BYTES)  # noqa: SIM115 - closed in __exit__
+                return self._file
+            directory = os.path.dirname(os.path.abspath(self.path))
+            fd, self._temp_path = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(self.path)}.", suffix=".partial")
+            # mkstemp makes the file owner-only; the output gets the mode any new file would.
+            os.chmod(self._temp_path, _new_file_mode(self.path))
             self._file = os.fdopen(fd, "wb", buffering=BUFFER_BYTES)
         except OSError as error:
-            raise OutputError(f"{self.path}: cannot write: {error.strerror or error}") from error
+            raise _cannot_write(self.path, error) from error
         return self._file
 
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
+        keep = kind is None or issubclass(kind, KeyboardInterrupt)
         if self._file is None:
-            if self.path == STDOUT and kind is None:
-                sys.stdout.buffer.flush()
+            if self.path == STDOUT and keep:
+                _flush_quietly_on_interrupt(sys.stdout.buffer, interrupted=kind is not None)
             return
-        assert self._temp_path is not None
         try:
-            if kind is None:
+            if keep:
                 self._file.flush()
-                os.fsync(self._file.fileno())
+                if self._temp_path is not None:
+                    os.fsync(self._file.fileno())
             self._file.close()
-            if kind is None:
+            if keep and self._temp_path is not None:
                 os.replace(self._temp_path, self.path)
                 return
         except OSError as write_error:
             self._discard()
-            raise OutputError(f"{self.path}: cannot write: {write_error.strerror or write_error}") from write_error
+            raise _cannot_write(self.path, write_error) from write_error
         self._discard()
-        if isinstance(error, OSError):
-            raise OutputError(f"{self.path}: cannot write: {error.strerror or error}") from error
+        if isinstance(error, OSError) and not isinstance(error, BrokenPipeError):
+            raise _cannot_write(self.path, error) from error
 
     def _discard(self) -> None:
-        assert self._file is not None and self._temp_path is not None
+        assert self._file is not None
         try:
             self._file.close()
         except OSError:
             pass
-        try:
-            os.unlink(self._temp_path)
-        except OSError:
-            pass
+        if self._temp_path is not None:
+            try:
+                os.unlink(self._temp_path)
+            except OSError:
+                pass
+
+
+def _cannot_write(path: str, error: OSError) -> OutputError:
+    return OutputError(f"{path}: cannot write: {error.strerror or error}")
+
+
+def _is_special_file(path: str) -> bool:
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return False
+
+
+def _new_file_mode(path: str) -> int:
+    """The mode of the file being replaced, or what the umask gives a new file."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def _flush_quietly_on_interrupt(stream: BinaryIO, *, interrupted: bool) -> None:
+    try:
+        stream.flush()
+    except BrokenPipeError:
+        if not interrupted:
+            raise
 
 
 def check_outputs_differ_from_inputs(outputs: Iterable[str | None], sources: Iterable[Source]) -> None:
