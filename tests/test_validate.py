@@ -343,3 +343,13 @@ def test_compiling_does_not_execute_or_import_anything_from_a_schema():
     name = next(iter(hostile))
     assert validator.validate({"name": name, "arguments": {"x": "{0.__class__}"}})["ok"]
     assert validator.validate({"name": name, "arguments": {"x": "y"}})["errors"] == ["enum:x"]
+
+
+def test_enum_values_of_subclasses_from_python_callers_compare_as_json():
+    class Label(str):
+        pass
+
+    assert errors_for_value({"enum": [Label("x")]}, "x") == []
+    assert errors_for_value({"enum": ["x"]}, Label("x")) == []
+    assert errors_for_value({"enum": [IntEnum("E", "A").A]}, 1) == []
+    assert errors_for_value({"enum": [IntEnum("E", "A").A]}, True) == ["enum:p"]

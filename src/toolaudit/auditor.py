@@ -34,7 +34,9 @@ from toolaudit.summary import NO_NAME, SourceStatus, Summary
 from toolaudit.tally import Tally
 from toolaudit.tooldefs import normalize_tools
 from toolaudit.validate import (
+    ENUM,
     MALFORMED,
+    TYPE,
     UNKNOWN_TOOL,
     Problem,
     ToolValidator,
@@ -229,7 +231,7 @@ class Audit:
                             if tool is not None:
                                 problems = tool.check(arguments)
                                 if problems:
-                                    if may_hold_long_integers(line):  # orjson may have changed a number
+                                    if _number_may_be_inexact(problems, arguments) and may_hold_long_integers(line):
                                         self._audit_record(record, lineno, name_of_source, kept, line)
                                         continue
                                     self._count_and_report(
@@ -492,6 +494,17 @@ class Audit:
 _BLANK = object()
 _REPORTED = object()
 _dump_line = functools.partial(orjson.dumps, option=orjson.OPT_APPEND_NEWLINE)
+
+
+def _number_may_be_inexact(problems: Problems, arguments: Mapping[str, Any]) -> bool:
+    """Whether a type or enum error may come from orjson's float for a huge integer:
+    only a float, or an array or object holding one, can be such a value."""
+    for kind, subject in problems:
+        if kind == TYPE or kind == ENUM:
+            value_type = type(arguments.get(subject))
+            if value_type is float or value_type is list or value_type is dict:
+                return True
+    return False
 
 
 def write_rows(report: BinaryIO, rows: list[Row]) -> None:

@@ -24,7 +24,7 @@ class SummaryError(ToolAuditError):
     """A summary file cannot be read, or summaries cannot be merged honestly."""
 
 
-@dataclass
+@dataclass(slots=True)
 class SourceStatus:
     """What happened to one input: how far it was read, and why it stopped."""
 
@@ -40,7 +40,7 @@ class SourceStatus:
         return entry
 
 
-@dataclass
+@dataclass(slots=True)
 class ToolSummary:
     """The calls to one tool name (declared or not) and what was wrong with them."""
 

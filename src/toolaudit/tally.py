@@ -62,7 +62,10 @@ class Tally:
 
     def count_problems(self, name: str, problems: Iterable[tuple[str, str]]) -> None:
         """Count one invalid call and its problems."""
-        key, tool = self._tool(name)
+        tool = self.by_tool.get(name)
+        key = name
+        if tool is None:
+            key, tool = self._tool(name)
         tool.calls += 1
         tool.invalid += 1
         by_kind = tool.by_kind

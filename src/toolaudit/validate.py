@@ -64,6 +64,7 @@ _EXACT_TYPES_OF_KIND: dict[str, frozenset[type]] = {
 }
 
 _NO_PROBLEMS: tuple[Problem, ...] = ()
+_SCALAR_TYPES = frozenset({str, int, float, bool, type(None)})
 _NO_TYPES: frozenset[type] = frozenset()
 
 
@@ -125,7 +126,7 @@ def json_equal(left: object, right: object) -> bool:
 class _Parameter:
     """One declared parameter: which value kinds it accepts and its enum."""
 
-    __slots__ = ("name", "accepted_kinds", "enum", "enum_fast")
+    __slots__ = ("name", "accepted_kinds", "enum", "enum_fast", "enum_scalars_only")
 
     def __init__(self, tool: str, name: str, spec: object) -> None:
         if type(spec) is not dict and not isinstance(spec, Mapping):  # the exact test first: it is much faster
@@ -142,6 +143,8 @@ class _Parameter:
         self.enum: tuple[object, ...] | None = None
         #: For one-lookup membership of hashable scalars; see _enum_fast_values.
         self.enum_fast: frozenset[object] = frozenset()
+        #: Whether every enum value is a plain scalar (no array, object or subclass).
+        self.enum_scalars_only = False
         if "enum" in spec:
             enum = spec["enum"]
             if not isinstance(enum, (list, tuple)):
@@ -150,6 +153,7 @@ class _Parameter:
                 )
             self.enum = tuple(enum)
             self.enum_fast = _enum_fast_values(self.enum)
+            self.enum_scalars_only = all(type(allowed) in _SCALAR_TYPES for allowed in self.enum)
 
     def accepts(self, value: object) -> bool:
         return self.accepted_kinds is None or value_kind(value) in self.accepted_kinds
@@ -161,6 +165,9 @@ class _Parameter:
                 return True
         except TypeError:  # unhashable: only the structural comparison can tell
             pass
+        else:
+            if self.enum_scalars_only and type(value) in _SCALAR_TYPES:
+                return False  # the fast set holds every value such a scalar could equal
         return any(json_equal(value, allowed) for allowed in self.enum)
 
 
