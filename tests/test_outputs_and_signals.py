@@ -23,6 +23,21 @@ def toolaudit(*args: str, **kwargs) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "toolaudit", *args], cwd=REPO, **kwargs)
 
 
+def wait_until_reading_a_pipe(pid: int, timeout: float = 30) -> None:
+    """Until the process sleeps reading a pipe (so it has audited all it was sent)."""
+    wchan = Path(f"/proc/{pid}/wchan")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+        if not wchan.exists():  # not Linux: give it time instead
+            time.sleep(3)
+            return
+        if "pipe_read" in wchan.read_text():
+            time.sleep(0.1)
+            if "pipe_read" in wchan.read_text():
+                return
+
+
 def run(*args: str, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run([sys.executable, "-m", "toolaudit", *args], input=input, capture_output=True, cwd=REPO, timeout=120)
 
@@ -35,8 +50,8 @@ def test_an_interrupted_audit_keeps_its_rows_and_says_it_is_incomplete(tmp_path,
     lines = SAMPLE.read_bytes().splitlines(keepends=True)[:120]
     process.stdin.write(b"".join(lines))
     process.stdin.flush()  # and keep stdin open: the audit now waits for more
+    wait_until_reading_a_pipe(process.pid)
     deadline = time.monotonic() + 20
-    time.sleep(1.0)
     while time.monotonic() < deadline and process.poll() is None:
         process.send_signal(signum)
         try:

@@ -10,6 +10,7 @@ record-carried tools, malformed input.
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, BinaryIO
@@ -30,7 +31,8 @@ from toolaudit.sources import (
     expand_paths,
     read_line_batches,
 )
-from toolaudit.summary import NO_NAME, SourceStatus, Summary
+from toolaudit.folding import OTHER, Folding
+from toolaudit.summary import MAX_GROUPS, NO_NAME, NULL_GROUP, SourceStatus, Summary, ToolSummary, merged_counts
 from toolaudit.tally import Tally
 from toolaudit.tooldefs import normalize_tools
 from toolaudit.validate import (
@@ -79,6 +81,9 @@ class AuditOptions:
     #: the others are folded into "<other>" (see folding.py).
     max_tools: int = DEFAULT_MAX_TOOLS
     max_params: int = DEFAULT_MAX_PARAMS
+    #: Record fields to group the summary by (dotted paths; "model" is the model
+    #: the record's format names); see summary.Summary.groups.
+    group_by: tuple[str, ...] = ()
 
 
 class Audit:
@@ -106,7 +111,12 @@ class Audit:
         #: Told how many bytes each read consumed (progress); may be set until run().
         self.on_bytes = on_bytes
         self._stdin = stdin
-        self._tally = Tally(options.max_tools, options.max_params)
+        #: Counts every line; with --group-by, the groups count the records and calls.
+        self._global = Tally(options.max_tools, options.max_params)
+        #: Where the record being audited is counted: the global tally or its group's.
+        self._tally = self._global
+        self._groups: dict[str, Tally] = {}
+        self._group_folding = Folding(MAX_GROUPS)
         self._statuses: list[SourceStatus] = []
         # Tools that records define for later records: an MCP tools/list result
         # (for the rest of its stream) and OpenAI Batch input lines (by custom_id).
@@ -178,20 +188,53 @@ class Audit:
             if interrupted and self._statuses and self._statuses[-1].complete:
                 last = self._statuses[-1]
                 last.complete, last.error = False, "interrupted before the end"
-            self.summary = self._tally.summary(
-                version=__version__,
-                schemas_digest=self.schemas.digest,
-                sources=self._statuses,
-                complete=not interrupted and all(s.complete for s in self._statuses),
+            complete = not interrupted and all(s.complete for s in self._statuses)
+            summary = self._global.summary(
+                version=__version__, schemas_digest=self.schemas.digest, sources=self._statuses, complete=complete
             )
+            if self.options.group_by:
+                summary = self._with_groups(summary)
+            self.summary = summary
         return self.summary
+
+    def _with_groups(self, total: Summary) -> Summary:
+        """The summary of the groups merged (their counts), with the global line counts."""
+        groups = {}
+        for key, tally in self._groups.items():
+            tally.lines = tally.records  # a group has records, not lines (blank lines have no group)
+            groups[key] = tally.summary(version=total.toolaudit_version, schemas_digest=total.schemas_digest, sources=[], complete=True)
+        merged = replace(total, by_tool={}, records_without_calls=0, record_errors={})
+        for group in groups.values():
+            merged.records_without_calls += group.records_without_calls
+            merged.record_errors = merged_counts(merged.record_errors, group.record_errors)
+            for name, tool in group.by_tool.items():
+                merged.by_tool[name] = merged.by_tool[name].merged(tool) if name in merged.by_tool else tool.merged(ToolSummary())
+        return replace(merged, group_by=self.options.group_by, groups=groups, samples=list(self._global.samples))
+
+    def _use_group(self, key: str) -> None:
+        """Count what follows (one record) in the group ``key``."""
+        tally = self._groups.get(key)
+        if tally is None:
+            if not self._group_folding.admits(key):
+                key = OTHER
+            tally = self._groups.get(key)
+            if tally is None:
+                self._group_folding.maybe_compact(self._groups, Tally.absorbed)
+                tally = self._groups[key] = Tally(self.options.max_tools, self.options.max_params)
+        tally.records += 1
+        self._tally = tally
 
     # -- the hot loop -------------------------------------------------------------
 
     def _audit_source(self, source: Source, status: SourceStatus, want_rows: bool) -> Iterator[list[Row]]:
-        tally = self._tally
+        tally = self._global
         global_tools = self.schemas.validator
-        inline = self.inline_fast_path and global_tools is not None and self.options.input_format in (None, "flat")
+        inline = (
+            self.inline_fast_path
+            and global_tools is not None
+            and self.options.input_format in (None, "flat")
+            and not self.options.group_by  # grouping takes the general path
+        )
         tools_get = global_tools.tools.get if global_tools is not None else _NO_TOOLS.tools.get
         ok_batch: list[str] = []
         ok_names = ok_batch.append
@@ -273,7 +316,7 @@ class Audit:
         self._count_lines(source, status, lineno, blank)
 
     def _count_lines(self, source: Source, status: SourceStatus, lineno: int, blank: int) -> None:
-        tally = self._tally
+        tally = self._global
         lines_read = lineno - (source.first_line - 1)
         status.lines = lines_read
         tally.lines += lines_read
@@ -292,6 +335,7 @@ class Audit:
         """
         if isinstance(line, OversizedLine):
             detail = f"line is {line.length} bytes, over the --max-line-bytes limit"
+            self._group_of(None, None)
             self._record_error("json", source, lineno, detail, rows)
             return _REPORTED
         if not line.strip() or line == _BOM:
@@ -307,6 +351,7 @@ class Audit:
             except (ValueError, RecursionError):
                 pass
             detail = f"not valid JSON: {message} (column {getattr(error, 'colno', '?')})"
+        self._group_of(None, None)
         self._record_error("json", source, lineno, detail, rows)
         return _REPORTED
 
@@ -314,35 +359,38 @@ class Audit:
         error = f"{MALFORMED}:{reason}"
         errors = self._tally.record_errors
         errors[error] = errors.get(error, 0) + 1
+        row = {"source": source, "line": lineno, "index": None, "id": None, "tool": None, "ok": False, "errors": [error], "detail": detail}
         if rows is not None:
-            rows.append(
-                {
-                    "source": source,
-                    "line": lineno,
-                    "index": None,
-                    "id": None,
-                    "tool": None,
-                    "ok": False,
-                    "errors": [error],
-                    "detail": detail,
-                }
-            )
+            rows.append(row)
+        self._keep_sample(row)
+
+    def _keep_sample(self, row: Row) -> None:
+        """Keep a failing row as one of the first few (see summary.SAMPLE_ROWS)."""
+        if self._tally.wants_sample():
+            self._tally.samples.append(row)
+        if self._tally is not self._global and self._global.wants_sample():
+            self._global.samples.append(row)
 
     def _audit_record(
-        self, record: object, lineno: int, source: str, rows: list[Row] | None, line: bytes | None = None
+        self, record: object, lineno: int, source: str, rows: list[Row] | None, line: bytes | None = None, *, grouped: bool = False
     ) -> None:
         """Everything but the inline case. ``line`` is the record's text when it was
         parsed by orjson, which turns integers beyond 64 bits into floats: if a call
         then fails, the line is parsed again exactly and judged on that."""
         if not isinstance(record, dict):
             what = kind_phrase(record)
+            self._group_of(None, None)
             self._record_error("record", source, lineno, f"expected a JSON object holding tool calls, got {what}", rows)
             return
         try:
             extracted = extract(record, self.options.input_format)
         except UnknownShape as shape:
+            if not grouped:
+                self._group_of(record, None)
             self._record_error("record", source, lineno, str(shape), rows)
             return
+        if not grouped:
+            self._group_of(record, extracted.model)
         if extracted.defines is not None:
             self._remember_tools(extracted, source, lineno)
         if not extracted.calls:
@@ -360,10 +408,15 @@ class Audit:
             except (ValueError, RecursionError):
                 exact_record = None
             if exact_record is not None:
-                self._audit_record(exact_record, lineno, source, rows)
+                self._audit_record(exact_record, lineno, source, rows, grouped=True)
                 return
         for call, (tool_key, problems, detail) in zip(extracted.calls, verdicts):
             self._count_and_report(tool_key, call.name, problems, detail, call.id, call.index, extracted.model, lineno, source, rows)
+
+    def _group_of(self, record: Mapping[str, Any] | None, model: str | None) -> None:
+        """With --group-by, count this record in its group (see group_key)."""
+        if self.options.group_by:
+            self._use_group(group_key(record, model, self.options.group_by))
 
     def _validator_for(self, extracted: Extracted, source: str, lineno: int) -> tuple[Validator | None, str | None]:
         """Which schemas judge this record's calls: its own tools first, then tools
@@ -474,7 +527,8 @@ class Audit:
             tally.count_problems(tool_key, problems)
         else:
             tally.count_ok((tool_key,))
-        if rows is not None and (problems or not self.options.errors_only):
+        wanted = rows is not None and (problems or not self.options.errors_only)
+        if wanted or (problems and (self._tally.wants_sample() or self._global.wants_sample())):
             row: Row = {
                 "source": source,
                 "line": lineno,
@@ -488,12 +542,40 @@ class Audit:
             row["errors"] = format_problems(problems)
             if detail is not None:
                 row["detail"] = detail
-            rows.append(row)
+            if wanted:
+                rows.append(row)  # type: ignore[union-attr]
+            if problems:
+                self._keep_sample(row)
 
 
 _BLANK = object()
 _REPORTED = object()
 _dump_line = functools.partial(orjson.dumps, option=orjson.OPT_APPEND_NEWLINE)
+
+
+def group_key(record: Mapping[str, Any] | None, model: str | None, fields: tuple[str, ...]) -> str:
+    """The group of a record: the values of its --group-by fields, joined by " | ".
+
+    A field is a dotted path into the record (``metadata.prompt_version``);
+    ``model`` is the model the record's format names, wherever it keeps it. A
+    string stands for itself, a missing field is ``null``, any other value is
+    its JSON.
+    """
+    values = []
+    for field_path in fields:
+        value: object = record
+        if field_path == "model" and model is not None:
+            value = model
+        else:
+            for step in field_path.split("."):
+                value = value.get(step) if isinstance(value, Mapping) else None
+        if isinstance(value, str):
+            values.append(value)
+        elif value is None:
+            values.append(NULL_GROUP)
+        else:
+            values.append(dumps_any(value, option=orjson.OPT_SORT_KEYS).decode())
+    return " | ".join(values)
 
 
 def _number_may_be_inexact(problems: Problems, arguments: Mapping[str, Any]) -> bool:

@@ -60,6 +60,7 @@ InputFormat = enum.Enum("InputFormat", {name: name for name in ("auto", *INPUT_F
 class SummaryFormat(str, enum.Enum):
     table = "table"
     json = "json"
+    markdown = "markdown"
 
 
 def _print_version(value: bool) -> None:
@@ -126,8 +127,12 @@ def audit(
     errors_only: Annotated[
         bool, typer.Option("--errors-only", help="Keep only failing calls and records in the report.")
     ] = False,
+    html: Annotated[
+        Optional[str],
+        typer.Option("--html", metavar="PATH", help="Write a self-contained HTML report here.", show_default=False),
+    ] = None,
     output_format: Annotated[
-        SummaryFormat, typer.Option("--format", "-f", metavar="FORMAT", help="How to print the summary on stdout: table or json.")
+        SummaryFormat, typer.Option("--format", "-f", metavar="FORMAT", help="How to print the summary on stdout: table, json or markdown.")
     ] = SummaryFormat.table,
     progress: Annotated[
         Optional[bool],
@@ -158,6 +163,17 @@ def audit(
             help="Audit in N processes (0: one per core). Outputs are identical to --jobs 1.",
         ),
     ] = 1,
+    group_by: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--group-by",
+            "-g",
+            metavar="FIELD",
+            help="Group the summary by this record field (a dotted path, e.g. metadata.prompt_version; "
+            "'model' is the model the record's format names). Repeatable. Records without it: group null.",
+            show_default=False,
+        ),
+    ] = None,
     max_keys: Annotated[
         str,
         typer.Option(
@@ -191,7 +207,7 @@ def audit(
         # walking them again and again (it costs with large schemas).
         gc.freeze()
         sources = expand_paths(paths, skip=schemas or ())
-        check_outputs_differ_from_inputs([report, summary_path], sources)
+        check_outputs_differ_from_inputs([report, summary_path, html], sources)
         options = AuditOptions(
             errors_only=errors_only,
             max_line_bytes=max_line_bytes,
@@ -199,6 +215,7 @@ def audit(
             jobs=jobs,
             max_tools=max_tools,
             max_params=max_params,
+            group_by=tuple(group_by or ()),
         )
         show_progress = sys.stderr.isatty() if progress is None else progress
         auditor = Audit(sources, schema_set, options)
@@ -218,6 +235,10 @@ def audit(
             if summary_path is not None:
                 with AtomicOutput(summary_path) as summary_file:
                     summary_file.write(render_json(summary).encode())
+            if html is not None:
+                from toolaudit.output.html import render_html
+
+                _write_text(html, render_html(summary))
     except ToolAuditError as error:
         raise _fail(str(error)) from None
 
@@ -307,6 +328,112 @@ def validate(
     result = schema_set.validator.validate(parsed)
     sys.stdout.write(orjson.dumps(result).decode() + "\n")
     raise typer.Exit(EXIT_OK if result["ok"] else EXIT_INVALID)
+
+
+def _write_text(path: str, text: str) -> None:
+    from toolaudit.output.files import AtomicOutput
+
+    with AtomicOutput(path) as output:
+        output.write(text.encode("utf-8", "surrogatepass"))
+
+
+def _read_summary(path: str) -> Summary:
+    import orjson
+
+    from toolaudit.summary import Summary, SummaryError
+
+    try:
+        with open(path, "rb") as file:
+            data = orjson.loads(file.read())
+    except OSError as error:
+        raise SummaryError(f"{path}: cannot read: {error.strerror or error}") from error
+    except orjson.JSONDecodeError as error:
+        raise SummaryError(f"{path}: not valid JSON ({error})") from error
+    try:
+        return Summary.from_dict(data)
+    except SummaryError as error:
+        raise SummaryError(f"{path}: {error}") from None
+
+
+SUMMARY_FILE_HELP = "A summary written by toolaudit audit --summary (or merge)."
+
+
+@app.command(
+    epilog="Exit codes: 0 NEW is not worse than BASE (within --tolerance); 1 it is; 2 a summary could not be read."
+)
+def compare(
+    base: Annotated[str, typer.Argument(metavar="BASE", help=SUMMARY_FILE_HELP, show_default=False)],
+    new: Annotated[str, typer.Argument(metavar="NEW", help=SUMMARY_FILE_HELP, show_default=False)],
+    tolerance: Annotated[
+        float,
+        typer.Option(
+            "--tolerance",
+            metavar="RATE",
+            min=0.0,
+            max=1.0,
+            help="How much higher NEW's error rate may be than BASE's (absolute: 0.01 is one point).",
+        ),
+    ] = 0.0,
+    group: Annotated[
+        Optional[str],
+        typer.Option("--group", metavar="VALUE", help="Compare this --group-by group of both summaries.", show_default=False),
+    ] = None,
+    base_group: Annotated[
+        Optional[str],
+        typer.Option("--base-group", metavar="VALUE", help="The group of BASE to compare (default: --group).", show_default=False),
+    ] = None,
+    new_group: Annotated[
+        Optional[str],
+        typer.Option("--new-group", metavar="VALUE", help="The group of NEW to compare (default: --group).", show_default=False),
+    ] = None,
+    output_format: Annotated[
+        SummaryFormat, typer.Option("--format", "-f", metavar="FORMAT", help="table, json or markdown.")
+    ] = SummaryFormat.table,
+    html: Annotated[
+        Optional[str],
+        typer.Option("--html", metavar="PATH", help="Write a self-contained HTML comparison here.", show_default=False),
+    ] = None,
+) -> None:
+    """Compare two audits' summaries per tool and per error kind; fail if NEW got worse."""
+    from toolaudit.compare import compare as compare_summaries
+    from toolaudit.output import COMPARISON_RENDERERS
+
+    try:
+        comparison = compare_summaries(
+            _read_summary(base),
+            _read_summary(new),
+            base_label=base,
+            new_label=new,
+            tolerance=tolerance,
+            base_group=base_group if base_group is not None else group,
+            new_group=new_group if new_group is not None else group,
+        )
+        if html is not None:
+            from toolaudit.output.html import render_comparison_html
+
+            _write_text(html, render_comparison_html(comparison))
+    except ToolAuditError as error:
+        raise _fail(str(error)) from None
+    sys.stdout.write(COMPARISON_RENDERERS[output_format.value](comparison))
+    raise typer.Exit(EXIT_INVALID if comparison.regressed else EXIT_OK)
+
+
+@app.command(epilog="Exit codes: 0 merged; 2 a summary could not be read, or the summaries cannot be merged honestly.")
+def merge(
+    summaries: Annotated[list[str], typer.Argument(metavar="SUMMARY...", help=SUMMARY_FILE_HELP, show_default=False)],
+    output: Annotated[
+        str, typer.Option("--output", "-o", metavar="PATH", help="Where to write the merged summary (- for stdout).")
+    ] = "-",
+) -> None:
+    """Merge the summaries of shards of one log into the summary of the whole."""
+    from toolaudit.output import render_json
+    from toolaudit.summary import merge_summaries
+
+    try:
+        merged = merge_summaries(_read_summary(path) for path in summaries)
+        _write_text(output, render_json(merged))
+    except ToolAuditError as error:
+        raise _fail(str(error)) from None
 
 
 def main() -> None:

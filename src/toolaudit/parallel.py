@@ -168,9 +168,9 @@ def run_in_parallel(audit: Audit, report: BinaryIO | None, on_bytes: Callable[[i
         results: list[_PartResult] = []
         try:
             with context.Pool(min(jobs, len(parts)), initializer=_start_worker, initargs=(audit.schemas, audit.options)) as pool:
-                if report is not None:
-                    # Line numbers only matter in the report: a summary needs no first pass.
-                    parts = _number_lines(parts, pool.map(_count_newlines, parts))
+                # Rows (in the report, and the summary's samples) give line numbers:
+                # a first pass counts each range's lines, in parallel too.
+                parts = _number_lines(parts, pool.map(_count_newlines, parts))
                 tasks = [(part, report_dir if report is not None else None) for part in parts]
                 for result in pool.imap(_audit_part, tasks):
                     results.append(result)

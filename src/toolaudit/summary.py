@@ -15,7 +15,23 @@ from typing import Any
 from toolaudit.errors import ToolAuditError
 from toolaudit.folding import DEFAULT_MAX_PARAMS, DEFAULT_MAX_TOOLS, NO_NAME, OTHER, Folding, folded_estimate
 
-__all__ = ["NO_NAME", "OTHER", "SourceStatus", "Summary", "SummaryError", "ToolSummary", "merge_summaries"]
+#: Failing report rows kept in a summary (and in each group's), in input order.
+SAMPLE_ROWS = 20
+#: Distinct groups kept by --group-by; the others are folded into "<other>".
+MAX_GROUPS = 1_000
+#: The group of records that lack a --group-by field.
+NULL_GROUP = "null"
+
+__all__ = [
+    "NO_NAME",
+    "NULL_GROUP",
+    "OTHER",
+    "SourceStatus",
+    "Summary",
+    "SummaryError",
+    "ToolSummary",
+    "merge_summaries",
+]
 
 Counts = dict[str, int]
 
@@ -111,11 +127,18 @@ class Summary:
     by_tool: dict[str, ToolSummary] = field(default_factory=dict)
     max_tools: int = DEFAULT_MAX_TOOLS
     max_params: int = DEFAULT_MAX_PARAMS
+    #: The first failing report rows (at most SAMPLE_ROWS), for people to look at.
+    samples: list[dict[str, Any]] = field(default_factory=list)
+    #: The --group-by fields, and a summary per value (see :func:`group_key`).
+    group_by: tuple[str, ...] = ()
+    groups: dict[str, Summary] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         Folding(self.max_tools).compact(self.by_tool, ToolSummary.merged)
         for tool in self.by_tool.values():
             Folding(self.max_params).compact(tool.by_param, merged_counts)
+        Folding(MAX_GROUPS).compact(self.groups, Summary.merged)
+        del self.samples[SAMPLE_ROWS:]
 
     @property
     def calls(self) -> int:
@@ -163,11 +186,21 @@ class Summary:
         return sum(folded_estimate(tool.by_param, self.max_params) for tool in self.by_tool.values())
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "toolaudit_version": self.toolaudit_version,
             "schemas_digest": self.schemas_digest,
             "complete": self.complete,
             "sources": [s.to_dict() for s in self.sources],
+            **self._counts_dict(),
+        }
+        if self.group_by:
+            data["group_by"] = list(self.group_by)
+            data["groups"] = {key: group._counts_dict() for key, group in sorted(self.groups.items())}
+        return data
+
+    def _counts_dict(self) -> dict[str, Any]:
+        """Everything but what identifies the run: the shape a group has too."""
+        return {
             "lines": self.lines,
             "blank_lines": self.blank_lines,
             "records": self.records,
@@ -182,6 +215,7 @@ class Summary:
             "by_tool": {name: t.to_dict() for name, t in sorted(self.by_tool.items())},
             "max_keys": {"tools": self.max_tools, "params": self.max_params},
             "folded": {"tools": self.folded_tools, "params": self.folded_params},
+            "samples": self.samples,
         }
 
     @classmethod
@@ -190,26 +224,39 @@ class Summary:
         if not isinstance(data, Mapping) or "toolaudit_version" not in data:
             raise SummaryError("not a toolaudit summary (no toolaudit_version)")
         try:
-            limits = data.get("max_keys", {})
+            version, digest = str(data["toolaudit_version"]), data.get("schemas_digest")
             return cls(
-                toolaudit_version=str(data["toolaudit_version"]),
-                schemas_digest=data.get("schemas_digest"),
+                **cls._counts_from(data, version, digest),
                 complete=bool(data["complete"]),
                 sources=[
                     SourceStatus(path=s["path"], lines=int(s["lines"]), complete=bool(s["complete"]), error=s.get("error"))
                     for s in data["sources"]
                 ],
-                lines=int(data["lines"]),
-                blank_lines=int(data["blank_lines"]),
-                records=int(data["records"]),
-                records_without_calls=int(data.get("records_without_calls", 0)),
-                record_errors={k: int(v) for k, v in data["record_errors"].items()},
-                by_tool={name: ToolSummary.from_dict(t) for name, t in data["by_tool"].items()},
-                max_tools=int(limits.get("tools", DEFAULT_MAX_TOOLS)),
-                max_params=int(limits.get("params", DEFAULT_MAX_PARAMS)),
+                group_by=tuple(str(field) for field in data.get("group_by", ())),
+                groups={
+                    str(key): cls(**cls._counts_from(group, version, digest))
+                    for key, group in data.get("groups", {}).items()
+                },
             )
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise SummaryError(f"not a toolaudit summary: missing or odd field ({error})") from error
+
+    @staticmethod
+    def _counts_from(data: Mapping[str, Any], version: str, digest: str | None) -> dict[str, Any]:
+        limits = data.get("max_keys", {})
+        return {
+            "toolaudit_version": version,
+            "schemas_digest": digest,
+            "lines": int(data["lines"]),
+            "blank_lines": int(data["blank_lines"]),
+            "records": int(data["records"]),
+            "records_without_calls": int(data.get("records_without_calls", 0)),
+            "record_errors": {k: int(v) for k, v in data["record_errors"].items()},
+            "by_tool": {name: ToolSummary.from_dict(t) for name, t in data["by_tool"].items()},
+            "max_tools": int(limits.get("tools", DEFAULT_MAX_TOOLS)),
+            "max_params": int(limits.get("params", DEFAULT_MAX_PARAMS)),
+            "samples": [dict(row) for row in data.get("samples", [])],
+        }
 
     def merged(self, other: Summary) -> Summary:
         """The summary of both audits, as if their inputs had been audited together.
@@ -222,6 +269,7 @@ class Summary:
             ("toolaudit versions", self.toolaudit_version, other.toolaudit_version),
             ("schemas", self.schemas_digest, other.schemas_digest),
             ("--max-keys limits", (self.max_tools, self.max_params), (other.max_tools, other.max_params)),
+            ("--group-by fields", self.group_by, other.group_by),
         ):
             if mine != theirs:
                 raise SummaryError(f"cannot merge summaries made with different {what} ({mine} and {theirs})")
@@ -237,6 +285,9 @@ class Summary:
         by_tool = dict(self.by_tool)
         for name, tool in other.by_tool.items():
             by_tool[name] = by_tool[name].merged(tool) if name in by_tool else tool.merged(ToolSummary())
+        groups = dict(self.groups)
+        for key, group in other.groups.items():
+            groups[key] = groups[key].merged(group) if key in groups else group
         return Summary(
             toolaudit_version=self.toolaudit_version,
             schemas_digest=self.schemas_digest,
@@ -250,6 +301,9 @@ class Summary:
             by_tool=by_tool,
             max_tools=self.max_tools,
             max_params=self.max_params,
+            samples=self.samples + other.samples[: SAMPLE_ROWS - len(self.samples)],
+            group_by=self.group_by,
+            groups=groups,
         )
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from typing import Any
 
 from toolaudit.folding import DEFAULT_MAX_PARAMS, DEFAULT_MAX_TOOLS, OTHER, Folding
-from toolaudit.summary import Counts, SourceStatus, Summary, ToolSummary, merged_counts
+from toolaudit.summary import SAMPLE_ROWS, Counts, SourceStatus, Summary, ToolSummary, merged_counts
 from toolaudit.validate import PARAMETER_KINDS
 
 
@@ -25,6 +26,7 @@ class Tally:
         "records_without_calls",
         "record_errors",
         "by_tool",
+        "samples",
         "max_params",
         "_tool_folding",
         "_param_foldings",
@@ -37,6 +39,8 @@ class Tally:
         self.records_without_calls = 0
         self.record_errors: Counts = {}
         self.by_tool: dict[str, ToolSummary] = {}
+        #: The first failing report rows, in input order (see summary.SAMPLE_ROWS).
+        self.samples: list[dict[str, Any]] = []
         self.max_params = max_params
         self._tool_folding = Folding(max_tools)
         self._param_foldings: dict[str, Folding] = {}  # by tool name, once it has a parameter error
@@ -87,6 +91,22 @@ class Tally:
             folding.maybe_compact(tool.by_param, merged_counts)
         return tool.by_param.setdefault(param, {})
 
+    def absorbed(self, other: Tally) -> Tally:
+        """This tally, with ``other``'s counts added (for folding groups together)."""
+        self.lines += other.lines
+        self.blank_lines += other.blank_lines
+        self.records += other.records
+        self.records_without_calls += other.records_without_calls
+        self.record_errors = merged_counts(self.record_errors, other.record_errors)
+        for name, tool in other.by_tool.items():
+            key, mine = self._tool(name)
+            self.by_tool[key] = mine.merged(tool)
+        self.samples.extend(other.samples[: SAMPLE_ROWS - len(self.samples)])
+        return self
+
+    def wants_sample(self) -> bool:
+        return len(self.samples) < SAMPLE_ROWS
+
     def summary(self, *, version: str, schemas_digest: str | None, sources: list[SourceStatus], complete: bool) -> Summary:
         return Summary(
             toolaudit_version=version,
@@ -101,4 +121,5 @@ class Tally:
             by_tool={name: tool.merged(ToolSummary()) for name, tool in self.by_tool.items()},
             max_tools=self._tool_folding.limit,
             max_params=self.max_params,
+            samples=list(self.samples),
         )

@@ -29,3 +29,29 @@ def _escape(ch: str) -> str:
     if code <= 0xFFFF:
         return f"\\u{code:04x}"
     return f"\\U{code:08x}"
+
+
+def grid(rows: list[list[str]], *, min_width: int = 0) -> list[str]:
+    """Lay rows of cells out as aligned columns: the first left, the others right."""
+    if not rows:
+        return []
+    columns = max(len(row) for row in rows)
+    widths = [max(len(row[i]) if i < len(row) else 0 for row in rows) for i in range(columns)]
+    widths[1:] = [max(width, min_width) for width in widths[1:]]
+    lines = []
+    for row in rows:
+        cells = [row[0].ljust(widths[0]), *(cell.rjust(width) for cell, width in zip(row[1:], widths[1:]))]
+        lines.append("  ".join(cells).rstrip())
+    return lines
+
+
+def percent(rate: float) -> str:
+    return f"{rate:.1%}"
+
+
+def change(points: float) -> str:
+    """A change of rate in percentage points, with its sign: "+2.5 pp", "-0.3 pp", "0.0 pp"."""
+    value = points * 100
+    if abs(value) < 0.05:
+        return "0.0 pp"
+    return f"{value:+.1f} pp"

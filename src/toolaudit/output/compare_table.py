@@ -1,0 +1,58 @@
+"""The terminal view of a comparison: the verdict first, then what changed, worst first."""
+
+from __future__ import annotations
+
+from toolaudit.compare import Comparison, RateChange
+from toolaudit.output.text import change, grid, percent, printable
+
+MAX_NAME_WIDTH = 40
+
+
+def verdict(comparison: Comparison) -> str:
+    """One line that says whether NEW is worse than BASE, and by how much."""
+    overall = comparison.overall
+    tolerance = change(comparison.tolerance).removesuffix(" pp").lstrip("+")
+    if comparison.regressed:
+        return f"REGRESSED: the error rate rose by {change(overall.change)} (tolerance {tolerance} pp)"
+    return f"ok: the error rate changed by {change(overall.change)} (tolerance {tolerance} pp)"
+
+
+def render_comparison_table(comparison: Comparison) -> str:
+    overall = comparison.overall
+    heading = f"{printable(comparison.base_label)} -> {printable(comparison.new_label)}"
+    if comparison.group is not None:
+        heading += f" (group {printable(comparison.group)})"
+    out = [
+        heading,
+        f"error rate {percent(overall.base_rate)} -> {percent(overall.new_rate)}"
+        f" ({overall.base_calls:,} -> {overall.new_calls:,} calls and malformed records)",
+        verdict(comparison),
+    ]
+    if not comparison.same_schemas:
+        out.append("note: the two summaries were audited against different schemas")
+    out.append("")
+    out.extend(grid(_tool_rows(comparison.by_tool), min_width=7))
+    out.append("")
+    out.extend(grid(_kind_rows(comparison.by_kind), min_width=7))
+    return "\n".join(out) + "\n"
+
+
+def _tool_rows(rows: list[RateChange]) -> list[list[str]]:
+    """Per tool: calls and the share of them that failed."""
+    table = [["tool", "base calls", "base err%", "new calls", "new err%", "change"]]
+    for row in rows:
+        table.append([
+            printable(row.name, MAX_NAME_WIDTH),
+            f"{row.base_calls:,}", percent(row.base_rate), f"{row.new_calls:,}", percent(row.new_rate), change(row.change),
+        ])
+    return table
+
+
+def _kind_rows(rows: list[RateChange]) -> list[list[str]]:
+    """Per error kind: occurrences, and occurrences per call."""
+    table = [["error kind", "base count", "per call", "new count", "per call", "change"]]
+    for row in rows:
+        table.append([
+            row.name, f"{row.base_count:,}", percent(row.base_rate), f"{row.new_count:,}", percent(row.new_rate), change(row.change),
+        ])
+    return table
