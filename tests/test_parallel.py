@@ -11,9 +11,10 @@ import pytest
 
 import toolaudit
 from toolaudit import parallel
-from toolaudit.auditor import Audit, AuditOptions, NoSchemasError
+from toolaudit.auditor import Audit, AuditOptions
 from toolaudit.schemas import NO_SCHEMAS, load_schemas
 from toolaudit.sources import Source
+from toolaudit.toolsets import NoSchemasError
 
 from .conftest import REPO
 

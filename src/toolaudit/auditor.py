@@ -10,18 +10,19 @@ record-carried tools, malformed input.
 from __future__ import annotations
 
 import functools
-from dataclasses import replace
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, BinaryIO
 
 import orjson
 
 from toolaudit import __version__
-from toolaudit.errors import InputError, SchemaError, ToolAuditError
+from toolaudit.errors import InputError
 from toolaudit.folding import DEFAULT_MAX_PARAMS, DEFAULT_MAX_TOOLS
-from toolaudit.formats import ABSENT, JSON_STRING, OBJECT, Call, Extracted, UnknownShape, extract
-from toolaudit.jsonutil import canonical, dumps_any, loads_exact, may_hold_long_integers
+from toolaudit.formats import UnknownShape, extract
+from toolaudit.grouping import Groups
+from toolaudit.jsonutil import dumps_any, loads_exact, may_hold_long_integers
+from toolaudit.judge import Problems, judge
 from toolaudit.schemas import NO_SCHEMAS, SchemaSet
 from toolaudit.sources import (
     DEFAULT_MAX_LINE_BYTES,
@@ -31,38 +32,18 @@ from toolaudit.sources import (
     expand_paths,
     read_line_batches,
 )
-from toolaudit.folding import OTHER, Folding
-from toolaudit.summary import MAX_GROUPS, NO_NAME, NULL_GROUP, SourceStatus, Summary, ToolSummary, merged_counts
+from toolaudit.summary import SourceStatus, Summary
 from toolaudit.tally import Tally
-from toolaudit.tooldefs import normalize_tools
-from toolaudit.validate import (
-    ENUM,
-    MALFORMED,
-    TYPE,
-    UNKNOWN_TOOL,
-    Problem,
-    ToolValidator,
-    Validator,
-    compile_schemas,
-    format_problems,
-    kind_phrase,
-)
+from toolaudit.toolsets import NO_TOOLS, RecordTools
+from toolaudit.validate import ENUM, MALFORMED, TYPE, format_problems, kind_phrase
 
 Row = dict[str, Any]
-Problems = tuple[Problem, ...] | list[Problem]
 
 _BOM = b"\xef\xbb\xbf"
 _NOTHING: Mapping[str, Any] = {}
-_NO_TOOLS = Validator({})
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
 ORJSON_MAX_DEPTH = 1024
-#: Compiled tool sets of records (logged requests) kept for reuse, at most.
-RECORD_TOOLS_CACHE = 1024
-
-
-class NoSchemasError(ToolAuditError):
-    """A call has no schemas to be judged by: no --schemas, and its record carries no tools."""
 
 
 @dataclass(frozen=True)
@@ -115,17 +96,9 @@ class Audit:
         self._global = Tally(options.max_tools, options.max_params)
         #: Where the record being audited is counted: the global tally or its group's.
         self._tally = self._global
-        self._groups: dict[str, Tally] = {}
-        self._group_folding = Folding(MAX_GROUPS)
+        self._groups = Groups(options.group_by, options.max_tools, options.max_params) if options.group_by else None
         self._statuses: list[SourceStatus] = []
-        # Tools that records define for later records: an MCP tools/list result
-        # (for the rest of its stream) and OpenAI Batch input lines (by custom_id).
-        self._stream_tools: list[Any] | None = None
-        self._stream_more_pages = False
-        self._keyed_tools: dict[object, Validator | str] = {}
-        self._compiled_tools: dict[bytes, Validator | str] = {}
-        #: Whether a record defined tools for later records (see parallel.py).
-        self.defines_tools = False
+        self._record_tools = RecordTools(schemas)
         self.summary: Summary | None = None
 
     @classmethod
@@ -134,6 +107,11 @@ class Audit:
     ) -> Audit:
         """An audit of files, directories (walked) and ``-``; missing paths raise now."""
         return cls(expand_paths(paths), schemas, options, **kwargs)
+
+    @property
+    def defines_tools(self) -> bool:
+        """Whether a record defined tools for later records (see parallel.py)."""
+        return self._record_tools.defines_tools
 
     def __iter__(self) -> Iterator[Row]:
         for rows in self._row_batches(want_rows=True):
@@ -175,7 +153,7 @@ class Audit:
             for source in self.sources:
                 status = SourceStatus(source.name)
                 self._statuses.append(status)
-                self._stream_tools, self._stream_more_pages = None, False
+                self._record_tools.new_stream()
                 yield from self._audit_source(source, status, want_rows)
         except KeyboardInterrupt:
             self.finish(interrupted=True)
@@ -192,39 +170,10 @@ class Audit:
             summary = self._global.summary(
                 version=__version__, schemas_digest=self.schemas.digest, sources=self._statuses, complete=complete
             )
-            if self.options.group_by:
-                summary = self._with_groups(summary)
+            if self._groups is not None:
+                summary = replace(self._groups.summary(summary), samples=summary.samples)
             self.summary = summary
         return self.summary
-
-    def _with_groups(self, total: Summary) -> Summary:
-        """The summary of the groups merged (their counts), with the global line counts."""
-        groups = {}
-        for key, tally in self._groups.items():
-            tally.lines = tally.records  # a group has records, not lines (blank lines have no group)
-            groups[key] = tally.summary(version=total.toolaudit_version, schemas_digest=total.schemas_digest, sources=[], complete=True)
-        merged = replace(total, by_tool={}, records_without_calls=0, record_errors={})
-        for group in groups.values():
-            merged.records_without_calls += group.records_without_calls
-            merged.record_errors = merged_counts(merged.record_errors, group.record_errors)
-            for name, tool in group.by_tool.items():
-                merged.by_tool[name] = merged.by_tool[name].merged(tool) if name in merged.by_tool else tool.merged(ToolSummary())
-        return replace(merged, group_by=self.options.group_by, groups=groups, samples=list(self._global.samples))
-
-    def _use_group(self, key: str) -> None:
-        """Count what follows (one record) in the group ``key``."""
-        tally = self._groups.get(key)
-        if tally is None:
-            if not self._group_folding.admits(key):
-                key = OTHER
-            tally = self._groups.get(key)
-            if tally is None:
-                self._group_folding.maybe_compact(self._groups, Tally.absorbed)
-                tally = self._groups[key] = Tally(self.options.max_tools, self.options.max_params)
-        tally.records += 1
-        self._tally = tally
-
-    # -- the hot loop -------------------------------------------------------------
 
     def _audit_source(self, source: Source, status: SourceStatus, want_rows: bool) -> Iterator[list[Row]]:
         tally = self._global
@@ -235,7 +184,7 @@ class Audit:
             and self.options.input_format in (None, "flat")
             and not self.options.group_by  # grouping takes the general path
         )
-        tools_get = global_tools.tools.get if global_tools is not None else _NO_TOOLS.tools.get
+        tools_get = global_tools.tools.get if global_tools is not None else NO_TOOLS.tools.get
         ok_batch: list[str] = []
         ok_names = ok_batch.append
         count_ok = tally.count_ok
@@ -392,16 +341,16 @@ class Audit:
         if not grouped:
             self._group_of(record, extracted.model)
         if extracted.defines is not None:
-            self._remember_tools(extracted, source, lineno)
+            self._record_tools.remember(extracted)
         if not extracted.calls:
             self._tally.records_without_calls += 1
             return
-        validator, why_unjudged = self._validator_for(extracted, source, lineno)
+        validator, why_unjudged = self._record_tools.validator_for(extracted, source, lineno)
         if validator is None:
             self._record_error("record", source, lineno, f"its tool definitions are malformed: {why_unjudged}", rows)
             return
         exact = line is None
-        verdicts = [self._judge(call, validator, why_unjudged, exact) for call in extracted.calls]
+        verdicts = [judge(call, validator, why_unjudged, exact=exact) for call in extracted.calls]
         if not exact and any(problems for _, problems, _ in verdicts) and may_hold_long_integers(line):
             try:
                 exact_record = loads_exact(line)
@@ -414,100 +363,9 @@ class Audit:
             self._count_and_report(tool_key, call.name, problems, detail, call.id, call.index, extracted.model, lineno, source, rows)
 
     def _group_of(self, record: Mapping[str, Any] | None, model: str | None) -> None:
-        """With --group-by, count this record in its group (see group_key)."""
-        if self.options.group_by:
-            self._use_group(group_key(record, model, self.options.group_by))
-
-    def _validator_for(self, extracted: Extracted, source: str, lineno: int) -> tuple[Validator | None, str | None]:
-        """Which schemas judge this record's calls: its own tools first, then tools
-        keyed to it (batch input, BFCL question), then its stream's, then --schemas.
-        Returns (None, why) when the record's own tools are malformed."""
-        if extracted.tools is not None and extracted.defines is None:
-            compiled = self._compile_tools(extracted.tools)
-            return (None, compiled) if isinstance(compiled, str) else (compiled, None)
-        key = extracted.key
-        if isinstance(key, (str, int)):  # a key from the log may be any JSON value
-            keyed = self._keyed_tools.get(key)
-            if isinstance(keyed, Validator):
-                return keyed, None
-            if isinstance(keyed, str):
-                return None, keyed
-            if self.schemas.keyed:
-                question = self.schemas.keyed.get(str(key))
-                if question is not None:
-                    return question, None
-                if self.schemas.validator is None:
-                    return _NO_TOOLS, f"no question with id {key!r} in the schemas"
-        if extracted.format == "mcp" and self._stream_tools is not None:
-            compiled = self._compile_tools(self._stream_tools)
-            return (None, compiled) if isinstance(compiled, str) else (compiled, None)
-        if self.schemas.validator is None:
-            raise NoSchemasError(
-                f"{source}:{lineno}: no tool schemas for this call: the record carries no tool "
-                "definitions and no --schemas was given"
-            )
-        return self.schemas.validator, None
-
-    def _remember_tools(self, extracted: Extracted, source: str, lineno: int) -> None:
-        self.defines_tools = True
-        if extracted.defines == "stream":
-            tools = list(extracted.tools or ())
-            if self._stream_more_pages and self._stream_tools is not None:
-                tools = self._stream_tools + tools
-            self._stream_tools, self._stream_more_pages = tools, extracted.more_pages
-        elif extracted.defines == "key" and isinstance(extracted.key, (str, int)) and extracted.tools is not None:
-            self._keyed_tools[extracted.key] = self._compile_tools(extracted.tools)
-
-    def _compile_tools(self, tools: object) -> Validator | str:
-        """A record's tool definitions, compiled (and cached by content), or why they cannot be."""
-        cache_key = canonical(tools)
-        if cache_key is None:
-            return "they cannot be read (nested too deeply)"
-        compiled = self._compiled_tools.get(cache_key)
-        if compiled is None:
-            try:
-                compiled = compile_schemas(normalize_tools(tools if isinstance(tools, list) else [tools], source="record"))
-            except SchemaError as error:
-                compiled = str(error)
-            if len(self._compiled_tools) >= RECORD_TOOLS_CACHE:
-                self._compiled_tools.clear()
-            self._compiled_tools[cache_key] = compiled
-        return compiled
-
-    def _judge(
-        self, call: Call, validator: Validator, context: str | None, exact: bool
-    ) -> tuple[str, Problems, str | None]:
-        """(the tool to count it under, its problems, the row's detail) for one call."""
-        name = call.name
-        details = []
-        problems: Problems
-        tool_key: str = NO_NAME
-        if call.failure is not None and name is None:
-            problems = [(MALFORMED, "call")]
-            details.append(call.failure)
-        elif not isinstance(name, str):
-            problems = [(MALFORMED, "name")]
-            details.append(f"the call's name is {kind_phrase(name)}, not a string")
-        else:
-            tool = validator.tools.get(name)
-            if tool is None:
-                tool_key = name
-                problems = [(UNKNOWN_TOOL, name)]
-                if context:
-                    details.append(context)
-            else:
-                tool_key = tool.name
-                if call.failure is not None:
-                    problems = [(MALFORMED, "arguments")]
-                    details.append(call.failure)
-                else:
-                    decoded, why = decode_call_arguments(call, tool, exact=exact)
-                    if why:
-                        details.append(why)
-                    problems = [(MALFORMED, "arguments")] if decoded is None else tool.check(decoded)
-        if call.note:
-            details.append(call.note)
-        return tool_key, problems, "; ".join(details) or None
+        """With --group-by, count this record in its group (see grouping.group_key)."""
+        if self._groups is not None:
+            self._tally = self._groups.tally_for(record, model)
 
     def _count_and_report(
         self,
@@ -553,31 +411,6 @@ _REPORTED = object()
 _dump_line = functools.partial(orjson.dumps, option=orjson.OPT_APPEND_NEWLINE)
 
 
-def group_key(record: Mapping[str, Any] | None, model: str | None, fields: tuple[str, ...]) -> str:
-    """The group of a record: the values of its --group-by fields, joined by " | ".
-
-    A field is a dotted path into the record (``metadata.prompt_version``);
-    ``model`` is the model the record's format names, wherever it keeps it. A
-    string stands for itself, a missing field is ``null``, any other value is
-    its JSON.
-    """
-    values = []
-    for field_path in fields:
-        value: object = record
-        if field_path == "model" and model is not None:
-            value = model
-        else:
-            for step in field_path.split("."):
-                value = value.get(step) if isinstance(value, Mapping) else None
-        if isinstance(value, str):
-            values.append(value)
-        elif value is None:
-            values.append(NULL_GROUP)
-        else:
-            values.append(dumps_any(value, option=orjson.OPT_SORT_KEYS).decode())
-    return " | ".join(values)
-
-
 def _number_may_be_inexact(problems: Problems, arguments: Mapping[str, Any]) -> bool:
     """Whether a type or enum error may come from orjson's float for a huge integer:
     only a float, or an array or object holding one, can be such a value."""
@@ -609,66 +442,3 @@ def _flat_id(record: Mapping[str, Any]) -> object:
     """A flat record's call id: ``call_id`` where it has one (an OpenAI Responses
     item logged alone, whose ``id`` is the item's), else ``id``."""
     return record["call_id"] if "call_id" in record else record.get("id")
-
-
-def decode_call_arguments(
-    call: Call, tool: ToolValidator, *, exact: bool = False
-) -> tuple[Mapping[str, Any] | None, str | None]:
-    """A call's arguments as logged -> (the object, a note or None) or (None, why not)."""
-    arguments = call.arguments
-    if arguments is ABSENT:
-        return _NOTHING, None
-    if isinstance(arguments, Mapping):
-        return arguments, None
-    if not isinstance(arguments, str) or call.encoding == JSON_STRING:
-        return decode_arguments(arguments, tool, exact=exact)
-    if call.encoding == OBJECT:
-        decoded, why = decode_arguments(arguments, tool, exact=exact)
-        return decoded, why or "arguments were logged as a JSON string, though this format sends an object"
-    return None, "arguments are a string, though they should have been parsed into an object (double-encoded?)"
-
-
-def decode_arguments(
-    arguments: object, tool: ToolValidator, *, exact: bool = False
-) -> tuple[Mapping[str, Any] | None, str | None]:
-    """Arguments as logged -> (the object, None) or (None, why not).
-
-    Providers log arguments as a JSON string; decode it (with orjson, or, when
-    ``exact``, with the standard library, which keeps integers beyond 64 bits).
-    An empty string is an empty object only for a tool with no required
-    parameter (some models send "" for parameterless tools).
-    """
-    if isinstance(arguments, Mapping):
-        return arguments, None
-    if not isinstance(arguments, str):
-        return None, f"arguments are {kind_phrase(arguments)}, not an object"
-    if not arguments.strip():
-        if tool.required:
-            return None, "arguments are an empty string, but the tool has required parameters"
-        return _NOTHING, None
-    decoded, error = _decode(arguments, exact)
-    if error is not None:
-        return None, f"arguments are not valid JSON: {error}"
-    if isinstance(decoded, dict):
-        return decoded, None
-    if isinstance(decoded, str):
-        inner, _ = _decode(decoded, exact)
-        if isinstance(inner, dict):
-            return None, "arguments are double-encoded: a JSON string holding a JSON object"
-    return None, f"arguments decode to {kind_phrase(decoded)}, not an object"
-
-
-def _decode(text: str, exact: bool) -> tuple[Any, str | None]:
-    """(the value, None) or (None, the parser's complaint), with orjson or, when
-    orjson refuses valid JSON or ``exact`` asks for it, the standard library."""
-    if not exact:
-        try:
-            return _loads(text), None
-        except _JSONDecodeError as error:
-            complaint = f"{error.msg} (column {error.colno})"
-    try:
-        return loads_exact(text), None
-    except RecursionError:
-        return None, "nested too deeply"
-    except ValueError as error:
-        return None, complaint if not exact else str(error)

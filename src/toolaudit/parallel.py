@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import signal
 import shutil
+import signal
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, replace

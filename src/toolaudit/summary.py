@@ -13,7 +13,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from toolaudit.errors import ToolAuditError
-from toolaudit.folding import DEFAULT_MAX_PARAMS, DEFAULT_MAX_TOOLS, NO_NAME, OTHER, Folding, folded_estimate
+from toolaudit.folding import (
+    DEFAULT_MAX_PARAMS,
+    DEFAULT_MAX_TOOLS,
+    NO_NAME,
+    OTHER,
+    Folding,
+    folded_estimate,
+)
 
 #: Failing report rows kept in a summary (and in each group's), in input order.
 SAMPLE_ROWS = 20

@@ -5,7 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolaudit.formats.base import ABSENT, OBJECT, Call, Extracted, UnknownShape, as_dict, get_path, is_one_of
+from toolaudit.formats.base import (
+    ABSENT,
+    OBJECT,
+    Call,
+    Extracted,
+    UnknownShape,
+    as_dict,
+    get_path,
+    is_one_of,
+)
 from toolaudit.formats.openai import CUT_OFF
 
 STREAM_EVENTS = frozenset(

@@ -1,0 +1,77 @@
+"""--group-by: a summary per value of some record fields (the model, a prompt version)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+import orjson
+
+from toolaudit.folding import OTHER, Folding
+from toolaudit.jsonutil import dumps_any
+from toolaudit.summary import MAX_GROUPS, NULL_GROUP, Summary, ToolSummary, merged_counts
+from toolaudit.tally import Tally
+
+
+def group_key(record: Mapping[str, Any] | None, model: str | None, fields: tuple[str, ...]) -> str:
+    """The group of a record: the values of its --group-by fields, joined by " | ".
+
+    A field is a dotted path into the record (``metadata.prompt_version``);
+    ``model`` is the model the record's format names, wherever it keeps it. A
+    string stands for itself, a missing field is ``null``, any other value is
+    its JSON.
+    """
+    values = []
+    for field_path in fields:
+        value: object = record
+        if field_path == "model" and model is not None:
+            value = model
+        else:
+            for step in field_path.split("."):
+                value = value.get(step) if isinstance(value, Mapping) else None
+        if isinstance(value, str):
+            values.append(value)
+        elif value is None:
+            values.append(NULL_GROUP)
+        else:
+            values.append(dumps_any(value, option=orjson.OPT_SORT_KEYS).decode())
+    return " | ".join(values)
+
+
+class Groups:
+    """A tally per group, bounded to MAX_GROUPS groups (see folding.py)."""
+
+    def __init__(self, fields: tuple[str, ...], max_tools: int, max_params: int) -> None:
+        self.fields = fields
+        self._tallies: dict[str, Tally] = {}
+        self._folding = Folding(MAX_GROUPS)
+        self._limits = (max_tools, max_params)
+
+    def tally_for(self, record: Mapping[str, Any] | None, model: str | None) -> Tally:
+        """The tally that counts this record (one more record in it)."""
+        key = group_key(record, model, self.fields)
+        tally = self._tallies.get(key)
+        if tally is None:
+            if not self._folding.admits(key):
+                key = OTHER
+            tally = self._tallies.get(key)
+            if tally is None:
+                self._folding.maybe_compact(self._tallies, Tally.absorbed)
+                tally = self._tallies[key] = Tally(*self._limits)
+        tally.records += 1
+        return tally
+
+    def summary(self, total: Summary) -> Summary:
+        """``total`` (which counted the lines) with the groups' counts and the groups."""
+        groups = {}
+        for key, tally in self._tallies.items():
+            tally.lines = tally.records  # a group has records, not lines (blank lines have no group)
+            groups[key] = tally.summary(version=total.toolaudit_version, schemas_digest=total.schemas_digest, sources=[], complete=True)
+        merged = replace(total, by_tool={}, records_without_calls=0, record_errors={})
+        for group in groups.values():
+            merged.records_without_calls += group.records_without_calls
+            merged.record_errors = merged_counts(merged.record_errors, group.record_errors)
+            for name, tool in group.by_tool.items():
+                merged.by_tool[name] = merged.by_tool[name].merged(tool) if name in merged.by_tool else tool.merged(ToolSummary())
+        return replace(merged, group_by=self.fields, groups=groups)

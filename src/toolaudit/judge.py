@@ -1,0 +1,132 @@
+"""One call found in a record -> the tool it counts under, its problems, and a detail.
+
+Arguments arrive as a JSON string (OpenAI), an object (Anthropic, Gemini,
+MCP) or an object parsed upstream (LangChain); each way of going wrong gets
+its own words in the report's ``detail``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from toolaudit.formats import ABSENT, JSON_STRING, OBJECT, Call
+from toolaudit.jsonutil import loads_exact
+from toolaudit.summary import NO_NAME
+from toolaudit.validate import (
+    MALFORMED,
+    UNKNOWN_TOOL,
+    Problem,
+    ToolValidator,
+    Validator,
+    kind_phrase,
+)
+
+Problems = tuple[Problem, ...] | list[Problem]
+
+_NOTHING: Mapping[str, Any] = {}
+_loads = orjson.loads
+_JSONDecodeError = orjson.JSONDecodeError
+
+
+def judge(call: Call, validator: Validator, context: str | None, *, exact: bool) -> tuple[str, Problems, str | None]:
+    """(the tool to count it under, its problems, the row's detail) for one call.
+
+    ``context`` explains an unknown tool (no question with that id...);
+    ``exact`` decodes argument strings with the standard library (see jsonutil).
+    """
+    name = call.name
+    details = []
+    problems: Problems
+    tool_key: str = NO_NAME
+    if call.failure is not None and name is None:
+        problems = [(MALFORMED, "call")]
+        details.append(call.failure)
+    elif not isinstance(name, str):
+        problems = [(MALFORMED, "name")]
+        details.append(f"the call's name is {kind_phrase(name)}, not a string")
+    else:
+        tool = validator.tools.get(name)
+        if tool is None:
+            tool_key = name
+            problems = [(UNKNOWN_TOOL, name)]
+            if context:
+                details.append(context)
+        else:
+            tool_key = tool.name
+            if call.failure is not None:
+                problems = [(MALFORMED, "arguments")]
+                details.append(call.failure)
+            else:
+                decoded, why = decode_call_arguments(call, tool, exact=exact)
+                if why:
+                    details.append(why)
+                problems = [(MALFORMED, "arguments")] if decoded is None else tool.check(decoded)
+    if call.note:
+        details.append(call.note)
+    return tool_key, problems, "; ".join(details) or None
+
+
+def decode_call_arguments(
+    call: Call, tool: ToolValidator, *, exact: bool = False
+) -> tuple[Mapping[str, Any] | None, str | None]:
+    """A call's arguments as logged -> (the object, a note or None) or (None, why not)."""
+    arguments = call.arguments
+    if arguments is ABSENT:
+        return _NOTHING, None
+    if isinstance(arguments, Mapping):
+        return arguments, None
+    if not isinstance(arguments, str) or call.encoding == JSON_STRING:
+        return decode_arguments(arguments, tool, exact=exact)
+    if call.encoding == OBJECT:
+        decoded, why = decode_arguments(arguments, tool, exact=exact)
+        return decoded, why or "arguments were logged as a JSON string, though this format sends an object"
+    return None, "arguments are a string, though they should have been parsed into an object (double-encoded?)"
+
+
+def decode_arguments(
+    arguments: object, tool: ToolValidator, *, exact: bool = False
+) -> tuple[Mapping[str, Any] | None, str | None]:
+    """Arguments as logged -> (the object, None) or (None, why not).
+
+    Providers log arguments as a JSON string; decode it (with orjson, or, when
+    ``exact``, with the standard library, which keeps integers beyond 64 bits).
+    An empty string is an empty object only for a tool with no required
+    parameter (some models send "" for parameterless tools).
+    """
+    if isinstance(arguments, Mapping):
+        return arguments, None
+    if not isinstance(arguments, str):
+        return None, f"arguments are {kind_phrase(arguments)}, not an object"
+    if not arguments.strip():
+        if tool.required:
+            return None, "arguments are an empty string, but the tool has required parameters"
+        return _NOTHING, None
+    decoded, error = _decode(arguments, exact)
+    if error is not None:
+        return None, f"arguments are not valid JSON: {error}"
+    if isinstance(decoded, dict):
+        return decoded, None
+    if isinstance(decoded, str):
+        inner, _ = _decode(decoded, exact)
+        if isinstance(inner, dict):
+            return None, "arguments are double-encoded: a JSON string holding a JSON object"
+    return None, f"arguments decode to {kind_phrase(decoded)}, not an object"
+
+
+def _decode(text: str, exact: bool) -> tuple[Any, str | None]:
+    """(the value, None) or (None, the parser's complaint), with orjson or, when
+    orjson refuses valid JSON or ``exact`` asks for it, the standard library."""
+    if not exact:
+        try:
+            return _loads(text), None
+        except _JSONDecodeError as error:
+            complaint = f"{error.msg} (column {error.colno})"
+    try:
+        return loads_exact(text), None
+    except RecursionError:
+        return None, "nested too deeply"
+    except ValueError as error:
+        return None, complaint if not exact else str(error)
