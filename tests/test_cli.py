@@ -272,3 +272,23 @@ def test_input_format_choices_match_the_extractors():
     from toolaudit.formats import EXTRACTORS
 
     assert set(INPUT_FORMATS) == set(EXTRACTORS)
+
+
+def test_progress_goes_to_stderr_by_bytes_when_asked(in_repo):
+    result = invoke("audit", SAMPLE, "-s", SAMPLE_SCHEMAS, "--progress")
+    assert "auditing" in result.stderr and "B" in result.stderr
+    assert "auditing" not in result.stdout
+    quiet = invoke("audit", SAMPLE, "-s", SAMPLE_SCHEMAS)  # stderr is not a terminal here
+    assert quiet.stderr == ""
+
+
+def test_start_up_pays_only_for_what_it_uses():
+    code = (
+        "import sys, runpy; sys.argv = ['toolaudit', '--version']\n"
+        "try:\n    runpy.run_module('toolaudit', run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        "heavy = ('orjson', 'tqdm', 'multiprocessing', 'toolaudit.auditor', 'toolaudit.formats')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip().splitlines()[-1] == "[]"
