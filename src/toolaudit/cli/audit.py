@@ -1,8 +1,4 @@
-"""The command line: options in, one library call, outputs and an exit code out.
-
-Imports of the audit machinery live inside the commands, so that
-``toolaudit --version`` and ``--help`` pay only for typer.
-"""
+"""toolaudit audit: logs in; a report, a summary, a table, and an exit code out."""
 
 from __future__ import annotations
 
@@ -16,18 +12,21 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from toolaudit import __version__
+from toolaudit.cli import (
+    EXIT_INTERRUPTED,
+    EXIT_INVALID,
+    EXIT_OK,
+    EXIT_TERMINATED,
+    FormatOption,
+    HtmlOption,
+    _fail,
+    _write_text,
+    app,
+)
 from toolaudit.errors import Terminated, ToolAuditError
 
 if TYPE_CHECKING:
     from toolaudit.summary import Summary
-
-EXIT_OK = 0
-EXIT_INVALID = 1
-EXIT_CANNOT_RUN = 2
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
-EXIT_TERMINATED = 143  # 128 + SIGTERM
-EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 every call valid and no malformed record; 1 something invalid or "
@@ -37,17 +36,6 @@ EXIT_CODES_HELP = (
     "says complete: false)."
 )
 
-app = typer.Typer(
-    name="toolaudit",
-    help="Validate LLM tool calls against their schemas: one call, or gigabytes of JSONL logs.",
-    add_completion=False,
-    no_args_is_help=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-)
-
-
 #: --input-format choices: "auto" and the keys of toolaudit.formats.EXTRACTORS
 #: (spelled out so that --help need not import the formats; a test keeps them equal).
 INPUT_FORMATS = (
@@ -55,33 +43,6 @@ INPUT_FORMATS = (
     "anthropic-batch", "gemini", "mcp", "langchain", "langsmith", "bfcl", "bedrock", "ollama", "envelope",
 )
 InputFormat = enum.Enum("InputFormat", {name: name for name in ("auto", *INPUT_FORMATS)}, type=str)  # type: ignore[misc]
-
-
-class SummaryFormat(str, enum.Enum):
-    table = "table"
-    json = "json"
-    markdown = "markdown"
-
-
-def _print_version(value: bool) -> None:
-    if value:
-        typer.echo(f"toolaudit {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(
-    version: Annotated[
-        bool,
-        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
-    ] = False,
-) -> None:
-    """Validate LLM tool calls against their schemas."""
-
-
-def _fail(message: str) -> typer.Exit:
-    typer.echo(f"toolaudit: error: {message}", err=True)
-    return typer.Exit(EXIT_CANNOT_RUN)
 
 
 @app.command(epilog=EXIT_CODES_HELP)
@@ -127,13 +88,8 @@ def audit(
     errors_only: Annotated[
         bool, typer.Option("--errors-only", help="Keep only failing calls and records in the report.")
     ] = False,
-    html: Annotated[
-        Optional[str],
-        typer.Option("--html", metavar="PATH", help="Write a self-contained HTML report here.", show_default=False),
-    ] = None,
-    output_format: Annotated[
-        SummaryFormat, typer.Option("--format", "-f", metavar="FORMAT", help="How to print the summary on stdout: table, json or markdown.")
-    ] = SummaryFormat.table,
+    html: HtmlOption = None,
+    output_format: FormatOption = "table",  # type: ignore[assignment]
     progress: Annotated[
         Optional[bool],
         typer.Option(
@@ -296,156 +252,3 @@ def _exit_code(summary: Summary, max_error_rate: float | None) -> int:
     return EXIT_INVALID
 
 
-@app.command(epilog="Exit codes: 0 the call is valid; 1 it is not; 2 the schemas or the call could not be read.")
-def validate(
-    call: Annotated[
-        str,
-        typer.Argument(metavar="CALL", help='The call as JSON: {"name": ..., "arguments": {...}}, or - for stdin.'),
-    ] = "-",
-    schemas: Annotated[
-        list[str],
-        typer.Option(
-            "--schemas", "-s", metavar="FILE", help="Tool schemas, in any shape audit takes. Repeatable.", show_default=False
-        ),
-    ] = ...,  # type: ignore[assignment]
-) -> None:
-    """Validate one call and print the contract's result: {"ok": ..., "errors": [...]}."""
-    import orjson
-
-    from toolaudit.schemas import load_schemas
-
-    try:
-        schema_set = load_schemas(schemas)
-    except ToolAuditError as error:
-        raise _fail(str(error)) from None
-    if schema_set.validator is None:
-        raise _fail("a BFCL question file holds one schema set per question; give the functions of one")
-    text = sys.stdin.buffer.read() if call == "-" else call.encode()
-    try:
-        parsed = orjson.loads(text)
-    except orjson.JSONDecodeError as error:
-        raise _fail(f"the call is not valid JSON: {error}") from None
-    result = schema_set.validator.validate(parsed)
-    sys.stdout.write(orjson.dumps(result).decode() + "\n")
-    raise typer.Exit(EXIT_OK if result["ok"] else EXIT_INVALID)
-
-
-def _write_text(path: str, text: str) -> None:
-    from toolaudit.output.files import AtomicOutput
-
-    with AtomicOutput(path) as output:
-        output.write(text.encode("utf-8", "surrogatepass"))
-
-
-def _read_summary(path: str) -> Summary:
-    import orjson
-
-    from toolaudit.summary import Summary, SummaryError
-
-    try:
-        with open(path, "rb") as file:
-            data = orjson.loads(file.read())
-    except OSError as error:
-        raise SummaryError(f"{path}: cannot read: {error.strerror or error}") from error
-    except orjson.JSONDecodeError as error:
-        raise SummaryError(f"{path}: not valid JSON ({error})") from error
-    try:
-        return Summary.from_dict(data)
-    except SummaryError as error:
-        raise SummaryError(f"{path}: {error}") from None
-
-
-SUMMARY_FILE_HELP = "A summary written by toolaudit audit --summary (or merge)."
-
-
-@app.command(
-    epilog="Exit codes: 0 NEW is not worse than BASE (within --tolerance); 1 it is; 2 a summary could not be read."
-)
-def compare(
-    base: Annotated[str, typer.Argument(metavar="BASE", help=SUMMARY_FILE_HELP, show_default=False)],
-    new: Annotated[str, typer.Argument(metavar="NEW", help=SUMMARY_FILE_HELP, show_default=False)],
-    tolerance: Annotated[
-        float,
-        typer.Option(
-            "--tolerance",
-            metavar="RATE",
-            min=0.0,
-            max=1.0,
-            help="How much higher NEW's error rate may be than BASE's (absolute: 0.01 is one point).",
-        ),
-    ] = 0.0,
-    group: Annotated[
-        Optional[str],
-        typer.Option("--group", metavar="VALUE", help="Compare this --group-by group of both summaries.", show_default=False),
-    ] = None,
-    base_group: Annotated[
-        Optional[str],
-        typer.Option("--base-group", metavar="VALUE", help="The group of BASE to compare (default: --group).", show_default=False),
-    ] = None,
-    new_group: Annotated[
-        Optional[str],
-        typer.Option("--new-group", metavar="VALUE", help="The group of NEW to compare (default: --group).", show_default=False),
-    ] = None,
-    output_format: Annotated[
-        SummaryFormat, typer.Option("--format", "-f", metavar="FORMAT", help="table, json or markdown.")
-    ] = SummaryFormat.table,
-    html: Annotated[
-        Optional[str],
-        typer.Option("--html", metavar="PATH", help="Write a self-contained HTML comparison here.", show_default=False),
-    ] = None,
-) -> None:
-    """Compare two audits' summaries per tool and per error kind; fail if NEW got worse."""
-    from toolaudit.compare import compare as compare_summaries
-    from toolaudit.output import COMPARISON_RENDERERS
-
-    try:
-        comparison = compare_summaries(
-            _read_summary(base),
-            _read_summary(new),
-            base_label=base,
-            new_label=new,
-            tolerance=tolerance,
-            base_group=base_group if base_group is not None else group,
-            new_group=new_group if new_group is not None else group,
-        )
-        if html is not None:
-            from toolaudit.output.html import render_comparison_html
-
-            _write_text(html, render_comparison_html(comparison))
-    except ToolAuditError as error:
-        raise _fail(str(error)) from None
-    sys.stdout.write(COMPARISON_RENDERERS[output_format.value](comparison))
-    raise typer.Exit(EXIT_INVALID if comparison.regressed else EXIT_OK)
-
-
-@app.command(epilog="Exit codes: 0 merged; 2 a summary could not be read, or the summaries cannot be merged honestly.")
-def merge(
-    summaries: Annotated[list[str], typer.Argument(metavar="SUMMARY...", help=SUMMARY_FILE_HELP, show_default=False)],
-    output: Annotated[
-        str, typer.Option("--output", "-o", metavar="PATH", help="Where to write the merged summary (- for stdout).")
-    ] = "-",
-) -> None:
-    """Merge the summaries of shards of one log into the summary of the whole."""
-    from toolaudit.output import render_json
-    from toolaudit.summary import merge_summaries
-
-    try:
-        merged = merge_summaries(_read_summary(path) for path in summaries)
-        _write_text(output, render_json(merged))
-    except ToolAuditError as error:
-        raise _fail(str(error)) from None
-
-
-def main() -> None:
-    """Console entry point."""
-    try:
-        app()
-        sys.stdout.flush()  # here, so that a closed pipe is met inside the try
-    except BrokenPipeError:
-        # The reader went away (`toolaudit audit ... | head`): stop quietly. Point
-        # stdout at /dev/null so that the interpreter's own last flush cannot fail.
-        import os
-
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        sys.exit(EXIT_BROKEN_PIPE)

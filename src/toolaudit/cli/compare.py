@@ -1,0 +1,97 @@
+"""toolaudit compare and merge: summaries in, a verdict or a merged summary out."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from toolaudit.cli import (
+    EXIT_INVALID,
+    EXIT_OK,
+    FormatOption,
+    HtmlOption,
+    _fail,
+    _read_summary,
+    _write_text,
+    app,
+)
+from toolaudit.errors import ToolAuditError
+
+SUMMARY_FILE_HELP = "A summary written by toolaudit audit --summary (or merge)."
+
+
+@app.command(
+    epilog="Exit codes: 0 NEW is not worse than BASE (within --tolerance); 1 it is; 2 a summary could not be read."
+)
+def compare(
+    base: Annotated[str, typer.Argument(metavar="BASE", help=SUMMARY_FILE_HELP, show_default=False)],
+    new: Annotated[str, typer.Argument(metavar="NEW", help=SUMMARY_FILE_HELP, show_default=False)],
+    tolerance: Annotated[
+        float,
+        typer.Option(
+            "--tolerance",
+            metavar="RATE",
+            min=0.0,
+            max=1.0,
+            help="How much higher NEW's error rate may be than BASE's (absolute: 0.01 is one point).",
+        ),
+    ] = 0.0,
+    group: Annotated[
+        Optional[str],
+        typer.Option("--group", metavar="VALUE", help="Compare this --group-by group of both summaries.", show_default=False),
+    ] = None,
+    base_group: Annotated[
+        Optional[str],
+        typer.Option("--base-group", metavar="VALUE", help="The group of BASE to compare (default: --group).", show_default=False),
+    ] = None,
+    new_group: Annotated[
+        Optional[str],
+        typer.Option("--new-group", metavar="VALUE", help="The group of NEW to compare (default: --group).", show_default=False),
+    ] = None,
+    output_format: FormatOption = "table",  # type: ignore[assignment]
+    html: HtmlOption = None,
+) -> None:
+    """Compare two audits' summaries per tool and per error kind; fail if NEW got worse."""
+    from toolaudit.compare import compare as compare_summaries
+    from toolaudit.output import COMPARISON_RENDERERS
+
+    try:
+        comparison = compare_summaries(
+            _read_summary(base),
+            _read_summary(new),
+            base_label=base,
+            new_label=new,
+            tolerance=tolerance,
+            base_group=base_group if base_group is not None else group,
+            new_group=new_group if new_group is not None else group,
+        )
+        if html is not None:
+            from toolaudit.output.html import render_comparison_html
+
+            _write_text(html, render_comparison_html(comparison))
+    except ToolAuditError as error:
+        raise _fail(str(error)) from None
+    sys.stdout.write(COMPARISON_RENDERERS[output_format.value](comparison))
+    raise typer.Exit(EXIT_INVALID if comparison.regressed else EXIT_OK)
+
+
+@app.command(epilog="Exit codes: 0 merged; 2 a summary could not be read, or the summaries cannot be merged honestly.")
+def merge(
+    summaries: Annotated[list[str], typer.Argument(metavar="SUMMARY...", help=SUMMARY_FILE_HELP, show_default=False)],
+    output: Annotated[
+        str, typer.Option("--output", "-o", metavar="PATH", help="Where to write the merged summary (- for stdout).")
+    ] = "-",
+) -> None:
+    """Merge the summaries of shards of one log into the summary of the whole."""
+    from toolaudit.output import render_json
+    from toolaudit.summary import merge_summaries
+
+    try:
+        merged = merge_summaries(_read_summary(path) for path in summaries)
+        _write_text(output, render_json(merged))
+    except ToolAuditError as error:
+        raise _fail(str(error)) from None
+
+

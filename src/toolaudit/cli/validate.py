@@ -1,0 +1,47 @@
+"""toolaudit validate: one call, the contract's result, an exit code."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from toolaudit.cli import EXIT_INVALID, EXIT_OK, _fail, app
+from toolaudit.errors import ToolAuditError
+
+
+@app.command(epilog="Exit codes: 0 the call is valid; 1 it is not; 2 the schemas or the call could not be read.")
+def validate(
+    call: Annotated[
+        str,
+        typer.Argument(metavar="CALL", help='The call as JSON: {"name": ..., "arguments": {...}}, or - for stdin.'),
+    ] = "-",
+    schemas: Annotated[
+        list[str],
+        typer.Option(
+            "--schemas", "-s", metavar="FILE", help="Tool schemas, in any shape audit takes. Repeatable.", show_default=False
+        ),
+    ] = ...,  # type: ignore[assignment]
+) -> None:
+    """Validate one call and print the contract's result: {"ok": ..., "errors": [...]}."""
+    import orjson
+
+    from toolaudit.schemas import load_schemas
+
+    try:
+        schema_set = load_schemas(schemas)
+    except ToolAuditError as error:
+        raise _fail(str(error)) from None
+    if schema_set.validator is None:
+        raise _fail("a BFCL question file holds one schema set per question; give the functions of one")
+    text = sys.stdin.buffer.read() if call == "-" else call.encode()
+    try:
+        parsed = orjson.loads(text)
+    except orjson.JSONDecodeError as error:
+        raise _fail(f"the call is not valid JSON: {error}") from None
+    result = schema_set.validator.validate(parsed)
+    sys.stdout.write(orjson.dumps(result).decode() + "\n")
+    raise typer.Exit(EXIT_OK if result["ok"] else EXIT_INVALID)
+
+
