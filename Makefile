@@ -17,9 +17,9 @@ $(INSTALLED): pyproject.toml
 # demo working. Only exit 2 (the audit could not run) fails `make demo`.
 demo: $(INSTALLED)
 	@mkdir -p out; $(BIN)/toolaudit audit sample_logs/calls.jsonl --schemas sample_logs/schemas.json \
-		--report out/report.jsonl --summary out/summary.json; \
+		--report out/report.jsonl --summary out/summary.json --html out/report.html; \
 	status=$$?; \
-	echo; echo "exit code $$status (1: invalid calls found). Report: out/report.jsonl, summary: out/summary.json"; \
+	echo; echo "exit code $$status (1: invalid calls found). Wrote out/report.jsonl, out/summary.json and out/report.html"; \
 	test $$status -le 1
 
 test: $(INSTALLED)

@@ -237,3 +237,18 @@ def test_stdin_records_can_be_grouped():
     data = b'{"name": "ping", "model": "m"}\n'
     run = Audit([Source("-")], load_schemas(str(FIXTURES / "schemas.json")), AuditOptions(group_by=("model",)), stdin=io.BytesIO(data))
     assert set(run.run().groups) == {"m"}
+
+
+def test_small_changes_are_not_shown_as_none():
+    from toolaudit.output.text import change, points
+
+    assert change(0.0) == "0.0 pp"
+    assert change(0.0001) == "+<0.1 pp" and change(-0.0001) == "-<0.1 pp"
+    assert change(0.157) == "+15.7 pp" and points(0.157) == "15.7 pp" and points(-0.0001) == "<0.1 pp"
+
+
+def test_a_tool_called_on_one_side_only_has_no_change_to_compare(in_repo):
+    summary = grouped("model")
+    comparison = compare(summary.groups["claude-sonnet-4-5"], summary.groups["gpt-4o-mini"])
+    only_new = next(row for row in comparison.by_tool if row.name == "browse")
+    assert not only_new.comparable and only_new.to_dict()["change"] is None

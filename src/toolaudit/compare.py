@@ -31,12 +31,17 @@ class RateChange:
         """New rate minus base rate: positive is worse."""
         return self.new_rate - self.base_rate
 
+    @property
+    def comparable(self) -> bool:
+        """Both sides have calls: a tool called on one side only has no rate to compare."""
+        return bool(self.base_calls and self.new_calls)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "base": {"count": self.base_count, "calls": self.base_calls, "rate": self.base_rate},
             "new": {"count": self.new_count, "calls": self.new_calls, "rate": self.new_rate},
-            "change": self.change,
+            "change": self.change if self.comparable else None,
         }
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from toolaudit.compare import Comparison, RateChange
-from toolaudit.output.text import change, grid, percent, printable
+from toolaudit.output.text import change, grid, percent, points, printable
 
 MAX_NAME_WIDTH = 40
 
@@ -11,10 +11,19 @@ MAX_NAME_WIDTH = 40
 def verdict(comparison: Comparison) -> str:
     """One line that says whether NEW is worse than BASE, and by how much."""
     overall = comparison.overall
-    tolerance = change(comparison.tolerance).removesuffix(" pp").lstrip("+")
+    tolerance = points(comparison.tolerance)
     if comparison.regressed:
-        return f"REGRESSED: the error rate rose by {change(overall.change)} (tolerance {tolerance} pp)"
-    return f"ok: the error rate changed by {change(overall.change)} (tolerance {tolerance} pp)"
+        return f"REGRESSED: the error rate rose by {points(overall.change)} (tolerance {tolerance})"
+    return f"ok: the error rate changed by {change(overall.change)} (tolerance {tolerance})"
+
+
+def row_change(row: RateChange) -> str:
+    """The change of one row, or which side alone had calls (no rate to compare)."""
+    if not row.base_calls:
+        return "only in new"
+    if not row.new_calls:
+        return "only in base"
+    return change(row.change)
 
 
 def render_comparison_table(comparison: Comparison) -> str:
@@ -43,7 +52,7 @@ def _tool_rows(rows: list[RateChange]) -> list[list[str]]:
     for row in rows:
         table.append([
             printable(row.name, MAX_NAME_WIDTH),
-            f"{row.base_calls:,}", percent(row.base_rate), f"{row.new_calls:,}", percent(row.new_rate), change(row.change),
+            f"{row.base_calls:,}", percent(row.base_rate), f"{row.new_calls:,}", percent(row.new_rate), row_change(row),
         ])
     return table
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from toolaudit.compare import Comparison
-from toolaudit.output.compare_table import verdict
+from toolaudit.output.compare_table import row_change, verdict
 from toolaudit.output.table import ordered_kinds
 from toolaudit.output.text import change, percent, printable
 from toolaudit.summary import Summary
@@ -69,7 +69,7 @@ def render_comparison_markdown(comparison: Comparison) -> str:
     if not comparison.same_schemas:
         out += ["", "Note: the two summaries were audited against different schemas."]
     tools = [
-        [cell(row.name), f"{row.base_calls:,}", percent(row.base_rate), f"{row.new_calls:,}", percent(row.new_rate), change(row.change)]
+        [cell(row.name), f"{row.base_calls:,}", percent(row.base_rate), f"{row.new_calls:,}", percent(row.new_rate), row_change(row)]
         for row in comparison.by_tool
     ]
     kinds = [

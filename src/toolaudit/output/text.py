@@ -50,8 +50,16 @@ def percent(rate: float) -> str:
 
 
 def change(points: float) -> str:
-    """A change of rate in percentage points, with its sign: "+2.5 pp", "-0.3 pp", "0.0 pp"."""
+    """A change of rate in percentage points, with its sign: "+2.5 pp", "-0.3 pp",
+    "+<0.1 pp" (small, but not nothing), "0.0 pp" (none at all)."""
     value = points * 100
-    if abs(value) < 0.05:
+    if value == 0:
         return "0.0 pp"
+    if abs(value) < 0.05:
+        return "+<0.1 pp" if value > 0 else "-<0.1 pp"
     return f"{value:+.1f} pp"
+
+
+def points(rate: float) -> str:
+    """A rate as percentage points without a sign: "15.7 pp", "<0.1 pp"."""
+    return change(abs(rate)).lstrip("+")
