@@ -121,3 +121,39 @@ def test_the_report_can_go_to_a_special_file(tmp_path):
     result = run("audit", str(SAMPLE), "-s", SCHEMAS, "-r", "/dev/null")
     assert result.returncode == 1
     assert Path("/dev/null").is_char_device()
+
+
+def test_an_interruption_mid_batch_stops_at_its_end_with_rows_and_counts_in_step(monkeypatch):
+    import io
+
+    import orjson
+
+    from toolaudit import auditor
+    from toolaudit.auditor import Audit
+    from toolaudit.schemas import load_schemas
+    from toolaudit.sources import Source
+
+    data = SAMPLE.read_bytes()
+    run = Audit([Source("-")], load_schemas(SCHEMAS), stdin=io.BytesIO(data))
+    parsed = 0
+
+    def loads_and_signal(line):
+        nonlocal parsed
+        parsed += 1
+        if parsed == 200:  # as the CLI's signal handler would, mid-batch
+            run.request_stop(KeyboardInterrupt)
+        return orjson.loads(line)
+
+    monkeypatch.setattr(auditor, "_loads", loads_and_signal)
+    report = io.BytesIO()
+    with pytest.raises(KeyboardInterrupt):
+        run.run(report)
+    rows = [json.loads(line) for line in report.getvalue().splitlines()]
+    summary = run.summary
+    assert summary is not None and summary.complete is False
+    # The batch in progress was finished: every line read is counted, and reported.
+    assert 200 <= summary.lines < len(data.splitlines())
+    non_blank = {n for n, line in enumerate(data.splitlines()[: summary.lines], start=1) if line.strip()}
+    assert {row["line"] for row in rows} == non_blank
+    assert summary.calls + summary.malformed_records == len(rows)
+    assert summary.lines == summary.blank_lines + summary.records

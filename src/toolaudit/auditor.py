@@ -99,6 +99,9 @@ class Audit:
         self._groups = Groups(options.group_by, options.max_tools, options.max_params) if options.group_by else None
         self._statuses: list[SourceStatus] = []
         self._record_tools = RecordTools(schemas)
+        #: While a batch of lines is being audited, a stop waits for its end (see request_stop).
+        self._busy = False
+        self._stop: type[KeyboardInterrupt] | None = None
         self.summary: Summary | None = None
 
     @classmethod
@@ -107,6 +110,18 @@ class Audit:
     ) -> Audit:
         """An audit of files, directories (walked) and ``-``; missing paths raise now."""
         return cls(expand_paths(paths), schemas, options, **kwargs)
+
+    def request_stop(self, interruption: type[KeyboardInterrupt] = KeyboardInterrupt) -> None:
+        """Stop the audit as Ctrl-C would, at the end of the batch being audited.
+
+        For a signal handler: raising in the middle of a batch could leave a line
+        read but not counted; between batches (while waiting for input, say),
+        the interruption is raised at once.
+        """
+        if self._busy:
+            self._stop = interruption
+        else:
+            raise interruption()
 
     @property
     def defines_tools(self) -> bool:
@@ -202,6 +217,7 @@ class Audit:
             ):
                 if want_rows:
                     rows = kept = []
+                self._busy = True
                 for line in lines:
                     lineno += 1
                     try:
@@ -246,6 +262,9 @@ class Audit:
                 # Valid calls are tallied per batch, in C: cheaper than a dict update per call.
                 count_ok(ok_batch)
                 ok_batch.clear()
+                self._busy = False
+                if self._stop is not None:
+                    raise self._stop()
                 if rows:
                     yield rows
                     rows = []
@@ -256,8 +275,10 @@ class Audit:
             status.complete = False
             status.error = str(error)
         except KeyboardInterrupt:
+            self._busy = False
             status.complete = False
             status.error = f"interrupted after line {lineno}"
+            count_ok(ok_batch)  # the valid calls of the batch in progress were audited too
             self._count_lines(source, status, lineno, blank)
             if rows:
                 yield rows  # every complete row of the batch in progress

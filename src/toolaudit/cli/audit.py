@@ -26,6 +26,7 @@ from toolaudit.cli import (
 from toolaudit.errors import Terminated, ToolAuditError
 
 if TYPE_CHECKING:
+    from toolaudit.auditor import Audit
     from toolaudit.summary import Summary
 
 EXIT_CODES_HELP = (
@@ -176,7 +177,7 @@ def audit(
         show_progress = sys.stderr.isatty() if progress is None else progress
         auditor = Audit(sources, schema_set, options)
         interrupted: KeyboardInterrupt | None = None
-        with _sigterm_raises_terminated():
+        with _signals_stop(auditor):
             try:
                 with byte_progress(sources, enabled=show_progress) as on_bytes:
                     auditor.on_bytes = on_bytes
@@ -211,17 +212,19 @@ def audit(
 
 
 @contextmanager
-def _sigterm_raises_terminated() -> Iterator[None]:
-    """Within, SIGTERM stops the audit as Ctrl-C does (see errors.Terminated)."""
+def _signals_stop(auditor: Audit) -> Iterator[None]:
+    """Within, Ctrl-C and SIGTERM stop the audit at the end of the batch of lines
+    being audited, so that every line read is counted (see Audit.request_stop)."""
 
-    def terminate(signum: int, frame: object) -> None:
-        raise Terminated()
+    def stop(signum: int, frame: object) -> None:
+        auditor.request_stop(Terminated if signum == signal.SIGTERM else KeyboardInterrupt)
 
-    previous = signal.signal(signal.SIGTERM, terminate)
+    previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _parse_max_keys(text: str) -> tuple[int, int]:
