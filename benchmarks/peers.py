@@ -41,6 +41,44 @@ def floor_pass(path: Path) -> Counts:
     return counts
 
 
+def type_test_pass(path: Path, schemas: dict[str, Any]) -> Counts:
+    """A lower bound, not a validator: the floor plus one identity test of each
+    argument's type, with no enum, no required parameters, no error list and no
+    counting. Whatever validates every argument in Python costs at least this."""
+    usual = {
+        name: {param: _python_type(spec.get("type")) for param, spec in schema["parameters"]["properties"].items()}
+        for name, schema in schemas.items()
+    }
+    counts = Counts()
+    loads = orjson.loads
+    decode_error = orjson.JSONDecodeError
+    with open(path, "rb", buffering=READ_BUFFER) as f:
+        for line in f:
+            counts.lines += 1
+            try:
+                record = loads(line)
+            except decode_error:
+                counts.malformed += 1
+                continue
+            types = usual.get(record.get("name"))
+            arguments = record.get("arguments")
+            if types is not None and type(arguments) is dict:
+                for key, value in arguments.items():
+                    if types.get(key) is not type(value):
+                        break
+    return counts
+
+
+_PYTHON_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool, "array": list, "object": dict}
+
+
+def _python_type(declared: object) -> type | None:
+    """The one Python type a declared JSON type usually arrives as (the first of a list)."""
+    if isinstance(declared, list):
+        declared = declared[0] if declared else None
+    return _PYTHON_TYPES.get(declared) if isinstance(declared, str) else None
+
+
 def peer_pass(path: Path, validate: dict[str, Callable[[object], bool]]) -> Counts:
     """Parse with orjson, validate the arguments with a peer; unknown tools are errors."""
     counts = Counts()

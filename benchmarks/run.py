@@ -54,7 +54,14 @@ from measure import (
     timed_in_process,
     toolaudit_executable,
 )
-from peers import Counts, fastjsonschema_validators, floor_pass, jsonschema_validators, peer_pass
+from peers import (
+    Counts,
+    fastjsonschema_validators,
+    floor_pass,
+    jsonschema_validators,
+    peer_pass,
+    type_test_pass,
+)
 from report import README, render_report, write_readme
 
 PEERS_HINT = "n/a (pip install -e '.[bench]')"
@@ -79,6 +86,11 @@ def build_variants(exe: Path, dataset: Dataset) -> list[Variant]:
 
     jobs, full_report = ("--jobs", "2"), ("--report", report)
     in_process("a", "floor: `orjson.loads` per line, in-process", lambda: floor_pass(log))
+    in_process(
+        "a2",
+        "lower bound: the floor + one type test per argument (no enum, required, errors), in-process",
+        lambda: type_test_pass(log, schemas),
+    )
     child("b", "`toolaudit audit`, summary only", log)
     child("c", "`toolaudit audit --report FILE` (full per-call report)", log, *full_report)
     child("d", "`toolaudit audit --jobs 2`, summary only", log, *jobs)
