@@ -49,6 +49,21 @@ class Folding:
         """Whether a name not yet in the table may enter it (else it counts as <other>)."""
         return self.threshold is None or name in _BUCKETS or stable_hash(name) < self.threshold
 
+    def entry(
+        self, table: MutableMapping[str, V], name: str, new: Callable[[], V], merge: Callable[[V, V], V]
+    ) -> tuple[str, V]:
+        """(the key, the entry) that counts ``name`` in ``table``: its own, made with
+        ``new`` if it is admitted, else <other>'s. Compacts the table when it is full."""
+        value = table.get(name)
+        if value is None:
+            if not self.admits(name):
+                name = OTHER
+            value = table.get(name)
+            if value is None:
+                self.maybe_compact(table, merge)
+                value = table[name] = new()
+        return name, value
+
     def maybe_compact(self, table: MutableMapping[str, V], merge: Callable[[V, V], V]) -> None:
         """Compact when the table has grown to twice its limit."""
         if len(table) > 2 * self.limit + len(_BUCKETS):

@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from toolaudit.folding import OTHER, Folding
+from toolaudit.folding import Folding
 from toolaudit.jsonutil import dumps_any
 from toolaudit.summary import MAX_GROUPS, NULL_GROUP, Summary, ToolSummary, merged_counts
 from toolaudit.tally import Tally
@@ -51,14 +51,7 @@ class Groups:
     def tally_for(self, record: Mapping[str, Any] | None, model: str | None) -> Tally:
         """The tally that counts this record (one more record in it)."""
         key = group_key(record, model, self.fields)
-        tally = self._tallies.get(key)
-        if tally is None:
-            if not self._folding.admits(key):
-                key = OTHER
-            tally = self._tallies.get(key)
-            if tally is None:
-                self._folding.maybe_compact(self._tallies, Tally.absorbed)
-                tally = self._tallies[key] = Tally(*self._limits)
+        _, tally = self._folding.entry(self._tallies, key, lambda: Tally(*self._limits), Tally.absorbed)
         tally.records += 1
         return tally
 

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from toolaudit.folding import DEFAULT_MAX_PARAMS, DEFAULT_MAX_TOOLS, OTHER, Folding
+from toolaudit.folding import DEFAULT_MAX_PARAMS, DEFAULT_MAX_TOOLS, Folding
 from toolaudit.summary import SAMPLE_ROWS, Counts, SourceStatus, Summary, ToolSummary, merged_counts
 from toolaudit.validate import PARAMETER_KINDS
 
@@ -47,15 +47,7 @@ class Tally:
 
     def _tool(self, name: str) -> tuple[str, ToolSummary]:
         """The table entry that counts calls to ``name``: its own, or <other>'s."""
-        tool = self.by_tool.get(name)
-        if tool is None:
-            if not self._tool_folding.admits(name):
-                name = OTHER
-            tool = self.by_tool.get(name)
-            if tool is None:
-                self._tool_folding.maybe_compact(self.by_tool, ToolSummary.merged)
-                tool = self.by_tool[name] = ToolSummary()
-        return name, tool
+        return self._tool_folding.entry(self.by_tool, name, ToolSummary, ToolSummary.merged)
 
     def count_ok(self, names: Iterable[str]) -> None:
         """Count valid calls, given their tools' names (many at once: counted in C)."""
@@ -85,11 +77,7 @@ class Tally:
         folding = self._param_foldings.get(key)
         if folding is None:
             folding = self._param_foldings[key] = Folding(self.max_params)
-        if not folding.admits(param):
-            param = OTHER
-        if param not in tool.by_param:
-            folding.maybe_compact(tool.by_param, merged_counts)
-        return tool.by_param.setdefault(param, {})
+        return folding.entry(tool.by_param, param, dict, merged_counts)[1]
 
     def absorbed(self, other: Tally) -> Tally:
         """This tally, with ``other``'s counts added (for folding groups together)."""

@@ -46,22 +46,20 @@ def render_comparison_table(comparison: Comparison) -> str:
     return "\n".join(out) + "\n"
 
 
+def tool_cells(row: RateChange, name: str) -> list[str]:
+    """A tool's line of a comparison: calls and the share of them that failed, then the change."""
+    return [name, f"{row.base_calls:,}", percent(row.base_rate), f"{row.new_calls:,}", percent(row.new_rate), row_change(row)]
+
+
+def kind_cells(row: RateChange) -> list[str]:
+    """An error kind's line: occurrences, and occurrences per call, then the change."""
+    return [row.name, f"{row.base_count:,}", percent(row.base_rate), f"{row.new_count:,}", percent(row.new_rate), change(row.change)]
+
+
 def _tool_rows(rows: list[RateChange]) -> list[list[str]]:
-    """Per tool: calls and the share of them that failed."""
-    table = [["tool", "base calls", "base err%", "new calls", "new err%", "change"]]
-    for row in rows:
-        table.append([
-            printable(row.name, MAX_NAME_WIDTH),
-            f"{row.base_calls:,}", percent(row.base_rate), f"{row.new_calls:,}", percent(row.new_rate), row_change(row),
-        ])
-    return table
+    header = ["tool", "base calls", "base err%", "new calls", "new err%", "change"]
+    return [header, *(tool_cells(row, printable(row.name, MAX_NAME_WIDTH)) for row in rows)]
 
 
 def _kind_rows(rows: list[RateChange]) -> list[list[str]]:
-    """Per error kind: occurrences, and occurrences per call."""
-    table = [["error kind", "base count", "per call", "new count", "per call", "change"]]
-    for row in rows:
-        table.append([
-            row.name, f"{row.base_count:,}", percent(row.base_rate), f"{row.new_count:,}", percent(row.new_rate), change(row.change),
-        ])
-    return table
+    return [["error kind", "base count", "per call", "new count", "per call", "change"], *map(kind_cells, rows)]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from toolaudit.compare import Comparison
-from toolaudit.output.compare_table import row_change, verdict
+from toolaudit.output.compare_table import kind_cells, tool_cells, verdict
 from toolaudit.output.table import ordered_kinds
 from toolaudit.output.text import change, percent, printable
 from toolaudit.summary import Summary
@@ -68,14 +68,8 @@ def render_comparison_markdown(comparison: Comparison) -> str:
     ]
     if not comparison.same_schemas:
         out += ["", "Note: the two summaries were audited against different schemas."]
-    tools = [
-        [cell(row.name), f"{row.base_calls:,}", percent(row.base_rate), f"{row.new_calls:,}", percent(row.new_rate), row_change(row)]
-        for row in comparison.by_tool
-    ]
-    kinds = [
-        [row.name, f"{row.base_count:,}", percent(row.base_rate), f"{row.new_count:,}", percent(row.new_rate), change(row.change)]
-        for row in comparison.by_kind
-    ]
+    tools = [tool_cells(row, cell(row.name)) for row in comparison.by_tool]
+    kinds = [kind_cells(row) for row in comparison.by_kind]
     out += ["", *_table(["tool", "base calls", "base error rate", "new calls", "new error rate", "change"], tools)]
     out += ["", *_table(["error kind", "base", "per call", "new", "per call", "change"], kinds)]
     return "\n".join(out) + "\n"
