@@ -1,9 +1,10 @@
 """The ``validate_tool_call`` contract and the compiled validator behind it.
 
 A schema set is compiled once (:func:`compile_schemas`): every tool's schema is
-checked for defects and turned into lookup tables. Validating a call is then a
-few set operations for the common, valid case; only a call that fails them
-takes the slower path that names every error. Nothing taken from a schema is
+checked for defects and turned into lookup tables. Validating a call is then,
+for the common, valid case, one identity test of each argument's type and a
+set test or two; a call that fails them takes the slower path, which alone
+decides what is wrong and names every error. Nothing taken from a schema is
 ever executed.
 
 Errors are ``(kind, subject)`` pairs internally (``("type", "days")``) and
@@ -65,7 +66,6 @@ _EXACT_TYPES_OF_KIND: dict[str, frozenset[type]] = {
 
 _NO_PROBLEMS: tuple[Problem, ...] = ()
 _SCALAR_TYPES = frozenset({str, int, float, bool, type(None)})
-_NO_TYPES: frozenset[type] = frozenset()
 
 
 def value_kind(value: object) -> str | None:
@@ -351,7 +351,7 @@ class ToolValidator:
 class Validator:
     """A compiled set of tool schemas; validates any number of calls against it.
 
-    Build one with :func:`compile_schemas`. ``check`` is the hot path (errors as
+    Build one with :func:`compile_schemas`. ``check_call`` (and each tool's ``check``) is the hot path (errors as
     ``(kind, subject)`` pairs); ``validate`` is the contract (error strings).
     """
 
