@@ -235,12 +235,13 @@ RECORDS = st.dictionaries(
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(RECORDS, max_size=6))
-def test_the_inline_fast_path_changes_nothing(records):
+@given(st.lists(RECORDS, max_size=6), st.sampled_from([(), ("model",), ("model", "id")]))
+def test_the_inline_fast_path_changes_nothing(records, group_by):
     data = b"".join(orjson.dumps(record) + b"\n" for record in records)
-    fast = Audit([Source("-")], SCHEMAS, stdin=io.BytesIO(data))
+    options = AuditOptions(group_by=group_by)
+    fast = Audit([Source("-")], SCHEMAS, options, stdin=io.BytesIO(data))
     fast_rows = list(fast)
-    slow = Audit([Source("-")], SCHEMAS, stdin=io.BytesIO(data))
+    slow = Audit([Source("-")], SCHEMAS, options, stdin=io.BytesIO(data))
     slow.inline_fast_path = False
     slow_rows = list(slow)
     assert fast_rows == slow_rows

@@ -193,12 +193,8 @@ class Audit:
     def _audit_source(self, source: Source, status: SourceStatus, want_rows: bool) -> Iterator[list[Row]]:
         tally = self._global
         global_tools = self.schemas.validator
-        inline = (
-            self.inline_fast_path
-            and global_tools is not None
-            and self.options.input_format in (None, "flat")
-            and not self.options.group_by  # grouping takes the general path
-        )
+        inline = self.inline_fast_path and global_tools is not None and self.options.input_format in (None, "flat")
+        groups = self._groups
         tools_get = global_tools.tools.get if global_tools is not None else NO_TOOLS.tools.get
         ok_batch: list[str] = []
         ok_names = ok_batch.append
@@ -237,17 +233,23 @@ class Audit:
                         if type(name) is str and type(arguments) is dict:
                             tool = tools_get(name)
                             if tool is not None:
+                                if groups is not None:
+                                    model = record.get("model")
+                                    self._tally = groups.tally_for(record, model if type(model) is str else None)
                                 problems = tool.check(arguments)
                                 if problems:
                                     if _number_may_be_inexact(problems, arguments) and may_hold_long_integers(line):
-                                        self._audit_record(record, lineno, name_of_source, kept, line)
+                                        self._audit_record(record, lineno, name_of_source, kept, line, grouped=True)
                                         continue
                                     self._count_and_report(
                                         tool.name, name, problems, None, _flat_id(record), 0, record.get("model"),
                                         lineno, name_of_source, kept,
                                     )
                                     continue
-                                ok_names(tool.name)
+                                if groups is None:
+                                    ok_names(tool.name)
+                                else:  # each group counts its own
+                                    self._tally.count_one_ok(tool.name)
                                 if ok_rows:
                                     call_id = record["call_id"] if "call_id" in record else record.get("id")
                                     model = record.get("model")
@@ -405,7 +407,7 @@ class Audit:
         if problems:
             tally.count_problems(tool_key, problems)
         else:
-            tally.count_ok((tool_key,))
+            tally.count_one_ok(tool_key)
         wanted = rows is not None and (problems or not self.options.errors_only)
         if wanted or (problems and (self._tally.wants_sample() or self._global.wants_sample())):
             row: Row = {

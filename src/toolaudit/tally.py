@@ -56,6 +56,14 @@ class Tally:
             tool.calls += count
             tool.ok += count
 
+    def count_one_ok(self, name: str) -> None:
+        """Count one valid call (where batching them is not possible)."""
+        tool = self.by_tool.get(name)
+        if tool is None:
+            _, tool = self._tool(name)
+        tool.calls += 1
+        tool.ok += 1
+
     def count_problems(self, name: str, problems: Iterable[tuple[str, str]]) -> None:
         """Count one invalid call and its problems."""
         tool = self.by_tool.get(name)
