@@ -1,5 +1,8 @@
 """The in-process readers of the log: the floor (orjson alone) and the peer validators.
 
+Each reader has its own read-and-parse loop on purpose: a shared generator would
+add its own cost to every line and blur the very ratios being measured.
+
 Each returns the counts it found, for the checks against the generator. The peers'
 schemas say what toolaudit's contract says (``additionalProperties: false``,
 ``required``, ``type``, ``enum``); an unknown tool is an error without validation.
