@@ -14,8 +14,12 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable, Mapping
 
-from toolaudit.output.table import KIND_ORDER
-from toolaudit.output.text import printable
+from toolaudit.output.table import KIND_ORDER, ordered_kinds
+from toolaudit.output.text import change as text_change
+from toolaudit.output.text import percent, printable
+
+#: The HTML modules say ``p.pct``: the same percentage as the terminal's.
+pct = percent
 
 #: Displayed names are cut to this many characters; the tooltip holds more.
 NAME_WIDTH = 60
@@ -48,21 +52,15 @@ def num(count: int) -> str:
     return f"{count:,}"
 
 
-def pct(rate: float) -> str:
-    return f"{rate:.1%}"
-
-
 def points(change: float) -> str:
     """A change of rate in percentage points, always signed: ``+1.5 pp``, ``−0.3 pp``.
 
-    A change too small for one decimal still shows its direction (``+<0.1 pp``),
-    so it never contradicts a verdict made on the exact value.
+    The terminal's rounding (``text.change``: a change too small for one decimal
+    still shows its direction, ``+<0.1 pp``), set with a typographic minus.
     """
     if change == 0:
         return "\u00b10.0 pp"
-    sign = "+" if change > 0 else MINUS
-    magnitude = abs(change) * 100
-    return f"{sign}{magnitude:.1f} pp" if magnitude >= 0.05 else f"{sign}<0.1 pp"
+    return text_change(change).replace("-", MINUS)
 
 
 def tolerance_points(tolerance: float) -> str:
@@ -71,12 +69,6 @@ def tolerance_points(tolerance: float) -> str:
     return (
         f"{magnitude:.1f} pp" if round(magnitude, 1) == round(magnitude, 6) else f"{magnitude:g} pp"
     )
-
-
-def ordered_kinds(kinds: Iterable[str]) -> list[str]:
-    """The contract's kinds in the table's order, then any others, sorted."""
-    present = set(kinds)
-    return [k for k in KIND_ORDER if k in present] + sorted(present - set(KIND_ORDER))
 
 
 def kind_classes(kinds: Iterable[str]) -> dict[str, str]:
