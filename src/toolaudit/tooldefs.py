@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from toolaudit.errors import SchemaError
+from toolaudit.formats.base import as_dict, first_present, get_path
 
 Schemas = dict[str, dict[str, Any]]
 
@@ -70,7 +71,7 @@ def normalize_tools(definitions: Iterable[object], *, source: str) -> Schemas:
 def _tools_of(definition: object, where: str) -> Iterator[tuple[str, dict[str, Any]]]:
     if not isinstance(definition, Mapping):
         raise SchemaError(f"a tool definition must be an object, not {type(definition).__name__}", source=where)
-    declarations = _first(definition, "functionDeclarations", "function_declarations")
+    declarations = first_present(definition, "functionDeclarations", "function_declarations")
     if isinstance(declarations, list):  # a Gemini Tool
         for declaration in declarations:
             yield _declaration(declaration, where, dialect="gemini")
@@ -81,7 +82,7 @@ def _tools_of(definition: object, where: str) -> Iterator[tuple[str, dict[str, A
         return
     spec = definition.get("toolSpec")
     if isinstance(spec, Mapping):  # Bedrock Converse
-        yield _named(spec, where), {"parameters": _json_schema(_first(_mapping(spec.get("inputSchema")), "json"), where)}
+        yield _named(spec, where), {"parameters": _json_schema(get_path(spec, "inputSchema", "json"), where)}
         return
     for key in ("input_schema", "inputSchema"):  # Anthropic, MCP
         if key in definition:
@@ -112,7 +113,7 @@ def _is_provider_tool(definition: Mapping[str, Any]) -> bool:
 
 
 def _declaration(declaration: object, where: str, dialect: str | None = None) -> tuple[str, dict[str, Any]]:
-    declaration = _mapping(declaration)
+    declaration = as_dict(declaration)
     name = _named(declaration, where)
     for key in ("parametersJsonSchema", "parameters_json_schema"):
         if declaration.get(key) is not None:
@@ -144,17 +145,6 @@ def _json_schema(schema: object, where: str) -> dict[str, Any]:
     if not isinstance(schema, Mapping):
         raise SchemaError("the tool's input schema must be an object", source=where)
     return dict(schema)
-
-
-def _mapping(value: object) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _first(mapping: Mapping[str, Any], *keys: str) -> Any:
-    for key in keys:
-        if key in mapping:
-            return mapping[key]
-    return None
 
 
 def bfcl_to_json_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
