@@ -41,9 +41,9 @@ class Folding:
 
     __slots__ = ("limit", "threshold")
 
-    def __init__(self, limit: int, threshold: int | None = None) -> None:
+    def __init__(self, limit: int) -> None:
         self.limit = limit
-        self.threshold = threshold
+        self.threshold: int | None = None
 
     def admits(self, name: str) -> bool:
         """Whether a name not yet in the table may enter it (else it counts as <other>)."""
@@ -71,15 +71,14 @@ class Folding:
 
     def compact(self, table: MutableMapping[str, V], merge: Callable[[V, V], V]) -> None:
         """Keep the ``limit`` names with the smallest hashes; fold the others into <other>."""
+        if len(table) - sum(bucket in table for bucket in _BUCKETS) <= self.limit:
+            return  # nothing to fold: spare hashing every name (summaries compact on creation)
         ranked = sorted((stable_hash(name), name) for name in table if name not in _BUCKETS)
-        if len(ranked) <= self.limit:
-            return
         for _, name in ranked[self.limit :]:
             folded = table.pop(name)
             table[OTHER] = merge(table[OTHER], folded) if OTHER in table else folded
         kept_max = ranked[self.limit - 1][0]
         self.threshold = kept_max if self.threshold is None else min(self.threshold, kept_max)
-
 
 
 def folded_estimate(table: MutableMapping[str, object], limit: int) -> int:
