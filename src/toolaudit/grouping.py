@@ -10,7 +10,13 @@ import orjson
 
 from toolaudit.folding import Folding
 from toolaudit.jsonutil import dumps_any
-from toolaudit.summary import MAX_GROUPS, NULL_GROUP, Summary, ToolSummary, merged_counts
+from toolaudit.summary import (
+    MAX_GROUPS,
+    NULL_GROUP,
+    Summary,
+    merged_counts,
+    merged_tools,
+)
 from toolaudit.tally import Tally
 
 
@@ -65,6 +71,5 @@ class Groups:
         for group in groups.values():
             merged.records_without_calls += group.records_without_calls
             merged.record_errors = merged_counts(merged.record_errors, group.record_errors)
-            for name, tool in group.by_tool.items():
-                merged.by_tool[name] = merged.by_tool[name].merged(tool) if name in merged.by_tool else tool.merged(ToolSummary())
+            merged.by_tool = merged_tools(merged.by_tool, group.by_tool)
         return replace(merged, group_by=self.fields, groups=groups)

@@ -289,9 +289,7 @@ class Summary:
                 mine_status.lines += status.lines
                 mine_status.complete = mine_status.complete and status.complete
                 mine_status.error = mine_status.error or status.error
-        by_tool = dict(self.by_tool)
-        for name, tool in other.by_tool.items():
-            by_tool[name] = by_tool[name].merged(tool) if name in by_tool else tool.merged(ToolSummary())
+        by_tool = merged_tools(self.by_tool, other.by_tool)
         groups = dict(self.groups)
         for key, group in other.groups.items():
             groups[key] = groups[key].merged(group) if key in groups else group
@@ -330,6 +328,14 @@ def _add_counts(into: Counts, other: Mapping[str, int]) -> Counts:
     for key, count in other.items():
         into[key] = into.get(key, 0) + count
     return into
+
+
+def merged_tools(first: Mapping[str, ToolSummary], second: Mapping[str, ToolSummary]) -> dict[str, ToolSummary]:
+    """Per-tool summaries of both, added name by name (neither is changed)."""
+    tools = dict(first)
+    for name, tool in second.items():
+        tools[name] = tools[name].merged(tool) if name in tools else tool.merged(ToolSummary())
+    return tools
 
 
 def merged_counts(first: Counts, second: Counts) -> Counts:
