@@ -190,8 +190,7 @@ def audit(
                 # The report keeps every complete row; the summary says it is incomplete.
                 interrupted, summary = stop, auditor.finish(interrupted=True)
             if summary_path is not None:
-                with AtomicOutput(summary_path) as summary_file:
-                    summary_file.write(render_json(summary).encode())
+                _write_text(summary_path, render_json(summary))
             if html is not None:
                 from toolaudit.output.html import render_html
 
