@@ -7,10 +7,10 @@ import io
 import orjson
 import pytest
 
-from toolaudit.auditor import Audit, AuditOptions
-from toolaudit.schemas import schema_set
+from toolaudit.pipeline.audit import Audit, AuditOptions
+from toolaudit.schemas.loading import schema_set
 from toolaudit.sources import Source
-from toolaudit.summary import NO_NAME, Summary
+from toolaudit.results.summary import NO_NAME, Summary
 
 SCHEMAS = schema_set(
     {
@@ -214,7 +214,7 @@ def test_importing_the_contract_loads_nothing_heavy():
     import subprocess
     import sys
 
-    code = "import sys, toolaudit; print(sorted(m for m in ('orjson', 'typer', 'tqdm', 'toolaudit.auditor') if m in sys.modules))"
+    code = "import sys, toolaudit; print(sorted(m for m in ('orjson', 'typer', 'tqdm', 'toolaudit.pipeline.audit') if m in sys.modules))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "[]"
 

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from toolaudit import __version__
 from toolaudit.cli import app
-from toolaudit.summary import Summary, merge_summaries
+from toolaudit.results.summary import Summary, merge_summaries
 
 from .conftest import REPO, update_golden
 
@@ -268,7 +268,7 @@ def test_input_format_forces_one_format(tmp_path):
 
 
 def test_input_format_choices_match_the_extractors():
-    from toolaudit.cli import INPUT_FORMATS
+    from toolaudit.cli.audit import INPUT_FORMATS
     from toolaudit.formats import EXTRACTORS
 
     assert set(INPUT_FORMATS) == set(EXTRACTORS)
@@ -287,7 +287,7 @@ def test_start_up_pays_only_for_what_it_uses():
         "import sys, runpy; sys.argv = ['toolaudit', '--version']\n"
         "try:\n    runpy.run_module('toolaudit', run_name='__main__')\n"
         "except SystemExit:\n    pass\n"
-        "heavy = ('orjson', 'tqdm', 'multiprocessing', 'toolaudit.auditor', 'toolaudit.formats')\n"
+        "heavy = ('orjson', 'tqdm', 'multiprocessing', 'toolaudit.pipeline.audit', 'toolaudit.formats')\n"
         "print(sorted(m for m in heavy if m in sys.modules))"
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

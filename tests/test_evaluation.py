@@ -11,12 +11,12 @@ import pytest
 from typer.testing import CliRunner
 
 import toolaudit
-from toolaudit.auditor import Audit, AuditOptions
+from toolaudit.pipeline.audit import Audit, AuditOptions
 from toolaudit.cli import app
-from toolaudit.compare import compare
-from toolaudit.schemas import load_schemas
+from toolaudit.results.compare import compare
+from toolaudit.schemas.loading import load_schemas
 from toolaudit.sources import Source
-from toolaudit.summary import MAX_GROUPS, OTHER, Summary, SummaryError, merge_summaries
+from toolaudit.results.summary import MAX_GROUPS, OTHER, Summary, SummaryError, merge_summaries
 
 from .conftest import REPO, update_golden
 from .test_auditor import assert_counts_add_up
@@ -85,7 +85,7 @@ def test_groups_are_bounded(tmp_path):
 
 
 def test_jobs_give_the_same_grouped_summary(in_repo, monkeypatch):
-    from toolaudit import parallel
+    from toolaudit.runners import parallel
 
     monkeypatch.setattr(parallel, "MIN_PART_BYTES", 2048)
     schemas = load_schemas(SAMPLE_SCHEMAS)

@@ -8,11 +8,11 @@ import random
 import orjson
 import pytest
 
-from toolaudit.auditor import Audit, AuditOptions
-from toolaudit.folding import OTHER, Folding, folded_estimate, stable_hash
-from toolaudit.schemas import schema_set
+from toolaudit.pipeline.audit import Audit, AuditOptions
+from toolaudit.results.folding import OTHER, Folding, folded_estimate, stable_hash
+from toolaudit.schemas.loading import schema_set
 from toolaudit.sources import Source
-from toolaudit.summary import merge_summaries
+from toolaudit.results.summary import merge_summaries
 
 from .test_auditor import assert_counts_add_up
 

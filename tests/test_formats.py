@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import toolaudit
-from toolaudit.auditor import AuditOptions
+from toolaudit.pipeline.audit import AuditOptions
 from toolaudit.formats import EXTRACTORS, detect
 
 FIXTURES = Path(__file__).parent / "fixtures" / "formats"

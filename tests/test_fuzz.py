@@ -8,8 +8,8 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolaudit.auditor import Audit, AuditOptions
-from toolaudit.schemas import schema_set
+from toolaudit.pipeline.audit import Audit, AuditOptions
+from toolaudit.schemas.loading import schema_set
 from toolaudit.sources import Source
 
 from .test_auditor import SCHEMAS, assert_counts_add_up

@@ -8,9 +8,9 @@ import json
 import orjson
 import pytest
 
-from toolaudit.auditor import Audit, AuditOptions
+from toolaudit.pipeline.audit import Audit, AuditOptions
 from toolaudit.jsonutil import dumps_any
-from toolaudit.schemas import schema_set
+from toolaudit.schemas.loading import schema_set
 from toolaudit.sources import Source
 
 from .test_auditor import assert_counts_add_up

@@ -20,10 +20,10 @@ import pytest
 
 import toolaudit
 from toolaudit import __version__
-from toolaudit.compare import compare
+from toolaudit.results.compare import compare
 from toolaudit.output.html import render_comparison_html, render_html
-from toolaudit.output.html_parts import points
-from toolaudit.summary import Summary
+from toolaudit.output.html.parts import points
+from toolaudit.results.summary import Summary
 
 from .conftest import REPO
 
@@ -274,7 +274,7 @@ def test_an_empty_log_gives_a_page_too(tmp_path: Path) -> None:
 def test_long_lists_are_cut_and_say_what_they_left_out(
     grouped: Summary, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from toolaudit.output import html_audit, html_compare, html_groups
+    from toolaudit.output.html import audit as html_audit, compare as html_compare, groups as html_groups
 
     monkeypatch.setattr(html_audit, "MAX_TOOL_ROWS", 3)
     monkeypatch.setattr(html_groups, "MAX_GROUP_COLUMNS", 2)

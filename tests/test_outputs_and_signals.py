@@ -128,9 +128,9 @@ def test_an_interruption_mid_batch_stops_at_its_end_with_rows_and_counts_in_step
 
     import orjson
 
-    from toolaudit import auditor
-    from toolaudit.auditor import Audit
-    from toolaudit.schemas import load_schemas
+    from toolaudit.pipeline import audit as auditor
+    from toolaudit.pipeline.audit import Audit
+    from toolaudit.schemas.loading import load_schemas
     from toolaudit.sources import Source
 
     data = SAMPLE.read_bytes()

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 import toolaudit
-from toolaudit import parallel
-from toolaudit.auditor import Audit, AuditOptions
-from toolaudit.schemas import NO_SCHEMAS, load_schemas
+from toolaudit.runners import parallel
+from toolaudit.pipeline.audit import Audit, AuditOptions
+from toolaudit.schemas.loading import NO_SCHEMAS, load_schemas
 from toolaudit.sources import Source
-from toolaudit.toolsets import NoSchemasError
+from toolaudit.pipeline.toolsets import NoSchemasError
 
 from .conftest import REPO
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from toolaudit.errors import SchemaError
-from toolaudit.schemas import load_schemas
-from toolaudit.tooldefs import bfcl_to_json_schema, gemini_to_json_schema
+from toolaudit.schemas.loading import load_schemas
+from toolaudit.schemas.tooldefs import bfcl_to_json_schema, gemini_to_json_schema
 
 CITY = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from toolaudit.errors import InputError, OutputError, SchemaError, ToolAuditError
-from toolaudit.validate import (
+from toolaudit.contract import (
     ToolValidator,
     Validator,
     compile_schemas,
@@ -21,11 +21,11 @@ from toolaudit.validate import (
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-    from toolaudit.auditor import Audit, AuditOptions
-    from toolaudit.schemas import SchemaSet, load_schemas
-    from toolaudit.summary import Summary, SummaryError, merge_summaries
+    from toolaudit.pipeline.audit import Audit, AuditOptions
+    from toolaudit.schemas.loading import SchemaSet, load_schemas
+    from toolaudit.results.summary import Summary, SummaryError, merge_summaries
 
-__version__ = "0.1.0"
+from toolaudit._version import __version__
 
 __all__ = [
     "Audit",
@@ -49,13 +49,13 @@ __all__ = [
 ]
 
 _LAZY = {
-    "Audit": "toolaudit.auditor",
-    "AuditOptions": "toolaudit.auditor",
-    "SchemaSet": "toolaudit.schemas",
-    "load_schemas": "toolaudit.schemas",
-    "Summary": "toolaudit.summary",
-    "SummaryError": "toolaudit.summary",
-    "merge_summaries": "toolaudit.summary",
+    "Audit": "toolaudit.pipeline.audit",
+    "AuditOptions": "toolaudit.pipeline.audit",
+    "SchemaSet": "toolaudit.schemas.loading",
+    "load_schemas": "toolaudit.schemas.loading",
+    "Summary": "toolaudit.results.summary",
+    "SummaryError": "toolaudit.results.summary",
+    "merge_summaries": "toolaudit.results.summary",
 }
 
 
@@ -85,8 +85,8 @@ def audit(
             print(row["line"], row["errors"])
         print(run.summary.error_rate)
     """
-    from toolaudit.auditor import Audit, AuditOptions
-    from toolaudit.schemas import SchemaSet, load_schemas, schema_set
+    from toolaudit.pipeline.audit import Audit, AuditOptions
+    from toolaudit.schemas.loading import SchemaSet, load_schemas, schema_set
 
     if isinstance(schemas, str):
         schemas = load_schemas(schemas)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from toolaudit.cli import (
+from toolaudit.cli.app import (
     EXIT_INTERRUPTED,
     EXIT_INVALID,
     EXIT_OK,
@@ -26,8 +26,8 @@ from toolaudit.cli import (
 from toolaudit.errors import Terminated, ToolAuditError
 
 if TYPE_CHECKING:
-    from toolaudit.auditor import Audit
-    from toolaudit.summary import Summary
+    from toolaudit.pipeline.audit import Audit
+    from toolaudit.results.summary import Summary
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 every call valid and no malformed record; 1 something invalid or "
@@ -146,11 +146,11 @@ def audit(
     ] = 64 << 20,
 ) -> None:
     """Audit logs of tool calls: a report row per call and a summary of what failed."""
-    from toolaudit.auditor import Audit, AuditOptions
+    from toolaudit.pipeline.audit import Audit, AuditOptions
     from toolaudit.output import RENDERERS, render_json
     from toolaudit.output.files import AtomicOutput, check_outputs_differ_from_inputs
-    from toolaudit.progress import byte_progress
-    from toolaudit.schemas import NO_SCHEMAS, load_schemas
+    from toolaudit.cli.progress import byte_progress
+    from toolaudit.schemas.loading import NO_SCHEMAS, load_schemas
     from toolaudit.sources import STDIN, expand_paths
 
     max_tools, max_params = _parse_max_keys(max_keys)

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from toolaudit.cli import (
+from toolaudit.cli.app import (
     EXIT_INVALID,
     EXIT_OK,
     FormatOption,
@@ -54,7 +54,7 @@ def compare(
     html: HtmlOption = None,
 ) -> None:
     """Compare two audits' summaries per tool and per error kind; fail if NEW got worse."""
-    from toolaudit.compare import compare as compare_summaries
+    from toolaudit.results.compare import compare as compare_summaries
     from toolaudit.output import COMPARISON_RENDERERS
 
     try:
@@ -86,7 +86,7 @@ def merge(
 ) -> None:
     """Merge the summaries of shards of one log into the summary of the whole."""
     from toolaudit.output import render_json
-    from toolaudit.summary import merge_summaries
+    from toolaudit.results.summary import merge_summaries
 
     try:
         merged = merge_summaries(_read_summary(path) for path in summaries)

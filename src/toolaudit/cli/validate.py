@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from toolaudit.cli import EXIT_INVALID, EXIT_OK, _fail, app
+from toolaudit.cli.app import EXIT_INVALID, EXIT_OK, _fail, app
 from toolaudit.errors import ToolAuditError
 
 
@@ -27,7 +27,7 @@ def validate(
     """Validate one call and print the contract's result: {"ok": ..., "errors": [...]}."""
     import orjson
 
-    from toolaudit.schemas import load_schemas
+    from toolaudit.schemas.loading import load_schemas
 
     try:
         schema_set = load_schemas(schemas)

@@ -6,12 +6,12 @@ from collections.abc import Callable
 
 import orjson
 
-from toolaudit.compare import Comparison
+from toolaudit.results.compare import Comparison
 from toolaudit.jsonutil import dumps_any
 from toolaudit.output.compare_table import render_comparison_table
 from toolaudit.output.markdown import render_comparison_markdown, render_markdown
 from toolaudit.output.table import render_table
-from toolaudit.summary import Summary
+from toolaudit.results.summary import Summary
 
 
 def render_json(summary: Summary) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from toolaudit.compare import Comparison, RateChange
+from toolaudit.results.compare import Comparison, RateChange
 from toolaudit.output.text import change, grid, percent, points, printable
 
 MAX_NAME_WIDTH = 40

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from toolaudit.compare import Comparison
+from toolaudit.results.compare import Comparison
 from toolaudit.output.compare_table import kind_cells, tool_cells, verdict
 from toolaudit.output.table import ordered_kinds
 from toolaudit.output.text import change, percent, printable
-from toolaudit.summary import Summary
+from toolaudit.results.summary import Summary
 
 
 def cell(text: str) -> str:

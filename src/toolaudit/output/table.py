@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from toolaudit.output.text import grid, percent, printable
-from toolaudit.summary import Summary
+from toolaudit.results.summary import Summary
 
 #: Column order of the error kinds; kinds not listed follow, sorted.
 KIND_ORDER = ("missing", "unexpected", "type", "enum", "unknown_tool", "malformed")

@@ -14,8 +14,8 @@ import orjson
 
 from toolaudit.formats import ABSENT, JSON_STRING, OBJECT, Call
 from toolaudit.jsonutil import loads_exact
-from toolaudit.summary import NO_NAME
-from toolaudit.validate import (
+from toolaudit.results.summary import NO_NAME
+from toolaudit.contract import (
     MALFORMED,
     UNKNOWN_TOOL,
     Problem,

@@ -8,16 +8,16 @@ from typing import Any
 
 import orjson
 
-from toolaudit.folding import Folding
+from toolaudit.results.folding import Folding
 from toolaudit.jsonutil import dumps_any
-from toolaudit.summary import (
+from toolaudit.results.summary import (
     MAX_GROUPS,
     NULL_GROUP,
     Summary,
     merged_counts,
     merged_tools,
 )
-from toolaudit.tally import Tally
+from toolaudit.results.tally import Tally
 
 
 def group_key(record: Mapping[str, Any] | None, model: str | None, fields: tuple[str, ...]) -> str:

@@ -7,8 +7,8 @@ same in grey print and to people who do not see red and green apart.
 
 from __future__ import annotations
 
-from toolaudit.compare import Comparison, RateChange
-from toolaudit.output import html_parts as p
+from toolaudit.results.compare import Comparison, RateChange
+from toolaudit.output.html import parts as p
 
 #: Rows of a change table; beyond it the smallest changes are left out (and counted).
 MAX_CHANGE_ROWS = 100

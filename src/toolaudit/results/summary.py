@@ -1,6 +1,6 @@
 """The aggregate of an audit: counts that add up, merge, and round-trip as JSON.
 
-The audit loop fills a :class:`~toolaudit.tally.Tally`; it becomes a
+The audit loop fills a :class:`~toolaudit.results.tally.Tally`; it becomes a
 :class:`Summary`, the value users see, save, merge and compare. The totals
 (``calls``, ``ok``, ``invalid``, ``by_kind``) are derived from ``by_tool``, so
 the per-tool figures sum to them by construction.
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from toolaudit.errors import ToolAuditError
-from toolaudit.folding import (
+from toolaudit.results.folding import (
     DEFAULT_MAX_PARAMS,
     DEFAULT_MAX_TOOLS,
     NO_NAME,
@@ -119,7 +119,7 @@ class Summary:
     a record is malformed, holds no call, or holds calls; the ``by_tool``
     figures sum to the totals. At most ``max_tools`` tool names and
     ``max_params`` parameter names per tool are kept; the others are folded
-    into ``<other>`` (see :mod:`toolaudit.folding`), here on creation.
+    into ``<other>`` (see :mod:`toolaudit.results.folding`), here on creation.
     """
 
     toolaudit_version: str

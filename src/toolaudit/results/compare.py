@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolaudit.summary import Summary, SummaryError
+from toolaudit.results.summary import Summary, SummaryError
 
 
 @dataclass(frozen=True)

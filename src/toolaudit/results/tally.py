@@ -6,16 +6,16 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from toolaudit.folding import DEFAULT_MAX_PARAMS, DEFAULT_MAX_TOOLS, Folding
-from toolaudit.summary import SAMPLE_ROWS, Counts, SourceStatus, Summary, ToolSummary, merged_counts
-from toolaudit.validate import PARAMETER_KINDS
+from toolaudit.results.folding import DEFAULT_MAX_PARAMS, DEFAULT_MAX_TOOLS, Folding
+from toolaudit.results.summary import SAMPLE_ROWS, Counts, SourceStatus, Summary, ToolSummary, merged_counts
+from toolaudit.contract import PARAMETER_KINDS
 
 
 class Tally:
     """Mutable counters for one audit.
 
     Tool names and parameter names come from logs, so both tables are bounded
-    (see :mod:`toolaudit.folding`): memory does not grow with the number of
+    (see :mod:`toolaudit.results.folding`): memory does not grow with the number of
     names a model invents.
     """
 

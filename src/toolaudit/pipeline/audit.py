@@ -16,14 +16,14 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from toolaudit import __version__
+from toolaudit._version import __version__
 from toolaudit.errors import InputError
-from toolaudit.folding import DEFAULT_MAX_PARAMS, DEFAULT_MAX_TOOLS
+from toolaudit.results.folding import DEFAULT_MAX_PARAMS, DEFAULT_MAX_TOOLS
 from toolaudit.formats import UnknownShape, extract
-from toolaudit.grouping import Groups
+from toolaudit.results.grouping import Groups
 from toolaudit.jsonutil import dumps_any, loads_exact, may_hold_long_integers
-from toolaudit.judge import Problems, judge
-from toolaudit.schemas import NO_SCHEMAS, SchemaSet
+from toolaudit.pipeline.judge import Problems, judge
+from toolaudit.schemas.loading import NO_SCHEMAS, SchemaSet
 from toolaudit.sources import (
     DEFAULT_MAX_LINE_BYTES,
     DamagedInput,
@@ -32,10 +32,10 @@ from toolaudit.sources import (
     expand_paths,
     read_line_batches,
 )
-from toolaudit.summary import SourceStatus, Summary
-from toolaudit.tally import Tally
-from toolaudit.toolsets import NO_TOOLS, RecordTools
-from toolaudit.validate import ENUM, MALFORMED, TYPE, format_problems, kind_phrase
+from toolaudit.results.summary import SourceStatus, Summary
+from toolaudit.results.tally import Tally
+from toolaudit.pipeline.toolsets import NO_TOOLS, RecordTools
+from toolaudit.contract import ENUM, MALFORMED, TYPE, format_problems, kind_phrase
 
 Row = dict[str, Any]
 
@@ -136,10 +136,10 @@ class Audit:
         """Audit everything; write the report rows to ``report`` (JSONL) if given.
 
         With ``options.jobs`` other than 1 the work is shared among processes
-        (see :mod:`toolaudit.parallel`); the results are the same.
+        (see :mod:`toolaudit.runners.parallel`); the results are the same.
         """
         if self.options.jobs != 1:
-            from toolaudit.parallel import run_in_parallel
+            from toolaudit.runners.parallel import run_in_parallel
 
             return run_in_parallel(self, report, self.on_bytes)
         return self.run_here(report)

@@ -2,7 +2,7 @@
 
 A schemas file may be the seed's mapping (tool name -> schema), a JSON list
 or a JSON-lines file of tool definitions in any provider's shape (see
-:mod:`toolaudit.tooldefs`), an MCP ``tools/list`` result, or a BFCL question
+:mod:`toolaudit.schemas.tooldefs`), an MCP ``tools/list`` result, or a BFCL question
 file (one question per line, each with its own functions). Files are checked
 whole: unreadable, not JSON, of no known shape, or holding a defective
 schema, they stop the run with one line naming the file, tool and parameter.
@@ -21,8 +21,8 @@ import orjson
 
 from toolaudit.errors import InputError, SchemaError
 from toolaudit.jsonutil import canonical
-from toolaudit.tooldefs import Schemas, normalize_tools
-from toolaudit.validate import Validator, compile_schemas
+from toolaudit.schemas.tooldefs import Schemas, normalize_tools
+from toolaudit.contract import Validator, compile_schemas
 
 
 @dataclass(frozen=True)

@@ -23,11 +23,11 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, BinaryIO
 
 from toolaudit.sources import Source, is_gzip
-from toolaudit.summary import Summary, merge_summaries
+from toolaudit.results.summary import Summary, merge_summaries
 
 if TYPE_CHECKING:
-    from toolaudit.auditor import Audit, AuditOptions
-    from toolaudit.schemas import SchemaSet
+    from toolaudit.pipeline.audit import Audit, AuditOptions
+    from toolaudit.schemas.loading import SchemaSet
 
 #: Ranges are at least this big: below it, a process costs more than it saves.
 MIN_PART_BYTES = 4 << 20
@@ -134,7 +134,7 @@ def _start_worker(schemas: SchemaSet, options: AuditOptions) -> None:
 
 
 def _audit_part(task: tuple[Source, str | None]) -> _PartResult:
-    from toolaudit.auditor import Audit
+    from toolaudit.pipeline.audit import Audit
 
     source, report_dir = task
     assert _worker_schemas is not None and _worker_options is not None

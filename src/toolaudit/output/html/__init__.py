@@ -11,17 +11,17 @@ every fetch as well, so even a bug in the escaping could not run a log's
 ``<script>``. The output is deterministic (no time, no random id): the same
 summary gives the same bytes, which keeps it testable and diffable.
 
-The sections live in :mod:`~toolaudit.output.html_audit`,
-:mod:`~toolaudit.output.html_groups` and :mod:`~toolaudit.output.html_compare`;
-escaping and formatting in :mod:`~toolaudit.output.html_parts`.
+The sections live in :mod:`~toolaudit.output.html.audit`,
+:mod:`~toolaudit.output.html.groups` and :mod:`~toolaudit.output.html.compare`;
+escaping and formatting in :mod:`~toolaudit.output.html.parts`.
 """
 
 from __future__ import annotations
 
-from toolaudit.compare import Comparison
-from toolaudit.output import html_audit, html_compare, html_groups
-from toolaudit.output.html_parts import esc, pct
-from toolaudit.summary import Summary
+from toolaudit.results.compare import Comparison
+from toolaudit.output.html import audit as html_audit, compare as html_compare, groups as html_groups
+from toolaudit.output.html.parts import esc, pct
+from toolaudit.results.summary import Summary
 
 __all__ = ["render_comparison_html", "render_html"]
 

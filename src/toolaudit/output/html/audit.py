@@ -1,9 +1,9 @@
 """The sections of the audit page, one function each, in page order.
 
-The groups side by side are in :mod:`~toolaudit.output.html_groups`.
+The groups side by side are in :mod:`~toolaudit.output.html.groups`.
 
-Each takes the :class:`~toolaudit.summary.Summary` and returns a string of
-HTML built from :mod:`~toolaudit.output.html_parts`, so every log-borne string
+Each takes the :class:`~toolaudit.results.summary.Summary` and returns a string of
+HTML built from :mod:`~toolaudit.output.html.parts`, so every log-borne string
 is escaped in one place.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolaudit.output import html_parts as p
-from toolaudit.summary import Summary, ToolSummary
+from toolaudit.output.html import parts as p
+from toolaudit.results.summary import Summary, ToolSummary
 
 #: Tool rows shown; the rest are added up into one "more tools" row, so totals still add up.
 MAX_TOOL_ROWS = 100

@@ -12,9 +12,9 @@ from typing import Any
 from toolaudit.errors import SchemaError, ToolAuditError
 from toolaudit.formats import Extracted
 from toolaudit.jsonutil import canonical
-from toolaudit.schemas import SchemaSet
-from toolaudit.tooldefs import normalize_tools
-from toolaudit.validate import Validator, compile_schemas
+from toolaudit.schemas.loading import SchemaSet
+from toolaudit.schemas.tooldefs import normalize_tools
+from toolaudit.contract import Validator, compile_schemas
 
 #: Compiled tool sets of records (logged requests) kept for reuse, at most.
 RECORD_TOOLS_CACHE = 1024

@@ -6,9 +6,9 @@ its errors per kind, so two models (or prompt versions) read across a line.
 
 from __future__ import annotations
 
-from toolaudit.output import html_parts as p
-from toolaudit.output.html_audit import MAX_TOOL_ROWS, ranked_tools
-from toolaudit.summary import NULL_GROUP, Summary
+from toolaudit.output.html import parts as p
+from toolaudit.output.html.audit import MAX_TOOL_ROWS, ranked_tools
+from toolaudit.results.summary import NULL_GROUP, Summary
 
 #: Groups shown side by side; more would not fit a screen (the biggest are kept).
 MAX_GROUP_COLUMNS = 12

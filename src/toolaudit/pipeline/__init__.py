@@ -1,0 +1,9 @@
+"""The audit pipeline: sources -> records -> verdicts -> report rows + tally.
+
+It knows nothing of processes: the runners (:mod:`toolaudit.runners`) decide
+where the pipeline runs.
+"""
+
+from toolaudit.pipeline.audit import Audit, AuditOptions
+
+__all__ = ["Audit", "AuditOptions"]

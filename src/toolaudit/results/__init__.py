@@ -1,0 +1,1 @@
+"""What an audit counts: the tally, bounded tables, groups, the summary, comparisons."""

@@ -1,0 +1,1 @@
+"""Where an audit runs: in this process, or in several (``--jobs``)."""
