@@ -6,11 +6,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: demo test bench clean
+.PHONY: demo test lint bench clean
 
 $(INSTALLED): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,dev]'
 	@touch $@
 
 # The sample holds invalid calls on purpose, so the audit exits 1: that is the
@@ -24,6 +24,12 @@ demo: $(INSTALLED)
 
 test: $(INSTALLED)
 	$(BIN)/python -m pytest -q
+
+# ruff (style and mistakes), ruff format (layout) and mypy (types): all must be clean.
+lint: $(INSTALLED)
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/mypy
 
 # Figures, not pass/fail: see benchmarks/README.md. BENCH_ARGS="--calls 200000" for a quick run.
 bench: $(INSTALLED)
