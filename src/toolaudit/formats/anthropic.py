@@ -7,18 +7,26 @@ from typing import Any
 
 from toolaudit.formats.base import (
     ABSENT,
+    CUT_OFF,
     OBJECT,
     Call,
     Extracted,
+    Format,
     UnknownShape,
     as_dict,
     get_path,
     is_one_of,
 )
-from toolaudit.formats.openai import CUT_OFF
 
 STREAM_EVENTS = frozenset(
-    {"message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop"}
+    {
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+    }
 )
 CUT_OFF_REASONS = frozenset({"max_tokens", "model_context_window_exceeded"})
 
@@ -30,18 +38,28 @@ def message(record: Mapping[str, Any]) -> Extracted:
     no user schema, so they are not audited.
     """
     if is_one_of(record.get("type"), STREAM_EVENTS):
-        raise UnknownShape("an Anthropic stream event holds fragments of calls; audit the assembled message instead")
+        raise UnknownShape(
+            "an Anthropic stream event holds fragments of calls; "
+            "audit the assembled message instead"
+        )
     content = record.get("content")
     if not isinstance(content, list):
         raise UnknownShape("an Anthropic message needs a content array")
     stop = record.get("stop_reason")
     note = CUT_OFF.format(f'stop_reason "{stop}"') if is_one_of(stop, CUT_OFF_REASONS) else None
-    calls = []
+    calls: list[Call] = []
     for block in content:
         block = as_dict(block)
         if block.get("type") == "tool_use":
             calls.append(
-                Call(len(calls), block.get("name"), block.get("input", ABSENT), id=block.get("id"), encoding=OBJECT, note=note)
+                Call(
+                    len(calls),
+                    block.get("name"),
+                    block.get("input", ABSENT),
+                    id=block.get("id"),
+                    encoding=OBJECT,
+                    note=note,
+                )
             )
     return Extracted("anthropic", calls, model=record.get("model"))
 
@@ -53,3 +71,33 @@ def batch_result(record: Mapping[str, Any]) -> Extracted:
         return Extracted("anthropic-batch", key=key)  # errored, canceled, expired: no call
     inner = message(as_dict(get_path(record, "result", "message")))
     return Extracted("anthropic-batch", inner.calls, model=inner.model, key=key)
+
+
+def _is_message(record: Mapping[str, Any]) -> bool:
+    # Stream events are recognised too, to be told they are fragments.
+    return record.get("type") == "message" or is_one_of(record.get("type"), STREAM_EVENTS)
+
+
+def _is_batch_result(record: Mapping[str, Any]) -> bool:
+    return "custom_id" in record and "result" in record
+
+
+ANTHROPIC = Format(
+    name="anthropic",
+    summary="Anthropic Messages",
+    recognises=_is_message,
+    priority=80,
+    extract=message,
+    family="Anthropic",
+    variant="message",
+)
+ANTHROPIC_BATCH = Format(
+    name="anthropic-batch",
+    summary="Anthropic Message Batches results",
+    recognises=_is_batch_result,
+    # First of the custom_id lines: a "result" tells it from OpenAI's Batch lines.
+    priority=10,
+    extract=batch_result,
+    family="Anthropic",
+    variant="batch",
+)

@@ -1,8 +1,9 @@
-"""What every log format yields: the calls a model made in one record."""
+"""What every log format yields (the calls a model made in one record), and what
+each format module declares about itself (:class:`Format`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 
@@ -22,6 +23,9 @@ JSON_STRING = "json-string"  # OpenAI & co: a string is the normal, encoded form
 OBJECT = "object"  # Anthropic, Gemini, MCP...: a string is a logging deviation, decoded with a note
 OBJECT_ONLY = "object-only"  # LangChain: parsed upstream, so a string means a double encoding
 
+#: The note on calls of a response cut off by its length limit ({} names the signal).
+CUT_OFF = "the response hit its length limit ({}), so these arguments may be cut off"
+
 
 class UnknownShape(Exception):
     """The record is JSON but not shaped like any log format (or not like the forced one).
@@ -33,7 +37,7 @@ class UnknownShape(Exception):
 class Call:
     """One call the model made, as found in a record (nothing validated yet)."""
 
-    __slots__ = ("index", "id", "name", "arguments", "encoding", "failure", "note")
+    __slots__ = ("arguments", "encoding", "failure", "id", "index", "name", "note")
 
     def __init__(
         self,
@@ -41,7 +45,7 @@ class Call:
         name: object,
         arguments: object = ABSENT,
         *,
-        id: object = None,  # noqa: A002 - the report's field name
+        id: object = None,  # shadows the builtin: the report's field name
         encoding: str = JSON_STRING,
         failure: str | None = None,
         note: str | None = None,
@@ -63,11 +67,11 @@ class Call:
 class Extracted:
     """What one record holds: its calls, and what decides how to judge them."""
 
-    __slots__ = ("format", "calls", "model", "tools", "key", "defines", "more_pages")
+    __slots__ = ("calls", "defines", "format", "key", "model", "more_pages", "tools")
 
     def __init__(
         self,
-        format: str,  # noqa: A002
+        format: str,  # shadows the builtin: the report's field name
         calls: list[Call] | None = None,
         *,
         model: object = None,
@@ -120,3 +124,125 @@ def first_present(record: Mapping[str, Any], *keys: str) -> object:
 def is_one_of(value: object, names: frozenset[str] | Mapping[str, Any]) -> bool:
     """``value in names`` for a value from a log, which may be unhashable."""
     return isinstance(value, str) and value in names
+
+
+Recogniser = Callable[[Mapping[str, Any]], bool]
+Extractor = Callable[[Mapping[str, Any]], Extracted]
+NestedExtractor = Callable[[Mapping[str, Any], "Inner"], Extracted]
+
+
+class _ReadOnly:
+    """Attributes set once, in ``__init__``. (Not a frozen dataclass: building
+    dataclasses costs milliseconds at import, which ``toolaudit --version`` pays.)"""
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is read-only")
+
+    def _set(self, **fields: object) -> None:
+        for name, value in fields.items():
+            object.__setattr__(self, name, value)
+
+
+class Inner(_ReadOnly):
+    """The registry's own detect and extract, lent to the formats whose records
+    wrap a record of another format (a pair's response, a Batch line's body).
+
+    Lent rather than imported: the registry imports every format module, so a
+    format module importing the registry would be an import cycle.
+    """
+
+    __slots__ = ("detect", "expected", "extract")
+
+    #: The name of the format a record is shaped as; raises :class:`UnknownShape`.
+    detect: Callable[[Mapping[str, Any]], str]
+    #: ``extract(record, name)``: the record read as the named format.
+    extract: Callable[[Mapping[str, Any], str], Extracted]
+    #: What a record of no known shape is told: "expected a tool call ... or Ollama".
+    expected: str
+
+    def __init__(
+        self,
+        *,
+        detect: Callable[[Mapping[str, Any]], str],
+        extract: Callable[[Mapping[str, Any], str], Extracted],
+        expected: str,
+    ) -> None:
+        self._set(detect=detect, extract=extract, expected=expected)
+
+
+class Format(_ReadOnly):
+    """One log format, declared by the module that reads it.
+
+    The registry derives the rest from these declarations: the detection order,
+    the ``--input-format`` choices and what an unknown record is told to be.
+    """
+
+    __slots__ = (
+        "extract",
+        "extract_nested",
+        "fallback",
+        "family",
+        "name",
+        "priority",
+        "recognises",
+        "summary",
+        "tools",
+        "variant",
+    )
+
+    #: The ``--input-format`` name. (Not always ``Extracted.format``: an
+    #: envelope yields its response's format.)
+    name: str
+    #: What it is, for people: "OpenAI Chat Completions".
+    summary: str
+    #: Whether a parsed record is shaped as this format. Tried in ``priority``
+    #: order, so it need not rule out the formats tried before it.
+    recognises: Recogniser
+    #: Detection order: lower is tried first; unique across formats.
+    priority: int
+    #: The calls (and context) of one record; raises :class:`UnknownShape`.
+    extract: Extractor | None
+    #: Instead of ``extract``, for a record that wraps a record of another format.
+    extract_nested: NestedExtractor | None
+    #: Tried, in priority order, only once no format ``recognises`` the record.
+    fallback: Recogniser | None
+    #: Where its record keeps tool definitions, if anywhere (for people and docs).
+    tools: str | None
+    #: How the "expected ..." message names it (formats of one family share a
+    #: name: "OpenAI (chat, responses, batch)"); None: not named there.
+    family: str | None
+    variant: str | None
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        summary: str,
+        recognises: Recogniser,
+        priority: int,
+        extract: Extractor | None = None,
+        extract_nested: NestedExtractor | None = None,
+        fallback: Recogniser | None = None,
+        tools: str | None = None,
+        family: str | None = None,
+        variant: str | None = None,
+    ) -> None:
+        if (extract is None) == (extract_nested is None):
+            raise TypeError(f"format {name!r}: give exactly one of extract, extract_nested")
+        self._set(
+            name=name,
+            summary=summary,
+            recognises=recognises,
+            priority=priority,
+            extract=extract,
+            extract_nested=extract_nested,
+            fallback=fallback,
+            tools=tools,
+            family=family,
+            variant=variant,
+        )
+
+    def __repr__(self) -> str:
+        return f"Format({self.name!r}, priority={self.priority})"

@@ -12,7 +12,7 @@ import ast
 from collections.abc import Mapping
 from typing import Any
 
-from toolaudit.formats.base import JSON_STRING, OBJECT, Call, Extracted, UnknownShape
+from toolaudit.formats.base import JSON_STRING, OBJECT, Call, Extracted, Format, UnknownShape
 
 #: Longer result strings are not parsed as Python calls (ast is not for huge input).
 MAX_PYTHON_CALLS_BYTES = 100_000
@@ -41,7 +41,14 @@ def _collect(value: object, calls: list[Call], question: object) -> None:
     elif isinstance(value, str):
         found, why_not = python_calls(value)
         if why_not is not None:
-            calls.append(Call(len(calls), None, id=question, failure=f"the result looks like Python calls but {why_not}"))
+            calls.append(
+                Call(
+                    len(calls),
+                    None,
+                    id=question,
+                    failure=f"the result looks like Python calls but {why_not}",
+                )
+            )
         for name, arguments in found:
             calls.append(Call(len(calls), name, arguments, id=question, encoding=OBJECT))
 
@@ -89,7 +96,9 @@ def python_calls(text: str) -> tuple[list[tuple[str, dict[str, Any]]], str | Non
                 arguments[keyword.arg] = ast.literal_eval(keyword.value)
             except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
                 source = ast.get_source_segment(text, keyword.value) or "?"
-                return unreadable(f"argument {keyword.arg} of {name} is not a Python literal: {source[:40]}")
+                return unreadable(
+                    f"argument {keyword.arg} of {name} is not a Python literal: {source[:40]}"
+                )
         found.append((name, arguments))
     return found, None
 
@@ -103,3 +112,18 @@ def _dotted_name(node: ast.expr) -> str | None:
         return None
     parts.append(node.id)
     return ".".join(reversed(parts))
+
+
+def _recognises(record: Mapping[str, Any]) -> bool:
+    return "result" in record and "id" in record
+
+
+BFCL = Format(
+    name="bfcl",
+    summary="BFCL results",
+    recognises=_recognises,
+    # After MCP and Anthropic's batch lines, whose "result" and "id" mean otherwise.
+    priority=120,
+    extract=result,
+    family="BFCL",
+)

@@ -7,21 +7,26 @@ from typing import Any
 
 from toolaudit.formats.base import (
     ABSENT,
+    CUT_OFF,
     OBJECT,
     Call,
     Extracted,
+    Format,
     UnknownShape,
     as_dict,
     as_list,
     first_present,
     is_one_of,
 )
-from toolaudit.formats.openai import CUT_OFF
 
 #: finishReason values that mean the model tried to call a tool and failed.
 FAILED_CALL_REASONS = {
-    "MALFORMED_FUNCTION_CALL": "Gemini reports MALFORMED_FUNCTION_CALL: the model's call could not be parsed",
-    "UNEXPECTED_TOOL_CALL": "Gemini reports UNEXPECTED_TOOL_CALL: the model called a tool it was not offered",
+    "MALFORMED_FUNCTION_CALL": (
+        "Gemini reports MALFORMED_FUNCTION_CALL: the model's call could not be parsed"
+    ),
+    "UNEXPECTED_TOOL_CALL": (
+        "Gemini reports UNEXPECTED_TOOL_CALL: the model called a tool it was not offered"
+    ),
     "TOO_MANY_TOOL_CALLS": "Gemini reports TOO_MANY_TOOL_CALLS: the model's calls were dropped",
 }
 
@@ -55,3 +60,17 @@ def generate_content(record: Mapping[str, Any]) -> Extracted:
             # No functionCall part, yet the model did try: count the failure.
             calls.append(Call(len(calls), None, failure=FAILED_CALL_REASONS[str(finish)]))
     return Extracted("gemini", calls, model=first_present(record, "modelVersion", "model_version"))
+
+
+def _recognises(record: Mapping[str, Any]) -> bool:
+    return "candidates" in record
+
+
+GEMINI = Format(
+    name="gemini",
+    summary="Gemini generateContent, camelCase or snake_case",
+    recognises=_recognises,
+    priority=90,
+    extract=generate_content,
+    family="Gemini",
+)

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolaudit.formats import openai
 from toolaudit.formats.base import (
     ABSENT,
+    CUT_OFF,
     OBJECT_ONLY,
     Call,
     Extracted,
+    Format,
     UnknownShape,
     as_dict,
     as_list,
@@ -18,6 +19,7 @@ from toolaudit.formats.base import (
     get_path,
     is_one_of,
 )
+from toolaudit.formats.openai import chat_completion, chat_message_calls
 
 AI_MESSAGE_CLASSES = frozenset({"AIMessage", "AIMessageChunk"})
 
@@ -26,7 +28,9 @@ def message(record: Mapping[str, Any]) -> Extracted:
     """An AI message in any of LangChain's serialised forms."""
     fields = message_fields(record)
     if fields is None:
-        raise UnknownShape("a LangChain record must be an AI message (type 'ai', or a dumpd AIMessage)")
+        raise UnknownShape(
+            "a LangChain record must be an AI message (type 'ai', or a dumpd AIMessage)"
+        )
     calls = message_calls(fields)
     metadata = as_dict(fields.get("response_metadata"))
     return Extracted("langchain", calls, model=first_present(metadata, "model_name", "model"))
@@ -52,12 +56,19 @@ def message_calls(fields: Mapping[str, Any]) -> list[Call]:
     calls again and are not counted twice."""
     metadata = as_dict(fields.get("response_metadata"))
     finish = first_present(metadata, "finish_reason", "stop_reason")
-    note = openai.CUT_OFF.format(f'"{finish}"') if finish in ("length", "max_tokens") else None
+    note = CUT_OFF.format(f'"{finish}"') if finish in ("length", "max_tokens") else None
     calls: list[Call] = []
     for tool_call in as_list(fields.get("tool_calls")):
         tool_call = as_dict(tool_call)
         calls.append(
-            Call(len(calls), tool_call.get("name"), tool_call.get("args", ABSENT), id=tool_call.get("id"), encoding=OBJECT_ONLY, note=note)
+            Call(
+                len(calls),
+                tool_call.get("name"),
+                tool_call.get("args", ABSENT),
+                id=tool_call.get("id"),
+                encoding=OBJECT_ONLY,
+                note=note,
+            )
         )
     for invalid in as_list(fields.get("invalid_tool_calls")):
         invalid = as_dict(invalid)
@@ -68,12 +79,16 @@ def message_calls(fields: Mapping[str, Any]) -> list[Call]:
                 invalid.get("name"),
                 invalid.get("args", ABSENT),
                 id=invalid.get("id"),
-                failure=f"LangChain could not parse these arguments: {error}" if error else "LangChain marked this call invalid",
+                failure=(
+                    f"LangChain could not parse these arguments: {error}"
+                    if error
+                    else "LangChain marked this call invalid"
+                ),
             )
         )
     if not calls:
         # Older logs keep raw OpenAI tool calls (string arguments) here instead.
-        openai.chat_message_calls(as_dict(fields.get("additional_kwargs")), calls, note)
+        chat_message_calls(as_dict(fields.get("additional_kwargs")), calls, note)
     return calls
 
 
@@ -83,15 +98,22 @@ def run(record: Mapping[str, Any]) -> Extracted:
     by ``wrap_openai`` hold a raw chat completion instead. Tool and chain runs
     hold executions, not the model's calls."""
     params = as_dict(get_path(record, "extra", "invocation_params"))
-    model = first_present(params, "model", "model_name") or get_path(record, "outputs", "llm_output", "model_name")
+    model = first_present(params, "model", "model_name") or get_path(
+        record, "outputs", "llm_output", "model_name"
+    )
     outputs = as_dict(record.get("outputs"))
     tools = params.get("tools") if isinstance(params.get("tools"), list) else None
     if record.get("run_type") != "llm":
         return Extracted("langsmith", model=model)
     if "choices" in outputs:
-        inner = openai.chat_completion(outputs)
+        inner = chat_completion(outputs)
         inputs_tools = get_path(record, "inputs", "tools")
-        return Extracted("langsmith", inner.calls, model=inner.model or model, tools=tools or (inputs_tools if isinstance(inputs_tools, list) else None))
+        return Extracted(
+            "langsmith",
+            inner.calls,
+            model=inner.model or model,
+            tools=tools or (inputs_tools if isinstance(inputs_tools, list) else None),
+        )
     calls: list[Call] = []
     for generation_list in as_list(outputs.get("generations")):
         for generation in as_list(generation_list):
@@ -101,3 +123,30 @@ def run(record: Mapping[str, Any]) -> Extracted:
                     call.index = len(calls)
                     calls.append(call)
     return Extracted("langsmith", calls, model=model, tools=tools)
+
+
+def _is_message(record: Mapping[str, Any]) -> bool:
+    return record.get("lc") == 1 or record.get("type") in ("ai", "AIMessageChunk")
+
+
+def _is_run(record: Mapping[str, Any]) -> bool:
+    return "run_type" in record
+
+
+LANGCHAIN = Format(
+    name="langchain",
+    summary="LangChain messages",
+    recognises=_is_message,
+    priority=110,
+    extract=message,
+    family="LangChain/LangSmith",
+)
+LANGSMITH = Format(
+    name="langsmith",
+    summary="LangSmith runs",
+    recognises=_is_run,
+    priority=100,
+    extract=run,
+    tools="extra.invocation_params.tools (or inputs.tools)",
+    family="LangChain/LangSmith",
+)

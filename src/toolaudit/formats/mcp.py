@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolaudit.formats.base import ABSENT, OBJECT, Call, Extracted, as_dict, get_path
+from toolaudit.formats.base import ABSENT, OBJECT, Call, Extracted, Format, as_dict, get_path
 
 
 def message(record: Mapping[str, Any]) -> Extracted:
@@ -15,10 +15,32 @@ def message(record: Mapping[str, Any]) -> Extracted:
     Everything else (responses, notifications, errors) holds no call."""
     if record.get("method") == "tools/call":
         params = as_dict(record.get("params"))
-        call = Call(0, params.get("name"), params.get("arguments", ABSENT), id=record.get("id"), encoding=OBJECT)
+        call = Call(
+            0,
+            params.get("name"),
+            params.get("arguments", ABSENT),
+            id=record.get("id"),
+            encoding=OBJECT,
+        )
         return Extracted("mcp", [call])
     tools = get_path(record, "result", "tools")
     if isinstance(tools, list):
         more = bool(get_path(record, "result", "nextCursor"))
         return Extracted("mcp", tools=tools, defines="stream", more_pages=more)
     return Extracted("mcp")
+
+
+def _recognises(record: Mapping[str, Any]) -> bool:
+    return record.get("jsonrpc") == "2.0"
+
+
+MCP = Format(
+    name="mcp",
+    summary="MCP JSON-RPC",
+    recognises=_recognises,
+    # Before the provider formats: "jsonrpc" is certain, whatever a result holds.
+    priority=50,
+    extract=message,
+    tools="result.tools of a tools/list result: they judge the calls after it",
+    family="MCP",
+)

@@ -2,31 +2,33 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from toolaudit.formats.base import (
     ABSENT,
+    CUT_OFF,
     JSON_STRING,
     OBJECT,
     Call,
     Extracted,
+    Format,
+    Inner,
     UnknownShape,
     as_dict,
     as_list,
     get_path,
 )
 
-CUT_OFF = "the response hit its length limit ({}), so these arguments may be cut off"
-
 
 def chat_completion(record: Mapping[str, Any]) -> Extracted:
     """``choices[].message.tool_calls[]`` (and legacy ``function_call``); vLLM and
-    other OpenAI-compatible servers write the same shape, Ollama's native API too."""
+    other OpenAI-compatible servers write the same shape."""
     choices = record.get("choices")
     if not isinstance(choices, list):
         raise UnknownShape("an OpenAI chat completion needs a choices array")
-    if record.get("object") == "chat.completion.chunk" or any("delta" in as_dict(c) for c in choices):
+    chunk = record.get("object") == "chat.completion.chunk"
+    if chunk or any("delta" in as_dict(c) for c in choices):
         raise UnknownShape(
             "an OpenAI stream chunk holds fragments of calls; audit the assembled response instead"
         )
@@ -39,15 +41,8 @@ def chat_completion(record: Mapping[str, Any]) -> Extracted:
     return Extracted("openai-chat", calls, model=record.get("model"))
 
 
-def ollama_chat(record: Mapping[str, Any]) -> Extracted:
-    """Ollama's native ``/api/chat``: one ``message`` whose arguments are objects."""
-    calls: list[Call] = []
-    note = CUT_OFF.format('done_reason "length"') if record.get("done_reason") == "length" else None
-    chat_message_calls(as_dict(record.get("message")), calls, note)
-    return Extracted("ollama", calls, model=record.get("model"))
-
-
 def chat_message_calls(message: Mapping[str, Any], calls: list[Call], note: str | None) -> None:
+    """Append the calls of one chat message (also Ollama's, and LangChain's raw ones)."""
     for tool_call in as_list(message.get("tool_calls")):
         tool_call = as_dict(tool_call)
         if tool_call.get("type") == "custom":
@@ -67,7 +62,8 @@ def chat_message_calls(message: Mapping[str, Any], calls: list[Call], note: str 
         )
     legacy = message.get("function_call")
     if isinstance(legacy, Mapping):
-        calls.append(Call(len(calls), legacy.get("name"), legacy.get("arguments", ABSENT), note=note))
+        arguments = legacy.get("arguments", ABSENT)
+        calls.append(Call(len(calls), legacy.get("name"), arguments, note=note))
 
 
 def responses(record: Mapping[str, Any]) -> Extracted:
@@ -83,19 +79,20 @@ def responses(record: Mapping[str, Any]) -> Extracted:
         if item.get("type") != "function_call":
             continue
         cut = incomplete or item.get("status") == "incomplete"
+        signal = f'status "incomplete", {reason or "no reason given"}'
         calls.append(
             Call(
                 len(calls),
                 item.get("name"),
                 item.get("arguments", ABSENT),
                 id=item.get("call_id"),
-                note=CUT_OFF.format(f'status "incomplete", {reason or "no reason given"}') if cut else None,
+                note=CUT_OFF.format(signal) if cut else None,
             )
         )
     return Extracted("openai-responses", calls, model=record.get("model"))
 
 
-def batch_output(record: Mapping[str, Any], response_body: Callable[[Mapping[str, Any]], Extracted]) -> Extracted:
+def batch_output(record: Mapping[str, Any], inner: Inner) -> Extracted:
     """A Batch output (or error) line: the completion sits in ``response.body``.
 
     A failed request (``response: null``, or a non-200 status) holds no call:
@@ -108,15 +105,24 @@ def batch_output(record: Mapping[str, Any], response_body: Callable[[Mapping[str
     body = response.get("body")
     if response.get("status_code", 200) != 200 or not isinstance(body, Mapping):
         return Extracted("openai-batch", key=key)
-    inner = response_body(body)
-    return Extracted("openai-batch", inner.calls, model=inner.model, key=key)
+    kind = inner.detect(body)
+    if kind not in ("openai-chat", "openai-responses"):
+        raise UnknownShape("a Batch output body must be a chat completion or a response")
+    found = inner.extract(body, kind)
+    return Extracted("openai-batch", found.calls, model=found.model, key=key)
 
 
 def batch_input(record: Mapping[str, Any]) -> Extracted:
     """A Batch input line: a request, whose tools apply to the output line with
     the same ``custom_id``. It holds no call of the model's."""
     body = as_dict(record.get("body"))
-    return Extracted("openai-batch", model=body.get("model"), tools=request_tools(body), key=record.get("custom_id"), defines="key")
+    return Extracted(
+        "openai-batch",
+        model=body.get("model"),
+        tools=request_tools(body),
+        key=record.get("custom_id"),
+        defines="key",
+    )
 
 
 def request_tools(request: Mapping[str, Any]) -> list[Any] | None:
@@ -130,3 +136,62 @@ def request_tools(request: Mapping[str, Any]) -> list[Any] | None:
     if isinstance(bedrock, list):
         tools.extend(bedrock)
     return tools or None
+
+
+def _is_chat(record: Mapping[str, Any]) -> bool:
+    return "choices" in record
+
+
+def _is_response(record: Mapping[str, Any]) -> bool:
+    return record.get("object") == "response" or (
+        "output" in record and isinstance(record["output"], list)
+    )
+
+
+def _is_batch_output(record: Mapping[str, Any]) -> bool:
+    return "custom_id" in record and ("response" in record or "error" in record)
+
+
+def _is_batch_input(record: Mapping[str, Any]) -> bool:
+    return "custom_id" in record and "body" in record and "method" in record
+
+
+OPENAI_CHAT = Format(
+    name="openai-chat",
+    summary="OpenAI Chat Completions, vLLM and other compatible servers",
+    recognises=_is_chat,
+    priority=60,
+    extract=chat_completion,
+    family="OpenAI",
+    variant="chat",
+)
+OPENAI_RESPONSES = Format(
+    name="openai-responses",
+    summary="OpenAI Responses",
+    recognises=_is_response,
+    priority=70,
+    extract=responses,
+    family="OpenAI",
+    variant="responses",
+)
+OPENAI_BATCH = Format(
+    name="openai-batch",
+    summary="OpenAI Batch output lines",
+    recognises=_is_batch_output,
+    # Before envelope, since an output line's "response" is an object too; after
+    # anthropic-batch and openai-batch-input, the more specific custom_id lines.
+    priority=30,
+    extract_nested=batch_output,
+    family="OpenAI",
+    variant="batch",
+)
+OPENAI_BATCH_INPUT = Format(
+    name="openai-batch-input",
+    summary="OpenAI Batch input lines",
+    recognises=_is_batch_input,
+    priority=20,
+    extract=batch_input,
+    tools="body.tools: they judge the output line with the same custom_id",
+    family="OpenAI",
+    variant="batch",
+)

@@ -1,0 +1,63 @@
+"""AWS Bedrock Converse responses."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from toolaudit.formats.base import (
+    ABSENT,
+    CUT_OFF,
+    OBJECT,
+    Call,
+    Extracted,
+    Format,
+    UnknownShape,
+    as_dict,
+    get_path,
+)
+
+_FAILED_STOPS = ("malformed_tool_use", "malformed_model_output")
+
+
+def converse(record: Mapping[str, Any]) -> Extracted:
+    """``output.message.content[].toolUse`` ({toolUseId, name, input})."""
+    content = get_path(record, "output", "message", "content")
+    if not isinstance(content, list):
+        raise UnknownShape("a Bedrock Converse response needs output.message.content")
+    stop = record.get("stopReason")
+    note = CUT_OFF.format('stopReason "max_tokens"') if stop == "max_tokens" else None
+    failure = f'Bedrock reports stopReason "{stop}"' if stop in _FAILED_STOPS else None
+    calls: list[Call] = []
+    for block in content:
+        use = as_dict(block).get("toolUse")
+        if isinstance(use, Mapping):
+            calls.append(
+                Call(
+                    len(calls),
+                    use.get("name"),
+                    use.get("input", ABSENT),
+                    id=use.get("toolUseId"),
+                    encoding=OBJECT,
+                    note=note,
+                    failure=failure,
+                )
+            )
+    if not calls and failure:
+        calls.append(Call(0, None, failure=failure))
+    return Extracted("bedrock", calls)
+
+
+def _recognises(record: Mapping[str, Any]) -> bool:
+    return isinstance(get_path(record, "output", "message"), Mapping)
+
+
+BEDROCK = Format(
+    name="bedrock",
+    summary="Bedrock Converse",
+    recognises=_recognises,
+    # Late: an object two levels down is a weaker sign than the top-level keys tried before.
+    priority=130,
+    extract=converse,
+    family="Bedrock",
+)

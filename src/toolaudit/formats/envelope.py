@@ -1,0 +1,47 @@
+"""Request/response pairs: ``{"request": {...}, "response": {...}}``, whose request's
+tools judge its response's calls (also Gemini batch lines, ``{"key", "request", "response"}``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from toolaudit.formats.base import Extracted, Format, Inner, UnknownShape, as_dict, first_present
+from toolaudit.formats.openai import request_tools
+
+
+def pair(record: Mapping[str, Any], inner: Inner) -> Extracted:
+    """The response's calls, judged by the request's tools when it has any."""
+    request = as_dict(record.get("request"))
+    response = record.get("response")
+    tools = request_tools(request)
+    if not isinstance(response, Mapping):
+        # A request alone (or a failed one) holds no call of the model's.
+        return Extracted("request", model=first_present(request, "model", "modelId"), tools=tools)
+    kind = inner.detect(response)
+    if kind in ("flat", "envelope"):
+        raise UnknownShape(
+            f"the response of a request/response pair must be a provider response; {inner.expected}"
+        )
+    found = inner.extract(response, kind)
+    model = found.model or first_present(request, "model", "modelId")
+    return Extracted(
+        found.format, found.calls, model=model, tools=tools or found.tools, key=record.get("key")
+    )
+
+
+def _recognises(record: Mapping[str, Any]) -> bool:
+    return isinstance(record.get("request"), Mapping) or isinstance(record.get("response"), Mapping)
+
+
+ENVELOPE = Format(
+    name="envelope",
+    summary="request/response pairs",
+    recognises=_recognises,
+    # After the Batch lines (an OpenAI output line's "response" is an object too),
+    # before every provider format (a pair's response is one of them).
+    priority=40,
+    extract_nested=pair,
+    tools="request.tools, request.functions or request.toolConfig.tools",
+)

@@ -1,0 +1,47 @@
+"""Flat calls: ``{"name": ..., "arguments": ...}`` plus any other fields, the
+shape of the contract itself (and of an OpenAI Responses item logged alone)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from toolaudit.formats.base import ABSENT, JSON_STRING, Call, Extracted, Format, UnknownShape
+
+
+def call_id(record: Mapping[str, Any]) -> object:
+    """A flat record's call id: ``call_id`` where it has one (an OpenAI Responses
+    item logged alone, whose ``id`` is the item's), else ``id``. The audit's
+    inline fast path reads flat records itself, with this same function."""
+    return record["call_id"] if "call_id" in record else record.get("id")
+
+
+def extract(record: Mapping[str, Any]) -> Extracted:
+    """One call; ``arguments`` an object or a JSON string."""
+    if "name" not in record and "arguments" not in record:
+        raise UnknownShape("a flat record needs name and arguments")
+    arguments = record.get("arguments", ABSENT)
+    call = Call(0, record.get("name"), arguments, id=call_id(record), encoding=JSON_STRING)
+    return Extracted("flat", [call], model=record.get("model"))
+
+
+def _recognises(record: Mapping[str, Any]) -> bool:
+    return "name" in record and "arguments" in record
+
+
+def _half_a_call(record: Mapping[str, Any]) -> bool:
+    # A call missing its name or its arguments is still a (broken) call to report.
+    return "name" in record or "arguments" in record
+
+
+FLAT = Format(
+    name="flat",
+    summary="a tool call {name, arguments}, arguments an object or a JSON string",
+    recognises=_recognises,
+    # First: name + arguments is a flat call whatever else the record holds. The
+    # audit's inline fast path reads such records without the registry, so this
+    # rule is what keeps both paths in agreement.
+    priority=0,
+    extract=extract,
+    fallback=_half_a_call,
+)

@@ -1,0 +1,153 @@
+"""Every log format, and what follows from their declarations: the detection
+order, the ``--input-format`` choices and what an unknown record is told.
+
+Adding a format: a module declaring its :class:`~toolaudit.formats.base.Format`,
+and its line in :data:`FORMATS`. Format modules never import this one (it
+imports them); a format that wraps others is lent :class:`Inner` instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from toolaudit.formats.anthropic import ANTHROPIC, ANTHROPIC_BATCH
+from toolaudit.formats.base import (
+    Extracted,
+    Extractor,
+    Format,
+    Inner,
+    NestedExtractor,
+    UnknownShape,
+)
+from toolaudit.formats.bedrock import BEDROCK
+from toolaudit.formats.bfcl import BFCL
+from toolaudit.formats.envelope import ENVELOPE
+from toolaudit.formats.flat import FLAT
+from toolaudit.formats.gemini import GEMINI
+from toolaudit.formats.langchain import LANGCHAIN, LANGSMITH
+from toolaudit.formats.mcp import MCP
+from toolaudit.formats.ollama import OLLAMA
+from toolaudit.formats.openai import (
+    OPENAI_BATCH,
+    OPENAI_BATCH_INPUT,
+    OPENAI_CHAT,
+    OPENAI_RESPONSES,
+)
+
+#: Every format, in ``--input-format`` order (the "expected" message names
+#: their families in this order too). Detection order is their priorities'.
+FORMATS = (
+    FLAT,
+    OPENAI_CHAT,
+    OPENAI_RESPONSES,
+    OPENAI_BATCH,
+    OPENAI_BATCH_INPUT,
+    ANTHROPIC,
+    ANTHROPIC_BATCH,
+    GEMINI,
+    MCP,
+    LANGCHAIN,
+    LANGSMITH,
+    BFCL,
+    BEDROCK,
+    OLLAMA,
+    ENVELOPE,
+)
+
+
+def expected_message(formats: Iterable[Format]) -> str:
+    """What a record of no known shape is told: "expected a tool call {name, arguments}
+    or a record of OpenAI (chat, ...), ... or Ollama". Each family is named once, in
+    the order given, with its formats' variants in parentheses."""
+    families: dict[str, list[str]] = {}
+    for fmt in formats:
+        if fmt.family is None:
+            continue
+        variants = families.setdefault(fmt.family, [])
+        if fmt.variant is not None and fmt.variant not in variants:
+            variants.append(fmt.variant)
+    named = [f"{family} ({', '.join(v)})" if v else family for family, v in families.items()]
+    # A flat record is the contract's own call, not "a record of" anyone's.
+    expected = "expected a tool call {name, arguments}"
+    if not named:
+        return expected
+    if len(named) > 1:
+        named = [", ".join(named[:-1]), named[-1]]  # "A, B or C"
+    return f"{expected} or a record of {' or '.join(named)}"
+
+
+def _bind(extract_nested: NestedExtractor, inner: Inner) -> Extractor:
+    def extract(record: Mapping[str, Any]) -> Extracted:
+        return extract_nested(record, inner)
+
+    return extract
+
+
+class Registry:
+    """Formats by name, and detection over them in priority order."""
+
+    def __init__(self, formats: Iterable[Format]) -> None:
+        self.formats = tuple(formats)
+        self._by_name = {fmt.name: fmt for fmt in self.formats}
+        if len(self._by_name) != len(self.formats):
+            raise ValueError("two formats share a name")
+        if len({fmt.priority for fmt in self.formats}) != len(self.formats):
+            # Equal priorities would leave detection to the order of FORMATS, unsaid.
+            raise ValueError("two formats share a priority")
+        self.expected = expected_message(self.formats)
+        #: Tried in this order; the formats' fallbacks only after all of them.
+        self.detection_order = tuple(sorted(self.formats, key=lambda fmt: fmt.priority))
+        self._recognisers = tuple((fmt.recognises, fmt.name) for fmt in self.detection_order)
+        self._fallbacks = tuple(
+            (fmt.fallback, fmt.name) for fmt in self.detection_order if fmt.fallback is not None
+        )
+        inner = Inner(detect=self.detect, extract=self.extract, expected=self.expected)
+        # Bound once, so that extracting a record is one dict lookup and one call.
+        self._extractors: dict[str, Extractor] = {}
+        for fmt in self.formats:
+            if fmt.extract is not None:
+                self._extractors[fmt.name] = fmt.extract
+            elif fmt.extract_nested is not None:
+                self._extractors[fmt.name] = _bind(fmt.extract_nested, inner)
+
+    def names(self) -> tuple[str, ...]:
+        """The format names, in ``--input-format`` order."""
+        return tuple(self._by_name)
+
+    def is_format(self, name: object) -> bool:
+        """Whether ``name`` names a format (False for any non-string, hashable or not)."""
+        return isinstance(name, str) and name in self._by_name
+
+    def get(self, name: str) -> Format:
+        """The format of this name; KeyError if there is none."""
+        return self._by_name[name]
+
+    def detect(self, record: Mapping[str, Any]) -> str:
+        """The name of the format this record is shaped as; raises :class:`UnknownShape`.
+
+        A record with both ``name`` and ``arguments`` is a flat call whatever else
+        it holds: the audit's fast path relies on exactly that rule. One with only
+        one of them is flat too, but only if no format recognises it.
+        """
+        for recognises, name in self._recognisers:
+            if recognises(record):
+                return name
+        for claims, name in self._fallbacks:
+            if claims(record):
+                return name
+        raise UnknownShape(f"no known log format: {self.expected}")
+
+    def extract(self, record: Mapping[str, Any], forced: str | None = None) -> Extracted:
+        """The calls (and context) of one record, read as ``forced`` or as detected;
+        :class:`UnknownShape` if it has none (KeyError for a name of no format)."""
+        return self._extractors[forced or self.detect(record)](record)
+
+
+REGISTRY = Registry(FORMATS)
+EXPECTED = REGISTRY.expected
+detect = REGISTRY.detect
+extract = REGISTRY.extract
+format_names = REGISTRY.names
+is_format = REGISTRY.is_format
+get_format = REGISTRY.get

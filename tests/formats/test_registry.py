@@ -1,0 +1,248 @@
+"""The format registry: detection order, the choices, and what it derives from the
+formats' declarations. (What each format reads is in the case folders: test_cases.py.)"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import toolaudit
+from toolaudit.formats import (
+    EXPECTED,
+    FORMATS,
+    Extracted,
+    Format,
+    UnknownShape,
+    detect,
+    extract,
+    format_names,
+    get_format,
+    is_format,
+)
+from toolaudit.formats.registry import REGISTRY, Registry, expected_message
+
+from ..conftest import REPO
+
+CASES = REPO / "tests" / "cases" / "formats"
+SCHEMAS = str(CASES / "flat" / "schemas.json")
+DOCS = REPO / "docs" / "formats.md"
+
+#: One record of each format, as detect() must name it.
+RECORDS = [
+    ({"name": "x", "arguments": {}}, "flat"),
+    ({"choices": []}, "openai-chat"),
+    ({"object": "response", "output": []}, "openai-responses"),
+    ({"custom_id": "a", "response": None, "error": {}}, "openai-batch"),
+    (
+        {"custom_id": "a", "method": "POST", "url": "/v1/chat/completions", "body": {}},
+        "openai-batch-input",
+    ),
+    ({"type": "message", "content": []}, "anthropic"),
+    ({"custom_id": "a", "result": {"type": "expired"}}, "anthropic-batch"),
+    ({"candidates": []}, "gemini"),
+    ({"jsonrpc": "2.0", "method": "ping"}, "mcp"),
+    ({"type": "ai", "content": ""}, "langchain"),
+    ({"run_type": "llm"}, "langsmith"),
+    ({"id": "q", "result": []}, "bfcl"),
+    ({"output": {"message": {}}}, "bedrock"),
+    ({"model": "m", "message": {"role": "assistant"}}, "ollama"),
+    ({"request": {}, "response": {}}, "envelope"),
+]
+
+
+@pytest.mark.parametrize(("record", "kind"), RECORDS, ids=[kind for _, kind in RECORDS])
+def test_detection(record: dict[str, Any], kind: str) -> None:
+    assert detect(record) == kind
+    assert is_format(kind)
+
+
+def test_every_format_has_a_detection_example() -> None:
+    assert sorted(kind for _, kind in RECORDS) == sorted(format_names())
+
+
+@pytest.mark.parametrize(("record", "kind"), RECORDS, ids=[kind for _, kind in RECORDS])
+def test_name_and_arguments_make_a_flat_call_whatever_else_the_record_holds(
+    record: dict[str, Any], kind: str
+) -> None:
+    # The audit's inline fast path reads such records without the registry.
+    assert detect({**record, "name": "x", "arguments": "{}"}) == "flat"
+
+
+@pytest.mark.parametrize(
+    ("record", "kind"),
+    [
+        ({"name": "x"}, "flat"),
+        ({"arguments": {}}, "flat"),
+        # Half a call is flat only when no format recognises the record.
+        ({"name": "x", "choices": []}, "openai-chat"),
+        ({"arguments": {}, "message": {}}, "ollama"),
+        ({"name": "x", "request": {}}, "envelope"),
+    ],
+)
+def test_half_a_call_is_flat_only_as_a_last_resort(record: dict[str, Any], kind: str) -> None:
+    assert detect(record) == kind
+
+
+def test_the_detection_order_is_the_priorities() -> None:
+    assert [fmt.name for fmt in REGISTRY.detection_order] == [
+        "flat",
+        "anthropic-batch",
+        "openai-batch-input",
+        "openai-batch",
+        "envelope",
+        "mcp",
+        "openai-chat",
+        "openai-responses",
+        "anthropic",
+        "gemini",
+        "langsmith",
+        "langchain",
+        "bfcl",
+        "bedrock",
+        "ollama",
+    ]
+
+
+def test_the_choices_keep_their_order() -> None:
+    # The order --help lists them in (and the docs show its output).
+    assert format_names() == (
+        "flat",
+        "openai-chat",
+        "openai-responses",
+        "openai-batch",
+        "openai-batch-input",
+        "anthropic",
+        "anthropic-batch",
+        "gemini",
+        "mcp",
+        "langchain",
+        "langsmith",
+        "bfcl",
+        "bedrock",
+        "ollama",
+        "envelope",
+    )
+    assert format_names() == tuple(fmt.name for fmt in FORMATS)
+
+
+def test_names_are_checked_without_raising() -> None:
+    assert is_format("mcp")
+    assert not is_format("nope")
+    assert not is_format("auto")  # the CLI's word for "detect", not a format
+    assert not is_format(None)
+    assert not is_format(["mcp"])  # unhashable: False, not TypeError
+    assert get_format("bedrock").summary == "Bedrock Converse"
+    with pytest.raises(KeyError):
+        get_format("nope")
+
+
+def test_the_expected_message_is_derived_to_the_same_text() -> None:
+    # Users see it in reports (detail of malformed:record): it must not drift.
+    assert EXPECTED == (
+        "expected a tool call {name, arguments} or a record of OpenAI (chat, responses, batch), "
+        "Anthropic (message, batch), Gemini, MCP, LangChain/LangSmith, BFCL, Bedrock or Ollama"
+    )
+
+
+def _extractor(record: Mapping[str, Any]) -> Extracted:
+    return Extracted("made-up")
+
+
+def _never(record: Mapping[str, Any]) -> bool:
+    return False
+
+
+def made_up(name: str, priority: int, **fields: Any) -> Format:
+    return Format(
+        name=name, summary=name, recognises=_never, priority=priority, extract=_extractor, **fields
+    )
+
+
+def test_the_expected_message_names_families_once_with_their_variants() -> None:
+    formats = [
+        made_up("a", 1, family="A", variant="x"),
+        made_up("b", 2),
+        made_up("c", 3, family="A", variant="y"),
+        made_up("d", 4, family="A", variant="x"),
+        made_up("e", 5, family="E"),
+    ]
+    assert expected_message(formats).endswith("a record of A (x, y) or E")
+    assert expected_message(formats[-1:]).endswith("a record of E")
+    assert expected_message(formats[1:2]) == "expected a tool call {name, arguments}"
+
+
+def test_a_registry_refuses_ambiguous_declarations() -> None:
+    with pytest.raises(ValueError, match="share a name"):
+        Registry([made_up("a", 1), made_up("a", 2)])
+    with pytest.raises(ValueError, match="share a priority"):
+        Registry([made_up("a", 1), made_up("b", 1)])
+    with pytest.raises(TypeError, match="exactly one of extract"):
+        Format(name="z", summary="z", recognises=_never, priority=9)
+    with pytest.raises(AttributeError, match="read-only"):
+        FORMATS[0].priority = 99  # type: ignore[misc]
+
+
+def test_a_record_no_format_recognises_says_what_was_expected() -> None:
+    with pytest.raises(UnknownShape) as raised:
+        detect({"hello": "world"})
+    assert str(raised.value) == f"no known log format: {EXPECTED}"
+
+
+@pytest.mark.parametrize(
+    ("record", "name"),
+    [
+        ({"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "t"}}, "mcp"),
+        ({"custom_id": "a", "method": "POST", "body": {"tools": []}}, "openai-batch"),
+        (
+            {"custom_id": "a", "response": {"status_code": 200, "body": {"choices": []}}},
+            "openai-batch",
+        ),
+        ({"request": {"model": "m"}}, "request"),
+        ({"request": {}, "response": {"type": "message", "content": []}}, "anthropic"),
+        ({"request": {}, "response": {"candidates": []}}, "gemini"),
+    ],
+)
+def test_extracted_formats_keep_their_names(record: dict[str, Any], name: str) -> None:
+    # pipeline/toolsets.py tells MCP streams by Extracted.format == "mcp".
+    assert extract(record).format == name
+
+
+def test_a_forced_format_reads_every_line_as_that_format(tmp_path: Path) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"name": "get_weather", "arguments": {"city": "P"}}\n')
+    rows = list(toolaudit.audit([str(log)], SCHEMAS, input_format="anthropic"))
+    assert rows[0]["errors"] == ["malformed:record"]
+    assert "content array" in rows[0]["detail"]
+
+
+def test_records_without_calls_are_counted() -> None:
+    run = toolaudit.audit([str(CASES / "openai-chat" / "input.jsonl")], SCHEMAS)
+    list(run)
+    assert run.summary.records_without_calls == 2  # the text answer and the custom tool call
+    assert run.summary.record_errors == {"malformed:record": 1}  # the stream chunk
+
+
+def test_a_call_without_schemas_stops_the_run_with_its_location(tmp_path: Path) -> None:
+    log = tmp_path / "log.jsonl"
+    chat = (CASES / "openai-chat" / "input.jsonl").read_text().splitlines()[2]
+    log.write_text(chat + "\n")
+    with pytest.raises(toolaudit.ToolAuditError, match=r"log.jsonl:1: no tool schemas"):
+        list(toolaudit.Audit.of_paths([str(log)]))
+
+
+def test_records_carrying_tools_need_no_schemas_file(tmp_path: Path) -> None:
+    log = tmp_path / "log.jsonl"
+    pair = (CASES / "bedrock" / "input.jsonl").read_text().splitlines()[0]
+    log.write_text(pair + "\n")
+    rows = list(toolaudit.Audit.of_paths([str(log)]))
+    assert rows[0]["ok"] is True
+
+
+@pytest.mark.skipif(not DOCS.exists(), reason="docs/formats.md is not written yet")
+def test_the_docs_list_every_format() -> None:
+    text = DOCS.read_text()
+    missing = [name for name in format_names() if f"(`{name}`)" not in text]
+    assert missing == [], "docs/formats.md names each format as (`name`)"
