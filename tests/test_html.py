@@ -1,4 +1,5 @@
-"""The --html pages: what they show, that nothing in a log becomes markup, and how a browser sees them.
+"""The --html pages: what they show, that nothing in a log becomes markup, and how a browser
+sees them.
 
 Summaries come from real audits (the sample, or small logs written here), so the
 pages are tested on what the library really produces.
@@ -20,9 +21,10 @@ import pytest
 
 import toolaudit
 from toolaudit import __version__
-from toolaudit.results.compare import compare
-from toolaudit.output.html import render_comparison_html, render_html
+from toolaudit.contract import KINDS
+from toolaudit.output.html import render_comparison_html, render_html, stylesheet
 from toolaudit.output.html.parts import points
+from toolaudit.results.compare import compare
 from toolaudit.results.summary import Summary
 
 from .conftest import REPO
@@ -87,7 +89,7 @@ BLOCK_TAGS = OWN_TAGS - {"span", "strong", "code"}
 
 
 class Page(HTMLParser):
-    """A page walked as a browser's parser would: its tags (checked balanced), attributes and text."""
+    """A page walked as a browser's parser would: its tags (checked balanced), attributes, text."""
 
     def __init__(self, page: str) -> None:
         super().__init__(convert_charrefs=True)
@@ -243,6 +245,17 @@ def test_the_page_is_self_contained_and_deterministic(grouped: Summary) -> None:
     assert render_html(Summary.from_dict(json.loads(json.dumps(grouped.to_dict())))) == page
 
 
+def test_the_stylesheet_is_package_data_embedded_as_it_is(grouped: Summary) -> None:
+    css = (REPO / "src/toolaudit/output/html/style.css").read_text(encoding="utf-8")
+    assert stylesheet() == css and stylesheet() is stylesheet()  # read once
+    assert f"<style>\n{css}</style>" in render_html(grouped)
+    assert f"<style>\n{css}</style>" in render_comparison_html(compare(grouped, grouped))
+    # Each of the contract's kinds has its colour, k0, k1... in the order of KINDS.
+    for index in range(len(KINDS)):
+        assert f".k{index} {{" in css
+    assert f".k{len(KINDS)} " not in css
+
+
 def test_an_incomplete_audit_says_so_and_where_reading_stopped(tmp_path: Path) -> None:
     schemas = {"t": {"parameters": {"type": "object", "properties": {}}}}
     lines = "".join(
@@ -274,7 +287,9 @@ def test_an_empty_log_gives_a_page_too(tmp_path: Path) -> None:
 def test_long_lists_are_cut_and_say_what_they_left_out(
     grouped: Summary, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from toolaudit.output.html import audit as html_audit, compare as html_compare, groups as html_groups
+    from toolaudit.output.html import audit as html_audit
+    from toolaudit.output.html import compare as html_compare
+    from toolaudit.output.html import groups as html_groups
 
     monkeypatch.setattr(html_audit, "MAX_TOOL_ROWS", 3)
     monkeypatch.setattr(html_groups, "MAX_GROUP_COLUMNS", 2)
@@ -389,15 +404,16 @@ def test_a_regression_is_named_with_its_numbers(grouped: Summary) -> None:
         "base summary.json (group claude-sonnet-4-5) \u2192 new summary.json (group gpt-4o-mini)"
         in text
     )
-    # Columns are named after the groups (the labels are the same file), a change has an arrow and a sign.
+    # Columns are named after the groups (the labels are the same file); a change has an arrow
+    # and a sign.
     assert "error rate 6.5% 22.2% \u25b2 +15.7 pp" in text
     assert "get_weather 0 / 23 0.0% 7 / 29 24.1% \u25b2 +24.1 pp" in text
     assert "get_forecast only in base 1 / 1 100.0% \u2014 not called \u25bc \u2212100.0 pp" in text
     assert "browse only in new" in text
     assert "unexpected 3 / 185 1.6% 10 / 176 5.7% \u25b2 +4.1 pp" in text
     assert (
-        'class="num worse" title="worse: the new rate is higher"><span aria-hidden="true">\u25b2</span> +15.7 pp'
-        in raw
+        'class="num worse" title="worse: the new rate is higher">'
+        '<span aria-hidden="true">\u25b2</span> +15.7 pp' in raw
     )
     assert "Different schemas" not in text
 
@@ -416,8 +432,8 @@ def test_an_improvement_is_not_a_regression(grouped: Summary) -> None:
     assert "\u2713 Not regressed" in text and "Regressed" not in text.replace("Not regressed", "")
     # Labels and groups both differ: each side is named by both.
     assert (
-        "The error rate fell by 15.7 pp: b.json [claude-sonnet-4-5] 6.5% against a.json [gpt-4o-mini] 22.2%."
-        in text
+        "The error rate fell by 15.7 pp: "
+        "b.json [claude-sonnet-4-5] 6.5% against a.json [gpt-4o-mini] 22.2%." in text
     )
     assert "\u25bc \u221215.7 pp" in text
     assert 'class="num better"' in raw

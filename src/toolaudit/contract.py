@@ -33,6 +33,9 @@ Problem = tuple[str, str]
 
 PARAMETER_KINDS = frozenset({MISSING, UNEXPECTED, TYPE, ENUM})
 
+#: Every kind, in the order outputs show them: a parameter's errors first, then a call's.
+KINDS = (MISSING, UNEXPECTED, TYPE, ENUM, UNKNOWN_TOOL, MALFORMED)
+
 # The JSON kind of a value, decided by its exact Python type on the fast path.
 _KIND_OF_EXACT_TYPE: dict[type, str] = {
     str: "string",

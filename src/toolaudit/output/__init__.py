@@ -1,38 +1,14 @@
-"""Renderers: pure functions from a summary to text. The CLI decides where it goes."""
+"""Renderers: pure functions from a value (a summary, a comparison) to text.
+
+None of them prints or picks a destination: the CLI decides where the text
+goes, and :mod:`~toolaudit.output.files` writes a file so that a crash leaves
+no half of one. The ``--format`` choices are in
+:mod:`~toolaudit.output.registry`; this package imports nothing else when it
+loads, so that the CLI can build its options from it and still start fast.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from toolaudit.output.registry import FORMATS, RENDERERS, render_comparison, render_summary
 
-import orjson
-
-from toolaudit.results.compare import Comparison
-from toolaudit.jsonutil import dumps_any
-from toolaudit.output.compare_table import render_comparison_table
-from toolaudit.output.markdown import render_comparison_markdown, render_markdown
-from toolaudit.output.table import render_table
-from toolaudit.results.summary import Summary
-
-
-def render_json(summary: Summary) -> str:
-    """The summary as indented JSON, keys in a stable order, ending in a newline."""
-    return dumps_any(summary.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n"
-
-
-def render_comparison_json(comparison: Comparison) -> str:
-    return dumps_any(comparison.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n"
-
-
-#: --format choices -> renderer, for an audit's summary and for a comparison.
-RENDERERS: dict[str, Callable[[Summary], str]] = {
-    "table": render_table,
-    "json": render_json,
-    "markdown": render_markdown,
-}
-COMPARISON_RENDERERS: dict[str, Callable[[Comparison], str]] = {
-    "table": render_comparison_table,
-    "json": render_comparison_json,
-    "markdown": render_comparison_markdown,
-}
-
-__all__ = ["COMPARISON_RENDERERS", "RENDERERS", "render_json", "render_table"]
+__all__ = ["FORMATS", "RENDERERS", "render_comparison", "render_summary"]

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
+from toolaudit.output.text import NAME_WIDTH, change, grid, percent, points, printable
 from toolaudit.results.compare import Comparison, RateChange
-from toolaudit.output.text import change, grid, percent, points, printable
-
-MAX_NAME_WIDTH = 40
 
 
 def verdict(comparison: Comparison) -> str:
@@ -27,6 +25,7 @@ def row_change(row: RateChange) -> str:
 
 
 def render_comparison_table(comparison: Comparison) -> str:
+    """A comparison for people: the two sides, the verdict, then the changes by tool and kind."""
     overall = comparison.overall
     heading = f"{printable(comparison.base_label)} -> {printable(comparison.new_label)}"
     if comparison.group is not None:
@@ -40,26 +39,34 @@ def render_comparison_table(comparison: Comparison) -> str:
     if not comparison.same_schemas:
         out.append("note: the two summaries were audited against different schemas")
     out.append("")
-    out.extend(grid(_tool_rows(comparison.by_tool), min_width=7))
+    out.extend(grid(_tool_rows(comparison.by_tool)))
     out.append("")
-    out.extend(grid(_kind_rows(comparison.by_kind), min_width=7))
+    out.extend(grid(_kind_rows(comparison.by_kind)))
     return "\n".join(out) + "\n"
 
 
 def tool_cells(row: RateChange, name: str) -> list[str]:
-    """A tool's line of a comparison: calls and the share of them that failed, then the change."""
-    return [name, f"{row.base_calls:,}", percent(row.base_rate), f"{row.new_calls:,}", percent(row.new_rate), row_change(row)]
+    """A tool's line of a comparison: calls and the share of them that failed, then the change.
+
+    ``name`` is the tool's name already made safe for the output at hand.
+    """
+    base = [f"{row.base_calls:,}", percent(row.base_rate)]
+    new = [f"{row.new_calls:,}", percent(row.new_rate)]
+    return [name, *base, *new, row_change(row)]
 
 
 def kind_cells(row: RateChange) -> list[str]:
     """An error kind's line: occurrences, and occurrences per call, then the change."""
-    return [row.name, f"{row.base_count:,}", percent(row.base_rate), f"{row.new_count:,}", percent(row.new_rate), change(row.change)]
+    base = [f"{row.base_count:,}", percent(row.base_rate)]
+    new = [f"{row.new_count:,}", percent(row.new_rate)]
+    return [row.name, *base, *new, change(row.change)]
 
 
 def _tool_rows(rows: list[RateChange]) -> list[list[str]]:
     header = ["tool", "base calls", "base err%", "new calls", "new err%", "change"]
-    return [header, *(tool_cells(row, printable(row.name, MAX_NAME_WIDTH)) for row in rows)]
+    return [header, *(tool_cells(row, printable(row.name, NAME_WIDTH)) for row in rows)]
 
 
 def _kind_rows(rows: list[RateChange]) -> list[list[str]]:
-    return [["error kind", "base count", "per call", "new count", "per call", "change"], *map(kind_cells, rows)]
+    header = ["error kind", "base count", "per call", "new count", "per call", "change"]
+    return [header, *map(kind_cells, rows)]

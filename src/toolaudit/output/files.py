@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import sys
@@ -38,10 +39,12 @@ class AtomicOutput:
             return sys.stdout.buffer
         try:
             if _is_special_file(self.path):
-                self._file = open(self.path, "wb", buffering=BUFFER_BYTES)  # noqa: SIM115 - closed in __exit__
+                self._file = open(self.path, "wb", buffering=BUFFER_BYTES)  # closed in __exit__
                 return self._file
             directory = os.path.dirname(os.path.abspath(self.path))
-            fd, self._temp_path = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(self.path)}.", suffix=".partial")
+            fd, self._temp_path = tempfile.mkstemp(
+                dir=directory, prefix=f".{os.path.basename(self.path)}.", suffix=".partial"
+            )
             # mkstemp makes the file owner-only; the output gets the mode any new file would.
             os.chmod(self._temp_path, _new_file_mode(self.path))
             self._file = os.fdopen(fd, "wb", buffering=BUFFER_BYTES)
@@ -50,7 +53,10 @@ class AtomicOutput:
         return self._file
 
     def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
     ) -> None:
         keep = kind is None or issubclass(kind, KeyboardInterrupt)
         if self._file is None:
@@ -75,15 +81,12 @@ class AtomicOutput:
 
     def _discard(self) -> None:
         assert self._file is not None
-        try:
+        # Already failing: a second error would only hide the first.
+        with contextlib.suppress(OSError):
             self._file.close()
-        except OSError:
-            pass
         if self._temp_path is not None:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(self._temp_path)
-            except OSError:
-                pass
 
 
 def _cannot_write(path: str, error: OSError) -> OutputError:
@@ -115,7 +118,9 @@ def _flush_quietly_on_interrupt(stream: BinaryIO, *, interrupted: bool) -> None:
             raise
 
 
-def check_outputs_differ_from_inputs(outputs: Iterable[str | None], sources: Iterable[Source]) -> None:
+def check_outputs_differ_from_inputs(
+    outputs: Iterable[str | None], sources: Iterable[Source]
+) -> None:
     """Refuse, before reading anything, an output path that is also an input."""
     inputs = [s.name for s in sources if not s.is_stdin]
     for output in outputs:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from toolaudit.results.compare import Comparison
 from toolaudit.output.compare_table import kind_cells, tool_cells, verdict
-from toolaudit.output.table import ordered_kinds
+from toolaudit.output.order import ordered_kinds, ranked_groups, ranked_tools
 from toolaudit.output.text import change, percent, printable
+from toolaudit.results.compare import Comparison
 from toolaudit.results.summary import Summary
 
 
@@ -18,11 +18,17 @@ def cell(text: str) -> str:
 
 
 def _table(header: list[str], rows: list[list[str]], numeric_from: int = 1) -> list[str]:
+    """A Markdown table; the columns from ``numeric_from`` on hold figures, aligned right."""
     align = ["---"] * numeric_from + ["---:"] * (len(header) - numeric_from)
-    return ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |", *("| " + " | ".join(row) + " |" for row in rows)]
+    return [_row(header), _row(align), *map(_row, rows)]
+
+
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
 
 
 def render_markdown(summary: Summary) -> str:
+    """A summary as a Markdown section: the figures, then tables by tool and by group."""
     out = [
         "## toolaudit",
         "",
@@ -34,42 +40,56 @@ def render_markdown(summary: Summary) -> str:
     if not summary.complete:
         out += ["", "**Incomplete:** some input was not read to the end."]
     kinds = ordered_kinds(summary.by_kind)
+    head = ["calls", "invalid", "error rate", *kinds]
     if summary.by_tool:
         rows = [
-            [cell(name), f"{tool.calls:,}", f"{tool.invalid:,}", percent(tool.error_rate), *(f"{tool.by_kind.get(k, 0):,}" for k in kinds)]
-            for name, tool in sorted(summary.by_tool.items(), key=lambda item: (-item[1].invalid, item[0]))
+            [cell(name), *_figures(tool.calls, tool.invalid, tool.error_rate, tool.by_kind, kinds)]
+            for name, tool in ranked_tools(summary.by_tool)
         ]
-        out += ["", *_table(["tool", "calls", "invalid", "error rate", *kinds], rows)]
+        out += ["", *_table(["tool", *head], rows)]
     if summary.group_by:
         by = cell(" | ".join(summary.group_by))
-        keys = sorted(summary.groups, key=lambda key: (-summary.groups[key].calls, key))
-        rows = []
-        for key in keys:
-            group = summary.groups[key]
-            rows.append([cell(key), f"{group.calls:,}", f"{group.invalid:,}", percent(group.error_rate),
-                         *(f"{group.by_kind.get(k, 0):,}" for k in kinds)])
-        out += ["", f"### By {by}", "", *_table([by, "calls", "invalid", "error rate", *kinds], rows)]
+        rows = [
+            [
+                cell(key),
+                *_figures(group.calls, group.invalid, group.error_rate, group.by_kind, kinds),
+            ]
+            for key, group in ranked_groups(summary.groups)
+        ]
+        out += ["", f"### By {by}", "", *_table([by, *head], rows)]
     if summary.record_errors:
-        parts = ", ".join(f"{count:,} `{reason}`" for reason, count in sorted(summary.record_errors.items()))
+        parts = ", ".join(
+            f"{count:,} `{reason}`" for reason, count in sorted(summary.record_errors.items())
+        )
         out += ["", f"Malformed records: {parts}."]
     return "\n".join(out) + "\n"
 
 
+def _figures(
+    calls: int, invalid: int, rate: float, by_kind: dict[str, int], kinds: list[str]
+) -> list[str]:
+    return [f"{calls:,}", f"{invalid:,}", percent(rate), *(f"{by_kind.get(k, 0):,}" for k in kinds)]
+
+
 def render_comparison_markdown(comparison: Comparison) -> str:
+    """A comparison as a Markdown section: the verdict, then the changes by tool and kind."""
     overall = comparison.overall
     title = f"## toolaudit compare: {cell(comparison.base_label)} → {cell(comparison.new_label)}"
     if comparison.group is not None:
         title += f" (group {cell(comparison.group)})"
+    rates = f"Error rate **{percent(overall.base_rate)} → {percent(overall.new_rate)}**"
+    said = verdict(comparison)
     out = [
         title,
         "",
-        f"Error rate **{percent(overall.base_rate)} → {percent(overall.new_rate)}** ({change(overall.change)}). "
-        + ("**" + verdict(comparison) + "**" if comparison.regressed else verdict(comparison)),
+        f"{rates} ({change(overall.change)}). " + (f"**{said}**" if comparison.regressed else said),
     ]
     if not comparison.same_schemas:
         out += ["", "Note: the two summaries were audited against different schemas."]
     tools = [tool_cells(row, cell(row.name)) for row in comparison.by_tool]
     kinds = [kind_cells(row) for row in comparison.by_kind]
-    out += ["", *_table(["tool", "base calls", "base error rate", "new calls", "new error rate", "change"], tools)]
-    out += ["", *_table(["error kind", "base", "per call", "new", "per call", "change"], kinds)]
+    tool_head = ["tool", "base calls", "base error rate", "new calls", "new error rate", "change"]
+    kind_head = ["error kind", "base", "per call", "new", "per call", "change"]
+    out += ["", *_table(tool_head, tools)]
+    out += ["", *_table(kind_head, kinds)]
     return "\n".join(out) + "\n"

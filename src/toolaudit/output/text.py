@@ -1,6 +1,15 @@
-"""Making log content safe to show on a terminal."""
+"""Plain text for a terminal: log content made safe to show, figures formatted, columns aligned.
+
+The Markdown and HTML outputs format their figures with these too, so that
+every output rounds a rate the same way.
+"""
 
 from __future__ import annotations
+
+#: Names (of tools, mostly) are cut to this in a column; a model can invent a huge one.
+NAME_WIDTH = 40
+#: Columns of figures are at least this wide, so that small counts do not crowd together.
+MIN_COLUMN_WIDTH = 7
 
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
 
@@ -31,8 +40,12 @@ def _escape(ch: str) -> str:
     return f"\\U{code:08x}"
 
 
-def grid(rows: list[list[str]], *, min_width: int = 0) -> list[str]:
-    """Lay rows of cells out as aligned columns: the first left, the others right."""
+def grid(rows: list[list[str]], *, min_width: int = MIN_COLUMN_WIDTH) -> list[str]:
+    """Lay rows of cells out as aligned columns: the first left, the others right.
+
+    Every column but the first is at least ``min_width`` wide; the first (names)
+    is as wide as its longest cell.
+    """
     if not rows:
         return []
     columns = max(len(row) for row in rows)
@@ -40,7 +53,11 @@ def grid(rows: list[list[str]], *, min_width: int = 0) -> list[str]:
     widths[1:] = [max(width, min_width) for width in widths[1:]]
     lines = []
     for row in rows:
-        cells = [row[0].ljust(widths[0]), *(cell.rjust(width) for cell, width in zip(row[1:], widths[1:]))]
+        # A short row simply ends: its missing cells would only be trailing blanks.
+        cells = [
+            row[0].ljust(widths[0]),
+            *(cell.rjust(width) for cell, width in zip(row[1:], widths[1:], strict=False)),
+        ]
         lines.append("  ".join(cells).rstrip())
     return lines
 

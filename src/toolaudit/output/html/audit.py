@@ -12,7 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolaudit.output.html import parts as p
+# The module by its full name: `from toolaudit.output.html import parts` would depend on
+# the package, whose __init__ imports this module (a cycle).
+import toolaudit.output.html.parts as p
+from toolaudit.output.order import ranked_tools
 from toolaudit.results.summary import Summary, ToolSummary
 
 #: Tool rows shown; the rest are added up into one "more tools" row, so totals still add up.
@@ -30,7 +33,8 @@ def header(summary: Summary) -> str:
     sources = summary.sources
     where = ", ".join(f"<code>{p.name(s.path, 120)}</code>" for s in sources[:MAX_HEADER_SOURCES])
     if len(sources) > MAX_HEADER_SOURCES:
-        where = f"{p.num(len(sources))} sources: {where} and {p.num(len(sources) - MAX_HEADER_SOURCES)} more"
+        more = p.num(len(sources) - MAX_HEADER_SOURCES)
+        where = f"{p.num(len(sources))} sources: {where} and {more} more"
     grouped = ""
     if summary.group_by:
         fields = ", ".join(f"<code>{p.esc(field)}</code>" for field in summary.group_by)
@@ -77,13 +81,19 @@ def headline(summary: Summary) -> str:
             "main",
         ),
     ]
-    return f'<section id="headline"><div class="cards">{"".join(cards)}</div>{_facts(summary)}</section>'
+    return (
+        f'<section id="headline"><div class="cards">{"".join(cards)}</div>'
+        f"{_facts(summary)}</section>"
+    )
 
 
 def _card(label: str, value: str, explain: str = "", css_class: str = "") -> str:
     small = f'<div class="explain">{explain}</div>' if explain else ""
     klass = f"card {css_class}".strip()
-    return f'<div class="{klass}"><div class="label">{label}</div><div class="value">{value}</div>{small}</div>'
+    return (
+        f'<div class="{klass}"><div class="label">{label}</div>'
+        f'<div class="value">{value}</div>{small}</div>'
+    )
 
 
 def _facts(summary: Summary) -> str:
@@ -101,11 +111,6 @@ def _facts(summary: Summary) -> str:
     ]
     items = "".join(f"<div><dt>{label}</dt><dd>{value}</dd></div>" for label, value in facts)
     return f'<dl class="facts">{items}</dl>'
-
-
-def ranked_tools(by_tool: Mapping[str, ToolSummary]) -> list[tuple[str, ToolSummary]]:
-    """Most invalid calls first, as in the terminal table; names break ties."""
-    return sorted(by_tool.items(), key=lambda item: (-item[1].invalid, item[0]))
 
 
 def tools(summary: Summary) -> str:
@@ -236,7 +241,8 @@ def params(summary: Summary) -> str:
         "params",
         "Most frequent failing parameters",
         p.note(
-            f"(tool, parameter, error kind) by count: {shown}. Unknown tools and malformed calls have no parameter."
+            f"(tool, parameter, error kind) by count: {shown}. "
+            "Unknown tools and malformed calls have no parameter."
         ),
         p.table(head, body, "params"),
     )
@@ -266,7 +272,8 @@ def samples(summary: Summary) -> str:
         "samples",
         "Sample of failing calls",
         p.note(
-            f"The first {p.num(len(rows))} failing report rows, in input order (<code>source:line</code>)."
+            f"The first {p.num(len(rows))} failing report rows, "
+            "in input order (<code>source:line</code>)."
         ),
         p.table(head, body, "samples"),
     )
@@ -311,7 +318,8 @@ def footer(summary: Summary) -> str:
     folded = summary.folded_tools + summary.folded_params
     if folded:
         parts.append(
-            f"about {p.num(summary.folded_tools)} tool and {p.num(summary.folded_params)} parameter names "
+            f"about {p.num(summary.folded_tools)} tool and "
+            f"{p.num(summary.folded_params)} parameter names "
             "folded into <code>&lt;other&gt;</code> (--max-keys)"
         )
     return " \u00b7 ".join(parts)

@@ -7,8 +7,10 @@ same in grey print and to people who do not see red and green apart.
 
 from __future__ import annotations
 
+# The module by its full name: `from toolaudit.output.html import parts` would depend on
+# the package, whose __init__ imports this module (a cycle).
+import toolaudit.output.html.parts as p
 from toolaudit.results.compare import Comparison, RateChange
-from toolaudit.output.html import parts as p
 
 #: Rows of a change table; beyond it the smallest changes are left out (and counted).
 MAX_CHANGE_ROWS = 100
@@ -84,7 +86,8 @@ def completeness(comparison: Comparison) -> str:
         return ""
     which = " and ".join(incomplete)
     return (
-        f'<div class="status bad" role="alert"><p><strong>\u26a0 Incomplete:</strong> the {which} audit '
+        '<div class="status bad" role="alert"><p><strong>\u26a0 Incomplete:</strong> '
+        f"the {which} audit "
         "did not read all its input, so its figures cover only what was read.</p></div>"
     )
 
@@ -94,9 +97,11 @@ def schemas_note(comparison: Comparison) -> str:
         return ""
     base, new = comparison.base.schemas_digest, comparison.new.schemas_digest
     return (
-        '<div class="status warn"><p><strong>\u26a0 Different schemas:</strong> the two audits judged the '
-        "calls against different tool schemas, so a change may come from the schemas, not the model "
-        f"(base <code>{p.esc(base or 'none')}</code>, new <code>{p.esc(new or 'none')}</code>).</p></div>"
+        '<div class="status warn"><p><strong>\u26a0 Different schemas:</strong> '
+        "the two audits judged the calls against different tool schemas, "
+        "so a change may come from the schemas, not the model "
+        f"(base <code>{p.esc(base or 'none')}</code>, "
+        f"new <code>{p.esc(new or 'none')}</code>).</p></div>"
     )
 
 
@@ -165,7 +170,8 @@ def by_kind(comparison: Comparison) -> str:
         comparison.by_kind,
         section_id="kinds",
         heading="By error kind",
-        explain="Errors of the kind over all calls (a call can have several errors); worst change first.",
+        explain="Errors of the kind over all calls (a call can have several errors); "
+        "worst change first.",
         noun="kinds",
     )
 

@@ -6,8 +6,11 @@ its errors per kind, so two models (or prompt versions) read across a line.
 
 from __future__ import annotations
 
-from toolaudit.output.html import parts as p
-from toolaudit.output.html.audit import MAX_TOOL_ROWS, ranked_tools
+# The module by its full name: `from toolaudit.output.html import parts` would depend on
+# the package, whose __init__ imports this module (a cycle).
+import toolaudit.output.html.parts as p
+from toolaudit.output.html.audit import MAX_TOOL_ROWS
+from toolaudit.output.order import ranked_tools
 from toolaudit.results.summary import NULL_GROUP, Summary
 
 #: Groups shown side by side; more would not fit a screen (the biggest are kept).
@@ -22,6 +25,8 @@ def groups(summary: Summary) -> str:
     if not summary.group_by:
         return ""
     fields = ", ".join(p.esc(field) for field in summary.group_by)
+    # Biggest first, malformed records included, since the columns show them (the table
+    # and Markdown rank by calls alone: order.ranked_groups).
     ranked = sorted(
         summary.groups.items(),
         key=lambda item: (-(item[1].calls + item[1].malformed_records), item[0]),

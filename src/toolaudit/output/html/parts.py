@@ -14,7 +14,8 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable, Mapping
 
-from toolaudit.output.table import KIND_ORDER, ordered_kinds
+from toolaudit.contract import KINDS
+from toolaudit.output.order import ordered_kinds
 from toolaudit.output.text import change as text_change
 from toolaudit.output.text import percent, printable
 
@@ -25,7 +26,8 @@ pct = percent
 NAME_WIDTH = 60
 #: Tooltips are cut too: a model can invent a megabyte-long tool name.
 TITLE_WIDTH = 500
-#: Colour classes of the kinds not in KIND_ORDER (the CSS defines them), reused in turn.
+#: Colour classes of the kinds not in the contract's KINDS (style.css defines them), reused in
+#: turn; the contract's kinds are k0, k1... in the order of KINDS.
 OTHER_KIND_CLASSES = ("kx0", "kx1", "kx2")
 
 MINUS = "\u2212"  # a real minus sign: as wide as "+", so signed columns line up
@@ -53,7 +55,8 @@ def num(count: int) -> str:
 
 
 def points(change: float) -> str:
-    """A change of rate in percentage points, always signed: ``+1.5 pp``, ``−0.3 pp``.
+    """A change of rate in percentage points, always signed: ``+1.5 pp``, ``-0.3 pp``
+    (with :data:`MINUS`, not a hyphen), ``±0.0 pp``.
 
     The terminal's rounding (``text.change``: a change too small for one decimal
     still shows its direction, ``+<0.1 pp``), set with a typographic minus.
@@ -76,8 +79,8 @@ def kind_classes(kinds: Iterable[str]) -> dict[str, str]:
     read from a summary file could be anything."""
     classes, others = {}, 0
     for kind in ordered_kinds(kinds):
-        if kind in KIND_ORDER:
-            classes[kind] = f"k{KIND_ORDER.index(kind)}"
+        if kind in KINDS:
+            classes[kind] = f"k{KINDS.index(kind)}"
         else:
             classes[kind] = OTHER_KIND_CLASSES[others % len(OTHER_KIND_CLASSES)]
             others += 1

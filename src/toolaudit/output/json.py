@@ -1,0 +1,24 @@
+"""JSON: a summary as ``--summary`` writes it (and ``compare`` and ``merge`` read it),
+or a comparison."""
+
+from __future__ import annotations
+
+import orjson
+
+from toolaudit.jsonutil import dumps_any
+from toolaudit.results.compare import Comparison
+from toolaudit.results.summary import Summary
+
+
+def render_json(summary: Summary) -> str:
+    """The summary as indented JSON, keys in a stable order, ending in a newline."""
+    return _indented(summary.to_dict())
+
+
+def render_comparison_json(comparison: Comparison) -> str:
+    """The comparison as indented JSON, keys in a stable order, ending in a newline."""
+    return _indented(comparison.to_dict())
+
+
+def _indented(data: object) -> str:
+    return dumps_any(data, option=orjson.OPT_INDENT_2).decode() + "\n"
