@@ -189,6 +189,17 @@ def test_run_writes_the_same_rows_as_jsonl():
     assert written == summary
 
 
+def test_an_audit_runs_once():
+    # A second pass would add every count again.
+    run = Audit([Source("-")], SCHEMAS, stdin=io.BytesIO(line(name="ping")))
+    assert len(list(run)) == 1
+    with pytest.raises(RuntimeError, match="an Audit runs once"):
+        list(run)
+    with pytest.raises(RuntimeError, match="an Audit runs once"):
+        run.run()
+    assert run.summary is not None and run.summary.calls == 1
+
+
 def test_other_record_fields_are_ignored_but_the_id_is_kept():
     rows, _ = audit_bytes(line(id={"nested": [1]}, model="m", timestamp="t", name="ping"))
     assert rows[0]["id"] == {"nested": [1]}

@@ -90,7 +90,9 @@ def test_jobs_give_the_same_grouped_summary(in_repo, monkeypatch):
     monkeypatch.setattr(parallel, "MIN_PART_BYTES", 2048)
     schemas = load_schemas(SAMPLE_SCHEMAS)
     one = Audit([Source(SAMPLE)], schemas, AuditOptions(group_by=("model",))).run()
-    two = Audit([Source(SAMPLE)], schemas, AuditOptions(group_by=("model",), jobs=2)).run()
+    from toolaudit.runners import AuditJob, runner_for
+
+    two = runner_for(jobs=2).run(AuditJob([Source(SAMPLE)], schemas, AuditOptions(group_by=("model",))))
     assert one.to_dict() == two.to_dict()
 
 

@@ -43,7 +43,7 @@ def test_folded_names_go_to_other_and_totals_still_add_up():
     assert summary.calls == 6500
     assert summary.by_kind["unknown_tool"] == 3000
     # The memory bound holds during the run too: tables never exceed twice their limit.
-    assert len(run._tally.by_tool) <= 2 * 100 + 2
+    assert len(run._global.by_tool) <= 2 * 100 + 2
 
 
 def test_the_folded_count_is_a_fair_estimate():

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 import toolaudit
-from toolaudit.runners import parallel
-from toolaudit.pipeline.audit import Audit, AuditOptions
-from toolaudit.schemas.loading import NO_SCHEMAS, load_schemas
+from toolaudit.errors import NoSchemasError
+from toolaudit.pipeline import AuditOptions
+from toolaudit.runners import AuditJob, RunHooks, parallel, runner_for
+from toolaudit.schemas import NO_SCHEMAS, load_schemas
 from toolaudit.sources import Source
-from toolaudit.pipeline.toolsets import NoSchemasError
 
 from .conftest import REPO
 
@@ -29,9 +29,11 @@ def _small_ranges(monkeypatch):
     monkeypatch.setattr(parallel, "MIN_PART_BYTES", 2048)
 
 
-def outputs(paths, schemas, jobs, **options):
+def outputs(paths, schemas, jobs, notices=None, **options):
     report = io.BytesIO()
-    summary = Audit([Source(str(p)) for p in paths], schemas, AuditOptions(jobs=jobs, **options)).run(report)
+    job = AuditJob([Source(str(p)) for p in paths], schemas, AuditOptions(**options))
+    hooks = RunHooks(notify=(notices if notices is not None else []).append)
+    summary = runner_for(jobs=jobs).run(job, report, hooks)
     return report.getvalue(), summary.to_dict()
 
 
@@ -71,7 +73,12 @@ def test_records_that_define_tools_for_later_records_are_audited_in_one_process(
     log.write_text("\n".join(lines[:3] + lines[3:] * 200) + "\n")
     schemas = load_schemas(str(FIXTURES / "schemas.json"))
     assert len(parallel.plan_parts([Source(str(log))], 2)) > 2
-    assert outputs([log], schemas, 2) == outputs([log], schemas, 1)
+    notices: list[str] = []
+    assert outputs([log], schemas, 2, notices) == outputs([log], schemas, 1)
+    assert notices == [
+        f"--jobs 2: audited again in one process: {log} defines tools for the records after "
+        "them (an MCP tools/list result or a batch input line)"
+    ]
 
 
 def test_a_run_that_stops_stops_with_the_message_of_one_process(tmp_path):
@@ -80,7 +87,7 @@ def test_a_run_that_stops_stops_with_the_message_of_one_process(tmp_path):
     log.write_text("\n".join([chat] * 300) + "\n")
     for jobs in (1, 2):
         with pytest.raises(NoSchemasError, match=r"log.jsonl:1: no tool schemas"):
-            Audit([Source(str(log))], NO_SCHEMAS, AuditOptions(jobs=jobs)).run()
+            runner_for(jobs=jobs).run(AuditJob([Source(str(log))], NO_SCHEMAS))
 
 
 def test_jobs_zero_means_one_per_core():
@@ -104,7 +111,22 @@ def test_the_cli_gives_identical_files_with_jobs(tmp_path, in_repo):
     assert results["1"] == results["2"] == results["0"]
 
 
-def test_the_library_sees_the_same_summary(in_repo):
-    whole = Path("sample_logs/calls.jsonl")
-    run = toolaudit.audit([str(whole)], "sample_logs/schemas.json", jobs=2)
-    assert run.run() == toolaudit.audit([str(whole)], "sample_logs/schemas.json").run()
+def test_the_library_sees_the_same_summary(in_repo, tmp_path):
+    whole = "sample_logs/calls.jsonl"
+    two = toolaudit.run_audit([whole], "sample_logs/schemas.json", jobs=2, report=str(tmp_path / "r2.jsonl"))
+    one = toolaudit.run_audit([whole], "sample_logs/schemas.json", report=str(tmp_path / "r1.jsonl"))
+    assert two == one == toolaudit.audit([whole], "sample_logs/schemas.json").run()
+    assert (tmp_path / "r2.jsonl").read_bytes() == (tmp_path / "r1.jsonl").read_bytes()
+
+
+def test_a_run_kept_in_one_process_says_why(tmp_path):
+    packed = tmp_path / "calls.jsonl.gz"
+    packed.write_bytes(gzip.compress(SAMPLE.read_bytes()))
+    notices: list[str] = []
+    outputs([packed], SAMPLE_SCHEMAS, 2, notices)
+    assert notices == [f"--jobs 2: audited in one process: {packed} is gzip, which cannot be entered in the middle"]
+    with pytest.warns(RuntimeWarning, match="standard input is read as it comes"):
+        runner_for(jobs=2).run(AuditJob([Source("-")], SAMPLE_SCHEMAS), None, RunHooks(stdin=io.BytesIO(b"")))
+    notices.clear()
+    outputs([SAMPLE], SAMPLE_SCHEMAS, 2, notices)
+    assert notices == []  # cut into ranges: nothing to say

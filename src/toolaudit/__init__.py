@@ -7,9 +7,10 @@ first use, so that ``toolaudit --version`` stays quick.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolaudit.errors import InputError, OutputError, SchemaError, ToolAuditError
+from toolaudit._version import __version__
 from toolaudit.contract import (
     ToolValidator,
     Validator,
@@ -17,23 +18,34 @@ from toolaudit.contract import (
     json_equal,
     validate_tool_call,
 )
+from toolaudit.errors import (
+    InputError,
+    OptionError,
+    OutputError,
+    SchemaError,
+    SummaryError,
+    ToolAuditError,
+)
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Callable, Iterable
+    from typing import BinaryIO
 
-    from toolaudit.pipeline.audit import Audit, AuditOptions
-    from toolaudit.schemas.loading import SchemaSet, load_schemas
-    from toolaudit.results.summary import Summary, SummaryError, merge_summaries
-
-from toolaudit._version import __version__
+    from toolaudit.pipeline import Audit, AuditOptions, StopRequest
+    from toolaudit.results.summary import Summary, merge_summaries
+    from toolaudit.runners import Interrupted
+    from toolaudit.schemas import SchemaSet, load_schemas
 
 __all__ = [
     "Audit",
     "AuditOptions",
     "InputError",
+    "Interrupted",
+    "OptionError",
     "OutputError",
     "SchemaError",
     "SchemaSet",
+    "StopRequest",
     "Summary",
     "SummaryError",
     "ToolAuditError",
@@ -45,16 +57,18 @@ __all__ = [
     "json_equal",
     "load_schemas",
     "merge_summaries",
+    "run_audit",
     "validate_tool_call",
 ]
 
 _LAZY = {
-    "Audit": "toolaudit.pipeline.audit",
-    "AuditOptions": "toolaudit.pipeline.audit",
-    "SchemaSet": "toolaudit.schemas.loading",
-    "load_schemas": "toolaudit.schemas.loading",
+    "Audit": "toolaudit.pipeline",
+    "AuditOptions": "toolaudit.pipeline",
+    "StopRequest": "toolaudit.pipeline",
+    "Interrupted": "toolaudit.runners",
+    "SchemaSet": "toolaudit.schemas",
+    "load_schemas": "toolaudit.schemas",
     "Summary": "toolaudit.results.summary",
-    "SummaryError": "toolaudit.results.summary",
     "merge_summaries": "toolaudit.results.summary",
 }
 
@@ -70,26 +84,88 @@ def __getattr__(name: str) -> Any:
 
 def audit(
     paths: Iterable[str],
-    schemas: SchemaSet | Mapping[str, Any] | str,
+    schemas: SchemaSet | Mapping[str, Any] | str | Iterable[str] | None = None,
     **options: Any,
 ) -> Audit:
-    """Audit log files (or ``-`` for stdin) against tool schemas.
+    """Audit log files, directories (walked) or ``-`` (stdin), in this process.
 
-    ``schemas`` is a schemas file path, a mapping of tool name -> schema, or a
-    loaded :class:`SchemaSet`; ``options`` are the fields of
-    :class:`AuditOptions`. Iterate the result for report rows, or call its
-    ``run()``; its ``summary`` is set once the inputs are exhausted::
+    ``schemas`` is a schemas file path (or several), a mapping of tool name ->
+    schema, a loaded :class:`SchemaSet`, or None when every record carries its
+    tools; ``options`` are the fields of :class:`AuditOptions`. Iterate the
+    result for report rows, or call its ``run(report)``; its ``summary`` is set
+    once the inputs are exhausted::
 
         run = toolaudit.audit(["calls.jsonl"], "schemas.json", errors_only=True)
         for row in run:
             print(row["line"], row["errors"])
         print(run.summary.error_rate)
-    """
-    from toolaudit.pipeline.audit import Audit, AuditOptions
-    from toolaudit.schemas.loading import SchemaSet, load_schemas, schema_set
 
+    Bad options raise :class:`OptionError`, a broken schema :class:`SchemaError`,
+    a missing input :class:`InputError`: all are :class:`ToolAuditError`.
+    """
+    from toolaudit.pipeline import Audit
+
+    return Audit.of_paths(paths, _schema_set(schemas), _options(options))
+
+
+def run_audit(
+    paths: Iterable[str],
+    schemas: SchemaSet | Mapping[str, Any] | str | Iterable[str] | None = None,
+    *,
+    report: str | BinaryIO | None = None,
+    jobs: int = 1,
+    on_bytes: Callable[[int], object] | None = None,
+    stop: StopRequest | None = None,
+    notify: Callable[[str], None] | None = None,
+    **options: Any,
+) -> Summary:
+    """Audit, as ``toolaudit audit`` does, and return the summary.
+
+    ``report`` is a path (written whole at the end, never half-written) or a
+    binary file; ``jobs`` shares the work among processes (0: one per core),
+    with exactly the outputs of one. ``notify`` is told, in one line, what a
+    person should know (a run kept in one process says why; by default a
+    RuntimeWarning). Stopped by Ctrl-C or SIGTERM, it raises
+    :class:`Interrupted`, whose ``summary`` counts what was audited.
+    """
+    from toolaudit.output.files import AtomicOutput
+    from toolaudit.pipeline import StopRequest
+    from toolaudit.runners import AuditJob, RunHooks, runner_for
+    from toolaudit.sources import expand_paths
+
+    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 0:
+        raise OptionError(f"jobs must be a whole number, 0 for one per core, not {jobs!r}")
+    job = AuditJob(expand_paths(paths), _schema_set(schemas), _options(options))
+    hooks = RunHooks(on_bytes, stop if stop is not None else StopRequest(), notify)
+    runner = runner_for(jobs=jobs)
+    if isinstance(report, str):
+        with AtomicOutput(report) as report_file:
+            return runner.run(job, report_file, hooks)
+    return runner.run(job, report, hooks)
+
+
+def _schema_set(schemas: SchemaSet | Mapping[str, Any] | str | Iterable[str] | None) -> SchemaSet:
+    from toolaudit.schemas import NO_SCHEMAS, SchemaSet, load_schemas, schema_set
+
+    if schemas is None:
+        return NO_SCHEMAS
+    if isinstance(schemas, SchemaSet):
+        return schemas
     if isinstance(schemas, str):
-        schemas = load_schemas(schemas)
-    elif not isinstance(schemas, SchemaSet):
-        schemas = schema_set(schemas)
-    return Audit.of_paths(paths, schemas, AuditOptions(**options))
+        return load_schemas(schemas)
+    if isinstance(schemas, Mapping):
+        return schema_set(schemas)
+    return load_schemas(list(schemas))
+
+
+def _options(options: Mapping[str, Any]) -> AuditOptions:
+    """The options of an audit; an unknown name is an OptionError that lists the known ones."""
+    import dataclasses
+
+    from toolaudit.pipeline import AuditOptions
+
+    known = [f.name for f in dataclasses.fields(AuditOptions)]
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise OptionError(f"unknown option {unknown[0]!r}: expected one of {', '.join(known)}")
+    return AuditOptions(**options)

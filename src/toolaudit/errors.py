@@ -58,5 +58,17 @@ class OutputError(ToolAuditError):
     """An output (report, summary) cannot be written."""
 
 
+class OptionError(ToolAuditError, ValueError):
+    """An option of the audit is out of range or unknown (the same from the library as from the CLI)."""
+
+
+class NoSchemasError(ToolAuditError):
+    """A call has no schemas to be judged by: no --schemas, and its record carries no tools."""
+
+
+class SummaryError(ToolAuditError):
+    """A summary file cannot be read, or summaries cannot be merged honestly."""
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised like Ctrl-C so that an audit stops the same way for both."""

@@ -8,15 +8,17 @@ commands, so that ``toolaudit --version`` and ``--help`` pay only for typer.
 from __future__ import annotations
 
 import enum
+import functools
+import os
 import sys
-from typing import TYPE_CHECKING, Annotated, Optional
+from collections.abc import Callable
+from typing import Annotated, Any, Optional, TypeVar
 
 import typer
+import typer.core
 
 from toolaudit._version import __version__
-
-if TYPE_CHECKING:
-    from toolaudit.results.summary import Summary
+from toolaudit.output import FORMATS
 
 EXIT_OK = 0
 EXIT_INVALID = 1
@@ -24,6 +26,8 @@ EXIT_CANNOT_RUN = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 EXIT_TERMINATED = 143  # 128 + SIGTERM
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 app = typer.Typer(
     name="toolaudit",
@@ -35,14 +39,20 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-class OutputFormat(str, enum.Enum):
-    table = "table"
-    json = "json"
-    markdown = "markdown"
-
+#: --format choices: the names in the renderer registry (which imports no renderer to list them).
+OutputFormat = enum.Enum(  # type: ignore[misc]
+    "OutputFormat", {name: name for name in FORMATS}, type=str
+)
+_FORMATS_LISTED = f"{', '.join(FORMATS[:-1])} or {FORMATS[-1]}" if len(FORMATS) > 1 else FORMATS[0]
 
 FormatOption = Annotated[
-    OutputFormat, typer.Option("--format", "-f", metavar="FORMAT", help="How to print the result on stdout: table, json or markdown.")
+    OutputFormat,
+    typer.Option(
+        "--format",
+        "-f",
+        metavar="FORMAT",
+        help=f"How to print the result on stdout: {_FORMATS_LISTED}.",
+    ),
 ]
 HtmlOption = Annotated[
     Optional[str], typer.Option("--html", metavar="PATH", help="Also write a self-contained HTML page here.", show_default=False)
@@ -77,34 +87,64 @@ def _write_text(path: str, text: str) -> None:
         output.write(text.encode("utf-8", "surrogatepass"))
 
 
-def _read_summary(path: str) -> Summary:
-    import orjson
+class _Command(typer.core.TyperCommand):
+    """A command whose help lists each argument by its metavar alone: typer
+    would add the Python type (``PATH <list[str]>``), which means nothing to a user."""
 
-    from toolaudit.results.summary import Summary, SummaryError
+    def format_options(self, ctx: typer.Context, formatter: Any) -> None:
+        arguments, options = [], []
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            if param.param_type_name == "argument":
+                arguments.append((param.metavar or param.human_readable_name, record[1]))
+            elif param.param_type_name == "option":
+                options.append(record)
+        for title, records in (("Arguments", arguments), ("Options", options)):
+            if records:
+                with formatter.section(title):
+                    formatter.write_dl(records)
 
-    try:
-        with open(path, "rb") as file:
-            data = orjson.loads(file.read())
-    except OSError as error:
-        raise SummaryError(f"{path}: cannot read: {error.strerror or error}") from error
-    except orjson.JSONDecodeError as error:
-        raise SummaryError(f"{path}: not valid JSON ({error})") from error
-    try:
-        return Summary.from_dict(data)
-    except SummaryError as error:
-        raise SummaryError(f"{path}: {error}") from None
+
+def command(**settings: Any) -> Callable[[F], F]:
+    """Register a command on the app, as ``app.command(**settings)`` does, such
+    that a closed stdout ends it quietly (see :func:`main`)."""
+
+    def register(function: F) -> F:
+        @functools.wraps(function)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return function(*args, **kwargs)
+            except BrokenPipeError:
+                # Caught here: typer would turn it into exit status 1.
+                _point_stdout_at_devnull()
+                raise typer.Exit(EXIT_BROKEN_PIPE) from None
+
+        app.command(cls=_Command, **settings)(run)
+        return function
+
+    return register
 
 
 def main() -> None:
-    """Console entry point."""
-    try:
-        app()
-        sys.stdout.flush()  # here, so that a closed pipe is met inside the try
-    except BrokenPipeError:
-        # The reader went away (`toolaudit audit ... | head`): stop quietly. Point
-        # stdout at /dev/null so that the interpreter's own last flush cannot fail.
-        import os
+    """Console entry point.
 
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+    When the reader of stdout goes away (``toolaudit audit ... -r - | head``),
+    toolaudit stops quietly with status 141 (128 + SIGPIPE), what a shell
+    reports for a program that a closed pipe ended.
+    """
+    try:
+        try:
+            app()
+        finally:
+            sys.stdout.flush()  # here, so that a closed pipe is met inside the try
+    except BrokenPipeError:
+        _point_stdout_at_devnull()
         sys.exit(EXIT_BROKEN_PIPE)
+
+
+def _point_stdout_at_devnull() -> None:
+    """So that the interpreter's own last flush of stdout cannot fail."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from toolaudit.cli.app import (
+    command,
     EXIT_INTERRUPTED,
     EXIT_INVALID,
     EXIT_OK,
@@ -21,12 +22,13 @@ from toolaudit.cli.app import (
     HtmlOption,
     _fail,
     _write_text,
-    app,
+
 )
 from toolaudit.errors import Terminated, ToolAuditError
+from toolaudit.formats import format_names
 
 if TYPE_CHECKING:
-    from toolaudit.pipeline.audit import Audit
+    from toolaudit.pipeline import StopRequest
     from toolaudit.results.summary import Summary
 
 EXIT_CODES_HELP = (
@@ -37,16 +39,14 @@ EXIT_CODES_HELP = (
     "says complete: false)."
 )
 
-#: --input-format choices: "auto" and the keys of toolaudit.formats.EXTRACTORS
-#: (spelled out so that --help need not import the formats; a test keeps them equal).
-INPUT_FORMATS = (
-    "flat", "openai-chat", "openai-responses", "openai-batch", "openai-batch-input", "anthropic",
-    "anthropic-batch", "gemini", "mcp", "langchain", "langsmith", "bfcl", "bedrock", "ollama", "envelope",
+#: --input-format choices: "auto" and the registered formats, in the registry's order.
+#: (Importing the registry imports every format module; they import nothing heavy.)
+InputFormat = enum.Enum(  # type: ignore[misc]
+    "InputFormat", {name: name for name in ("auto", *format_names())}, type=str
 )
-InputFormat = enum.Enum("InputFormat", {name: name for name in ("auto", *INPUT_FORMATS)}, type=str)  # type: ignore[misc]
 
 
-@app.command(epilog=EXIT_CODES_HELP)
+@command(epilog=EXIT_CODES_HELP)
 def audit(
     paths: Annotated[
         Optional[list[str]],
@@ -146,62 +146,64 @@ def audit(
     ] = 64 << 20,
 ) -> None:
     """Audit logs of tool calls: a report row per call and a summary of what failed."""
-    from toolaudit.pipeline.audit import Audit, AuditOptions
-    from toolaudit.output import RENDERERS, render_json
+    from toolaudit.pipeline import AuditOptions, StopRequest
+    from toolaudit.runners import AuditJob, Interrupted, RunHooks, runner_for
+    from toolaudit.output import render_summary
+    from toolaudit.output.json import render_json
     from toolaudit.output.files import AtomicOutput, check_outputs_differ_from_inputs
     from toolaudit.cli.progress import byte_progress
-    from toolaudit.schemas.loading import NO_SCHEMAS, load_schemas
+    from toolaudit.schemas import NO_SCHEMAS, load_schemas
     from toolaudit.sources import STDIN, expand_paths
 
-    max_tools, max_params = _parse_max_keys(max_keys)
     if not paths:
         if sys.stdin.isatty():
             raise _fail("no input: give log paths, or pipe a log into stdin")
         paths = [STDIN]
+    max_tools, max_params = _parse_max_keys(max_keys)
     try:
+        options = AuditOptions(
+            errors_only=errors_only,
+            max_line_bytes=max_line_bytes,
+            input_format=None if input_format.value == "auto" else input_format.value,
+            max_tools=max_tools,
+            max_params=max_params,
+            group_by=tuple(group_by or ()),
+        )
         schema_set = load_schemas(schemas) if schemas else NO_SCHEMAS
         # The schemas live as long as the run: keep the cycle collector from
         # walking them again and again (it costs with large schemas).
         gc.freeze()
         sources = expand_paths(paths, skip=schemas or ())
         check_outputs_differ_from_inputs([report, summary_path, html], sources)
-        options = AuditOptions(
-            errors_only=errors_only,
-            max_line_bytes=max_line_bytes,
-            input_format=None if input_format.value == "auto" else input_format.value,
-            jobs=jobs,
-            max_tools=max_tools,
-            max_params=max_params,
-            group_by=tuple(group_by or ()),
-        )
+        job = AuditJob(sources, schema_set, options)
+        runner = runner_for(jobs=jobs)
         show_progress = sys.stderr.isatty() if progress is None else progress
-        auditor = Audit(sources, schema_set, options)
-        interrupted: KeyboardInterrupt | None = None
-        with _signals_stop(auditor):
+        interrupted: type[KeyboardInterrupt] | None = None
+        stop = StopRequest()
+        with _signals_stop(stop), byte_progress(sources, enabled=show_progress) as on_bytes:
+            hooks = RunHooks(on_bytes=on_bytes, stop=stop, notify=_note)
             try:
-                with byte_progress(sources, enabled=show_progress) as on_bytes:
-                    auditor.on_bytes = on_bytes
-                    if report is None:
-                        summary = auditor.run()
-                    else:
-                        with AtomicOutput(report) as report_file:
-                            summary = auditor.run(report_file)
-            except KeyboardInterrupt as stop:
+                if report is None:
+                    summary = runner.run(job, None, hooks)
+                else:
+                    with AtomicOutput(report) as report_file:
+                        summary = runner.run(job, report_file, hooks)
+            except Interrupted as stopped:
                 # The report keeps every complete row; the summary says it is incomplete.
-                interrupted, summary = stop, auditor.finish(interrupted=True)
-            if summary_path is not None:
-                _write_text(summary_path, render_json(summary))
-            if html is not None:
-                from toolaudit.output.html import render_html
+                interrupted, summary = stopped.interruption, stopped.summary
+        if summary_path is not None:
+            _write_text(summary_path, render_json(summary))
+        if html is not None:
+            from toolaudit.output.html import render_html
 
-                _write_text(html, render_html(summary))
+            _write_text(html, render_html(summary))
     except ToolAuditError as error:
         raise _fail(str(error)) from None
 
     _warn_incomplete(summary)
     if interrupted is not None:
-        raise typer.Exit(EXIT_TERMINATED if isinstance(interrupted, Terminated) else EXIT_INTERRUPTED)
-    rendered = RENDERERS[output_format.value](summary)
+        raise typer.Exit(EXIT_TERMINATED if issubclass(interrupted, Terminated) else EXIT_INTERRUPTED)
+    rendered = render_summary(output_format.value, summary)
     if report == "-":
         # stdout carries the report: the summary must not be mixed into it.
         sys.stderr.write(rendered)
@@ -211,19 +213,25 @@ def audit(
 
 
 @contextmanager
-def _signals_stop(auditor: Audit) -> Iterator[None]:
+def _signals_stop(stop: StopRequest) -> Iterator[None]:
     """Within, Ctrl-C and SIGTERM stop the audit at the end of the batch of lines
-    being audited, so that every line read is counted (see Audit.request_stop)."""
+    being audited, so that every line read is counted (see StopRequest)."""
 
-    def stop(signum: int, frame: object) -> None:
-        auditor.request_stop(Terminated if signum == signal.SIGTERM else KeyboardInterrupt)
+    def handler(signum: int, frame: object) -> None:
+        stop.request(Terminated if signum == signal.SIGTERM else KeyboardInterrupt)
 
-    previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGINT, signal.SIGTERM)}
+    previous = {signum: signal.signal(signum, handler) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        for signum, previous_handler in previous.items():
+            signal.signal(signum, previous_handler)
+
+
+def _note(message: str) -> None:
+    from toolaudit.output.text import printable
+
+    typer.echo(f"toolaudit: note: {printable(message)}", err=True)
 
 
 def _parse_max_keys(text: str) -> tuple[int, int]:
@@ -231,7 +239,7 @@ def _parse_max_keys(text: str) -> tuple[int, int]:
         numbers = [int(part) for part in text.split(",")]
     except ValueError:
         numbers = []
-    if len(numbers) not in (1, 2) or min(numbers) < 2:
+    if len(numbers) not in (1, 2):
         raise typer.BadParameter("expected TOOLS or TOOLS,PARAMS, whole numbers of at least 2", param_hint="--max-keys")
     return numbers[0], numbers[-1] if len(numbers) == 2 else 1000
 

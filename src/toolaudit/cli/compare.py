@@ -8,21 +8,21 @@ from typing import Annotated, Optional
 import typer
 
 from toolaudit.cli.app import (
+    command,
     EXIT_INVALID,
     EXIT_OK,
     FormatOption,
     HtmlOption,
     _fail,
-    _read_summary,
     _write_text,
-    app,
+
 )
 from toolaudit.errors import ToolAuditError
 
 SUMMARY_FILE_HELP = "A summary written by toolaudit audit --summary (or merge)."
 
 
-@app.command(
+@command(
     epilog="Exit codes: 0 NEW is not worse than BASE (within --tolerance); 1 it is; 2 a summary could not be read."
 )
 def compare(
@@ -55,12 +55,13 @@ def compare(
 ) -> None:
     """Compare two audits' summaries per tool and per error kind; fail if NEW got worse."""
     from toolaudit.results.compare import compare as compare_summaries
-    from toolaudit.output import COMPARISON_RENDERERS
+    from toolaudit.results.summary import Summary
+    from toolaudit.output import render_comparison
 
     try:
         comparison = compare_summaries(
-            _read_summary(base),
-            _read_summary(new),
+            Summary.load(base),
+            Summary.load(new),
             base_label=base,
             new_label=new,
             tolerance=tolerance,
@@ -73,23 +74,23 @@ def compare(
             _write_text(html, render_comparison_html(comparison))
     except ToolAuditError as error:
         raise _fail(str(error)) from None
-    sys.stdout.write(COMPARISON_RENDERERS[output_format.value](comparison))
+    sys.stdout.write(render_comparison(output_format.value, comparison))
     raise typer.Exit(EXIT_INVALID if comparison.regressed else EXIT_OK)
 
 
-@app.command(epilog="Exit codes: 0 merged; 2 a summary could not be read, or the summaries cannot be merged honestly.")
+@command(epilog="Exit codes: 0 merged; 2 a summary could not be read, or the summaries cannot be merged honestly.")
 def merge(
-    summaries: Annotated[list[str], typer.Argument(metavar="SUMMARY...", help=SUMMARY_FILE_HELP, show_default=False)],
+    summaries: Annotated[list[str], typer.Argument(metavar="SUMMARY", help=SUMMARY_FILE_HELP, show_default=False)],
     output: Annotated[
         str, typer.Option("--output", "-o", metavar="PATH", help="Where to write the merged summary (- for stdout).")
     ] = "-",
 ) -> None:
     """Merge the summaries of shards of one log into the summary of the whole."""
-    from toolaudit.output import render_json
-    from toolaudit.results.summary import merge_summaries
+    from toolaudit.output.json import render_json
+    from toolaudit.results.summary import Summary, merge_summaries
 
     try:
-        merged = merge_summaries(_read_summary(path) for path in summaries)
+        merged = merge_summaries(Summary.load(path) for path in summaries)
         _write_text(output, render_json(merged))
     except ToolAuditError as error:
         raise _fail(str(error)) from None

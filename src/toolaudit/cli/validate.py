@@ -7,11 +7,11 @@ from typing import Annotated
 
 import typer
 
-from toolaudit.cli.app import EXIT_INVALID, EXIT_OK, _fail, app
+from toolaudit.cli.app import EXIT_INVALID, EXIT_OK, _fail, command
 from toolaudit.errors import ToolAuditError
 
 
-@app.command(epilog="Exit codes: 0 the call is valid; 1 it is not; 2 the schemas or the call could not be read.")
+@command(epilog="Exit codes: 0 the call is valid; 1 it is not; 2 the schemas or the call could not be read.")
 def validate(
     call: Annotated[
         str,

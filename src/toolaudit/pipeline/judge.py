@@ -1,4 +1,4 @@
-"""One call found in a record -> the tool it counts under, its problems, and a detail.
+"""One call found in a record -> its verdict: the tool it counts under, its problems, a detail.
 
 Arguments arrive as a JSON string (OpenAI), an object (Anthropic, Gemini,
 MCP) or an object parsed upstream (LangChain); each way of going wrong gets
@@ -8,13 +8,12 @@ its own words in the report's ``detail``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
 from toolaudit.formats import ABSENT, JSON_STRING, OBJECT, Call
 from toolaudit.jsonutil import loads_exact
-from toolaudit.results.summary import NO_NAME
 from toolaudit.contract import (
     MALFORMED,
     UNKNOWN_TOOL,
@@ -31,8 +30,19 @@ _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
 
 
-def judge(call: Call, validator: Validator, context: str | None, *, exact: bool) -> tuple[str, Problems, str | None]:
-    """(the tool to count it under, its problems, the row's detail) for one call.
+class Verdict(NamedTuple):
+    """What one call comes to."""
+
+    #: The tool it counts under (a declared tool's own name, through aliases),
+    #: or None when the call gave no usable name.
+    tool: str | None
+    problems: Problems
+    #: For the report row: why the arguments could not be read, a cut-off warning...
+    detail: str | None
+
+
+def judge(call: Call, validator: Validator, context: str | None, *, exact: bool) -> Verdict:
+    """The verdict on one call.
 
     ``context`` explains an unknown tool (no question with that id...);
     ``exact`` decodes argument strings with the standard library (see jsonutil).
@@ -40,7 +50,7 @@ def judge(call: Call, validator: Validator, context: str | None, *, exact: bool)
     name = call.name
     details = []
     problems: Problems
-    tool_key: str = NO_NAME
+    tool_key: str | None = None
     if call.failure is not None and name is None:
         problems = [(MALFORMED, "call")]
         details.append(call.failure)
@@ -66,7 +76,7 @@ def judge(call: Call, validator: Validator, context: str | None, *, exact: bool)
                 problems = [(MALFORMED, "arguments")] if decoded is None else tool.check(decoded)
     if call.note:
         details.append(call.note)
-    return tool_key, problems, "; ".join(details) or None
+    return Verdict(tool_key, problems, "; ".join(details) or None)
 
 
 def decode_call_arguments(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolaudit.errors import SchemaError, ToolAuditError
+from toolaudit.errors import NoSchemasError, SchemaError
 from toolaudit.formats import Extracted
 from toolaudit.jsonutil import canonical
 from toolaudit.schemas.loading import SchemaSet
@@ -19,10 +19,6 @@ from toolaudit.contract import Validator, compile_schemas
 #: Compiled tool sets of records (logged requests) kept for reuse, at most.
 RECORD_TOOLS_CACHE = 1024
 NO_TOOLS = Validator({})
-
-
-class NoSchemasError(ToolAuditError):
-    """A call has no schemas to be judged by: no --schemas, and its record carries no tools."""
 
 
 class RecordTools:

@@ -18,15 +18,32 @@ from collections.abc import Callable, MutableMapping
 from typing import TypeVar
 
 OTHER = "<other>"
-#: Names that are never folded: the buckets themselves.
+#: Where calls that gave no usable tool name are counted.
 NO_NAME = "<no name>"
+#: Names that are never folded: the buckets themselves.
 _BUCKETS = frozenset({OTHER, NO_NAME})
+_ESCAPE = "\\"
 _HASH_SPACE = 1 << 64
 
 DEFAULT_MAX_TOOLS = 10_000
 DEFAULT_MAX_PARAMS = 1_000
 
 V = TypeVar("V")
+
+
+def table_key(name: str | None) -> str:
+    """The key that counts a name from a log in a summary's table.
+
+    The buckets' own keys never stand for a real name: a tool (or parameter)
+    really named ``<other>`` is counted as ``\\<other>``, one named ``\\<other>``
+    as ``\\\\<other>``, and so on, so no two names share a key; every other
+    name is its own key. None (no usable name) is :data:`NO_NAME`.
+    """
+    if name is None:
+        return NO_NAME
+    if name.lstrip(_ESCAPE) in _BUCKETS:
+        return _ESCAPE + name
+    return name
 
 
 def stable_hash(name: str) -> int:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 import orjson
 
-from toolaudit.results.folding import Folding
+from toolaudit.results.folding import NO_NAME, OTHER, Folding
 from toolaudit.jsonutil import dumps_any
 from toolaudit.results.summary import (
     MAX_GROUPS,
@@ -20,14 +21,26 @@ from toolaudit.results.summary import (
 from toolaudit.results.tally import Tally
 
 
+#: Strings that would read as another value, or as a bucket: written as JSON strings.
+_RESERVED = frozenset({NULL_GROUP, "true", "false", OTHER, NO_NAME})
+_JSON_OPENERS = ('"', "[", "{")
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+SEPARATOR = " | "
+
+
 def group_key(record: Mapping[str, Any] | None, model: str | None, fields: tuple[str, ...]) -> str:
     """The group of a record: the values of its --group-by fields, joined by " | ".
 
     A field is a dotted path into the record (``metadata.prompt_version``);
     ``model`` is the model the record's format names, wherever it keeps it. A
-    string stands for itself, a missing field is ``null``, any other value is
-    its JSON.
+    missing field is ``null``, a value other than a string its JSON, and a
+    string stands for itself, unless it would read as something else: then it
+    is written as a JSON string. So the string ``"null"`` is not the group of
+    records that lack the field, ``"1"`` is not ``1``, ``"<other>"`` is not the
+    bucket of folded groups, and with several fields a string holding ``|`` is
+    quoted, so that no two different tuples of values join into one key.
     """
+    several = len(fields) > 1
     values = []
     for field_path in fields:
         value: object = record
@@ -37,12 +50,26 @@ def group_key(record: Mapping[str, Any] | None, model: str | None, fields: tuple
             for step in field_path.split("."):
                 value = value.get(step) if isinstance(value, Mapping) else None
         if isinstance(value, str):
-            values.append(value)
+            values.append(_quoted(value) if _is_ambiguous(value, several) else value)
         elif value is None:
             values.append(NULL_GROUP)
         else:
             values.append(dumps_any(value, option=orjson.OPT_SORT_KEYS).decode())
-    return " | ".join(values)
+    return SEPARATOR.join(values)
+
+
+def _is_ambiguous(value: str, several: bool) -> bool:
+    """Whether a string, written as itself, could be read as another value."""
+    return (
+        value in _RESERVED
+        or value.startswith(_JSON_OPENERS)
+        or _NUMBER.fullmatch(value) is not None
+        or (several and "|" in value)
+    )
+
+
+def _quoted(value: str) -> str:
+    return dumps_any(value).decode()
 
 
 class Groups:

@@ -12,7 +12,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from toolaudit.errors import ToolAuditError
+import orjson
+
+from toolaudit.errors import SummaryError
 from toolaudit.results.folding import (
     DEFAULT_MAX_PARAMS,
     DEFAULT_MAX_TOOLS,
@@ -41,10 +43,6 @@ __all__ = [
 ]
 
 Counts = dict[str, int]
-
-
-class SummaryError(ToolAuditError):
-    """A summary file cannot be read, or summaries cannot be merged honestly."""
 
 
 @dataclass(slots=True)
@@ -141,11 +139,17 @@ class Summary:
     groups: dict[str, Summary] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        # Compact copies: the caller's tables and lists are left as they were given.
+        self.by_tool = dict(self.by_tool)
         Folding(self.max_tools).compact(self.by_tool, ToolSummary.merged)
-        for tool in self.by_tool.values():
-            Folding(self.max_params).compact(tool.by_param, merged_counts)
+        for name, tool in self.by_tool.items():
+            if len(tool.by_param) > self.max_params:
+                tool = self.by_tool[name] = replace(tool, by_param=dict(tool.by_param))
+                Folding(self.max_params).compact(tool.by_param, merged_counts)
+        self.groups = dict(self.groups)
         Folding(MAX_GROUPS).compact(self.groups, Summary.merged)
-        del self.samples[SAMPLE_ROWS:]
+        self.samples = self.samples[:SAMPLE_ROWS]
+        self.sources = list(self.sources)
 
     @property
     def calls(self) -> int:
@@ -264,6 +268,22 @@ class Summary:
             "max_params": int(limits.get("params", DEFAULT_MAX_PARAMS)),
             "samples": [dict(row) for row in data.get("samples", [])],
         }
+
+    @classmethod
+    def load(cls, path: str) -> Summary:
+        """Read a summary file written by ``toolaudit audit --summary`` (or ``merge``);
+        :class:`SummaryError` names the file and what is wrong with it."""
+        try:
+            with open(path, "rb") as file:
+                data = orjson.loads(file.read())
+        except OSError as error:
+            raise SummaryError(f"{path}: cannot read: {error.strerror or error}") from error
+        except orjson.JSONDecodeError as error:
+            raise SummaryError(f"{path}: not valid JSON ({error})") from error
+        try:
+            return cls.from_dict(data)
+        except SummaryError as error:
+            raise SummaryError(f"{path}: {error}") from None
 
     def merged(self, other: Summary) -> Summary:
         """The summary of both audits, as if their inputs had been audited together.

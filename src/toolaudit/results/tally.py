@@ -6,9 +6,13 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from toolaudit.results.folding import DEFAULT_MAX_PARAMS, DEFAULT_MAX_TOOLS, Folding
+from toolaudit.results.folding import DEFAULT_MAX_PARAMS, DEFAULT_MAX_TOOLS, Folding, table_key
 from toolaudit.results.summary import SAMPLE_ROWS, Counts, SourceStatus, Summary, ToolSummary, merged_counts
 from toolaudit.contract import PARAMETER_KINDS
+
+
+#: The first characters of the names that table_key may change.
+_ESCAPABLE = "<\\"
 
 
 class Tally:
@@ -16,7 +20,8 @@ class Tally:
 
     Tool names and parameter names come from logs, so both tables are bounded
     (see :mod:`toolaudit.results.folding`): memory does not grow with the number of
-    names a model invents.
+    names a model invents. Names are given as logged (None: the call gave no
+    usable name) and counted under their :func:`~toolaudit.results.folding.table_key`.
     """
 
     __slots__ = (
@@ -52,20 +57,23 @@ class Tally:
     def count_ok(self, names: Iterable[str]) -> None:
         """Count valid calls, given their tools' names (many at once: counted in C)."""
         for name, count in Counter(names).items():
-            _, tool = self._tool(name)
+            _, tool = self._tool(table_key(name))
             tool.calls += count
             tool.ok += count
 
-    def count_one_ok(self, name: str) -> None:
+    def count_one_ok(self, name: str | None) -> None:
         """Count one valid call (where batching them is not possible)."""
+        # Only a name that starts like a bucket's key can need escaping: skip the call.
+        name = name if name and name[0] not in _ESCAPABLE else table_key(name)
         tool = self.by_tool.get(name)
         if tool is None:
             _, tool = self._tool(name)
         tool.calls += 1
         tool.ok += 1
 
-    def count_problems(self, name: str, problems: Iterable[tuple[str, str]]) -> None:
+    def count_problems(self, name: str | None, problems: Iterable[tuple[str, str]]) -> None:
         """Count one invalid call and its problems."""
+        name = name if name and name[0] not in _ESCAPABLE else table_key(name)
         tool = self.by_tool.get(name)
         key = name
         if tool is None:
@@ -76,6 +84,8 @@ class Tally:
         for kind, subject in problems:
             by_kind[kind] = by_kind.get(kind, 0) + 1
             if kind in PARAMETER_KINDS:
+                if isinstance(subject, str) and subject[:1] in _ESCAPABLE:
+                    subject = table_key(subject)
                 kinds = tool.by_param.get(subject)
                 if kinds is None:
                     kinds = self._new_param(key, tool, subject)

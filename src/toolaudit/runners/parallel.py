@@ -18,16 +18,16 @@ import os
 import shutil
 import signal
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, BinaryIO
+from typing import BinaryIO
 
-from toolaudit.sources import Source, is_gzip
+from toolaudit.errors import ToolAuditError
+from toolaudit.pipeline import Audit, AuditOptions
 from toolaudit.results.summary import Summary, merge_summaries
-
-if TYPE_CHECKING:
-    from toolaudit.pipeline.audit import Audit, AuditOptions
-    from toolaudit.schemas.loading import SchemaSet
+from toolaudit.runners.base import AuditJob, Interrupted, RunHooks
+from toolaudit.runners.serial import SerialRunner
+from toolaudit.schemas import SchemaSet
+from toolaudit.sources import Source, is_gzip
 
 #: Ranges are at least this big: below it, a process costs more than it saves.
 MIN_PART_BYTES = 4 << 20
@@ -112,6 +112,7 @@ def _number_lines(parts: list[Source], newlines: list[int]) -> list[Source]:
 
 @dataclass(frozen=True)
 class _PartResult:
+    source: Source
     summary: Summary
     report_path: str | None
     defines_tools: bool
@@ -134,11 +135,9 @@ def _start_worker(schemas: SchemaSet, options: AuditOptions) -> None:
 
 
 def _audit_part(task: tuple[Source, str | None]) -> _PartResult:
-    from toolaudit.pipeline.audit import Audit
-
     source, report_dir = task
     assert _worker_schemas is not None and _worker_options is not None
-    audit = Audit([source], _worker_schemas, replace(_worker_options, jobs=1))
+    audit = Audit([source], _worker_schemas, _worker_options)
     report_path = None
     if report_dir is None:
         summary = audit.run()
@@ -147,27 +146,64 @@ def _audit_part(task: tuple[Source, str | None]) -> _PartResult:
         with os.fdopen(fd, "wb", buffering=1 << 20) as report:
             summary = audit.run(report)
     size = (source.end if source.end is not None else (source.size() or 0)) - source.start
-    return _PartResult(summary, report_path, audit.defines_tools, size)
+    return _PartResult(source, summary, report_path, audit.defines_tools, size)
 
 
-def run_in_parallel(audit: Audit, report: BinaryIO | None, on_bytes: Callable[[int], object] | None) -> Summary:
-    """What ``audit.run(report)`` returns and writes, computed in several processes."""
-    from toolaudit.errors import ToolAuditError
+class ParallelRunner:
+    """Audits the job in ``jobs`` worker processes (0: one per core)."""
 
-    jobs = job_count(audit.options.jobs)
-    parts = plan_parts(audit.sources, jobs)
-    if jobs == 1 or len(parts) == 1:
-        return audit.run_here(report)
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    # A report that can be rewound is written as the ranges come in, overlapping
-    # the copy with the workers still running; one that cannot (a pipe) waits,
-    # in case the audit must be done again in one process.
-    # (Only from its very start: stdout opened for appending is not ours to rewind.)
-    streaming = report is not None and report.seekable() and report.tell() == 0
-    with tempfile.TemporaryDirectory(prefix="toolaudit-") as report_dir:
+    def __init__(self, jobs: int) -> None:
+        self.jobs = job_count(jobs)
+
+    def run(self, job: AuditJob, report: BinaryIO | None = None, hooks: RunHooks | None = None) -> Summary:
+        hooks = hooks if hooks is not None else RunHooks()
+        parts = plan_parts(list(job.sources), self.jobs)
+        if self.jobs == 1 or len(parts) == 1:
+            if self.jobs > 1:
+                hooks.tell(f"--jobs {self.jobs}: audited in one process: {_why_whole(parts[0])}")
+            return SerialRunner().run(job, report, hooks)
+        # A report that can be rewound is written as the ranges come in, overlapping
+        # the copy with the workers still running; one that cannot (a pipe) waits,
+        # in case the audit must be done again in one process.
+        # (Only from its very start: stdout opened for appending is not ours to rewind.)
+        streaming = report is not None and report.seekable() and report.tell() == 0
+        with tempfile.TemporaryDirectory(prefix="toolaudit-") as report_dir:
+            try:
+                results = self._audit_parts(job, parts, report, report_dir, streaming, hooks)
+            except ToolAuditError:
+                # A run that stops (a call with no schemas) must stop where one process
+                # would, with the same message: let one process find it.
+                return _again_in_one_process(job, report, streaming, hooks)
+            defining = next((r for r in results if r.defines_tools), None)
+            if defining is not None:
+                hooks.tell(
+                    f"--jobs {self.jobs}: audited again in one process: {defining.source.name} defines "
+                    "tools for the records after them (an MCP tools/list result or a batch input line)"
+                )
+                return _again_in_one_process(job, report, streaming, hooks)
+            if report is not None and not streaming:
+                for result in results:
+                    _append_report(result, report)
+        return merge_summaries(result.summary for result in results)
+
+    def _audit_parts(
+        self,
+        job: AuditJob,
+        parts: list[Source],
+        report: BinaryIO | None,
+        report_dir: str,
+        streaming: bool,
+        hooks: RunHooks,
+    ) -> list[_PartResult]:
+        """Every part's result, in order; stops at the first part that defines tools."""
+        context = multiprocessing.get_context(
+            "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        )
         results: list[_PartResult] = []
         try:
-            with context.Pool(min(jobs, len(parts)), initializer=_start_worker, initargs=(audit.schemas, audit.options)) as pool:
+            with context.Pool(
+                min(self.jobs, len(parts)), initializer=_start_worker, initargs=(job.schemas, job.options)
+            ) as pool:
                 # Rows (in the report, and the summary's samples) give line numbers:
                 # a first pass counts each range's lines, in parallel too.
                 parts = _number_lines(parts, pool.map(_count_newlines, parts))
@@ -177,26 +213,24 @@ def run_in_parallel(audit: Audit, report: BinaryIO | None, on_bytes: Callable[[i
                     if result.defines_tools:
                         break  # see the module's docstring
                     if streaming:
+                        assert report is not None
                         _append_report(result, report)
-                    if on_bytes is not None:
-                        on_bytes(result.size)
-        except ToolAuditError:
-            # A run that stops (a call with no schemas) must stop where one process
-            # would, with the same message: let one process find it.
-            return _again_in_one_process(audit, report, streaming)
-        except KeyboardInterrupt:
+                    if hooks.on_bytes is not None:
+                        hooks.on_bytes(result.size)
+        except KeyboardInterrupt as stop:
             # The report holds the ranges finished in order; so does the summary.
             done = results if streaming or report is None else []
-            audit.summary = _interrupted_summary(audit, done)
-            raise
-        if any(result.defines_tools for result in results):
-            return _again_in_one_process(audit, report, streaming)
-        if report is not None and not streaming:
-            for result in results:
-                _append_report(result, report)
-    summary = merge_summaries(result.summary for result in results)
-    audit.summary = summary
-    return summary
+            raise Interrupted(_interrupted_summary(job, done), type(stop)) from None
+        return results
+
+
+def _why_whole(source: Source) -> str:
+    """Why a lone source cannot be cut into ranges for several processes."""
+    if source.is_stdin:
+        return "standard input is read as it comes"
+    if is_gzip(source.name):
+        return f"{source.name} is gzip, which cannot be entered in the middle"
+    return f"{source.name} is under {2 * MIN_PART_BYTES >> 20} MiB"
 
 
 def _append_report(result: _PartResult, report: BinaryIO) -> None:
@@ -206,18 +240,17 @@ def _append_report(result: _PartResult, report: BinaryIO) -> None:
     os.unlink(result.report_path)
 
 
-def _again_in_one_process(audit: Audit, report: BinaryIO | None, rewind: bool) -> Summary:
+def _again_in_one_process(job: AuditJob, report: BinaryIO | None, rewind: bool, hooks: RunHooks) -> Summary:
     if report is not None and rewind:
         report.seek(0)
         report.truncate()
-    return audit.run_here(report)
+    return SerialRunner().run(job, report, hooks)
 
 
-def _interrupted_summary(audit: Audit, done: list[_PartResult]) -> Summary:
+def _interrupted_summary(job: AuditJob, done: list[_PartResult]) -> Summary:
     if not done:
-        return audit.finish(interrupted=True)
+        # Nothing finished in order: an empty audit of the job, marked incomplete.
+        return Audit(job.sources, job.schemas, job.options).finish(interrupted=True)
     summary = merge_summaries(result.summary for result in done)
-    summary.complete = False
-    last = summary.sources[-1]
-    last.complete, last.error = False, "interrupted before the end"
-    return summary
+    last = replace(summary.sources[-1], complete=False, error="interrupted before the end")
+    return replace(summary, complete=False, sources=[*summary.sources[:-1], last])

@@ -1,0 +1,31 @@
+"""Stopping an audit cleanly: Ctrl-C and SIGTERM wait for the end of the batch in progress."""
+
+from __future__ import annotations
+
+
+class StopRequest:
+    """Shared by whoever asks an audit to stop (a signal handler) and the audit loop.
+
+    Raising in the middle of a batch could leave a line read but not counted,
+    so while the loop is ``busy`` with a batch a request is kept as ``pending``
+    and raised by :meth:`raise_pending` at the batch's end. Between batches
+    (waiting for input, say) it is raised at once.
+    """
+
+    __slots__ = ("busy", "pending")
+
+    def __init__(self) -> None:
+        self.busy = False
+        self.pending: type[KeyboardInterrupt] | None = None
+
+    def request(self, interruption: type[KeyboardInterrupt] = KeyboardInterrupt) -> None:
+        """Ask for a stop, as Ctrl-C would (``interruption`` is raised)."""
+        if self.busy:
+            self.pending = interruption
+        else:
+            raise interruption()
+
+    def raise_pending(self) -> None:
+        """At the end of a batch: raise the stop asked for during it, if any."""
+        if self.pending is not None:
+            raise self.pending()

@@ -1,0 +1,56 @@
+"""Summary values: made without changing what they were made from; loaded with located errors."""
+
+from __future__ import annotations
+
+import pytest
+
+import toolaudit
+from toolaudit.errors import SummaryError
+from toolaudit.output.json import render_json
+from toolaudit.results.folding import NO_NAME, OTHER, table_key
+from toolaudit.results.summary import SAMPLE_ROWS, Summary, ToolSummary
+from toolaudit.results.tally import Tally
+
+from ..conftest import SAMPLE_LOGS
+
+
+def test_making_a_summary_leaves_the_callers_tables_and_lists_alone():
+    by_tool = {f"t{i}": ToolSummary(calls=1, ok=1) for i in range(10)}
+    many_params = ToolSummary(calls=1, invalid=1, by_param={f"p{i}": {"type": 1} for i in range(10)})
+    by_tool["wide"] = many_params
+    samples = [{"line": i} for i in range(SAMPLE_ROWS + 5)]
+    summary = Summary("0", by_tool=by_tool, max_tools=3, max_params=3, samples=samples)
+    assert len(by_tool) == 11 and len(many_params.by_param) == 10
+    assert len(samples) == SAMPLE_ROWS + 5
+    assert len(summary.samples) == SAMPLE_ROWS and OTHER in summary.by_tool
+
+
+def test_real_names_are_never_counted_with_the_buckets():
+    tally = Tally(max_tools=100, max_params=100)
+    tally.count_one_ok(None)  # a call with no usable name
+    tally.count_one_ok("<no name>")  # a tool really called that
+    tally.count_problems("<other>", [("type", "<other>")])
+    tally.count_ok(["\\<other>", "plain"])
+    keys = set(tally.by_tool)
+    assert keys == {NO_NAME, "\\<no name>", "\\<other>", "\\\\<other>", "plain"}
+    assert tally.by_tool["\\<other>"].by_param == {"\\<other>": {"type": 1}}
+    assert len({table_key(n) for n in ("<other>", "\\<other>", "\\\\<other>", None, "<no name>")}) == 5
+
+
+def test_summary_load_names_the_file(tmp_path):
+    good = tmp_path / "summary.json"
+    summary = toolaudit.audit(
+        [str(SAMPLE_LOGS / "calls.jsonl")], str(SAMPLE_LOGS / "schemas.json")
+    ).run()
+    good.write_text(render_json(summary))
+    assert Summary.load(str(good)) == summary
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    with pytest.raises(SummaryError, match=r"broken.json: not valid JSON"):
+        Summary.load(str(broken))
+    other = tmp_path / "other.json"
+    other.write_text("{}")
+    with pytest.raises(SummaryError, match=r"other.json: not a toolaudit summary"):
+        Summary.load(str(other))
+    with pytest.raises(SummaryError, match=r"missing.json: cannot read"):
+        Summary.load(str(tmp_path / "missing.json"))

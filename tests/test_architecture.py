@@ -1,0 +1,118 @@
+"""The shape of the code: every import points down a layer, and none goes round in a cycle.
+
+Imports are read from the source with ``ast``: at module level and inside
+functions alike (a lazy import is still a dependency), except under ``if
+TYPE_CHECKING:``, which never runs. The implicit import of a package's
+``__init__`` by its submodules is not an edge, as in every import linter.
+"""
+
+from __future__ import annotations
+
+import ast
+import graphlib
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+#: Lower layers never import higher ones. Within a layer, imports may go sideways.
+LAYERS = {
+    "toolaudit._version": 0,
+    "toolaudit.errors": 0,
+    "toolaudit.jsonutil": 0,
+    "toolaudit.contract": 1,
+    "toolaudit.formats": 2,
+    "toolaudit.schemas": 2,
+    "toolaudit.sources": 2,
+    "toolaudit.results": 2,
+    "toolaudit.pipeline": 3,
+    "toolaudit.output": 3,
+    "toolaudit.runners": 4,
+    "toolaudit.cli": 5,
+    "toolaudit.__main__": 5,
+    "toolaudit": 5,  # the public facade: imports the layers below it lazily
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imports(tree: ast.AST, modules: set[str], this: str) -> set[str]:
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            # `from package import submodule` imports the submodule.
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return {name for name in found if name in modules and name != this}
+
+
+def _graph() -> dict[str, set[str]]:
+    paths = sorted(SRC.joinpath("toolaudit").rglob("*.py"))
+    modules = {_module_name(path) for path in paths}
+    return {
+        _module_name(path): _imports(ast.parse(path.read_text()), modules, _module_name(path))
+        for path in paths
+    }
+
+
+def _layer(module: str) -> int:
+    while module not in LAYERS:
+        module = module.rpartition(".")[0]
+        assert module, "every module belongs to a layer: add its package to LAYERS"
+    return LAYERS[module]
+
+
+def test_the_import_graph_has_no_cycle() -> None:
+    try:
+        tuple(graphlib.TopologicalSorter(_graph()).static_order())
+    except graphlib.CycleError as error:
+        pytest.fail(f"import cycle: {' -> '.join(error.args[1])}")
+
+
+def test_every_import_points_down() -> None:
+    upward = [
+        f"{module} (layer {_layer(module)}) imports {target} (layer {_layer(target)})"
+        for module, targets in _graph().items()
+        for target in sorted(targets)
+        if _layer(target) > _layer(module)
+    ]
+    assert upward == []
+
+
+def test_the_checker_sees_a_cycle() -> None:
+    # The checks above must be able to fail: a made-up cycle is found.
+    tree_a = ast.parse("from toolaudit.b import x\n")
+    tree_b = ast.parse("def f():\n    import toolaudit.a\n")
+    modules = {"toolaudit.a", "toolaudit.b"}
+    graph = {
+        "toolaudit.a": _imports(tree_a, modules, "toolaudit.a"),
+        "toolaudit.b": _imports(tree_b, modules, "toolaudit.b"),
+    }
+    with pytest.raises(graphlib.CycleError):
+        tuple(graphlib.TopologicalSorter(graph).static_order())
+    typing_only = ast.parse("if TYPE_CHECKING:\n    import toolaudit.b\n")
+    assert _imports(typing_only, modules, "toolaudit.a") == set()
