@@ -7,7 +7,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import toolaudit
 from toolaudit.formats import (
@@ -157,7 +160,13 @@ def _never(record: Mapping[str, Any]) -> bool:
 
 def made_up(name: str, priority: int, **fields: Any) -> Format:
     return Format(
-        name=name, summary=name, recognises=_never, priority=priority, extract=_extractor, **fields
+        name=name,
+        summary=name,
+        recognises=_never,
+        keys=("k",),
+        priority=priority,
+        extract=_extractor,
+        **fields,
     )
 
 
@@ -180,7 +189,9 @@ def test_a_registry_refuses_ambiguous_declarations() -> None:
     with pytest.raises(ValueError, match="share a priority"):
         Registry([made_up("a", 1), made_up("b", 1)])
     with pytest.raises(TypeError, match="exactly one of extract"):
-        Format(name="z", summary="z", recognises=_never, priority=9)
+        Format(name="z", summary="z", recognises=_never, keys=("k",), priority=9)
+    with pytest.raises(TypeError, match="top-level keys"):
+        Format(name="z", summary="z", recognises=_never, keys=(), priority=9, extract=_extractor)
     with pytest.raises(AttributeError, match="read-only"):
         FORMATS[0].priority = 99  # type: ignore[misc]
 
@@ -241,7 +252,79 @@ def test_records_carrying_tools_need_no_schemas_file(tmp_path: Path) -> None:
     assert rows[0]["ok"] is True
 
 
-@pytest.mark.skipif(not DOCS.exists(), reason="docs/formats.md is not written yet")
+def _case_records() -> list[Any]:
+    records = []
+    for path in sorted((REPO / "tests" / "cases" / "formats").glob("*/input.jsonl")):
+        for line in path.read_bytes().splitlines():
+            try:
+                records.append(orjson.loads(line))
+            except orjson.JSONDecodeError:
+                continue
+    return [r for r in records if isinstance(r, dict)]
+
+
+def _detected(registry: Registry, detector: str, record: Mapping[str, Any]) -> str:
+    try:
+        return getattr(registry, detector)(record)
+    except UnknownShape:
+        return "<unknown>"
+
+
+def test_keyed_detection_finds_what_trying_every_format_finds() -> None:
+    # Each format's keys are a promise (a record it recognises holds one of them);
+    # detection calls only the formats whose keys a record has. Held to it here on
+    # every case record, and on each with one of its keys removed, each in turn.
+    records = _case_records()
+    records += [record for record, _ in RECORDS]
+    checked = 0
+    for record in records:
+        keys = list(record)
+        for drop in range(len(keys)):
+            for variant in ({k: v for k, v in record.items() if k != keys[drop]}, record):
+                fresh = Registry(FORMATS)
+                assert _detected(fresh, "detect", variant) == _detected(
+                    fresh, "detect_exhaustively", variant
+                ), variant
+                checked += 1
+    assert checked > 100
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(sorted(REGISTRY._gate | {"model", "id", "body", "method", "error"})),
+        st.one_of(
+            st.none(),
+            st.text(max_size=3),
+            st.sampled_from(["2.0", "message", "ai", "response"]),
+            st.dictionaries(st.sampled_from(["message", "body", "choices"]), st.just({})),
+        ),
+        max_size=6,
+    )
+)
+@settings(max_examples=500, deadline=None)
+def test_keyed_detection_on_random_records(record: dict[str, Any]) -> None:
+    assert _detected(REGISTRY, "detect", record) == _detected(
+        REGISTRY, "detect_exhaustively", record
+    )
+
+
+def test_a_format_without_its_key_is_not_tried() -> None:
+    # The plan for a record holding no format's key calls no recogniser at all.
+    calls: list[str] = []
+
+    def spy(record: Mapping[str, Any]) -> bool:
+        calls.append("called")
+        return True
+
+    registry = Registry(
+        [Format(name="s", summary="s", recognises=spy, keys=("k",), priority=1, extract=_extractor)]
+    )
+    with pytest.raises(UnknownShape):
+        registry.detect({"other": 1})
+    assert calls == []
+    assert registry.detect({"k": 1}) == "s" and calls == ["called"]
+
+
 def test_the_docs_list_every_format() -> None:
     text = DOCS.read_text()
     missing = [name for name in format_names() if f"(`{name}`)" not in text]

@@ -86,6 +86,7 @@ ANTHROPIC = Format(
     name="anthropic",
     summary="Anthropic Messages",
     recognises=_is_message,
+    keys=("type",),
     priority=80,
     extract=message,
     family="Anthropic",
@@ -95,6 +96,7 @@ ANTHROPIC_BATCH = Format(
     name="anthropic-batch",
     summary="Anthropic Message Batches results",
     recognises=_is_batch_result,
+    keys=("custom_id",),
     # First of the custom_id lines: a "result" tells it from OpenAI's Batch lines.
     priority=10,
     extract=batch_result,

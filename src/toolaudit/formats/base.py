@@ -3,7 +3,7 @@ each format module declares about itself (:class:`Format`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 
@@ -184,6 +184,7 @@ class Format(_ReadOnly):
         "extract_nested",
         "fallback",
         "family",
+        "keys",
         "name",
         "priority",
         "recognises",
@@ -200,6 +201,10 @@ class Format(_ReadOnly):
     #: Whether a parsed record is shaped as this format. Tried in ``priority``
     #: order, so it need not rule out the formats tried before it.
     recognises: Recogniser
+    #: Top-level keys of which a record holds at least one whenever ``recognises``
+    #: (or ``fallback``) is true: detection calls only the recognisers of formats
+    #: whose keys the record has. A promise the tests check on every case record.
+    keys: frozenset[str]
     #: Detection order: lower is tried first; unique across formats.
     priority: int
     #: The calls (and context) of one record; raises :class:`UnknownShape`.
@@ -221,6 +226,7 @@ class Format(_ReadOnly):
         name: str,
         summary: str,
         recognises: Recogniser,
+        keys: Iterable[str],
         priority: int,
         extract: Extractor | None = None,
         extract_nested: NestedExtractor | None = None,
@@ -231,10 +237,13 @@ class Format(_ReadOnly):
     ) -> None:
         if (extract is None) == (extract_nested is None):
             raise TypeError(f"format {name!r}: give exactly one of extract, extract_nested")
+        if not keys:
+            raise TypeError(f"format {name!r}: name the top-level keys it recognises records by")
         self._set(
             name=name,
             summary=summary,
             recognises=recognises,
+            keys=frozenset(keys),
             priority=priority,
             extract=extract,
             extract_nested=extract_nested,

@@ -56,6 +56,7 @@ BEDROCK = Format(
     name="bedrock",
     summary="Bedrock Converse",
     recognises=_recognises,
+    keys=("output",),
     # Late: an object two levels down is a weaker sign than the top-level keys tried before.
     priority=130,
     extract=converse,

@@ -122,6 +122,7 @@ BFCL = Format(
     name="bfcl",
     summary="BFCL results",
     recognises=_recognises,
+    keys=("result",),
     # After MCP and Anthropic's batch lines, whose "result" and "id" mean otherwise.
     priority=120,
     extract=result,

@@ -39,6 +39,7 @@ ENVELOPE = Format(
     name="envelope",
     summary="request/response pairs",
     recognises=_recognises,
+    keys=("request", "response"),
     # After the Batch lines (an OpenAI output line's "response" is an object too),
     # before every provider format (a pair's response is one of them).
     priority=40,

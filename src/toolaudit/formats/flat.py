@@ -38,6 +38,7 @@ FLAT = Format(
     name="flat",
     summary="a tool call {name, arguments}, arguments an object or a JSON string",
     recognises=_recognises,
+    keys=("name", "arguments"),
     # First: name + arguments is a flat call whatever else the record holds. The
     # audit's inline fast path reads such records without the registry, so this
     # rule is what keeps both paths in agreement.

@@ -70,6 +70,7 @@ GEMINI = Format(
     name="gemini",
     summary="Gemini generateContent, camelCase or snake_case",
     recognises=_recognises,
+    keys=("candidates",),
     priority=90,
     extract=generate_content,
     family="Gemini",

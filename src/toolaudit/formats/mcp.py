@@ -38,6 +38,7 @@ MCP = Format(
     name="mcp",
     summary="MCP JSON-RPC",
     recognises=_recognises,
+    keys=("jsonrpc",),
     # Before the provider formats: "jsonrpc" is certain, whatever a result holds.
     priority=50,
     extract=message,

@@ -26,6 +26,7 @@ OLLAMA = Format(
     name="ollama",
     summary="Ollama /api/chat",
     recognises=_recognises,
+    keys=("message",),
     # Last: a top-level "message" object is the vaguest sign of all.
     priority=140,
     extract=chat,

@@ -18,6 +18,7 @@ from toolaudit.formats.base import (
     Format,
     Inner,
     NestedExtractor,
+    Recogniser,
     UnknownShape,
 )
 from toolaudit.formats.bedrock import BEDROCK
@@ -54,6 +55,15 @@ FORMATS = (
     OLLAMA,
     ENVELOPE,
 )
+
+
+#: Detection plans kept at most (one per shape of keys met).
+MAX_PLANS = 1024
+
+_Plan = tuple[
+    tuple[tuple[Recogniser, str], ...],
+    tuple[tuple[Recogniser, str], ...],
+]
 
 
 def expected_message(formats: Iterable[Format]) -> str:
@@ -98,10 +108,11 @@ class Registry:
         self.expected = expected_message(self.formats)
         #: Tried in this order; the formats' fallbacks only after all of them.
         self.detection_order = tuple(sorted(self.formats, key=lambda fmt: fmt.priority))
-        self._recognisers = tuple((fmt.recognises, fmt.name) for fmt in self.detection_order)
-        self._fallbacks = tuple(
-            (fmt.fallback, fmt.name) for fmt in self.detection_order if fmt.fallback is not None
-        )
+        #: Every key some format recognises records by.
+        self._gate = frozenset().union(*(fmt.keys for fmt in self.formats))
+        #: The gate keys a record holds -> the recognisers and fallbacks worth
+        #: calling on it, in order (see _plan). Logs repeat a few shapes.
+        self._plans: dict[frozenset[str], _Plan] = {}
         inner = Inner(detect=self.detect, extract=self.extract, expected=self.expected)
         # Bound once, so that extracting a record is one dict lookup and one call.
         self._extractors: dict[str, Extractor] = {}
@@ -130,12 +141,42 @@ class Registry:
         it holds: the audit's fast path relies on exactly that rule. One with only
         one of them is flat too, but only if no format recognises it.
         """
-        for recognises, name in self._recognisers:
+        present = self._gate.intersection(record)
+        plan = self._plans.get(present)
+        if plan is None:
+            plan = self._plan(present)
+        recognisers, fallbacks = plan
+        for recognises, name in recognisers:
             if recognises(record):
                 return name
-        for claims, name in self._fallbacks:
+        for claims, name in fallbacks:
             if claims(record):
                 return name
+        raise UnknownShape(f"no known log format: {self.expected}")
+
+    def _plan(self, present: frozenset[str]) -> _Plan:
+        """What to try on a record holding the gate keys ``present``: the formats
+        whose keys it has, in detection order. Calling only those gives what
+        calling every format would, as each format's ``keys`` are necessary."""
+        candidates = [fmt for fmt in self.detection_order if not fmt.keys.isdisjoint(present)]
+        plan = (
+            tuple((fmt.recognises, fmt.name) for fmt in candidates),
+            tuple((fmt.fallback, fmt.name) for fmt in candidates if fmt.fallback is not None),
+        )
+        if len(self._plans) >= MAX_PLANS:
+            self._plans.clear()  # a log of ever new shapes: keep memory bounded
+        self._plans[present] = plan
+        return plan
+
+    def detect_exhaustively(self, record: Mapping[str, Any]) -> str:
+        """:meth:`detect`, calling every format's recogniser: what the tests hold
+        the keyed plans to."""
+        for fmt in self.detection_order:
+            if fmt.recognises(record):
+                return fmt.name
+        for fmt in self.detection_order:
+            if fmt.fallback is not None and fmt.fallback(record):
+                return fmt.name
         raise UnknownShape(f"no known log format: {self.expected}")
 
     def extract(self, record: Mapping[str, Any], forced: str | None = None) -> Extracted:
