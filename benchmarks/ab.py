@@ -9,7 +9,8 @@ absolute times from two runs would drift.
 
 REF (a branch, tag or commit) is checked out into a git worktree under
 benchmarks/data/ and run from its own sources with this .venv's packages. The
-rows: the floor (orjson alone, in-process), then for each commit ``toolaudit
+rows (on the synthetic log, or on ``--log`` with ``--schemas``): the floor (orjson
+alone, in-process), then for each commit ``toolaudit
 audit`` summary only and with the full report; the figures are each row's
 ratio to the floor and the new commit's ratio to the old one (< 1 is faster).
 """
@@ -63,17 +64,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=1_000_000, help="lines in the log")
     parser.add_argument("--repeat", type=int, default=5, help="rounds; medians are reported")
     parser.add_argument("--seed", type=int, default=20261128)
+    parser.add_argument("--log", type=Path, help="audit this log instead of the synthetic one")
+    parser.add_argument("--schemas", type=Path, help="the schemas of --log")
     args = parser.parse_args(argv)
+    if (args.log is None) != (args.schemas is None):
+        parser.error("--log and --schemas go together")
     try:
         old_src = worktree(args.ref) / "src"
-        dataset = prepare_dataset(args.calls, args.seed)
+        if args.log is not None:
+            log, schemas = args.log, args.schemas
+        else:
+            dataset = prepare_dataset(args.calls, args.seed)
+            log, schemas = dataset.log, dataset.schemas
         report = DATA_DIR / "ab-report.jsonl"
         sides = {"old": cli_of(old_src), "new": cli_of(REPO / "src")}
         variants = [Variant("floor", "orjson.loads per line", None)]
-        variants[0].run = timed_in_process(lambda: floor_pass(dataset.log), lambda counts: None)
+        variants[0].run = timed_in_process(lambda: floor_pass(log), lambda counts: None)
         for side, cli in sides.items():
             for row, extra in (("summary", ()), ("report", ("--report", str(report)))):
-                argv_ = audit_argv(Path(cli[0]), dataset.log, dataset.schemas, *extra)
+                argv_ = audit_argv(Path(cli[0]), log, schemas, *extra)
                 argv_[:1] = cli
                 variants.append(Variant(f"{side} {row}", "", lambda a=argv_: run_child(a).seconds))
         progress(f"timing {len(variants)} rows, {args.repeat} rounds, old = {args.ref} ...")
@@ -83,7 +92,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     medians = {v.key: statistics.median(v.seconds) for v in variants}
     floor = medians["floor"]
-    print(f"{args.calls:,} calls, medians of {args.repeat} interleaved rounds, old = {args.ref}\n")
+    what = str(args.log) if args.log is not None else f"{args.calls:,} synthetic calls"
+    print(f"{what}, medians of {args.repeat} interleaved rounds, old = {args.ref}\n")
     print("| row | seconds | x floor | new / old |")
     print("|---|---:|---:|---:|")
     for key, seconds in medians.items():

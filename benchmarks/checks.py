@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 import orjson
+
 from common import DATA_DIR
 from dataset import Dataset, Expected
 from measure import Variant, audit_argv, run_child

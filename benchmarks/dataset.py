@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
+
 from common import BENCH_DIR, DATA_DIR, READ_BUFFER, atomic_path, progress
 from synthetic import GENERATOR_VERSION, generate_lines
 from tools import tool_schemas

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+
 from common import READ_BUFFER
 
 
@@ -49,7 +50,10 @@ def type_test_pass(path: Path, schemas: dict[str, Any]) -> Counts:
     argument's type, with no enum, no required parameters, no error list and no
     counting. Whatever validates every argument in Python costs at least this."""
     usual = {
-        name: {param: _python_type(spec.get("type")) for param, spec in schema["parameters"]["properties"].items()}
+        name: {
+            param: _python_type(spec.get("type"))
+            for param, spec in schema["parameters"]["properties"].items()
+        }
         for name, schema in schemas.items()
     }
     counts = Counts()
@@ -72,7 +76,14 @@ def type_test_pass(path: Path, schemas: dict[str, Any]) -> Counts:
     return counts
 
 
-_PYTHON_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool, "array": list, "object": dict}
+_PYTHON_TYPES = {
+    "string": str,
+    "integer": int,
+    "number": float,
+    "boolean": bool,
+    "array": list,
+    "object": dict,
+}
 
 
 def _python_type(declared: object) -> type | None:

@@ -16,6 +16,7 @@ import subprocess
 from pathlib import Path
 
 import orjson
+
 from common import BENCH_DIR, atomic_path
 from dataset import Dataset
 from measure import RssResult, Variant

@@ -41,6 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import orjson
+
 from checks import check_in_process, check_toolaudit
 from common import BENCH_DIR, DATA_DIR, BenchmarkError, progress
 from dataset import Dataset, prepare_dataset
@@ -88,7 +89,8 @@ def build_variants(exe: Path, dataset: Dataset) -> list[Variant]:
     in_process("a", "floor: `orjson.loads` per line, in-process", lambda: floor_pass(log))
     in_process(
         "a2",
-        "lower bound: the floor + one type test per argument (no enum, required, errors), in-process",
+        "lower bound: the floor + one type test per argument (no enum, required, errors), "
+        "in-process",
         lambda: type_test_pass(log, schemas),
     )
     child("b", "`toolaudit audit`, summary only", log)

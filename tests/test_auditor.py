@@ -8,9 +8,9 @@ import orjson
 import pytest
 
 from toolaudit.pipeline.audit import Audit, AuditOptions
+from toolaudit.results.summary import NO_NAME, Summary
 from toolaudit.schemas.loading import schema_set
 from toolaudit.sources import Source
-from toolaudit.results.summary import NO_NAME, Summary
 
 SCHEMAS = schema_set(
     {
@@ -29,7 +29,7 @@ SCHEMAS = schema_set(
 )
 
 
-def audit_bytes(data: bytes, *, options: AuditOptions = AuditOptions()) -> tuple[list[dict], Summary]:
+def audit_bytes(data: bytes, *, options: AuditOptions | None = None) -> tuple[list[dict], Summary]:
     run = Audit([Source("-")], SCHEMAS, options, stdin=io.BytesIO(data))
     rows = list(run)
     assert run.summary is not None
@@ -61,7 +61,15 @@ def line(**record) -> bytes:
 def test_a_valid_call_gives_an_ok_row_with_its_location_and_id():
     rows, summary = audit_bytes(line(id="c1", name="get_weather", arguments={"city": "Paris"}))
     assert rows == [
-        {"source": "-", "line": 1, "index": 0, "id": "c1", "tool": "get_weather", "ok": True, "errors": []}
+        {
+            "source": "-",
+            "line": 1,
+            "index": 0,
+            "id": "c1",
+            "tool": "get_weather",
+            "ok": True,
+            "errors": [],
+        }
     ]
     assert (summary.calls, summary.ok, summary.invalid, summary.error_rate) == (1, 1, 0, 0.0)
 
@@ -78,10 +86,21 @@ def test_invalid_calls_carry_the_contract_errors_and_are_counted_per_tool_kind_a
         ["unknown_tool:nope"],
     ]
     assert [r["id"] for r in rows] == [None, None, None]
-    assert summary.by_kind == {"missing": 1, "type": 1, "unexpected": 1, "enum": 1, "unknown_tool": 1}
+    assert summary.by_kind == {
+        "missing": 1,
+        "type": 1,
+        "unexpected": 1,
+        "enum": 1,
+        "unknown_tool": 1,
+    }
     weather = summary.by_tool["get_weather"]
     assert (weather.calls, weather.ok, weather.invalid) == (2, 0, 2)
-    assert weather.by_param == {"city": {"missing": 1}, "days": {"type": 1}, "tz": {"unexpected": 1}, "units": {"enum": 1}}
+    assert weather.by_param == {
+        "city": {"missing": 1},
+        "days": {"type": 1},
+        "tz": {"unexpected": 1},
+        "units": {"enum": 1},
+    }
     assert summary.by_tool["nope"].by_kind == {"unknown_tool": 1}
     assert summary.by_tool["nope"].by_param == {}
 
@@ -120,7 +139,10 @@ def test_a_record_without_arguments_is_a_call_without_arguments():
 
 def test_a_call_without_a_name_is_malformed_and_counted_under_no_name():
     rows, summary = audit_bytes(line(arguments={}) + line(name=5))
-    assert [(r["tool"], r["errors"]) for r in rows] == [(None, ["malformed:name"]), (None, ["malformed:name"])]
+    assert [(r["tool"], r["errors"]) for r in rows] == [
+        (None, ["malformed:name"]),
+        (None, ["malformed:name"]),
+    ]
     assert summary.by_tool[NO_NAME].invalid == 2
     assert "not a string" in rows[1]["detail"]
 
@@ -167,7 +189,9 @@ def test_a_last_line_without_newline_is_audited():
 
 def test_lines_over_the_limit_are_reported_not_parsed():
     long_line = line(name="get_weather", arguments={"city": "x" * 500})
-    rows, summary = audit_bytes(line(name="ping") + long_line + line(name="ping"), options=AuditOptions(max_line_bytes=100))
+    rows, summary = audit_bytes(
+        line(name="ping") + long_line + line(name="ping"), options=AuditOptions(max_line_bytes=100)
+    )
     assert [r["errors"] for r in rows] == [[], ["malformed:json"], []]
     assert "max-line-bytes" in rows[1]["detail"]
     assert summary.lines == 3
@@ -206,7 +230,9 @@ def test_other_record_fields_are_ignored_but_the_id_is_kept():
 
 
 def test_summary_round_trips_through_json():
-    _, summary = audit_bytes(line(name="get_weather", arguments={"days": "x"}) + b"{\n" + line(name="zz"))
+    _, summary = audit_bytes(
+        line(name="get_weather", arguments={"days": "x"}) + b"{\n" + line(name="zz")
+    )
     assert Summary.from_dict(orjson.loads(orjson.dumps(summary.to_dict()))) == summary
 
 
@@ -216,8 +242,13 @@ def test_the_package_level_audit_function(in_repo):
     run = toolaudit.audit(["sample_logs/calls.jsonl"], "sample_logs/schemas.json", errors_only=True)
     rows = list(run)
     assert rows and all(not row["ok"] for row in rows)
-    assert run.summary is not None and run.summary.invalid + run.summary.malformed_records == len(rows)
-    from_mapping = toolaudit.audit(["sample_logs/calls.jsonl"], orjson.loads((in_repo / "sample_logs/schemas.json").read_bytes()))
+    assert run.summary is not None and run.summary.invalid + run.summary.malformed_records == len(
+        rows
+    )
+    from_mapping = toolaudit.audit(
+        ["sample_logs/calls.jsonl"],
+        orjson.loads((in_repo / "sample_logs/schemas.json").read_bytes()),
+    )
     assert from_mapping.run() == run.summary
 
 
@@ -225,8 +256,11 @@ def test_importing_the_contract_loads_nothing_heavy():
     import subprocess
     import sys
 
-    code = "import sys, toolaudit; print(sorted(m for m in ('orjson', 'typer', 'tqdm', 'toolaudit.pipeline.audit') if m in sys.modules))"
-    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    heavy = "('orjson', 'typer', 'tqdm', 'toolaudit.pipeline.audit')"
+    code = f"import sys, toolaudit; print(sorted(m for m in {heavy} if m in sys.modules))"
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert loaded.strip() == "[]"
 
 
@@ -234,15 +268,40 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 RECORD_VALUES = st.one_of(
-    st.none(), st.booleans(), st.integers(-3, 3), st.text(max_size=3),
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.text(max_size=3),
     st.sampled_from(["get_weather", "ping", "nope", '{"city": "P"}', "", "[]"]),
-    st.dictionaries(st.sampled_from(["city", "days", "units", "x"]), st.one_of(st.text(max_size=2), st.integers(-9, 9), st.booleans()), max_size=3),
+    st.dictionaries(
+        st.sampled_from(["city", "days", "units", "x"]),
+        st.one_of(st.text(max_size=2), st.integers(-9, 9), st.booleans()),
+        max_size=3,
+    ),
 )
 RECORDS = st.dictionaries(
-    st.sampled_from(["name", "arguments", "id", "call_id", "model", "choices", "jsonrpc", "run_type", "result", "type", "content"]),
+    st.sampled_from(
+        [
+            "name",
+            "arguments",
+            "id",
+            "call_id",
+            "model",
+            "choices",
+            "jsonrpc",
+            "run_type",
+            "result",
+            "type",
+            "content",
+        ]
+    ),
     RECORD_VALUES,
     max_size=5,
-).map(lambda record: {"name": "get_weather", **record} if "arguments" in record and len(record) < 3 else record)
+).map(
+    lambda record: (
+        {"name": "get_weather", **record} if "arguments" in record and len(record) < 3 else record
+    )
+)
 
 
 @settings(max_examples=300, deadline=None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import os
 import shutil
@@ -35,7 +36,9 @@ def check_golden(name: str, actual: str) -> None:
     actual = actual.replace(f'"{__version__}"', f'"{VERSION_MARK}"')
     if update_golden():
         path.write_text(actual, encoding="utf-8")
-    assert actual == path.read_text(encoding="utf-8"), f"{name} changed (TOOLAUDIT_UPDATE_GOLDEN=1 rewrites it)"
+    assert actual == path.read_text(encoding="utf-8"), (
+        f"{name} changed (TOOLAUDIT_UPDATE_GOLDEN=1 rewrites it)"
+    )
 
 
 def rows_of(path: Path) -> list[dict]:
@@ -48,7 +51,16 @@ def without_source(rows: list[dict]) -> list[dict]:
 
 def test_golden_report_summary_and_table_for_the_sample(in_repo, tmp_path):
     report, summary = tmp_path / "report.jsonl", tmp_path / "summary.json"
-    result = invoke("audit", SAMPLE, "--schemas", SAMPLE_SCHEMAS, "--report", str(report), "--summary", str(summary))
+    result = invoke(
+        "audit",
+        SAMPLE,
+        "--schemas",
+        SAMPLE_SCHEMAS,
+        "--report",
+        str(report),
+        "--summary",
+        str(summary),
+    )
     assert result.exit_code == 1  # the sample holds invalid calls on purpose
     check_golden("sample_report.jsonl", report.read_text(encoding="utf-8"))
     check_golden("sample_summary.json", summary.read_text(encoding="utf-8"))
@@ -60,7 +72,14 @@ def test_the_sample_covers_every_error_kind_and_broken_lines(in_repo, tmp_path):
     summary_path = tmp_path / "s.json"
     invoke("audit", SAMPLE, "--schemas", SAMPLE_SCHEMAS, "--summary", str(summary_path))
     summary = json.loads(summary_path.read_text())
-    assert set(summary["by_kind"]) == {"missing", "unexpected", "type", "enum", "unknown_tool", "malformed"}
+    assert set(summary["by_kind"]) == {
+        "missing",
+        "unexpected",
+        "type",
+        "enum",
+        "unknown_tool",
+        "malformed",
+    }
     assert set(summary["record_errors"]) == {"malformed:json", "malformed:record"}
     assert summary["blank_lines"] >= 1
     assert summary["lines"] == summary["blank_lines"] + summary["records"]
@@ -69,7 +88,9 @@ def test_the_sample_covers_every_error_kind_and_broken_lines(in_repo, tmp_path):
 
 def test_format_json_prints_the_summary_on_stdout(in_repo, tmp_path):
     summary_path = tmp_path / "s.json"
-    result = invoke("audit", SAMPLE, "-s", SAMPLE_SCHEMAS, "--format", "json", "--summary", str(summary_path))
+    result = invoke(
+        "audit", SAMPLE, "-s", SAMPLE_SCHEMAS, "--format", "json", "--summary", str(summary_path)
+    )
     assert json.loads(result.stdout) == json.loads(summary_path.read_text())
 
 
@@ -92,7 +113,17 @@ def test_plain_gzip_and_stdin_give_the_same_results(in_repo, tmp_path):
         ("gzip stdin", ["-"], gz.read_bytes()),
     ]:
         report, summary = tmp_path / f"{label}.jsonl", tmp_path / f"{label}.json"
-        result = invoke("audit", *args, "-s", SAMPLE_SCHEMAS, "-r", str(report), "--summary", str(summary), input=stdin)
+        result = invoke(
+            "audit",
+            *args,
+            "-s",
+            SAMPLE_SCHEMAS,
+            "-r",
+            str(report),
+            "--summary",
+            str(summary),
+            input=stdin,
+        )
         assert result.exit_code == 1, result.output
         data = json.loads(summary.read_text())
         del data["sources"]
@@ -112,7 +143,12 @@ def test_directories_are_walked_and_the_schemas_file_is_not_taken_for_a_log(in_r
 
 @pytest.mark.parametrize(
     ("extra", "code"),
-    [([], 1), (["--max-error-rate", "0.5"], 0), (["--max-error-rate", "0.01"], 1), (["--max-error-rate", "1"], 0)],
+    [
+        ([], 1),
+        (["--max-error-rate", "0.5"], 0),
+        (["--max-error-rate", "0.01"], 1),
+        (["--max-error-rate", "1"], 0),
+    ],
 )
 def test_exit_codes_for_invalid_calls(in_repo, extra, code):
     assert invoke("audit", SAMPLE, "-s", SAMPLE_SCHEMAS, *extra).exit_code == code
@@ -145,11 +181,16 @@ def test_exit_1_for_a_malformed_record_even_when_all_calls_are_valid(tmp_path):
         (None, ["missing.json", "cannot read"]),
         ("{not json", ["bad.json", "not valid JSON"]),
         ("[1, 2]", ["bad.json", "tool #1", "must be an object"]),
-        ("\"tools\"", ["bad.json", "expected a JSON object mapping tool names"]),
-        ('{"get_weather": {"parameters": {"properties": {"days": {"type": "int"}}}}}', ["bad.json", "get_weather", "days", "'int'"]),
+        ('"tools"', ["bad.json", "expected a JSON object mapping tool names"]),
+        (
+            '{"get_weather": {"parameters": {"properties": {"days": {"type": "int"}}}}}',
+            ["bad.json", "get_weather", "days", "'int'"],
+        ),
     ],
 )
-def test_a_bad_schemas_file_stops_the_run_with_one_located_line(in_repo, tmp_path, schemas_text, words):
+def test_a_bad_schemas_file_stops_the_run_with_one_located_line(
+    in_repo, tmp_path, schemas_text, words
+):
     path = tmp_path / ("missing.json" if schemas_text is None else "bad.json")
     if schemas_text is not None:
         path.write_text(schemas_text)
@@ -178,11 +219,21 @@ def test_an_output_that_is_also_an_input_is_refused(tmp_path):
 
 
 def test_validate_one_call(in_repo):
-    ok = invoke("validate", '{"name": "get_weather", "arguments": {"city": "Paris"}}', "-s", SAMPLE_SCHEMAS)
+    ok = invoke(
+        "validate", '{"name": "get_weather", "arguments": {"city": "Paris"}}', "-s", SAMPLE_SCHEMAS
+    )
     assert (ok.exit_code, json.loads(ok.stdout)) == (0, {"ok": True, "errors": []})
-    bad = invoke("validate", "-s", SAMPLE_SCHEMAS, input='{"name": "get_weather", "arguments": {"days": true, "tz": "UTC"}}')
+    bad = invoke(
+        "validate",
+        "-s",
+        SAMPLE_SCHEMAS,
+        input='{"name": "get_weather", "arguments": {"days": true, "tz": "UTC"}}',
+    )
     assert bad.exit_code == 1
-    assert json.loads(bad.stdout) == {"ok": False, "errors": ["missing:city", "type:days", "unexpected:tz"]}
+    assert json.loads(bad.stdout) == {
+        "ok": False,
+        "errors": ["missing:city", "type:days", "unexpected:tz"],
+    }
     broken = invoke("validate", "{nope", "-s", SAMPLE_SCHEMAS)
     assert broken.exit_code == 2 and "not valid JSON" in broken.stderr
 
@@ -200,7 +251,7 @@ def test_shard_summaries_merge_into_the_summary_of_the_whole(in_repo, tmp_path):
     lines = (REPO / SAMPLE).read_bytes().splitlines(keepends=True)
     cuts = [0, 97, 250, len(lines)]
     shards = []
-    for number, (start, end) in enumerate(zip(cuts, cuts[1:])):
+    for number, (start, end) in enumerate(itertools.pairwise(cuts)):
         shard = tmp_path / f"shard{number}.jsonl"
         shard.write_bytes(b"".join(lines[start:end]))
         shards.append(shard)
@@ -222,7 +273,14 @@ def test_shard_summaries_merge_into_the_summary_of_the_whole(in_repo, tmp_path):
 
 
 def run_process(*args: str, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(args, input=input, capture_output=True, cwd=REPO, timeout=120, env={**os.environ, "COLUMNS": "100"})
+    return subprocess.run(
+        args,
+        input=input,
+        capture_output=True,
+        cwd=REPO,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "100"},
+    )
 
 
 def test_python_dash_m_and_the_console_script_run_the_audit(tmp_path):
@@ -230,17 +288,32 @@ def test_python_dash_m_and_the_console_script_run_the_audit(tmp_path):
     assert script is not None, "the console script is installed with the package"
     for command in ([sys.executable, "-m", "toolaudit"], [script]):
         report = tmp_path / "report.jsonl"
-        result = run_process(*command, "audit", "-", "-s", SAMPLE_SCHEMAS, "-r", str(report), input=(REPO / SAMPLE).read_bytes())
+        result = run_process(
+            *command,
+            "audit",
+            "-",
+            "-s",
+            SAMPLE_SCHEMAS,
+            "-r",
+            str(report),
+            input=(REPO / SAMPLE).read_bytes(),
+        )
         assert result.returncode == 1
         assert b"Traceback" not in result.stderr
-        assert without_source(rows_of(report)) == without_source(rows_of(GOLDEN / "sample_report.jsonl"))
+        assert without_source(rows_of(report)) == without_source(
+            rows_of(GOLDEN / "sample_report.jsonl")
+        )
         assert {row["source"] for row in rows_of(report)} == {"-"}
         version = run_process(*command, "--version")
         assert version.stdout.decode() == f"toolaudit {__version__}\n"
 
 
 def test_no_traceback_for_user_errors_in_a_real_process(tmp_path):
-    for args in (["audit", "nope.jsonl", "-s", SAMPLE_SCHEMAS], ["audit", SAMPLE, "-s", "nope.json"], ["audit", SAMPLE]):
+    for args in (
+        ["audit", "nope.jsonl", "-s", SAMPLE_SCHEMAS],
+        ["audit", SAMPLE, "-s", "nope.json"],
+        ["audit", SAMPLE],
+    ):
         result = run_process(sys.executable, "-m", "toolaudit", *args)
         assert result.returncode == 2, args
         assert b"Traceback" not in result.stderr
@@ -255,7 +328,14 @@ def test_formats_and_schemas_from_the_records(tmp_path):
     result = invoke("audit", str(fixtures / "openai_chat.jsonl"))
     assert result.exit_code == 2
     assert "openai_chat.jsonl:3: no tool schemas" in result.stderr
-    result = invoke("audit", str(fixtures / "openai_chat.jsonl"), "-s", str(fixtures / "schemas.json"), "--format", "json")
+    result = invoke(
+        "audit",
+        str(fixtures / "openai_chat.jsonl"),
+        "-s",
+        str(fixtures / "schemas.json"),
+        "--format",
+        "json",
+    )
     assert json.loads(result.stdout)["records_without_calls"] == 2
 
 
@@ -283,5 +363,7 @@ def test_start_up_pays_only_for_what_it_uses():
         "heavy = ('orjson', 'tqdm', 'multiprocessing', 'toolaudit.pipeline', 'toolaudit.runners')\n"
         "print(sorted(m for m in heavy if m in sys.modules))"
     )
-    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert loaded.strip().splitlines()[-1] == "[]"

@@ -11,12 +11,12 @@ import pytest
 from typer.testing import CliRunner
 
 import toolaudit
-from toolaudit.pipeline.audit import Audit, AuditOptions
 from toolaudit.cli import app
+from toolaudit.pipeline.audit import Audit, AuditOptions
 from toolaudit.results.compare import compare
+from toolaudit.results.summary import MAX_GROUPS, OTHER, Summary, SummaryError, merge_summaries
 from toolaudit.schemas.loading import load_schemas
 from toolaudit.sources import Source
-from toolaudit.results.summary import MAX_GROUPS, OTHER, Summary, SummaryError, merge_summaries
 
 from .conftest import REPO, update_golden
 from .test_auditor import assert_counts_add_up
@@ -64,21 +64,36 @@ def test_group_by_a_dotted_path_and_several_fields(tmp_path):
     schemas = {"ping": {}}
     summary = toolaudit.audit([str(log)], schemas, group_by=("metadata.prompt_version",)).run()
     assert {k: g.calls for k, g in summary.groups.items()} == {"v1": 1, "v2": 1, "2": 1, "null": 1}
-    summary = toolaudit.audit([str(log)], schemas, group_by=("model", "metadata.prompt_version")).run()
+    summary = toolaudit.audit(
+        [str(log)], schemas, group_by=("model", "metadata.prompt_version")
+    ).run()
     assert set(summary.groups) == {"a | v1", "a | v2", "b | 2", "null | null"}
     assert summary.groups["b | 2"].by_kind == {"unknown_tool": 1}
 
 
 def test_the_model_a_format_names_is_grouped_without_a_top_level_field():
-    summary = toolaudit.audit([str(FIXTURES / "anthropic.jsonl")], str(FIXTURES / "schemas.json"), group_by=("model",)).run()
-    assert {k: g.calls for k, g in summary.groups.items()} == {"claude-sonnet-4-5": 2, "claude-haiku-4-5": 2, "null": 0}
+    summary = toolaudit.audit(
+        [str(FIXTURES / "anthropic.jsonl")], str(FIXTURES / "schemas.json"), group_by=("model",)
+    ).run()
+    assert {k: g.calls for k, g in summary.groups.items()} == {
+        "claude-sonnet-4-5": 2,
+        "claude-haiku-4-5": 2,
+        "null": 0,
+    }
     # The errored batch result names no model, nor does the stream event.
-    assert (summary.groups["null"].records_without_calls, summary.groups["null"].malformed_records) == (1, 1)
+    assert (
+        summary.groups["null"].records_without_calls,
+        summary.groups["null"].malformed_records,
+    ) == (1, 1)
 
 
 def test_groups_are_bounded(tmp_path):
     log = tmp_path / "log.jsonl"
-    log.write_bytes(b"".join(orjson.dumps({"name": "ping", "id": f"c{i}"}) + b"\n" for i in range(3 * MAX_GROUPS)))
+    log.write_bytes(
+        b"".join(
+            orjson.dumps({"name": "ping", "id": f"c{i}"}) + b"\n" for i in range(3 * MAX_GROUPS)
+        )
+    )
     summary = toolaudit.audit([str(log)], {"ping": {}}, group_by=("id",)).run()
     assert len(summary.groups) == MAX_GROUPS + 1 and OTHER in summary.groups
     assert sum(g.calls for g in summary.groups.values()) == 3 * MAX_GROUPS
@@ -92,7 +107,9 @@ def test_jobs_give_the_same_grouped_summary(in_repo, monkeypatch):
     one = Audit([Source(SAMPLE)], schemas, AuditOptions(group_by=("model",))).run()
     from toolaudit.runners import AuditJob, runner_for
 
-    two = runner_for(jobs=2).run(AuditJob([Source(SAMPLE)], schemas, AuditOptions(group_by=("model",))))
+    two = runner_for(jobs=2).run(
+        AuditJob([Source(SAMPLE)], schemas, AuditOptions(group_by=("model",)))
+    )
     assert one.to_dict() == two.to_dict()
 
 
@@ -106,7 +123,9 @@ def test_merged_shards_equal_the_whole_groups_included(in_repo, tmp_path):
         shard = tmp_path / f"shard{number}.jsonl"
         shard.write_bytes(b"".join(lines[start:end]))
         summary_path = tmp_path / f"shard{number}.json"
-        invoke("audit", str(shard), "-s", SAMPLE_SCHEMAS, "-g", "model", "--summary", str(summary_path))
+        invoke(
+            "audit", str(shard), "-s", SAMPLE_SCHEMAS, "-g", "model", "--summary", str(summary_path)
+        )
         paths.append(str(summary_path))
     merged_path = tmp_path / "merged.json"
     assert invoke("merge", *paths, "-o", str(merged_path)).exit_code == 0
@@ -156,7 +175,13 @@ def model_summaries(in_repo, tmp_path):
     paths = {}
     for model in ("claude-sonnet-4-5", "gpt-4o-mini"):
         log = tmp_path / f"{model}.jsonl"
-        log.write_bytes(b"".join(line for line in Path(SAMPLE).read_bytes().splitlines(keepends=True) if model.encode() in line))
+        log.write_bytes(
+            b"".join(
+                line
+                for line in Path(SAMPLE).read_bytes().splitlines(keepends=True)
+                if model.encode() in line
+            )
+        )
         paths[model] = tmp_path / f"{model}.json"
         invoke("audit", str(log), "-s", SAMPLE_SCHEMAS, "--summary", str(paths[model]))
     return paths
@@ -187,7 +212,15 @@ def test_compare_groups_of_grouped_summaries(in_repo, tmp_path):
     invoke("audit", SAMPLE, "-s", SAMPLE_SCHEMAS, "-g", "model", "--summary", str(path))
     same = invoke("compare", str(path), str(path), "--group", "gpt-4o-mini")
     assert same.exit_code == 0 and "(group gpt-4o-mini)" in same.stdout
-    across = invoke("compare", str(path), str(path), "--base-group", "claude-sonnet-4-5", "--new-group", "gpt-4o-mini")
+    across = invoke(
+        "compare",
+        str(path),
+        str(path),
+        "--base-group",
+        "claude-sonnet-4-5",
+        "--new-group",
+        "gpt-4o-mini",
+    )
     assert across.exit_code == 1
     missing = invoke("compare", str(path), str(path), "--group", "gpt-5")
     assert missing.exit_code == 2 and "no group 'gpt-5'" in missing.stderr
@@ -208,14 +241,38 @@ def check_golden(name: str, text: str) -> None:
     path = GOLDEN / name
     if update_golden():
         path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8"), f"{name} changed (TOOLAUDIT_UPDATE_GOLDEN=1 rewrites it)"
+    assert text == path.read_text(encoding="utf-8"), (
+        f"{name} changed (TOOLAUDIT_UPDATE_GOLDEN=1 rewrites it)"
+    )
 
 
 def test_markdown_golden_files(in_repo, tmp_path, monkeypatch):
-    check_golden("sample_grouped.md", invoke("audit", SAMPLE, "-s", SAMPLE_SCHEMAS, "-g", "model", "-f", "markdown").stdout)
-    invoke("audit", SAMPLE, "-s", SAMPLE_SCHEMAS, "-g", "model", "--summary", str(tmp_path / "grouped.json"))
+    check_golden(
+        "sample_grouped.md",
+        invoke("audit", SAMPLE, "-s", SAMPLE_SCHEMAS, "-g", "model", "-f", "markdown").stdout,
+    )
+    invoke(
+        "audit",
+        SAMPLE,
+        "-s",
+        SAMPLE_SCHEMAS,
+        "-g",
+        "model",
+        "--summary",
+        str(tmp_path / "grouped.json"),
+    )
     monkeypatch.chdir(tmp_path)  # so that the labels are the short names people type
-    compared = invoke("compare", "grouped.json", "grouped.json", "--base-group", "claude-sonnet-4-5", "--new-group", "gpt-4o-mini", "-f", "markdown")
+    compared = invoke(
+        "compare",
+        "grouped.json",
+        "grouped.json",
+        "--base-group",
+        "claude-sonnet-4-5",
+        "--new-group",
+        "gpt-4o-mini",
+        "-f",
+        "markdown",
+    )
     check_golden("sample_compare.md", compared.stdout)
 
 
@@ -237,7 +294,12 @@ def test_grouped_table_shows_the_groups_side_by_side(in_repo):
 
 def test_stdin_records_can_be_grouped():
     data = b'{"name": "ping", "model": "m"}\n'
-    run = Audit([Source("-")], load_schemas(str(FIXTURES / "schemas.json")), AuditOptions(group_by=("model",)), stdin=io.BytesIO(data))
+    run = Audit(
+        [Source("-")],
+        load_schemas(str(FIXTURES / "schemas.json")),
+        AuditOptions(group_by=("model",)),
+        stdin=io.BytesIO(data),
+    )
     assert set(run.run().groups) == {"m"}
 
 
@@ -246,7 +308,9 @@ def test_small_changes_are_not_shown_as_none():
 
     assert change(0.0) == "0.0 pp"
     assert change(0.0001) == "+<0.1 pp" and change(-0.0001) == "-<0.1 pp"
-    assert change(0.157) == "+15.7 pp" and points(0.157) == "15.7 pp" and points(-0.0001) == "<0.1 pp"
+    assert (
+        change(0.157) == "+15.7 pp" and points(0.157) == "15.7 pp" and points(-0.0001) == "<0.1 pp"
+    )
 
 
 def test_a_tool_called_on_one_side_only_has_no_change_to_compare(in_repo):

@@ -16,23 +16,94 @@ from .test_auditor import SCHEMAS, assert_counts_add_up
 
 # Keys of every supported format, so that random records look like real ones often.
 FORMAT_KEYS = [
-    "name", "arguments", "args", "id", "call_id", "model", "type", "choices", "message", "tool_calls",
-    "function", "function_call", "finish_reason", "content", "input", "stop_reason", "candidates", "parts",
-    "functionCall", "function_call", "finishReason", "jsonrpc", "method", "params", "result", "tools",
-    "nextCursor", "custom_id", "response", "body", "status_code", "error", "request", "output", "object",
-    "status", "run_type", "outputs", "generations", "extra", "invocation_params", "lc", "kwargs", "data",
-    "invalid_tool_calls", "toolUse", "toolSpec", "inputSchema", "input_schema", "parameters", "properties",
-    "required", "functionDeclarations", "key", "delta", "done_reason",
+    "name",
+    "arguments",
+    "args",
+    "id",
+    "call_id",
+    "model",
+    "type",
+    "choices",
+    "message",
+    "tool_calls",
+    "function",
+    "function_call",
+    "finish_reason",
+    "content",
+    "input",
+    "stop_reason",
+    "candidates",
+    "parts",
+    "functionCall",
+    "function_call",
+    "finishReason",
+    "jsonrpc",
+    "method",
+    "params",
+    "result",
+    "tools",
+    "nextCursor",
+    "custom_id",
+    "response",
+    "body",
+    "status_code",
+    "error",
+    "request",
+    "output",
+    "object",
+    "status",
+    "run_type",
+    "outputs",
+    "generations",
+    "extra",
+    "invocation_params",
+    "lc",
+    "kwargs",
+    "data",
+    "invalid_tool_calls",
+    "toolUse",
+    "toolSpec",
+    "inputSchema",
+    "input_schema",
+    "parameters",
+    "properties",
+    "required",
+    "functionDeclarations",
+    "key",
+    "delta",
+    "done_reason",
 ]
 KEYS = st.one_of(st.sampled_from(FORMAT_KEYS), st.text(max_size=4))
 SCALARS = st.one_of(
-    st.none(), st.booleans(), st.integers(-(2**63), 2**64 - 1), st.floats(allow_nan=False, allow_infinity=False),
-    st.text(max_size=6), st.sampled_from(["get_weather", "ping", "function", "tool_use", "message", "2.0", "tools/call",
-                                          "llm", "ai", "succeeded", "length", "MALFORMED_FUNCTION_CALL", '{"city": "P"}', "[f(x=1)]"]),
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**63), 2**64 - 1),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=6),
+    st.sampled_from(
+        [
+            "get_weather",
+            "ping",
+            "function",
+            "tool_use",
+            "message",
+            "2.0",
+            "tools/call",
+            "llm",
+            "ai",
+            "succeeded",
+            "length",
+            "MALFORMED_FUNCTION_CALL",
+            '{"city": "P"}',
+            "[f(x=1)]",
+        ]
+    ),
 )
 JSON = st.recursive(
     SCALARS,
-    lambda children: st.one_of(st.lists(children, max_size=4), st.dictionaries(KEYS, children, max_size=6)),
+    lambda children: st.one_of(
+        st.lists(children, max_size=4), st.dictionaries(KEYS, children, max_size=6)
+    ),
     max_leaves=25,
 )
 
@@ -59,7 +130,7 @@ def test_random_json_records_never_break_the_audit(records):
 @settings(max_examples=400, deadline=None)
 @given(st.binary(max_size=300), st.integers(min_value=1, max_value=64))
 def test_random_bytes_never_break_the_audit(data, max_line_bytes):
-    rows, summary = audit(data, max_line_bytes=max_line_bytes)
+    _, summary = audit(data, max_line_bytes=max_line_bytes)
     if data.startswith(b"\x1f\x8b"):  # gzip magic: read as (most likely damaged) gzip
         assert summary.complete or summary.lines == 0
         return
@@ -74,12 +145,21 @@ def test_random_bytes_never_break_the_audit(data, max_line_bytes):
 @given(st.lists(st.dictionaries(KEYS, JSON, max_size=4), max_size=3), JSON)
 def test_random_tools_carried_by_records_never_break_the_audit(tools, call):
     # A logged request whose tool definitions are anything at all.
-    record = {"request": {"tools": tools}, "response": {"choices": [{"message": {"tool_calls": [call]}}]}}
+    record = {
+        "request": {"tools": tools},
+        "response": {"choices": [{"message": {"tool_calls": [call]}}]},
+    }
     audit(orjson.dumps(record) + b"\n")
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.dictionaries(st.text(max_size=5), st.dictionaries(st.sampled_from(["parameters", "x"]), JSON, max_size=2), max_size=3))
+@given(
+    st.dictionaries(
+        st.text(max_size=5),
+        st.dictionaries(st.sampled_from(["parameters", "x"]), JSON, max_size=2),
+        max_size=3,
+    )
+)
 def test_random_schemas_compile_or_raise_a_schema_error(schemas):
     from toolaudit.errors import SchemaError
 

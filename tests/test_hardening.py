@@ -8,8 +8,8 @@ import json
 import orjson
 import pytest
 
-from toolaudit.pipeline.audit import Audit, AuditOptions
 from toolaudit.jsonutil import dumps_any
+from toolaudit.pipeline.audit import Audit, AuditOptions
 from toolaudit.schemas.loading import schema_set
 from toolaudit.sources import Source
 
@@ -38,7 +38,9 @@ def audit(data: bytes, **options) -> tuple[list[dict], object]:
     assert_counts_add_up(run.summary)
     report = io.BytesIO()
     Audit([Source("-")], SCHEMAS, AuditOptions(**options), stdin=io.BytesIO(data)).run(report)
-    assert [json.loads(line) for line in report.getvalue().splitlines()] == [json.loads(dumps_any(row)) for row in rows]
+    assert [json.loads(line) for line in report.getvalue().splitlines()] == [
+        json.loads(dumps_any(row)) for row in rows
+    ]
     return rows, run.summary
 
 
@@ -51,22 +53,37 @@ def errors(rows):
     [
         (b'{"name": "t"}\r\n{"name": "t", "arguments": {"n": 1}}\r\n', [(1, []), (2, [])]),  # CRLF
         (b'\xef\xbb\xbf{"name": "t"}\n', [(1, [])]),  # a BOM at the start of the file
-        (b'{"name": "t"}\n\xef\xbb\xbf{"name": "t"}\n', [(1, []), (2, [])]),  # or where files were concatenated
-        (b'{"name": "t", "arguments": {"s": "caf\xe9"}}\n', [(1, ["malformed:json"])]),  # invalid UTF-8 (latin-1)
-        (b'{"name": "t", "arguments": {"s": "a\x00b"}}\n', [(1, ["malformed:json"])]),  # a raw NUL in a string
+        (
+            b'{"name": "t"}\n\xef\xbb\xbf{"name": "t"}\n',
+            [(1, []), (2, [])],
+        ),  # or where files were concatenated
+        (
+            b'{"name": "t", "arguments": {"s": "caf\xe9"}}\n',
+            [(1, ["malformed:json"])],
+        ),  # invalid UTF-8 (latin-1)
+        (
+            b'{"name": "t", "arguments": {"s": "a\x00b"}}\n',
+            [(1, ["malformed:json"])],
+        ),  # a raw NUL in a string
         (b'{"name": "t", "arguments": {"s": "a\\u0000b"}}\n', [(1, [])]),  # an escaped NUL is fine
-        (b'{"name": "t", "arguments": {"n": "x", "n": 2}}\n', [(1, [])]),  # duplicate keys: the last wins
-        (b'{"name": "t"}\n{"name": "t", "argu', [(1, []), (2, ["malformed:json"])]),  # truncated last line
+        (
+            b'{"name": "t", "arguments": {"n": "x", "n": 2}}\n',
+            [(1, [])],
+        ),  # duplicate keys: the last wins
+        (
+            b'{"name": "t"}\n{"name": "t", "argu',
+            [(1, []), (2, ["malformed:json"])],
+        ),  # truncated last line
         (b'{"name": "t"}\n  \t \n\n', [(1, [])]),  # blank and whitespace-only lines
     ],
 )
 def test_dirty_lines(data, expected):
-    rows, summary = audit(data)
+    rows, _ = audit(data)
     assert errors(rows) == expected
 
 
 def test_blank_lines_are_counted():
-    rows, summary = audit(b'{"name": "t"}\n  \t \n\n\r\n')
+    _, summary = audit(b'{"name": "t"}\n  \t \n\n\r\n')
     assert (summary.lines, summary.blank_lines, summary.records) == (4, 3, 1)
 
 
@@ -80,7 +97,9 @@ def test_lone_surrogate_escapes_are_valid_json_and_are_audited_and_written_exact
 
 
 def test_numbers_beyond_a_double_are_numbers():
-    rows, _ = audit(b'{"name": "t", "arguments": {"x": 1e400}}\n{"name": "t", "arguments": {"n": 1e400}}\n')
+    rows, _ = audit(
+        b'{"name": "t", "arguments": {"x": 1e400}}\n{"name": "t", "arguments": {"n": 1e400}}\n'
+    )
     assert errors(rows) == [(1, []), (2, ["type:n"])]
 
 
@@ -109,15 +128,21 @@ def test_nesting_deeper_than_the_parser_allows_is_reported_not_crashed():
 
 
 def test_numbers_named_nan_or_infinity_are_not_json():
-    rows, _ = audit(b'{"name": "t", "arguments": {"x": NaN}}\n{"name": "t", "arguments": {"x": Infinity}}\n')
+    rows, _ = audit(
+        b'{"name": "t", "arguments": {"x": NaN}}\n{"name": "t", "arguments": {"x": Infinity}}\n'
+    )
     assert errors(rows) == [(1, ["malformed:json"]), (2, ["malformed:json"])]
 
 
 def test_rows_with_non_finite_ids_are_still_valid_json():
-    rows, _ = audit(b'{"id": 1e400, "name": "t", "arguments": {"s": "\\ud800"}}\n')
+    _, _ = audit(b'{"id": 1e400, "name": "t", "arguments": {"s": "\\ud800"}}\n')
     report = io.BytesIO()
-    Audit([Source("-")], SCHEMAS, stdin=io.BytesIO(b'{"id": 1e400, "name": "t", "arguments": {"s": "\\ud800"}}\n')).run(report)
-    assert json.loads(report.getvalue()) ["id"] is None
+    Audit(
+        [Source("-")],
+        SCHEMAS,
+        stdin=io.BytesIO(b'{"id": 1e400, "name": "t", "arguments": {"s": "\\ud800"}}\n'),
+    ).run(report)
+    assert json.loads(report.getvalue())["id"] is None
 
 
 def test_a_huge_line_is_audited_or_refused_per_the_limit(tmp_path):
@@ -153,14 +178,18 @@ def test_a_truncated_gzip_is_audited_up_to_the_damage_and_reported(tmp_path):
     damaged = tmp_path / "calls.jsonl.gz"
     damaged.write_bytes(gzip.compress(lines)[:-2000])
     schemas = tmp_path / "s.json"
-    schemas.write_text(json.dumps({"t": {"parameters": {"properties": {"n": {"type": "integer"}}}}}))
+    schemas.write_text(
+        json.dumps({"t": {"parameters": {"properties": {"n": {"type": "integer"}}}}})
+    )
     summary_path = tmp_path / "summary.json"
     result = cli("audit", str(damaged), "-s", str(schemas), "--summary", str(summary_path))
     assert result.exit_code == 1
     summary = json.loads(summary_path.read_text())
     assert summary["complete"] is False
     read = summary["lines"]
-    assert 10_000 < read < 50_000 and summary["ok"] == read  # every line before the damage, all valid
+    assert (
+        10_000 < read < 50_000 and summary["ok"] == read
+    )  # every line before the damage, all valid
     error = summary["sources"][0]["error"]
     assert "truncated" in error and f"after line {read}" in error
     assert f"{damaged}: gzip data ends" in result.stderr and "warning" in result.stderr
@@ -174,11 +203,18 @@ def test_hostile_names_are_escaped_on_the_terminal_and_exact_in_json(tmp_path):
     schemas = tmp_path / "s.json"
     schemas.write_text(json.dumps({"t": {"parameters": {"properties": {}}}}))
     log = tmp_path / "log.jsonl"
-    log.write_text("".join(json.dumps({"name": name, "arguments": {}}) + "\n" for name in HOSTILE)
-                   + json.dumps({"name": "t", "arguments": {name: 1 for name in HOSTILE}}) + "\n")
+    log.write_text(
+        "".join(json.dumps({"name": name, "arguments": {}}) + "\n" for name in HOSTILE)
+        + json.dumps({"name": "t", "arguments": {name: 1 for name in HOSTILE}})
+        + "\n"
+    )
     summary_path = tmp_path / "summary.json"
     table = cli("audit", str(log), "-s", str(schemas), "--summary", str(summary_path)).stdout
-    for raw, shown in [("\x1b", "\\x1b[31mred"), ("line\nbreak", "line\\nbreak"), ("\u202e", "\\u202eevil")]:
+    for raw, shown in [
+        ("\x1b", "\\x1b[31mred"),
+        ("line\nbreak", "line\\nbreak"),
+        ("\u202e", "\\u202eevil"),
+    ]:
         assert raw not in table and shown in table
     assert "\x00" not in table
     summary = json.loads(summary_path.read_text())
@@ -188,7 +224,9 @@ def test_hostile_names_are_escaped_on_the_terminal_and_exact_in_json(tmp_path):
 
 def test_a_schema_defect_with_a_hostile_name_is_reported_escaped(tmp_path):
     schemas = tmp_path / "s.json"
-    schemas.write_text(json.dumps({"t\x1b[2J": {"parameters": {"properties": {"p\n": {"type": "strin"}}}}}))
+    schemas.write_text(
+        json.dumps({"t\x1b[2J": {"parameters": {"properties": {"p\n": {"type": "strin"}}}}})
+    )
     result = cli("audit", "-", "-s", str(schemas), input=b"")
     assert result.exit_code == 2
     assert "\x1b" not in result.stderr and "\\x1b[2J" in result.stderr
@@ -196,14 +234,34 @@ def test_a_schema_defect_with_a_hostile_name_is_reported_escaped(tmp_path):
 
 
 def test_huge_schemas_work(tmp_path):
-    tools = {f"tool_{t}": {"parameters": {"properties": {f"p{p}": {"type": "integer"} for p in range(1000)}}} for t in range(20)}
-    tools.update({f"small_{t}": {"parameters": {"properties": {"a": {"type": "string"}}, "required": ["a"]}} for t in range(10_000)})
+    tools = {
+        f"tool_{t}": {
+            "parameters": {"properties": {f"p{p}": {"type": "integer"} for p in range(1000)}}
+        }
+        for t in range(20)
+    }
+    tools.update(
+        {
+            f"small_{t}": {
+                "parameters": {"properties": {"a": {"type": "string"}}, "required": ["a"]}
+            }
+            for t in range(10_000)
+        }
+    )
     schemas = tmp_path / "s.json"
     schemas.write_bytes(orjson.dumps(tools))
     log = tmp_path / "log.jsonl"
-    log.write_bytes(orjson.dumps({"name": "tool_3", "arguments": {"p999": 1, "p0": "x"}}) + b"\n"
-                    + orjson.dumps({"name": "small_9999", "arguments": {}}) + b"\n")
-    rows = json.loads("[" + ",".join(cli("audit", str(log), "-s", str(schemas), "-r", "-").stdout.splitlines()) + "]")
+    log.write_bytes(
+        orjson.dumps({"name": "tool_3", "arguments": {"p999": 1, "p0": "x"}})
+        + b"\n"
+        + orjson.dumps({"name": "small_9999", "arguments": {}})
+        + b"\n"
+    )
+    rows = json.loads(
+        "["
+        + ",".join(cli("audit", str(log), "-s", str(schemas), "-r", "-").stdout.splitlines())
+        + "]"
+    )
     assert [row["errors"] for row in rows] == [["type:p0"], ["missing:a"]]
 
 
@@ -214,10 +272,21 @@ def test_deeply_nested_schemas_work_and_too_deep_ones_are_refused_clearly(tmp_pa
     schemas = tmp_path / "s.json"
     schemas.write_text(json.dumps({"t": {"parameters": {"properties": {"deep": nested}}}}))
     log = tmp_path / "log.jsonl"
-    log.write_text('{"name": "t", "arguments": {"deep": {}}}\n{"name": "t", "arguments": {"deep": 1}}\n')
+    log.write_text(
+        '{"name": "t", "arguments": {"deep": {}}}\n{"name": "t", "arguments": {"deep": 1}}\n'
+    )
     result = cli("audit", str(log), "-s", str(schemas), "-r", "-")
-    assert [json.loads(line)["errors"] for line in result.stdout.splitlines()] == [[], ["type:deep"]]
+    assert [json.loads(line)["errors"] for line in result.stdout.splitlines()] == [
+        [],
+        ["type:deep"],
+    ]
     too_deep = tmp_path / "deep.json"
-    too_deep.write_text('{"t": {"parameters": {"properties": {"x": ' + "[" * 3000 + "]" * 3000 + "}}}}")
+    too_deep.write_text(
+        '{"t": {"parameters": {"properties": {"x": ' + "[" * 3000 + "]" * 3000 + "}}}}"
+    )
     refused = cli("audit", str(log), "-s", str(too_deep))
-    assert refused.exit_code == 2 and "not valid JSON" in refused.stderr and refused.stderr.count("\n") == 1
+    assert (
+        refused.exit_code == 2
+        and "not valid JSON" in refused.stderr
+        and refused.stderr.count("\n") == 1
+    )

@@ -39,14 +39,31 @@ def wait_until_reading_a_pipe(pid: int, timeout: float = 30) -> None:
 
 
 def run(*args: str, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "toolaudit", *args], input=input, capture_output=True, cwd=REPO, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "toolaudit", *args],
+        input=input,
+        capture_output=True,
+        cwd=REPO,
+        timeout=120,
+    )
 
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_an_interrupted_audit_keeps_its_rows_and_says_it_is_incomplete(tmp_path, signum, code):
     report, summary = tmp_path / "report.jsonl", tmp_path / "summary.json"
-    process = toolaudit("audit", "-", "-s", SCHEMAS, "-r", str(report), "--summary", str(summary),
-                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = toolaudit(
+        "audit",
+        "-",
+        "-s",
+        SCHEMAS,
+        "-r",
+        str(report),
+        "--summary",
+        str(summary),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     lines = SAMPLE.read_bytes().splitlines(keepends=True)[:120]
     process.stdin.write(b"".join(lines))
     process.stdin.flush()  # and keep stdin open: the audit now waits for more
@@ -58,11 +75,13 @@ def test_an_interrupted_audit_keeps_its_rows_and_says_it_is_incomplete(tmp_path,
             process.wait(timeout=2)
         except subprocess.TimeoutExpired:
             continue
-    stdout, stderr = process.communicate(timeout=10)
+    _, stderr = process.communicate(timeout=10)
     assert process.returncode == code, stderr
     assert b"Traceback" not in stderr
     rows = [json.loads(line) for line in report.read_text().splitlines()]
-    assert [row["line"] for row in rows if row["index"] in (0, None)] == sorted({row["line"] for row in rows})
+    assert [row["line"] for row in rows if row["index"] in (0, None)] == sorted(
+        {row["line"] for row in rows}
+    )
     assert max(row["line"] for row in rows) == 120  # everything sent was audited and kept
     data = json.loads(summary.read_text())
     assert data["complete"] is False
@@ -76,7 +95,9 @@ def test_a_closed_pipe_ends_the_run_quietly_with_141(tmp_path, stdout_holds):
     log = tmp_path / "calls.jsonl"
     log.write_bytes(SAMPLE.read_bytes() * 40)
     args = ["-r", "-"] if stdout_holds == "report" else []
-    process = toolaudit("audit", str(log), "-s", SCHEMAS, *args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = toolaudit(
+        "audit", str(log), "-s", SCHEMAS, *args, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     if stdout_holds == "report":
         assert json.loads(process.stdout.readline())["line"] == 1
     process.stdout.close()  # like `| head -1`
@@ -98,7 +119,10 @@ def test_an_unwritable_output_gives_one_line_and_exit_2(tmp_path):
     for target in (tmp_path / "missing-dir" / "report.jsonl", tmp_path):
         result = run("audit", str(SAMPLE), "-s", SCHEMAS, "--summary", str(target))
         assert result.returncode == 2
-        assert result.stderr.decode().startswith("toolaudit: error: ") and result.stderr.count(b"\n") == 1
+        assert (
+            result.stderr.decode().startswith("toolaudit: error: ")
+            and result.stderr.count(b"\n") == 1
+        )
 
 
 def test_outputs_get_the_usual_file_mode_and_no_temporary_file_is_left(tmp_path):
@@ -114,7 +138,9 @@ def test_outputs_get_the_usual_file_mode_and_no_temporary_file_is_left(tmp_path)
 
 def test_a_failed_run_leaves_no_output_behind(tmp_path):
     report = tmp_path / "report.jsonl"
-    chat_response = (REPO / "tests" / "fixtures" / "formats" / "openai_chat.jsonl").read_text().splitlines()[2]
+    chat_response = (
+        (REPO / "tests" / "fixtures" / "formats" / "openai_chat.jsonl").read_text().splitlines()[2]
+    )
     log = tmp_path / "log.jsonl"
     log.write_text(chat_response + "\n")
     result = run("audit", str(log), "-r", str(report))  # no schemas for this response: exit 2
@@ -158,7 +184,9 @@ def test_an_interruption_mid_batch_stops_at_its_end_with_rows_and_counts_in_step
     assert summary is not None and summary.complete is False
     # The batch in progress was finished: every line read is counted, and reported.
     assert 200 <= summary.lines < len(data.splitlines())
-    non_blank = {n for n, line in enumerate(data.splitlines()[: summary.lines], start=1) if line.strip()}
+    non_blank = {
+        n for n, line in enumerate(data.splitlines()[: summary.lines], start=1) if line.strip()
+    }
     assert {row["line"] for row in rows} == non_blank
     assert summary.calls + summary.malformed_records == len(rows)
     assert summary.lines == summary.blank_lines + summary.records

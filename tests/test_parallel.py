@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import gzip
 import io
+import itertools
 import shutil
-from pathlib import Path
 
 import pytest
 
@@ -41,14 +41,16 @@ def test_a_file_cut_in_ranges_gives_the_report_and_summary_of_one_process():
     assert len(parallel.plan_parts([Source(str(SAMPLE))], 2)) > 4
     one = outputs([SAMPLE], SAMPLE_SCHEMAS, 1)
     assert outputs([SAMPLE], SAMPLE_SCHEMAS, 2) == one
-    assert outputs([SAMPLE], SAMPLE_SCHEMAS, 3, errors_only=True) == outputs([SAMPLE], SAMPLE_SCHEMAS, 1, errors_only=True)
+    assert outputs([SAMPLE], SAMPLE_SCHEMAS, 3, errors_only=True) == outputs(
+        [SAMPLE], SAMPLE_SCHEMAS, 1, errors_only=True
+    )
 
 
 def test_ranges_start_at_line_starts_and_cover_the_file_once():
     parts = parallel.plan_parts([Source(str(SAMPLE))], 2)
     data = SAMPLE.read_bytes()
     assert parts[0].start == 0 and parts[-1].end == len(data)
-    for before, after in zip(parts, parts[1:]):
+    for before, after in itertools.pairwise(parts):
         assert before.end == after.start and data[after.start - 1 : after.start] == b"\n"
     numbered = parallel._number_lines(parts, [parallel._count_newlines(p) for p in parts])
     for part in numbered:
@@ -104,7 +106,19 @@ def test_the_cli_gives_identical_files_with_jobs(tmp_path, in_repo):
     for jobs in ("1", "2", "0"):
         report, summary = tmp_path / f"r{jobs}.jsonl", tmp_path / f"s{jobs}.json"
         result = CliRunner().invoke(
-            app, ["audit", "sample_logs/calls.jsonl", "-s", "sample_logs/schemas.json", "--jobs", jobs, "-r", str(report), "--summary", str(summary)]
+            app,
+            [
+                "audit",
+                "sample_logs/calls.jsonl",
+                "-s",
+                "sample_logs/schemas.json",
+                "--jobs",
+                jobs,
+                "-r",
+                str(report),
+                "--summary",
+                str(summary),
+            ],
         )
         assert result.exit_code == 1
         results[jobs] = (report.read_bytes(), summary.read_bytes(), result.stdout)
@@ -113,8 +127,12 @@ def test_the_cli_gives_identical_files_with_jobs(tmp_path, in_repo):
 
 def test_the_library_sees_the_same_summary(in_repo, tmp_path):
     whole = "sample_logs/calls.jsonl"
-    two = toolaudit.run_audit([whole], "sample_logs/schemas.json", jobs=2, report=str(tmp_path / "r2.jsonl"))
-    one = toolaudit.run_audit([whole], "sample_logs/schemas.json", report=str(tmp_path / "r1.jsonl"))
+    two = toolaudit.run_audit(
+        [whole], "sample_logs/schemas.json", jobs=2, report=str(tmp_path / "r2.jsonl")
+    )
+    one = toolaudit.run_audit(
+        [whole], "sample_logs/schemas.json", report=str(tmp_path / "r1.jsonl")
+    )
     assert two == one == toolaudit.audit([whole], "sample_logs/schemas.json").run()
     assert (tmp_path / "r2.jsonl").read_bytes() == (tmp_path / "r1.jsonl").read_bytes()
 
@@ -124,9 +142,13 @@ def test_a_run_kept_in_one_process_says_why(tmp_path):
     packed.write_bytes(gzip.compress(SAMPLE.read_bytes()))
     notices: list[str] = []
     outputs([packed], SAMPLE_SCHEMAS, 2, notices)
-    assert notices == [f"--jobs 2: audited in one process: {packed} is gzip, which cannot be entered in the middle"]
+    assert notices == [
+        f"--jobs 2: audited in one process: {packed} is gzip, which cannot be entered in the middle"
+    ]
     with pytest.warns(RuntimeWarning, match="standard input is read as it comes"):
-        runner_for(jobs=2).run(AuditJob([Source("-")], SAMPLE_SCHEMAS), None, RunHooks(stdin=io.BytesIO(b"")))
+        runner_for(jobs=2).run(
+            AuditJob([Source("-")], SAMPLE_SCHEMAS), None, RunHooks(stdin=io.BytesIO(b""))
+        )
     notices.clear()
     outputs([SAMPLE], SAMPLE_SCHEMAS, 2, notices)
     assert notices == []  # cut into ranges: nothing to say

@@ -15,28 +15,75 @@ CITY = {"type": "object", "properties": {"city": {"type": "string"}}, "required"
 
 SHAPES = {
     "seed mapping": {"get_weather": {"parameters": CITY}},
-    "openai chat tools": [{"type": "function", "function": {"name": "get_weather", "description": "d", "parameters": CITY, "strict": True}}],
-    "openai chat request": {"model": "m", "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": CITY}}]},
+    "openai chat tools": [
+        {
+            "type": "function",
+            "function": {
+                "name": "get_weather",
+                "description": "d",
+                "parameters": CITY,
+                "strict": True,
+            },
+        }
+    ],
+    "openai chat request": {
+        "model": "m",
+        "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": CITY}}],
+    },
     "openai responses tools": [
         {"type": "function", "name": "get_weather", "parameters": CITY, "strict": True},
         {"type": "web_search"},
         {"type": "custom", "name": "run_sql", "format": {"type": "text"}},
     ],
-    "legacy functions": {"functions": [{"name": "get_weather", "description": "d", "parameters": CITY}]},
+    "legacy functions": {
+        "functions": [{"name": "get_weather", "description": "d", "parameters": CITY}]
+    },
     "anthropic tools": [
         {"name": "get_weather", "description": "d", "input_schema": CITY},
         {"type": "web_search_20250305", "name": "web_search"},
     ],
-    "mcp tools/list result": {"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "get_weather", "inputSchema": CITY}]}},
+    "mcp tools/list result": {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {"tools": [{"name": "get_weather", "inputSchema": CITY}]},
+    },
     "mcp tools list": {"tools": [{"name": "get_weather", "inputSchema": CITY, "annotations": {}}]},
     "gemini declarations": [
-        {"functionDeclarations": [{"name": "get_weather", "parameters": {"type": "OBJECT", "properties": {"city": {"type": "STRING"}}, "required": ["city"]}}]},
+        {
+            "functionDeclarations": [
+                {
+                    "name": "get_weather",
+                    "parameters": {
+                        "type": "OBJECT",
+                        "properties": {"city": {"type": "STRING"}},
+                        "required": ["city"],
+                    },
+                }
+            ]
+        },
         {"googleSearch": {}},
     ],
-    "gemini json schema": [{"function_declarations": [{"name": "get_weather", "parametersJsonSchema": CITY}]}],
-    "bedrock tools": {"tools": [{"toolSpec": {"name": "get_weather", "inputSchema": {"json": CITY}}}]},
-    "one openai tool": {"type": "function", "function": {"name": "get_weather", "parameters": CITY}},
-    "bfcl function": [{"name": "get_weather", "description": "d", "parameters": {"type": "dict", "properties": {"city": {"type": "string"}}, "required": ["city"]}}],
+    "gemini json schema": [
+        {"function_declarations": [{"name": "get_weather", "parametersJsonSchema": CITY}]}
+    ],
+    "bedrock tools": {
+        "tools": [{"toolSpec": {"name": "get_weather", "inputSchema": {"json": CITY}}}]
+    },
+    "one openai tool": {
+        "type": "function",
+        "function": {"name": "get_weather", "parameters": CITY},
+    },
+    "bfcl function": [
+        {
+            "name": "get_weather",
+            "description": "d",
+            "parameters": {
+                "type": "dict",
+                "properties": {"city": {"type": "string"}},
+                "required": ["city"],
+            },
+        }
+    ],
 }
 
 
@@ -48,7 +95,9 @@ def test_every_schema_shape_judges_the_same_call_the_same_way(tmp_path, shape):
     assert validator is not None
     assert set(validator.tools) == {"get_weather"}
     assert validator.validate({"name": "get_weather", "arguments": {"city": "Paris"}})["ok"]
-    assert validator.validate({"name": "get_weather", "arguments": {"city": 1, "x": 2}})["errors"] == [
+    assert validator.validate({"name": "get_weather", "arguments": {"city": 1, "x": 2}})[
+        "errors"
+    ] == [
         "type:city",
         "unexpected:x",
     ]
@@ -115,18 +164,37 @@ def test_gemini_dialect():
 
 def test_parameters_omitted_or_null_mean_no_parameters(tmp_path):
     path = tmp_path / "tools.json"
-    path.write_text(json.dumps([{"type": "function", "function": {"name": "now"}}, {"type": "function", "name": "later", "parameters": None}]))
+    path.write_text(
+        json.dumps(
+            [
+                {"type": "function", "function": {"name": "now"}},
+                {"type": "function", "name": "later", "parameters": None},
+            ]
+        )
+    )
     validator = load_schemas(str(path)).validator
     assert validator.validate({"name": "now", "arguments": {}})["ok"]
-    assert validator.validate({"name": "later", "arguments": {"x": 1}})["errors"] == ["unexpected:x"]
+    assert validator.validate({"name": "later", "arguments": {"x": 1}})["errors"] == [
+        "unexpected:x"
+    ]
 
 
 def test_several_files_merge_and_conflicts_name_both_files(tmp_path):
     first, second, third = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "c.json"
     first.write_text(json.dumps({"get_weather": {"parameters": CITY}}))
-    second.write_text(json.dumps([{"name": "get_time", "input_schema": {"type": "object"}}, {"name": "get_weather", "input_schema": CITY}]))
+    second.write_text(
+        json.dumps(
+            [
+                {"name": "get_time", "input_schema": {"type": "object"}},
+                {"name": "get_weather", "input_schema": CITY},
+            ]
+        )
+    )
     third.write_text(json.dumps({"get_weather": {"parameters": {"type": "object"}}}))
-    assert set(load_schemas([str(first), str(second)]).validator.tools) == {"get_weather", "get_time"}
+    assert set(load_schemas([str(first), str(second)]).validator.tools) == {
+        "get_weather",
+        "get_time",
+    }
     with pytest.raises(SchemaError) as raised:
         load_schemas([str(first), str(third)])
     assert str(first) in str(raised.value) and str(third) in str(raised.value)
@@ -136,10 +204,13 @@ def test_several_files_merge_and_conflicts_name_both_files(tmp_path):
 @pytest.mark.parametrize(
     ("content", "words"),
     [
-        ("[{\"description\": \"no name\"}]", "unrecognised tool definition"),
-        ("[{\"name\": 3, \"parameters\": {}}]", "needs a name"),
+        ('[{"description": "no name"}]', "unrecognised tool definition"),
+        ('[{"name": 3, "parameters": {}}]', "needs a name"),
         ('{"tools": [{"name": "t", "input_schema": []}]}', "must be an object"),
-        ('{"a": {"parameters": {"properties": {"p": {"type": "strin"}}}}}', "unknown type name 'strin'"),
+        (
+            '{"a": {"parameters": {"properties": {"p": {"type": "strin"}}}}}',
+            "unknown type name 'strin'",
+        ),
         ("{}", "defines no tools"),
         ('{"a": 1}', "expected a JSON object mapping tool names"),
         ('{"a": {}}\n{"broken', "line 2: not valid JSON"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import itertools
 
 import pytest
 from hypothesis import given, settings
@@ -32,7 +33,7 @@ def read_all(source, **kwargs):
 @given(st.binary(max_size=200), st.lists(st.integers(min_value=0, max_value=200), max_size=8))
 def test_any_chunking_gives_the_lines_of_a_plain_split(data, cuts):
     points = sorted({0, len(data), *(c for c in cuts if c <= len(data))})
-    chunks = [data[a:b] for a, b in zip(points, points[1:])]
+    chunks = [data[a:b] for a, b in itertools.pairwise(points)]
     expected = data.split(b"\n")
     if expected[-1] == b"":
         expected.pop()  # a final newline ends the last line; it does not start another
@@ -58,7 +59,7 @@ def test_lines_over_the_limit_become_markers_and_keep_their_place(lengths, limit
     chunks = [data[i : i + chunk_size] for i in range(0, len(data), chunk_size)]
     got = lines_of(chunks, max_line_bytes=limit)
     assert len(got) == len(lengths)
-    for n, line in zip(lengths, got):
+    for n, line in zip(lengths, got, strict=True):
         if n > limit:
             assert isinstance(line, OversizedLine) and line.length == n
         else:
@@ -90,7 +91,9 @@ def test_truncated_gzip_yields_what_came_before_then_reports_damage(tmp_path):
 
 
 def test_corrupt_gzip_reports_damage(tmp_path):
-    data = bytearray(gzip.compress(b"".join(b'{"n":%d}\n' % (i * 7919 % 10007) for i in range(5000))))
+    data = bytearray(
+        gzip.compress(b"".join(b'{"n":%d}\n' % (i * 7919 % 10007) for i in range(5000)))
+    )
     middle = len(data) // 2
     data[middle : middle + 64] = bytes(range(64))
     path = tmp_path / "bad.gz"

@@ -93,20 +93,34 @@ def test_a_type_error_suppresses_the_enum_check():
 
 
 def test_right_type_but_not_in_enum():
-    assert errors_of(WEATHER, {"name": "get_weather", "arguments": {"city": "x", "units": "k"}}) == [
-        "enum:units"
-    ]
+    assert errors_of(
+        WEATHER, {"name": "get_weather", "arguments": {"city": "x", "units": "k"}}
+    ) == ["enum:units"]
 
 
 def test_errors_are_sorted_ascending_as_strings():
-    schemas = {"t": {"parameters": {"properties": {"b": {"type": "string"}, "B": {}}, "required": ["z", "a"]}}}
+    schemas = {
+        "t": {
+            "parameters": {"properties": {"b": {"type": "string"}, "B": {}}, "required": ["z", "a"]}
+        }
+    }
     errors = errors_of(schemas, {"name": "t", "arguments": {"b": 1, "A": 1, "_": 1, "é": 1}})
     assert errors == sorted(errors)
-    assert errors == ["missing:a", "missing:z", "type:b", "unexpected:A", "unexpected:_", "unexpected:é"]
+    assert errors == [
+        "missing:a",
+        "missing:z",
+        "type:b",
+        "unexpected:A",
+        "unexpected:_",
+        "unexpected:é",
+    ]
 
 
 def test_ok_is_true_only_without_errors():
-    assert validate_tool_call(WEATHER, {"name": "get_weather", "arguments": {"city": "P"}})["ok"] is True
+    assert (
+        validate_tool_call(WEATHER, {"name": "get_weather", "arguments": {"city": "P"}})["ok"]
+        is True
+    )
     assert validate_tool_call(WEATHER, {"name": "get_weather", "arguments": {}})["ok"] is False
 
 
@@ -117,9 +131,9 @@ def test_error_string_formats():
         "unexpected:q"
     ]
     assert errors_of(WEATHER, {"name": "get_weather", "arguments": {"city": 1}}) == ["type:city"]
-    assert errors_of(WEATHER, {"name": "get_weather", "arguments": {"city": "P", "units": "K"}}) == [
-        "enum:units"
-    ]
+    assert errors_of(
+        WEATHER, {"name": "get_weather", "arguments": {"city": "P", "units": "K"}}
+    ) == ["enum:units"]
     assert errors_of(WEATHER, {"arguments": {}}) == ["malformed:name"]
     assert errors_of(WEATHER, {"name": "get_weather", "arguments": []}) == ["malformed:arguments"]
 
@@ -218,7 +232,9 @@ def test_4_null_and_lists_of_type_names():
     assert errors_for_value({"type": []}, "anything") == ["type:p"]
 
 
-@pytest.mark.parametrize("declared", ["str", "String", "float", "dict", None, 5, ["string", "any"], {"a": 1}])
+@pytest.mark.parametrize(
+    "declared", ["str", "String", "float", "dict", None, 5, ["string", "any"], {"a": 1}]
+)
 def test_4_unknown_type_names_are_schema_defects(declared):
     schemas = {"tool_x": {"parameters": {"properties": {"param_y": {"type": declared}}}}}
     with pytest.raises(SchemaError) as compiled:
@@ -258,7 +274,17 @@ def test_6_a_call_without_arguments_has_none():
 
 @pytest.mark.parametrize(
     "call",
-    [{}, {"arguments": {}}, {"name": None}, {"name": 3}, {"name": ["get_weather"]}, None, "get_weather", [], 7],
+    [
+        {},
+        {"arguments": {}},
+        {"name": None},
+        {"name": 3},
+        {"name": ["get_weather"]},
+        None,
+        "get_weather",
+        [],
+        7,
+    ],
 )
 def test_6_a_call_without_a_string_name_is_malformed(call):
     assert validate_tool_call(WEATHER, call) == {"ok": False, "errors": ["malformed:name"]}
@@ -336,9 +362,18 @@ def test_compiled_validator_agrees_with_the_contract_and_is_reusable():
 
 
 def test_compiling_does_not_execute_or_import_anything_from_a_schema():
-    hostile = {"__import__('os').system('false')": {"parameters": {"properties": {
-        "x": {"type": "string", "enum": ["__import__('os')", "${HOME}", "{0.__class__}"]},
-    }}}}
+    hostile = {
+        "__import__('os').system('false')": {
+            "parameters": {
+                "properties": {
+                    "x": {
+                        "type": "string",
+                        "enum": ["__import__('os')", "${HOME}", "{0.__class__}"],
+                    },
+                }
+            }
+        }
+    }
     validator = compile_schemas(hostile)
     name = next(iter(hostile))
     assert validator.validate({"name": name, "arguments": {"x": "{0.__class__}"}})["ok"]

@@ -48,7 +48,7 @@ def reference_equal(a, b):
     if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
         if not (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple))):
             return False
-        return len(a) == len(b) and all(reference_equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(reference_equal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, Mapping) and isinstance(b, Mapping):
         return set(a) == set(b) and all(reference_equal(a[k], b[k]) for k in a)
     return False
@@ -60,7 +60,7 @@ def reference_validate(schemas, call):
     name = call["name"]
     if name not in schemas:
         return {"ok": False, "errors": ["unknown_tool:" + name]}
-    arguments = call["arguments"] if "arguments" in call else {}
+    arguments = call.get("arguments", {})
     if not isinstance(arguments, Mapping):
         return {"ok": False, "errors": ["malformed:arguments"]}
     parameters = schemas[name].get("parameters", {})
@@ -87,15 +87,54 @@ def reference_validate(schemas, call):
 
 
 NAMES = st.sampled_from(
-    ["a", "b", "city", "a:b", "", "__class__", "__init__", 'q"uote', "it's", "new\nline",
-     "tab\t", "ünï", "日本", "\u202e", "0", "None", "true", "missing:a", "type", "𝒳"]
+    [
+        "a",
+        "b",
+        "city",
+        "a:b",
+        "",
+        "__class__",
+        "__init__",
+        'q"uote',
+        "it's",
+        "new\nline",
+        "tab\t",
+        "ünï",
+        "日本",
+        "\u202e",
+        "0",
+        "None",
+        "true",
+        "missing:a",
+        "type",
+        "𝒳",  # noqa: RUF001 - a name outside ASCII, on purpose
+    ]
 )
 TYPE_NAMES = st.sampled_from(["string", "integer", "number", "boolean", "array", "object", "null"])
 
 # Values chosen to collide across types: 1, 1.0, True; 0, False; "1"; [1], [True].
 TRICKY_SCALARS = st.sampled_from(
-    [0, 1, -1, 1.0, 0.0, -0.0, 1.5, True, False, None, "", "1", "c", "true", 2**64, 2**70,
-     float(2**70), 9007199254740993, math.inf]
+    [
+        0,
+        1,
+        -1,
+        1.0,
+        0.0,
+        -0.0,
+        1.5,
+        True,
+        False,
+        None,
+        "",
+        "1",
+        "c",
+        "true",
+        2**64,
+        2**70,
+        float(2**70),
+        9007199254740993,
+        math.inf,
+    ]
 )
 JSON_SCALARS = st.one_of(
     TRICKY_SCALARS, st.integers(), st.floats(allow_nan=False), st.booleans(), st.text(max_size=4)
@@ -142,7 +181,9 @@ TOOL_SCHEMAS = st.one_of(
         }
     ),
 )
-SCHEMA_SETS = st.dictionaries(st.sampled_from(["t", "u", "get_weather", ""]), TOOL_SCHEMAS, min_size=1, max_size=3)
+SCHEMA_SETS = st.dictionaries(
+    st.sampled_from(["t", "u", "get_weather", ""]), TOOL_SCHEMAS, min_size=1, max_size=3
+)
 
 
 @st.composite
@@ -160,18 +201,28 @@ def schemas_and_calls(draw):
         for spec in parameters.get("properties", {}).values()
         for value in spec.get("enum", [])
     ]
-    values = st.one_of(TRICKY_SCALARS, JSON_VALUES, *([st.sampled_from(enum_values)] if enum_values else []))
+    values = st.one_of(
+        TRICKY_SCALARS, JSON_VALUES, *([st.sampled_from(enum_values)] if enum_values else [])
+    )
     arguments = {key: draw(values) for key in declared if draw(st.booleans())}
     arguments.update(draw(st.dictionaries(NAMES, values, max_size=2)))
     if draw(st.booleans()):
         arguments = OrderedDict(reversed(arguments.items()))
-    shape = draw(st.sampled_from(["call"] * 12 + ["no arguments", "odd arguments", "odd name", "no name", "not a mapping"]))
+    shape = draw(
+        st.sampled_from(
+            ["call"] * 12
+            + ["no arguments", "odd arguments", "odd name", "no name", "not a mapping"]
+        )
+    )
     if shape == "call":
         return schemas, {"name": name, "arguments": arguments}
     if shape == "no arguments":
         return schemas, {"name": name}
     if shape == "odd arguments":
-        return schemas, {"name": name, "arguments": draw(st.one_of(JSON_SCALARS, st.lists(JSON_SCALARS, max_size=2)))}
+        return schemas, {
+            "name": name,
+            "arguments": draw(st.one_of(JSON_SCALARS, st.lists(JSON_SCALARS, max_size=2))),
+        }
     if shape == "odd name":
         return schemas, {"name": draw(JSON_SCALARS), "arguments": arguments}
     if shape == "no name":

@@ -104,7 +104,7 @@ def json_equal(left: object, right: object) -> bool:
     compare element by element. Iterative, so deeply nested values cannot
     exhaust the interpreter's recursion limit.
     """
-    pending = [(left, right)]
+    pending: list[tuple[Any, Any]] = [(left, right)]
     while pending:
         a, b = pending.pop()
         kind_a, kind_b = value_kind(a), value_kind(b)
@@ -114,13 +114,13 @@ def json_equal(left: object, right: object) -> bool:
         elif kind_a != kind_b:
             return False
         elif kind_a == "array":
-            if len(a) != len(b):  # type: ignore[arg-type]
+            if len(a) != len(b):
                 return False
-            pending.extend(zip(a, b))  # type: ignore[call-overload]
+            pending.extend(zip(a, b, strict=True))
         elif kind_a == "object":
-            if a.keys() != b.keys():  # type: ignore[union-attr]
+            if a.keys() != b.keys():
                 return False
-            pending.extend((a[key], b[key]) for key in a)  # type: ignore[index]
+            pending.extend((a[key], b[key]) for key in a)
         elif a != b:
             return False
     return True
@@ -129,10 +129,12 @@ def json_equal(left: object, right: object) -> bool:
 class _Parameter:
     """One declared parameter: which value kinds it accepts and its enum."""
 
-    __slots__ = ("name", "accepted_kinds", "enum", "enum_fast", "enum_scalars_only")
+    __slots__ = ("accepted_kinds", "enum", "enum_fast", "enum_scalars_only", "name")
 
     def __init__(self, tool: str, name: str, spec: object) -> None:
-        if type(spec) is not dict and not isinstance(spec, Mapping):  # the exact test first: it is much faster
+        if type(spec) is not dict and not isinstance(
+            spec, Mapping
+        ):  # the exact test first: it is much faster
             raise SchemaError(
                 f"the parameter's schema must be an object, not {kind_phrase(spec)}",
                 tool=tool,
@@ -183,7 +185,9 @@ def _accepted_kinds(tool: str, parameter: str, declared: object) -> frozenset[st
             if not isinstance(type_name, str) or type_name not in _KINDS_ACCEPTED_BY_TYPE_NAME:
                 known = ", ".join(TYPE_NAMES)
                 raise SchemaError(
-                    f"unknown type name {type_name!r} (known: {known})", tool=tool, parameter=parameter
+                    f"unknown type name {type_name!r} (known: {known})",
+                    tool=tool,
+                    parameter=parameter,
                 ) from None
         raise
 
@@ -202,7 +206,12 @@ def _kinds_of_names(names: tuple[str, ...]) -> frozenset[str]:
 @functools.lru_cache(maxsize=256)
 def _exact_types_of(kinds: frozenset[str] | None) -> frozenset[type]:
     """The exact value types that pass a type check; all of them without one."""
-    return frozenset().union(*(_EXACT_TYPES_OF_KIND.get(kind, ()) for kind in (kinds if kinds is not None else _EXACT_TYPES_OF_KIND)))
+    return frozenset().union(
+        *(
+            _EXACT_TYPES_OF_KIND.get(kind, ())
+            for kind in (kinds if kinds is not None else _EXACT_TYPES_OF_KIND)
+        )
+    )
 
 
 def _enum_fast_values(enum: Iterable[object]) -> frozenset[object]:
@@ -256,18 +265,32 @@ def kind_phrase(value: object) -> str:
 class ToolValidator:
     """The compiled schema of one tool."""
 
-    __slots__ = ("name", "parameters", "required", "_required_set", "_exact_types", "_usual_type", "_enums")
+    __slots__ = (
+        "_enums",
+        "_exact_types",
+        "_required_set",
+        "_usual_type",
+        "name",
+        "parameters",
+        "required",
+    )
 
     def __init__(self, name: str, schema: object) -> None:
         self.name = name
         if not isinstance(schema, Mapping):
-            raise SchemaError(f"the tool's schema must be an object, not {kind_phrase(schema)}", tool=name)
+            raise SchemaError(
+                f"the tool's schema must be an object, not {kind_phrase(schema)}", tool=name
+            )
         parameters = schema.get("parameters", {})
         if not isinstance(parameters, Mapping):
-            raise SchemaError(f"parameters must be an object, not {kind_phrase(parameters)}", tool=name)
+            raise SchemaError(
+                f"parameters must be an object, not {kind_phrase(parameters)}", tool=name
+            )
         properties = parameters.get("properties", {})
         if not isinstance(properties, Mapping):
-            raise SchemaError(f"properties must be an object, not {kind_phrase(properties)}", tool=name)
+            raise SchemaError(
+                f"properties must be an object, not {kind_phrase(properties)}", tool=name
+            )
         required = parameters.get("required", ())
         if not isinstance(required, (list, tuple)):
             raise SchemaError(
@@ -280,7 +303,8 @@ class ToolValidator:
                 )
 
         self.parameters: dict[str, _Parameter] = {
-            param_name: _Parameter(name, param_name, spec) for param_name, spec in properties.items()
+            param_name: _Parameter(name, param_name, spec)
+            for param_name, spec in properties.items()
         }
         # A name listed twice is required once: dict.fromkeys keeps the first.
         self.required: tuple[str, ...] = tuple(dict.fromkeys(required))
@@ -289,7 +313,10 @@ class ToolValidator:
         # check; an untyped parameter lists them all. A value of another type
         # (an OrderedDict, an IntEnum...) is not rejected here: it only sends
         # the call down the full path, which judges it properly.
-        self._exact_types = {param_name: _exact_types_of(param.accepted_kinds) for param_name, param in self.parameters.items()}
+        self._exact_types = {
+            param_name: _exact_types_of(param.accepted_kinds)
+            for param_name, param in self.parameters.items()
+        }
         # The most common exact type of each parameter (str for a string...), or
         # None where no single type stands out: one identity test per argument
         # settles the common case before any set lookup.
@@ -354,8 +381,9 @@ class ToolValidator:
 class Validator:
     """A compiled set of tool schemas; validates any number of calls against it.
 
-    Build one with :func:`compile_schemas`. ``check_call`` (and each tool's ``check``) is the hot path (errors as
-    ``(kind, subject)`` pairs); ``validate`` is the contract (error strings).
+    Build one with :func:`compile_schemas`. ``check_call`` (and each tool's
+    ``check``) is the hot path (errors as ``(kind, subject)`` pairs); ``validate``
+    is the contract (error strings).
     """
 
     __slots__ = ("tools",)

@@ -59,7 +59,8 @@ class OutputError(ToolAuditError):
 
 
 class OptionError(ToolAuditError, ValueError):
-    """An option of the audit is out of range or unknown (the same from the library as from the CLI)."""
+    """An option of the audit is out of range or unknown (the same error from the
+    library as from the CLI)."""
 
 
 class NoSchemasError(ToolAuditError):

@@ -61,17 +61,20 @@ class Source:
             return None
 
 
-class OversizedLine:
+class OversizedLine(bytes):
     """Stands in a line list for a line longer than the limit; holds its length.
 
-    orjson refuses it like any malformed line, so it costs the audit loop
-    nothing until it is met; the error path then says what it was.
+    It is empty bytes, so a batch stays a list of bytes; orjson refuses it (by
+    its type) like any malformed line, so it costs the audit loop nothing until
+    it is met; the error path then says what it was.
     """
 
-    __slots__ = ("length",)
+    length: int
 
-    def __init__(self, length: int) -> None:
-        self.length = length
+    def __new__(cls, length: int) -> OversizedLine:
+        line = super().__new__(cls)
+        line.length = length
+        return line
 
 
 class DamagedInput(Exception):
@@ -122,7 +125,7 @@ def read_line_batches(
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     on_bytes: Callable[[int], object] | None = None,
     stdin: BinaryIO | None = None,
-) -> Iterator[list[bytes | OversizedLine]]:
+) -> Iterator[list[bytes]]:
     """Yield the source's lines in batches, without their ``\\n``.
 
     A final line without a newline is still a line. ``on_bytes`` is told how
@@ -160,7 +163,8 @@ def _chunks(
     limit: int | None = None,
     inflate: bool = True,
 ) -> Iterator[bytes]:
-    """Raw chunks of a stream (at most ``limit`` bytes), inflated when it starts with the gzip magic."""
+    """Raw chunks of a stream (at most ``limit`` bytes), inflated when it starts with
+    the gzip magic."""
     raw = _raw_chunks(stream, on_bytes, limit)
     first = next(raw, b"")
     if not first:
@@ -172,7 +176,9 @@ def _chunks(
         yield from raw
 
 
-def _raw_chunks(stream: BinaryIO, on_bytes: Callable[[int], object] | None, limit: int | None) -> Iterator[bytes]:
+def _raw_chunks(
+    stream: BinaryIO, on_bytes: Callable[[int], object] | None, limit: int | None
+) -> Iterator[bytes]:
     # read1 returns what a pipe has now instead of waiting for a whole chunk,
     # so that `tail -f log | toolaudit audit` audits lines as they come.
     read = getattr(stream, "read1", stream.read)
@@ -215,16 +221,14 @@ def _inflate(compressed: Iterator[bytes]) -> Iterator[bytes]:
         raise DamagedInput("gzip data ends before the end of its stream (truncated file?)")
 
 
-def split_lines(
-    chunks: Iterable[bytes], max_line_bytes: int
-) -> Iterator[list[bytes | OversizedLine]]:
+def split_lines(chunks: Iterable[bytes], max_line_bytes: int) -> Iterator[list[bytes]]:
     """Chunks -> batches of lines. A line over ``max_line_bytes`` is not kept:
     it becomes an :class:`OversizedLine` and its bytes are skipped as they come."""
     head: list[bytes] = []  # pieces of a line that spans chunks
     head_bytes = 0
     oversized = False
     for chunk in chunks:
-        lines: list[bytes | OversizedLine] = chunk.split(b"\n")  # type: ignore[assignment]
+        lines = chunk.split(b"\n")
         tail = lines.pop()
         if len(lines) == 0:  # no newline in this chunk: the open line grows
             head_bytes += len(tail)
@@ -235,7 +239,6 @@ def split_lines(
                 head.append(tail)
             continue
         first = lines[0]
-        assert isinstance(first, bytes)
         if oversized or head_bytes + len(first) > max_line_bytes:
             lines[0] = OversizedLine(head_bytes + len(first))
         elif head:
@@ -244,8 +247,8 @@ def split_lines(
         if len(chunk) > max_line_bytes:  # only then can a whole line inside it be too long
             for index in range(1, len(lines)):
                 line = lines[index]
-                if len(line) > max_line_bytes:  # type: ignore[arg-type]
-                    lines[index] = OversizedLine(len(line))  # type: ignore[arg-type]
+                if len(line) > max_line_bytes:
+                    lines[index] = OversizedLine(len(line))
         head.clear()
         oversized = False
         head_bytes = len(tail)

@@ -19,7 +19,10 @@ SCHEMAS = str(SAMPLE_LOGS / "schemas.json")
 @pytest.mark.parametrize(
     ("options", "words"),
     [
-        ({"input_format": "nope"}, "unknown input format 'nope': expected one of flat, openai-chat"),
+        (
+            {"input_format": "nope"},
+            "unknown input format 'nope': expected one of flat, openai-chat",
+        ),
         ({"max_tools": 1}, "max_tools (--max-keys) must be a whole number of at least 2, not 1"),
         ({"max_params": True}, "max_params (--max-keys) must be a whole number"),
         ({"max_line_bytes": 0}, "max_line_bytes must be a whole number of at least 1"),

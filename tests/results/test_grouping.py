@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+
 import pytest
 
 from toolaudit.results.folding import OTHER
@@ -52,8 +53,28 @@ def test_reserved_strings_are_written_as_json_strings():
     assert key("a | b") == "a | b"  # one field: nothing to confuse it with
 
 
-TRICKY = ["a", "a ", " a", "a |", "| a", "a | b", "|", " | ", "", "null", '"null"', "1", "-1.5e3",
-          "true", "[1]", "{}", OTHER, "<no name>", '"', "\\"]
+TRICKY = [
+    "a",
+    "a ",
+    " a",
+    "a |",
+    "| a",
+    "a | b",
+    "|",
+    " | ",
+    "",
+    "null",
+    '"null"',
+    "1",
+    "-1.5e3",
+    "true",
+    "[1]",
+    "{}",
+    OTHER,
+    "<no name>",
+    '"',
+    "\\",
+]
 VALUES = [*TRICKY, None, 1, -1500.0, True, [1], {}, ["a | b"], {"a": "b | c"}]
 
 
@@ -61,7 +82,9 @@ def test_no_two_tuples_of_values_share_a_key():
     for width in (1, 2, 3):
         tuples = [()]
         for _ in range(width):
-            tuples = [(*t, v) for t in tuples for v in (VALUES if width < 3 else TRICKY[:8] + [None])]
+            tuples = [
+                (*t, v) for t in tuples for v in (VALUES if width < 3 else [*TRICKY[:8], None])
+            ]
         keys: dict[str, tuple[object, ...]] = {}
         for values in tuples:
             made = key(*values)

@@ -16,7 +16,9 @@ from ..conftest import SAMPLE_LOGS
 
 def test_making_a_summary_leaves_the_callers_tables_and_lists_alone():
     by_tool = {f"t{i}": ToolSummary(calls=1, ok=1) for i in range(10)}
-    many_params = ToolSummary(calls=1, invalid=1, by_param={f"p{i}": {"type": 1} for i in range(10)})
+    many_params = ToolSummary(
+        calls=1, invalid=1, by_param={f"p{i}": {"type": 1} for i in range(10)}
+    )
     by_tool["wide"] = many_params
     samples = [{"line": i} for i in range(SAMPLE_ROWS + 5)]
     summary = Summary("0", by_tool=by_tool, max_tools=3, max_params=3, samples=samples)
@@ -34,7 +36,9 @@ def test_real_names_are_never_counted_with_the_buckets():
     keys = set(tally.by_tool)
     assert keys == {NO_NAME, "\\<no name>", "\\<other>", "\\\\<other>", "plain"}
     assert tally.by_tool["\\<other>"].by_param == {"\\<other>": {"type": 1}}
-    assert len({table_key(n) for n in ("<other>", "\\<other>", "\\\\<other>", None, "<no name>")}) == 5
+    assert (
+        len({table_key(n) for n in ("<other>", "\\<other>", "\\\\<other>", None, "<no name>")}) == 5
+    )
 
 
 def test_summary_load_names_the_file(tmp_path):

@@ -12,7 +12,7 @@ import functools
 import os
 import sys
 from collections.abc import Callable
-from typing import Annotated, Any, Optional, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 import typer.core
@@ -55,7 +55,13 @@ FormatOption = Annotated[
     ),
 ]
 HtmlOption = Annotated[
-    Optional[str], typer.Option("--html", metavar="PATH", help="Also write a self-contained HTML page here.", show_default=False)
+    str | None,
+    typer.Option(
+        "--html",
+        metavar="PATH",
+        help="Also write a self-contained HTML page here.",
+        show_default=False,
+    ),
 ]
 
 
@@ -69,7 +75,9 @@ def _print_version(value: bool) -> None:
 def _root(
     version: Annotated[
         bool,
-        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
     ] = False,
 ) -> None:
     """Validate LLM tool calls against their schemas."""
@@ -91,14 +99,14 @@ class _Command(typer.core.TyperCommand):
     """A command whose help lists each argument by its metavar alone: typer
     would add the Python type (``PATH <list[str]>``), which means nothing to a user."""
 
-    def format_options(self, ctx: typer.Context, formatter: Any) -> None:
+    def format_options(self, ctx: Any, formatter: Any) -> None:
         arguments, options = [], []
         for param in self.get_params(ctx):
             record = param.get_help_record(ctx)
             if record is None:
                 continue
             if param.param_type_name == "argument":
-                arguments.append((param.metavar or param.human_readable_name, record[1]))
+                arguments.append((param.metavar or (param.name or "").upper(), record[1]))
             elif param.param_type_name == "option":
                 options.append(record)
         for title, records in (("Arguments", arguments), ("Options", options)):

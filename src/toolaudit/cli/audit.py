@@ -8,12 +8,11 @@ import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from toolaudit.cli.app import (
-    command,
     EXIT_INTERRUPTED,
     EXIT_INVALID,
     EXIT_OK,
@@ -22,7 +21,7 @@ from toolaudit.cli.app import (
     HtmlOption,
     _fail,
     _write_text,
-
+    command,
 )
 from toolaudit.errors import Terminated, ToolAuditError
 from toolaudit.formats import format_names
@@ -44,12 +43,13 @@ EXIT_CODES_HELP = (
 InputFormat = enum.Enum(  # type: ignore[misc]
     "InputFormat", {name: name for name in ("auto", *format_names())}, type=str
 )
+AUTO = InputFormat("auto")
 
 
 @command(epilog=EXIT_CODES_HELP)
 def audit(
     paths: Annotated[
-        Optional[list[str]],
+        list[str] | None,
         typer.Argument(
             metavar="PATH",
             help="Log files (JSONL, plain or gzip), directories (walked for *.jsonl, *.ndjson, "
@@ -58,7 +58,7 @@ def audit(
         ),
     ] = None,
     schemas: Annotated[
-        Optional[list[str]],
+        list[str] | None,
         typer.Option(
             "--schemas",
             "-s",
@@ -78,21 +78,31 @@ def audit(
             + ", ".join(f.value for f in InputFormat)
             + ".",
         ),
-    ] = InputFormat.auto,
+    ] = AUTO,
     report: Annotated[
-        Optional[str],
-        typer.Option("--report", "-r", metavar="PATH", help="Write one JSON line per call here (- for stdout).", show_default=False),
+        str | None,
+        typer.Option(
+            "--report",
+            "-r",
+            metavar="PATH",
+            help="Write one JSON line per call here (- for stdout).",
+            show_default=False,
+        ),
     ] = None,
     summary_path: Annotated[
-        Optional[str], typer.Option("--summary", metavar="PATH", help="Write the summary JSON here.", show_default=False)
+        str | None,
+        typer.Option(
+            "--summary", metavar="PATH", help="Write the summary JSON here.", show_default=False
+        ),
     ] = None,
     errors_only: Annotated[
-        bool, typer.Option("--errors-only", help="Keep only failing calls and records in the report.")
+        bool,
+        typer.Option("--errors-only", help="Keep only failing calls and records in the report."),
     ] = False,
     html: HtmlOption = None,
     output_format: FormatOption = "table",  # type: ignore[assignment]
     progress: Annotated[
-        Optional[bool],
+        bool | None,
         typer.Option(
             "--progress/--no-progress",
             help="Show progress on stderr. Default: only when stderr is a terminal.",
@@ -100,7 +110,7 @@ def audit(
         ),
     ] = None,
     max_error_rate: Annotated[
-        Optional[float],
+        float | None,
         typer.Option(
             "--max-error-rate",
             metavar="RATE",
@@ -121,13 +131,15 @@ def audit(
         ),
     ] = 1,
     group_by: Annotated[
-        Optional[list[str]],
+        list[str] | None,
         typer.Option(
             "--group-by",
             "-g",
             metavar="FIELD",
-            help="Group the summary by this record field (a dotted path, e.g. metadata.prompt_version; "
-            "'model' is the model the record's format names). Repeatable. Records without it: group null.",
+            help="Group the summary by this record field (a dotted path, e.g. "
+            "metadata.prompt_version; "
+            "'model' is the model the record's format names). Repeatable. Records without it: "
+            "group null.",
             show_default=False,
         ),
     ] = None,
@@ -142,16 +154,21 @@ def audit(
     ] = "10000,1000",
     max_line_bytes: Annotated[
         int,
-        typer.Option("--max-line-bytes", metavar="BYTES", min=1, help="Longer lines are reported as malformed, not parsed."),
+        typer.Option(
+            "--max-line-bytes",
+            metavar="BYTES",
+            min=1,
+            help="Longer lines are reported as malformed, not parsed.",
+        ),
     ] = 64 << 20,
 ) -> None:
     """Audit logs of tool calls: a report row per call and a summary of what failed."""
+    from toolaudit.cli.progress import byte_progress
+    from toolaudit.output import render_summary
+    from toolaudit.output.files import AtomicOutput, check_outputs_differ_from_inputs
+    from toolaudit.output.json import render_json
     from toolaudit.pipeline import AuditOptions, StopRequest
     from toolaudit.runners import AuditJob, Interrupted, RunHooks, runner_for
-    from toolaudit.output import render_summary
-    from toolaudit.output.json import render_json
-    from toolaudit.output.files import AtomicOutput, check_outputs_differ_from_inputs
-    from toolaudit.cli.progress import byte_progress
     from toolaudit.schemas import NO_SCHEMAS, load_schemas
     from toolaudit.sources import STDIN, expand_paths
 
@@ -202,7 +219,9 @@ def audit(
 
     _warn_incomplete(summary)
     if interrupted is not None:
-        raise typer.Exit(EXIT_TERMINATED if issubclass(interrupted, Terminated) else EXIT_INTERRUPTED)
+        raise typer.Exit(
+            EXIT_TERMINATED if issubclass(interrupted, Terminated) else EXIT_INTERRUPTED
+        )
     rendered = render_summary(output_format.value, summary)
     if report == "-":
         # stdout carries the report: the summary must not be mixed into it.
@@ -220,7 +239,9 @@ def _signals_stop(stop: StopRequest) -> Iterator[None]:
     def handler(signum: int, frame: object) -> None:
         stop.request(Terminated if signum == signal.SIGTERM else KeyboardInterrupt)
 
-    previous = {signum: signal.signal(signum, handler) for signum in (signal.SIGINT, signal.SIGTERM)}
+    previous = {
+        signum: signal.signal(signum, handler) for signum in (signal.SIGINT, signal.SIGTERM)
+    }
     try:
         yield
     finally:
@@ -240,7 +261,9 @@ def _parse_max_keys(text: str) -> tuple[int, int]:
     except ValueError:
         numbers = []
     if len(numbers) not in (1, 2):
-        raise typer.BadParameter("expected TOOLS or TOOLS,PARAMS, whole numbers of at least 2", param_hint="--max-keys")
+        raise typer.BadParameter(
+            "expected TOOLS or TOOLS,PARAMS, whole numbers of at least 2", param_hint="--max-keys"
+        )
     return numbers[0], numbers[-1] if len(numbers) == 2 else 1000
 
 
@@ -249,7 +272,10 @@ def _warn_incomplete(summary: Summary) -> None:
         if not source.complete:
             from toolaudit.output.text import printable
 
-            typer.echo(f"toolaudit: warning: {printable(source.path)}: {printable(source.error or '')}", err=True)
+            typer.echo(
+                f"toolaudit: warning: {printable(source.path)}: {printable(source.error or '')}",
+                err=True,
+            )
 
 
 def _exit_code(summary: Summary, max_error_rate: float | None) -> int:
@@ -260,5 +286,3 @@ def _exit_code(summary: Summary, max_error_rate: float | None) -> int:
     if max_error_rate is not None and summary.error_rate <= max_error_rate:
         return EXIT_OK
     return EXIT_INVALID
-
-

@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from toolaudit.cli.app import (
-    command,
     EXIT_INVALID,
     EXIT_OK,
     FormatOption,
     HtmlOption,
     _fail,
     _write_text,
-
+    command,
 )
 from toolaudit.errors import ToolAuditError
 
@@ -23,10 +22,13 @@ SUMMARY_FILE_HELP = "A summary written by toolaudit audit --summary (or merge)."
 
 
 @command(
-    epilog="Exit codes: 0 NEW is not worse than BASE (within --tolerance); 1 it is; 2 a summary could not be read."
+    epilog="Exit codes: 0 NEW is not worse than BASE (within --tolerance); 1 it is; "
+    "2 a summary could not be read."
 )
 def compare(
-    base: Annotated[str, typer.Argument(metavar="BASE", help=SUMMARY_FILE_HELP, show_default=False)],
+    base: Annotated[
+        str, typer.Argument(metavar="BASE", help=SUMMARY_FILE_HELP, show_default=False)
+    ],
     new: Annotated[str, typer.Argument(metavar="NEW", help=SUMMARY_FILE_HELP, show_default=False)],
     tolerance: Annotated[
         float,
@@ -35,28 +37,44 @@ def compare(
             metavar="RATE",
             min=0.0,
             max=1.0,
-            help="How much higher NEW's error rate may be than BASE's (absolute: 0.01 is one point).",
+            help="How much higher NEW's error rate may be than BASE's "
+            "(absolute: 0.01 is one point).",
         ),
     ] = 0.0,
     group: Annotated[
-        Optional[str],
-        typer.Option("--group", metavar="VALUE", help="Compare this --group-by group of both summaries.", show_default=False),
+        str | None,
+        typer.Option(
+            "--group",
+            metavar="VALUE",
+            help="Compare this --group-by group of both summaries.",
+            show_default=False,
+        ),
     ] = None,
     base_group: Annotated[
-        Optional[str],
-        typer.Option("--base-group", metavar="VALUE", help="The group of BASE to compare (default: --group).", show_default=False),
+        str | None,
+        typer.Option(
+            "--base-group",
+            metavar="VALUE",
+            help="The group of BASE to compare (default: --group).",
+            show_default=False,
+        ),
     ] = None,
     new_group: Annotated[
-        Optional[str],
-        typer.Option("--new-group", metavar="VALUE", help="The group of NEW to compare (default: --group).", show_default=False),
+        str | None,
+        typer.Option(
+            "--new-group",
+            metavar="VALUE",
+            help="The group of NEW to compare (default: --group).",
+            show_default=False,
+        ),
     ] = None,
     output_format: FormatOption = "table",  # type: ignore[assignment]
     html: HtmlOption = None,
 ) -> None:
     """Compare two audits' summaries per tool and per error kind; fail if NEW got worse."""
+    from toolaudit.output import render_comparison
     from toolaudit.results.compare import compare as compare_summaries
     from toolaudit.results.summary import Summary
-    from toolaudit.output import render_comparison
 
     try:
         comparison = compare_summaries(
@@ -78,11 +96,22 @@ def compare(
     raise typer.Exit(EXIT_INVALID if comparison.regressed else EXIT_OK)
 
 
-@command(epilog="Exit codes: 0 merged; 2 a summary could not be read, or the summaries cannot be merged honestly.")
+@command(
+    epilog="Exit codes: 0 merged; 2 a summary could not be read, or the summaries "
+    "cannot be merged honestly."
+)
 def merge(
-    summaries: Annotated[list[str], typer.Argument(metavar="SUMMARY", help=SUMMARY_FILE_HELP, show_default=False)],
+    summaries: Annotated[
+        list[str], typer.Argument(metavar="SUMMARY", help=SUMMARY_FILE_HELP, show_default=False)
+    ],
     output: Annotated[
-        str, typer.Option("--output", "-o", metavar="PATH", help="Where to write the merged summary (- for stdout).")
+        str,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="PATH",
+            help="Where to write the merged summary (- for stdout).",
+        ),
     ] = "-",
 ) -> None:
     """Merge the summaries of shards of one log into the summary of the whole."""
@@ -94,5 +123,3 @@ def merge(
         _write_text(output, render_json(merged))
     except ToolAuditError as error:
         raise _fail(str(error)) from None
-
-

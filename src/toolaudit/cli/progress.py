@@ -10,7 +10,9 @@ from toolaudit.sources import Source
 
 
 @contextmanager
-def byte_progress(sources: Iterable[Source], *, enabled: bool) -> Iterator[Callable[[int], object] | None]:
+def byte_progress(
+    sources: Iterable[Source], *, enabled: bool
+) -> Iterator[Callable[[int], object] | None]:
     """Yield a callback to tell how many bytes were read, or None when disabled."""
     if not enabled:
         yield None

@@ -11,16 +11,26 @@ from toolaudit.cli.app import EXIT_INVALID, EXIT_OK, _fail, command
 from toolaudit.errors import ToolAuditError
 
 
-@command(epilog="Exit codes: 0 the call is valid; 1 it is not; 2 the schemas or the call could not be read.")
+@command(
+    epilog="Exit codes: 0 the call is valid; 1 it is not; "
+    "2 the schemas or the call could not be read."
+)
 def validate(
     call: Annotated[
         str,
-        typer.Argument(metavar="CALL", help='The call as JSON: {"name": ..., "arguments": {...}}, or - for stdin.'),
+        typer.Argument(
+            metavar="CALL",
+            help='The call as JSON: {"name": ..., "arguments": {...}}, or - for stdin.',
+        ),
     ] = "-",
     schemas: Annotated[
         list[str],
         typer.Option(
-            "--schemas", "-s", metavar="FILE", help="Tool schemas, in any shape audit takes. Repeatable.", show_default=False
+            "--schemas",
+            "-s",
+            metavar="FILE",
+            help="Tool schemas, in any shape audit takes. Repeatable.",
+            show_default=False,
         ),
     ] = ...,  # type: ignore[assignment]
 ) -> None:
@@ -34,7 +44,9 @@ def validate(
     except ToolAuditError as error:
         raise _fail(str(error)) from None
     if schema_set.validator is None:
-        raise _fail("a BFCL question file holds one schema set per question; give the functions of one")
+        raise _fail(
+            "a BFCL question file holds one schema set per question; give the functions of one"
+        )
     text = sys.stdin.buffer.read() if call == "-" else call.encode()
     try:
         parsed = orjson.loads(text)
@@ -43,5 +55,3 @@ def validate(
     result = schema_set.validator.validate(parsed)
     sys.stdout.write(orjson.dumps(result).decode() + "\n")
     raise typer.Exit(EXIT_OK if result["ok"] else EXIT_INVALID)
-
-

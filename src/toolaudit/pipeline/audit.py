@@ -173,7 +173,9 @@ class Audit:
             return self._global
         return self._groups.tally_for(record, model)
 
-    def _audit_source(self, source: Source, status: SourceStatus, out: _Rows) -> Iterator[list[Row]]:
+    def _audit_source(
+        self, source: Source, status: SourceStatus, out: _Rows
+    ) -> Iterator[list[Row]]:
         """Audit one source, yielding its rows a batch at a time."""
         global_tools = self.schemas.validator
         inline = (
@@ -210,7 +212,9 @@ class Audit:
                             continue
                         parsed, detail = _parse_refused(line, error)
                         if detail is not None:
-                            self._record_error(self._tally_for(None, None), out, lineno, "json", detail)
+                            self._record_error(
+                                self._tally_for(None, None), out, lineno, "json", detail
+                            )
                         else:
                             self._audit_record(parsed, lineno, out)
                         continue
@@ -222,8 +226,11 @@ class Audit:
                         continue
                     name = record.get("name")
                     arguments = record.get("arguments")
-                    tool = tools_get(name) if type(name) is str and type(arguments) is dict else None
-                    if tool is None:
+                    if (
+                        type(name) is not str
+                        or type(arguments) is not dict
+                        or (tool := tools_get(name)) is None
+                    ):
                         self._audit_record(record, lineno, out, line)
                         continue
                     model = record.get("model")
@@ -237,12 +244,26 @@ class Audit:
                         else:
                             ok_names(tool.name)
                         if valid_rows:
-                            out.add(make_row(out.source, lineno, 0, flat_call_id(record), tool.name, model, []))
-                    elif _number_may_be_inexact(problems, arguments) and may_hold_long_integers(line):
+                            out.add(
+                                make_row(
+                                    out.source,
+                                    lineno,
+                                    0,
+                                    flat_call_id(record),
+                                    tool.name,
+                                    model,
+                                    [],
+                                )
+                            )
+                    elif _number_may_be_inexact(problems, arguments) and may_hold_long_integers(
+                        line
+                    ):
                         self._audit_record(record, lineno, out, line, tally=tally)
                     else:
-                        verdict = Verdict(tool.name, problems, None)
-                        self._count_call(tally, out, lineno, 0, flat_call_id(record), model, verdict)
+                        verdict = (tool.name, problems, None)
+                        self._count_call(
+                            tally, out, lineno, 0, flat_call_id(record), model, verdict
+                        )
                 # Valid calls are tallied per batch, in C: cheaper than a dict update per call.
                 count_ok(ok_batch)
                 ok_batch.clear()
@@ -280,7 +301,13 @@ class Audit:
     # -- the rare paths -------------------------------------------------------------
 
     def _audit_record(
-        self, record: object, lineno: int, out: _Rows, line: bytes | None = None, *, tally: Tally | None = None
+        self,
+        record: object,
+        lineno: int,
+        out: _Rows,
+        line: bytes | None = None,
+        *,
+        tally: Tally | None = None,
     ) -> None:
         """Everything but the inline case.
 
@@ -302,7 +329,8 @@ class Audit:
             self._record_error(tally, out, lineno, "record", str(shape))
             return
         if tally is None:
-            tally = self._tally_for(record, extracted.model)
+            groups = self._groups
+            tally = self._global if groups is None else groups.tally_for(record, extracted.model)
         if extracted.defines is not None:
             self._record_tools.remember(extracted)
         if not extracted.calls:
@@ -315,7 +343,11 @@ class Audit:
             return
         exact = line is None
         verdicts = [judge(call, validator, why_unjudged, exact=exact) for call in extracted.calls]
-        if line is not None and any(v.problems for v in verdicts) and may_hold_long_integers(line):
+        if (
+            line is not None
+            and any(problems for _, problems, _ in verdicts)
+            and may_hold_long_integers(line)
+        ):
             try:
                 exact_record = loads_exact(line)
             except (ValueError, RecursionError):
@@ -323,7 +355,7 @@ class Audit:
             if exact_record is not None:
                 self._audit_record(exact_record, lineno, out, tally=tally)
                 return
-        for call, verdict in zip(extracted.calls, verdicts):
+        for call, verdict in zip(extracted.calls, verdicts, strict=True):
             self._count_call(tally, out, lineno, call.index, call.id, extracted.model, verdict)
 
     def _count_call(
@@ -353,7 +385,9 @@ class Audit:
             if sample:
                 self._keep_sample(tally, row)
 
-    def _record_error(self, tally: Tally, out: _Rows, lineno: int, reason: str, detail: str) -> None:
+    def _record_error(
+        self, tally: Tally, out: _Rows, lineno: int, reason: str, detail: str
+    ) -> None:
         """Count and report a record that held no readable call."""
         error = f"{MALFORMED}:{reason}"
         tally.record_errors[error] = tally.record_errors.get(error, 0) + 1
@@ -396,14 +430,17 @@ def _drop(row: Row) -> None:
     """Where rows go when none are wanted."""
 
 
-def _parse_refused(line: bytes | OversizedLine, error: ValueError) -> tuple[object, str | None]:
+def _parse_refused(line: bytes, error: ValueError) -> tuple[object, str | None]:
     """A line orjson refused that is not blank: (the record, None) when it is valid
     JSON after all, else (None, why it cannot be audited)."""
     if isinstance(line, OversizedLine):
         return None, f"line is {line.length} bytes, over the --max-line-bytes limit"
     message = getattr(error, "msg", str(error))
     if "depth limit" in message:
-        return None, f"nested deeper than the parser's limit of {ORJSON_MAX_DEPTH} levels; not audited"
+        return (
+            None,
+            f"nested deeper than the parser's limit of {ORJSON_MAX_DEPTH} levels; not audited",
+        )
     try:
         # Valid JSON that orjson refuses: 1e400, a lone surrogate escape, a
         # UTF-8 byte order mark (an editor's, or from concatenated files).
@@ -416,7 +453,7 @@ def _number_may_be_inexact(problems: Problems, arguments: Mapping[str, Any]) -> 
     """Whether a type or enum error may come from orjson's float for a huge integer:
     only a float, or an array or object holding one, can be such a value."""
     for kind, subject in problems:
-        if kind == TYPE or kind == ENUM:
+        if kind in (TYPE, ENUM):
             value_type = type(arguments.get(subject))
             if value_type is float or value_type is list or value_type is dict:
                 return True

@@ -8,12 +8,10 @@ its own words in the report's ``detail``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 import orjson
 
-from toolaudit.formats import ABSENT, JSON_STRING, OBJECT, Call
-from toolaudit.jsonutil import loads_exact
 from toolaudit.contract import (
     MALFORMED,
     UNKNOWN_TOOL,
@@ -22,6 +20,8 @@ from toolaudit.contract import (
     Validator,
     kind_phrase,
 )
+from toolaudit.formats import ABSENT, JSON_STRING, OBJECT, Call
+from toolaudit.jsonutil import loads_exact
 
 Problems = tuple[Problem, ...] | list[Problem]
 
@@ -30,15 +30,11 @@ _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
 
 
-class Verdict(NamedTuple):
-    """What one call comes to."""
-
-    #: The tool it counts under (a declared tool's own name, through aliases),
-    #: or None when the call gave no usable name.
-    tool: str | None
-    problems: Problems
-    #: For the report row: why the arguments could not be read, a cut-off warning...
-    detail: str | None
+#: What one call comes to: (the tool it counts under, its problems, a detail for the
+#: report row). The tool is a declared tool's own name (through aliases), the name
+#: called for an unknown tool, or None when the call gave no usable name. A plain
+#: tuple: a NamedTuple costs ten times as much to make, on every call judged.
+Verdict = tuple[str | None, Problems, str | None]
 
 
 def judge(call: Call, validator: Validator, context: str | None, *, exact: bool) -> Verdict:
@@ -76,7 +72,7 @@ def judge(call: Call, validator: Validator, context: str | None, *, exact: bool)
                 problems = [(MALFORMED, "arguments")] if decoded is None else tool.check(decoded)
     if call.note:
         details.append(call.note)
-    return Verdict(tool_key, problems, "; ".join(details) or None)
+    return tool_key, problems, "; ".join(details) or None
 
 
 def decode_call_arguments(
@@ -92,8 +88,15 @@ def decode_call_arguments(
         return decode_arguments(arguments, tool, exact=exact)
     if call.encoding == OBJECT:
         decoded, why = decode_arguments(arguments, tool, exact=exact)
-        return decoded, why or "arguments were logged as a JSON string, though this format sends an object"
-    return None, "arguments are a string, though they should have been parsed into an object (double-encoded?)"
+        return (
+            decoded,
+            why or "arguments were logged as a JSON string, though this format sends an object",
+        )
+    return (
+        None,
+        "arguments are a string, though they should have been parsed into an object "
+        "(double-encoded?)",
+    )
 
 
 def decode_arguments(

@@ -43,19 +43,25 @@ class AuditOptions:
                 f"expected one of {', '.join(format_names())}"
             )
         if not _is_count(self.max_line_bytes) or self.max_line_bytes < 1:
-            raise OptionError(f"max_line_bytes must be a whole number of at least 1, not {self.max_line_bytes!r}")
+            raise OptionError(
+                f"max_line_bytes must be a whole number of at least 1, not {self.max_line_bytes!r}"
+            )
         for name in ("max_tools", "max_params"):
             value = getattr(self, name)
             if not _is_count(value) or value < MIN_MAX_KEYS:
                 raise OptionError(
-                    f"{name} (--max-keys) must be a whole number of at least {MIN_MAX_KEYS}, not {value!r}"
+                    f"{name} (--max-keys) must be a whole number of at least {MIN_MAX_KEYS}, not "
+                    f"{value!r}"
                 )
         if isinstance(self.group_by, str):  # a lone field, not the characters of one
             object.__setattr__(self, "group_by", (self.group_by,))
         group_by = tuple(self.group_by)
         for field_path in group_by:
             if not isinstance(field_path, str) or not field_path or "" in field_path.split("."):
-                raise OptionError(f"--group-by needs a dotted field path such as metadata.prompt_version, not {field_path!r}")
+                raise OptionError(
+                    "--group-by needs a dotted field path such as metadata.prompt_version, not "
+                    f"{field_path!r}"
+                )
         if len(set(group_by)) != len(group_by):
             raise OptionError(f"--group-by names a field twice: {', '.join(group_by)}")
         object.__setattr__(self, "group_by", group_by)

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolaudit.contract import Validator, compile_schemas
 from toolaudit.errors import NoSchemasError, SchemaError
 from toolaudit.formats import Extracted
 from toolaudit.jsonutil import canonical
 from toolaudit.schemas.loading import SchemaSet
 from toolaudit.schemas.tooldefs import normalize_tools
-from toolaudit.contract import Validator, compile_schemas
 
 #: Compiled tool sets of records (logged requests) kept for reuse, at most.
 RECORD_TOOLS_CACHE = 1024
@@ -37,7 +37,9 @@ class RecordTools:
         """A new source: an MCP tools/list of the last one does not judge its calls."""
         self._stream_tools, self._stream_more_pages = None, False
 
-    def validator_for(self, extracted: Extracted, source: str, lineno: int) -> tuple[Validator | None, str | None]:
+    def validator_for(
+        self, extracted: Extracted, source: str, lineno: int
+    ) -> tuple[Validator | None, str | None]:
         """(the validator, a note for unknown tools) or (None, why the record's own
         tools are malformed); raises NoSchemasError when nothing can judge it."""
         if extracted.tools is not None and extracted.defines is None:
@@ -66,11 +68,15 @@ class RecordTools:
         """Keep the tools a record defines for the records after it."""
         self.defines_tools = True
         if extracted.defines == "stream":
-            tools = list(extracted.tools or ())
+            tools = list(extracted.tools) if isinstance(extracted.tools, list) else []
             if self._stream_more_pages and self._stream_tools is not None:
                 tools = self._stream_tools + tools
             self._stream_tools, self._stream_more_pages = tools, extracted.more_pages
-        elif extracted.defines == "key" and isinstance(extracted.key, (str, int)) and extracted.tools is not None:
+        elif (
+            extracted.defines == "key"
+            and isinstance(extracted.key, (str, int))
+            and extracted.tools is not None
+        ):
             self._keyed_tools[extracted.key] = self.compile(extracted.tools)
 
     def compile(self, tools: object) -> Validator | str:
@@ -81,7 +87,9 @@ class RecordTools:
         compiled = self._compiled.get(cache_key)
         if compiled is None:
             try:
-                compiled = compile_schemas(normalize_tools(tools if isinstance(tools, list) else [tools], source="record"))
+                compiled = compile_schemas(
+                    normalize_tools(tools if isinstance(tools, list) else [tools], source="record")
+                )
             except SchemaError as error:
                 compiled = str(error)
             if len(self._compiled) >= RECORD_TOOLS_CACHE:

@@ -1,4 +1,5 @@
-"""Comparing two summaries: which model (or prompt version) calls tools better, and did it regress?"""
+"""Comparing two summaries: which model (or prompt version) calls tools better, and
+did it regress?"""
 
 from __future__ import annotations
 
@@ -96,7 +97,9 @@ class Comparison:
         # Tools in order of their weight in the change of the error rate: a tool
         # called once that failed once matters less than a busy one that got worse.
         base_total, new_total = max(base.calls, 1), max(new.calls, 1)
-        tools.sort(key=lambda row: (-(row.new_count / new_total - row.base_count / base_total), row.name))
+        tools.sort(
+            key=lambda row: (-(row.new_count / new_total - row.base_count / base_total), row.name)
+        )
         object.__setattr__(self, "by_tool", tools)
         base_kinds, new_kinds = base.by_kind, new.by_kind
         kinds = [

@@ -14,7 +14,7 @@ name costs O(1) amortised.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, Mapping, MutableMapping
 from typing import TypeVar
 
 OTHER = "<other>"
@@ -67,7 +67,11 @@ class Folding:
         return self.threshold is None or name in _BUCKETS or stable_hash(name) < self.threshold
 
     def entry(
-        self, table: MutableMapping[str, V], name: str, new: Callable[[], V], merge: Callable[[V, V], V]
+        self,
+        table: MutableMapping[str, V],
+        name: str,
+        new: Callable[[], V],
+        merge: Callable[[V, V], V],
     ) -> tuple[str, V]:
         """(the key, the entry) that counts ``name`` in ``table``: its own, made with
         ``new`` if it is admitted, else <other>'s. Compacts the table when it is full."""
@@ -98,7 +102,7 @@ class Folding:
         self.threshold = kept_max if self.threshold is None else min(self.threshold, kept_max)
 
 
-def folded_estimate(table: MutableMapping[str, object], limit: int) -> int:
+def folded_estimate(table: Mapping[str, object], limit: int) -> int:
     """About how many distinct names were folded into <other> in a compacted
     table (0 when nothing was).
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import orjson
 
-from toolaudit.results.folding import NO_NAME, OTHER, Folding
 from toolaudit.jsonutil import dumps_any
+from toolaudit.results.folding import NO_NAME, OTHER, Folding
 from toolaudit.results.summary import (
     MAX_GROUPS,
     NULL_GROUP,
@@ -19,7 +19,6 @@ from toolaudit.results.summary import (
     merged_tools,
 )
 from toolaudit.results.tally import Tally
-
 
 #: Strings that would read as another value, or as a bucket: written as JSON strings.
 _RESERVED = frozenset({NULL_GROUP, "true", "false", OTHER, NO_NAME})
@@ -84,7 +83,9 @@ class Groups:
     def tally_for(self, record: Mapping[str, Any] | None, model: str | None) -> Tally:
         """The tally that counts this record (one more record in it)."""
         key = group_key(record, model, self.fields)
-        _, tally = self._folding.entry(self._tallies, key, lambda: Tally(*self._limits), Tally.absorbed)
+        _, tally = self._folding.entry(
+            self._tallies, key, lambda: Tally(*self._limits), Tally.absorbed
+        )
         tally.records += 1
         return tally
 
@@ -92,8 +93,15 @@ class Groups:
         """``total`` (which counted the lines) with the groups' counts and the groups."""
         groups = {}
         for key, tally in self._tallies.items():
-            tally.lines = tally.records  # a group has records, not lines (blank lines have no group)
-            groups[key] = tally.summary(version=total.toolaudit_version, schemas_digest=total.schemas_digest, sources=[], complete=True)
+            tally.lines = (
+                tally.records
+            )  # a group has records, not lines (blank lines have no group)
+            groups[key] = tally.summary(
+                version=total.toolaudit_version,
+                schemas_digest=total.schemas_digest,
+                sources=[],
+                complete=True,
+            )
         merged = replace(total, by_tool={}, records_without_calls=0, record_errors={})
         for group in groups.values():
             merged.records_without_calls += group.records_without_calls

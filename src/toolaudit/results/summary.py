@@ -92,7 +92,10 @@ class ToolSummary:
             ok=int(data["ok"]),
             invalid=int(data["invalid"]),
             by_kind={k: int(v) for k, v in data.get("by_kind", {}).items()},
-            by_param={p: {k: int(v) for k, v in kinds.items()} for p, kinds in data.get("by_param", {}).items()},
+            by_param={
+                p: {k: int(v) for k, v in kinds.items()}
+                for p, kinds in data.get("by_param", {}).items()
+            },
         )
 
     def merged(self, other: ToolSummary) -> ToolSummary:
@@ -194,7 +197,9 @@ class Summary:
     @property
     def folded_params(self) -> int:
         """About how many distinct (tool, parameter) names were folded."""
-        return sum(folded_estimate(tool.by_param, self.max_params) for tool in self.by_tool.values())
+        return sum(
+            folded_estimate(tool.by_param, self.max_params) for tool in self.by_tool.values()
+        )
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -206,7 +211,9 @@ class Summary:
         }
         if self.group_by:
             data["group_by"] = list(self.group_by)
-            data["groups"] = {key: group._counts_dict() for key, group in sorted(self.groups.items())}
+            data["groups"] = {
+                key: group._counts_dict() for key, group in sorted(self.groups.items())
+            }
         return data
 
     def _counts_dict(self) -> dict[str, Any]:
@@ -240,7 +247,12 @@ class Summary:
                 **cls._counts_from(data, version, digest),
                 complete=bool(data["complete"]),
                 sources=[
-                    SourceStatus(path=s["path"], lines=int(s["lines"]), complete=bool(s["complete"]), error=s.get("error"))
+                    SourceStatus(
+                        path=s["path"],
+                        lines=int(s["lines"]),
+                        complete=bool(s["complete"]),
+                        error=s.get("error"),
+                    )
                     for s in data["sources"]
                 ],
                 group_by=tuple(str(field) for field in data.get("group_by", ())),
@@ -250,7 +262,9 @@ class Summary:
                 },
             )
         except (KeyError, TypeError, ValueError, AttributeError) as error:
-            raise SummaryError(f"not a toolaudit summary: missing or odd field ({error})") from error
+            raise SummaryError(
+                f"not a toolaudit summary: missing or odd field ({error})"
+            ) from error
 
     @staticmethod
     def _counts_from(data: Mapping[str, Any], version: str, digest: str | None) -> dict[str, Any]:
@@ -295,11 +309,17 @@ class Summary:
         for what, mine, theirs in (
             ("toolaudit versions", self.toolaudit_version, other.toolaudit_version),
             ("schemas", self.schemas_digest, other.schemas_digest),
-            ("--max-keys limits", (self.max_tools, self.max_params), (other.max_tools, other.max_params)),
+            (
+                "--max-keys limits",
+                (self.max_tools, self.max_params),
+                (other.max_tools, other.max_params),
+            ),
             ("--group-by fields", self.group_by, other.group_by),
         ):
             if mine != theirs:
-                raise SummaryError(f"cannot merge summaries made with different {what} ({mine} and {theirs})")
+                raise SummaryError(
+                    f"cannot merge summaries made with different {what} ({mine} and {theirs})"
+                )
         sources = {s.path: replace(s) for s in self.sources}
         for status in other.sources:
             mine_status = sources.get(status.path)
@@ -350,7 +370,9 @@ def _add_counts(into: Counts, other: Mapping[str, int]) -> Counts:
     return into
 
 
-def merged_tools(first: Mapping[str, ToolSummary], second: Mapping[str, ToolSummary]) -> dict[str, ToolSummary]:
+def merged_tools(
+    first: Mapping[str, ToolSummary], second: Mapping[str, ToolSummary]
+) -> dict[str, ToolSummary]:
     """Per-tool summaries of both, added name by name (neither is changed)."""
     tools = dict(first)
     for name, tool in second.items():

@@ -6,10 +6,16 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from toolaudit.results.folding import DEFAULT_MAX_PARAMS, DEFAULT_MAX_TOOLS, Folding, table_key
-from toolaudit.results.summary import SAMPLE_ROWS, Counts, SourceStatus, Summary, ToolSummary, merged_counts
 from toolaudit.contract import PARAMETER_KINDS
-
+from toolaudit.results.folding import DEFAULT_MAX_PARAMS, DEFAULT_MAX_TOOLS, Folding, table_key
+from toolaudit.results.summary import (
+    SAMPLE_ROWS,
+    Counts,
+    SourceStatus,
+    Summary,
+    ToolSummary,
+    merged_counts,
+)
 
 #: The first characters of the names that table_key may change.
 _ESCAPABLE = "<\\"
@@ -25,19 +31,21 @@ class Tally:
     """
 
     __slots__ = (
-        "lines",
+        "_param_foldings",
+        "_tool_folding",
         "blank_lines",
+        "by_tool",
+        "lines",
+        "max_params",
+        "record_errors",
         "records",
         "records_without_calls",
-        "record_errors",
-        "by_tool",
         "samples",
-        "max_params",
-        "_tool_folding",
-        "_param_foldings",
     )
 
-    def __init__(self, max_tools: int = DEFAULT_MAX_TOOLS, max_params: int = DEFAULT_MAX_PARAMS) -> None:
+    def __init__(
+        self, max_tools: int = DEFAULT_MAX_TOOLS, max_params: int = DEFAULT_MAX_PARAMS
+    ) -> None:
         self.lines = 0
         self.blank_lines = 0
         self.records = 0
@@ -113,7 +121,14 @@ class Tally:
     def wants_sample(self) -> bool:
         return len(self.samples) < SAMPLE_ROWS
 
-    def summary(self, *, version: str, schemas_digest: str | None, sources: list[SourceStatus], complete: bool) -> Summary:
+    def summary(
+        self,
+        *,
+        version: str,
+        schemas_digest: str | None,
+        sources: list[SourceStatus],
+        complete: bool,
+    ) -> Summary:
         return Summary(
             toolaudit_version=version,
             schemas_digest=schemas_digest,

@@ -6,7 +6,7 @@ the same :class:`~toolaudit.results.summary.Summary` as one process would.
 
 from __future__ import annotations
 
-from toolaudit.runners.base import AuditJob, Interrupted, Runner, RunHooks
+from toolaudit.runners.base import AuditJob, Interrupted, RunHooks, Runner
 from toolaudit.runners.parallel import ParallelRunner, job_count
 from toolaudit.runners.serial import SerialRunner
 

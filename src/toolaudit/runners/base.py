@@ -65,6 +65,8 @@ class Runner(Protocol):
     in input order, and returns the summary. Raises :class:`Interrupted` when
     stopped, after writing every complete row it can."""
 
-    def run(self, job: AuditJob, report: BinaryIO | None = None, hooks: RunHooks | None = None) -> Summary:
+    def run(
+        self, job: AuditJob, report: BinaryIO | None = None, hooks: RunHooks | None = None
+    ) -> Summary:
         """Audit the job; see the class docstring."""
         ...

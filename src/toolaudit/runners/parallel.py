@@ -49,7 +49,13 @@ def plan_parts(sources: list[Source], jobs: int) -> list[Source]:
     parts: list[Source] = []
     for source in sources:
         size = source.size()
-        if source.is_stdin or source.is_part or size is None or size < 2 * MIN_PART_BYTES or is_gzip(source.name):
+        if (
+            source.is_stdin
+            or source.is_part
+            or size is None
+            or size < 2 * MIN_PART_BYTES
+            or is_gzip(source.name)
+        ):
             parts.append(source)
             continue
         count = min(jobs * PARTS_PER_JOB, size // MIN_PART_BYTES)
@@ -61,7 +67,10 @@ def plan_parts(sources: list[Source], jobs: int) -> list[Source]:
                     break
                 if start > starts[-1]:
                     starts.append(start)
-        parts.extend(Source(source.name, start=a, end=b) for a, b in zip(starts, [*starts[1:], size]))
+        parts.extend(
+            Source(source.name, start=a, end=b)
+            for a, b in zip(starts, [*starts[1:], size], strict=True)
+        )
     return parts
 
 
@@ -102,7 +111,7 @@ def _number_lines(parts: list[Source], newlines: list[int]) -> list[Source]:
     numbered = []
     first_line = 1
     previous = None
-    for part, count in zip(parts, newlines):
+    for part, count in zip(parts, newlines, strict=True):
         if part.name != previous:
             first_line, previous = 1, part.name
         numbered.append(replace(part, first_line=first_line))
@@ -155,7 +164,9 @@ class ParallelRunner:
     def __init__(self, jobs: int) -> None:
         self.jobs = job_count(jobs)
 
-    def run(self, job: AuditJob, report: BinaryIO | None = None, hooks: RunHooks | None = None) -> Summary:
+    def run(
+        self, job: AuditJob, report: BinaryIO | None = None, hooks: RunHooks | None = None
+    ) -> Summary:
         hooks = hooks if hooks is not None else RunHooks()
         parts = plan_parts(list(job.sources), self.jobs)
         if self.jobs == 1 or len(parts) == 1:
@@ -177,8 +188,10 @@ class ParallelRunner:
             defining = next((r for r in results if r.defines_tools), None)
             if defining is not None:
                 hooks.tell(
-                    f"--jobs {self.jobs}: audited again in one process: {defining.source.name} defines "
-                    "tools for the records after them (an MCP tools/list result or a batch input line)"
+                    f"--jobs {self.jobs}: audited again in one process: {defining.source.name} "
+                    "defines "
+                    "tools for the records after them (an MCP tools/list result or a batch input "
+                    "line)"
                 )
                 return _again_in_one_process(job, report, streaming, hooks)
             if report is not None and not streaming:
@@ -202,7 +215,9 @@ class ParallelRunner:
         results: list[_PartResult] = []
         try:
             with context.Pool(
-                min(self.jobs, len(parts)), initializer=_start_worker, initargs=(job.schemas, job.options)
+                min(self.jobs, len(parts)),
+                initializer=_start_worker,
+                initargs=(job.schemas, job.options),
             ) as pool:
                 # Rows (in the report, and the summary's samples) give line numbers:
                 # a first pass counts each range's lines, in parallel too.
@@ -240,7 +255,9 @@ def _append_report(result: _PartResult, report: BinaryIO) -> None:
     os.unlink(result.report_path)
 
 
-def _again_in_one_process(job: AuditJob, report: BinaryIO | None, rewind: bool, hooks: RunHooks) -> Summary:
+def _again_in_one_process(
+    job: AuditJob, report: BinaryIO | None, rewind: bool, hooks: RunHooks
+) -> Summary:
     if report is not None and rewind:
         report.seek(0)
         report.truncate()

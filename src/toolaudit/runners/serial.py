@@ -12,10 +12,17 @@ from toolaudit.runners.base import AuditJob, Interrupted, RunHooks
 class SerialRunner:
     """Audits the job in this process."""
 
-    def run(self, job: AuditJob, report: BinaryIO | None = None, hooks: RunHooks | None = None) -> Summary:
+    def run(
+        self, job: AuditJob, report: BinaryIO | None = None, hooks: RunHooks | None = None
+    ) -> Summary:
         hooks = hooks if hooks is not None else RunHooks()
         audit = Audit(
-            job.sources, job.schemas, job.options, on_bytes=hooks.on_bytes, stdin=hooks.stdin, stop=hooks.stop
+            job.sources,
+            job.schemas,
+            job.options,
+            on_bytes=hooks.on_bytes,
+            stdin=hooks.stdin,
+            stop=hooks.stop,
         )
         try:
             return audit.run(report)

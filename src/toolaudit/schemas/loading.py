@@ -19,10 +19,10 @@ from typing import Any
 
 import orjson
 
+from toolaudit.contract import Validator, compile_schemas
 from toolaudit.errors import InputError, SchemaError
 from toolaudit.jsonutil import canonical
 from toolaudit.schemas.tooldefs import Schemas, normalize_tools
-from toolaudit.contract import Validator, compile_schemas
 
 
 @dataclass(frozen=True)
@@ -78,9 +78,13 @@ def _load_schemas(paths: list[str]) -> SchemaSet:
     for path in paths:
         tools, questions = _read_schemas_file(path)
         if not tools and not questions:
-            raise SchemaError("defines no tools (a BFCL multi-turn question file lists its functions in "
-                              "multi_turn_func_doc/ instead)" if path.endswith(".json") and "multi_turn" in path
-                              else "defines no tools", source=f"schemas file {path}")
+            raise SchemaError(
+                "defines no tools (a BFCL multi-turn question file lists its functions in "
+                "multi_turn_func_doc/ instead)"
+                if path.endswith(".json") and "multi_turn" in path
+                else "defines no tools",
+                source=f"schemas file {path}",
+            )
         for name, schema in tools.items():
             if name in merged and merged[name] != schema:
                 raise SchemaError(
@@ -90,19 +94,28 @@ def _load_schemas(paths: list[str]) -> SchemaSet:
             origin.setdefault(name, path)
         for key, schemas in questions.items():
             if key in keyed and keyed[key] != schemas:
-                raise SchemaError(f"question {key!r} is defined differently in two schemas files (the second: {path})")
+                raise SchemaError(
+                    f"question {key!r} is defined differently in two schemas files (the second: "
+                    f"{path})"
+                )
             keyed[key] = schemas
     return schema_set(merged, keyed=keyed, source=", ".join(paths))
 
 
 def schema_set(
-    schemas: Mapping[str, Any], *, keyed: Mapping[str, Schemas] | None = None, source: str | None = None
+    schemas: Mapping[str, Any],
+    *,
+    keyed: Mapping[str, Schemas] | None = None,
+    source: str | None = None,
 ) -> SchemaSet:
     """Compile tool name -> schema (and keyed sets); a defect names ``source`` too."""
     keyed = keyed or {}
     try:
         validator = compile_schemas(schemas) if schemas or not keyed else None
-        compiled = {key: compile_schemas(tools).with_aliases(dotted_aliases(tools)) for key, tools in keyed.items()}
+        compiled = {
+            key: compile_schemas(tools).with_aliases(dotted_aliases(tools))
+            for key, tools in keyed.items()
+        }
     except SchemaError as error:
         raise (error.located(f"schemas file {source}") if source else error) from None
     # The parsed schemas are not kept: compiled, they are all a run needs.
@@ -161,18 +174,25 @@ def _json_lines(data: bytes, where: str) -> list[tuple[int, Any]] | None:
 
 def _from_lines(lines: list[tuple[int, Any]], where: str) -> tuple[Schemas, dict[str, Schemas]]:
     """Lines of tool definitions, or of BFCL questions (``{"id", "function": [...]}``)."""
-    if lines and all(isinstance(v, Mapping) and "id" in v and ("function" in v or "question" in v) for _, v in lines):
+    if lines and all(
+        isinstance(v, Mapping) and "id" in v and ("function" in v or "question" in v)
+        for _, v in lines
+    ):
         questions: dict[str, Schemas] = {}
         for number, question in lines:
             functions = question.get("function")
             if isinstance(functions, list) and functions:
-                questions[str(question["id"])] = normalize_tools(functions, source=f"{where}, line {number}")
+                questions[str(question["id"])] = normalize_tools(
+                    functions, source=f"{where}, line {number}"
+                )
         return {}, questions
     tools: Schemas = {}
     for number, definition in lines:
         for name, schema in normalize_tools([definition], source=f"{where}, line {number}").items():
             if name in tools and tools[name] != schema:
-                raise SchemaError("defined twice, differently", tool=name, source=f"{where}, line {number}")
+                raise SchemaError(
+                    "defined twice, differently", tool=name, source=f"{where}, line {number}"
+                )
             tools[name] = schema
     return tools, {}
 
@@ -200,7 +220,15 @@ _EXPECTED = (
     "expected a JSON object mapping tool names to schemas, a list (or lines) of tool "
     "definitions, an MCP tools/list result, or a BFCL question file"
 )
-_TOOL_KEYS = ("parameters", "input_schema", "inputSchema", "parametersJsonSchema", "functionDeclarations", "function_declarations", "toolSpec")
+_TOOL_KEYS = (
+    "parameters",
+    "input_schema",
+    "inputSchema",
+    "parametersJsonSchema",
+    "functionDeclarations",
+    "function_declarations",
+    "toolSpec",
+)
 
 
 def _is_one_tool(document: Mapping[str, Any]) -> bool:

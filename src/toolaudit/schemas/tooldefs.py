@@ -70,7 +70,9 @@ def normalize_tools(definitions: Iterable[object], *, source: str) -> Schemas:
 
 def _tools_of(definition: object, where: str) -> Iterator[tuple[str, dict[str, Any]]]:
     if not isinstance(definition, Mapping):
-        raise SchemaError(f"a tool definition must be an object, not {type(definition).__name__}", source=where)
+        raise SchemaError(
+            f"a tool definition must be an object, not {type(definition).__name__}", source=where
+        )
     declarations = first_present(definition, "functionDeclarations", "function_declarations")
     if isinstance(declarations, list):  # a Gemini Tool
         for declaration in declarations:
@@ -82,7 +84,10 @@ def _tools_of(definition: object, where: str) -> Iterator[tuple[str, dict[str, A
         return
     spec = definition.get("toolSpec")
     if isinstance(spec, Mapping):  # Bedrock Converse
-        yield _named(spec, where), {"parameters": _json_schema(get_path(spec, "inputSchema", "json"), where)}
+        yield (
+            _named(spec, where),
+            {"parameters": _json_schema(get_path(spec, "inputSchema", "json"), where)},
+        )
         return
     for key in ("input_schema", "inputSchema"):  # Anthropic, MCP
         if key in definition:
@@ -94,12 +99,20 @@ def _tools_of(definition: object, where: str) -> Iterator[tuple[str, dict[str, A
         yield _declaration(definition, where)
         return
     raise SchemaError(
-        "unrecognised tool definition: expected an OpenAI, Anthropic, MCP, Gemini, Bedrock or BFCL tool",
+        "unrecognised tool definition: expected an OpenAI, Anthropic, MCP, Gemini, Bedrock or "
+        "BFCL tool",
         source=where,
     )
 
 
-_PROVIDER_TOOL_KEYS = ("googleSearch", "google_search", "googleSearchRetrieval", "codeExecution", "code_execution", "urlContext")
+_PROVIDER_TOOL_KEYS = (
+    "googleSearch",
+    "google_search",
+    "googleSearchRetrieval",
+    "codeExecution",
+    "code_execution",
+    "urlContext",
+)
 
 
 def _is_provider_tool(definition: Mapping[str, Any]) -> bool:
@@ -112,7 +125,9 @@ def _is_provider_tool(definition: Mapping[str, Any]) -> bool:
     return any(key in definition for key in _PROVIDER_TOOL_KEYS)
 
 
-def _declaration(declaration: object, where: str, dialect: str | None = None) -> tuple[str, dict[str, Any]]:
+def _declaration(
+    declaration: object, where: str, dialect: str | None = None
+) -> tuple[str, dict[str, Any]]:
     declaration = as_dict(declaration)
     name = _named(declaration, where)
     for key in ("parametersJsonSchema", "parameters_json_schema"):
@@ -206,7 +221,9 @@ def _translate(schema: Mapping[str, Any], translate_type: Any) -> dict[str, Any]
                 node["type"] = translated
         properties = node.get("properties")
         if isinstance(properties, Mapping):
-            node["properties"] = {k: dict(v) if isinstance(v, Mapping) else v for k, v in properties.items()}
+            node["properties"] = {
+                k: dict(v) if isinstance(v, Mapping) else v for k, v in properties.items()
+            }
             pending.extend(v for v in node["properties"].values() if isinstance(v, dict))
         items = node.get("items")
         if isinstance(items, Mapping):
