@@ -49,7 +49,7 @@ _KIND_OF_EXACT_TYPE: dict[type, str] = {
 }
 
 # Which value kinds each schema type name accepts. "float" is a value kind
-# only: a float is a number but never an integer (the seed maps integer->int).
+# only: a float is a number but never an integer (the contract maps integer->int).
 _KINDS_ACCEPTED_BY_TYPE_NAME: dict[str, frozenset[str]] = {
     "string": frozenset({"string"}),
     "integer": frozenset({"integer"}),

@@ -1,6 +1,6 @@
 """Loading tool schemas from files, before any log line is read.
 
-A schemas file may be the seed's mapping (tool name -> schema), a JSON list
+A schemas file may be the contract's mapping (tool name -> schema), a JSON list
 or a JSON-lines file of tool definitions in any provider's shape (see
 :mod:`toolaudit.schemas.tooldefs`), an MCP ``tools/list`` result, or a BFCL question
 file (one question per line, each with its own functions). Files are checked
@@ -212,7 +212,7 @@ def _from_document(document: object, where: str) -> Schemas:
     if _is_one_tool(document):
         return normalize_tools([document], source=where)
     if all(isinstance(schema, Mapping) for schema in document.values()):
-        return dict(document)  # the seed's own shape: name -> {"parameters": ...}
+        return dict(document)  # the contract's own shape: name -> {"parameters": ...}
     raise SchemaError(_EXPECTED, source=where)
 
 
@@ -220,18 +220,14 @@ _EXPECTED = (
     "expected a JSON object mapping tool names to schemas, a list (or lines) of tool "
     "definitions, an MCP tools/list result, or a BFCL question file"
 )
-_TOOL_KEYS = (
-    "parameters",
-    "input_schema",
-    "inputSchema",
-    "parametersJsonSchema",
-    "functionDeclarations",
-    "function_declarations",
-    "toolSpec",
-)
+#: Keys of a lone tool definition that has no top-level name (a Gemini tool
+#: holding its declarations, a Bedrock tool holding its toolSpec).
+_NAMELESS_TOOL_KEYS = ("functionDeclarations", "function_declarations", "toolSpec")
 
 
 def _is_one_tool(document: Mapping[str, Any]) -> bool:
     if document.get("type") == "function" and isinstance(document.get("function"), Mapping):
         return True
-    return isinstance(document.get("name"), str) or any(key in document for key in _TOOL_KEYS[4:])
+    return isinstance(document.get("name"), str) or any(
+        key in document for key in _NAMELESS_TOOL_KEYS
+    )

@@ -1,4 +1,4 @@
-"""Tool definitions in every shape users have -> the seed's ``{name: {"parameters": ...}}``.
+"""Tool definitions in every shape users have -> the contract's ``{name: {"parameters": ...}}``.
 
 Shapes: OpenAI Chat (``{"type": "function", "function": {...}}``), OpenAI
 Responses (flat, ``parameters`` may be null), legacy OpenAI ``functions``,
@@ -51,7 +51,7 @@ GEMINI_UNSPECIFIED = "TYPE_UNSPECIFIED"
 
 
 def normalize_tools(definitions: Iterable[object], *, source: str) -> Schemas:
-    """Tool definitions (any supported shape) -> tool name -> seed schema.
+    """Tool definitions (any supported shape) -> tool name -> schema, in the contract's shape.
 
     Tools without a user schema (Anthropic server tools, OpenAI built-ins,
     custom free-text tools, Gemini's googleSearch...) are skipped: no call to
