@@ -1,12 +1,49 @@
+"""Shared by the whole suite: where things live, the sample audit, and checks many modules use.
+
+Test modules in subfolders import from here with ``from ..conftest import ...``.
+"""
+
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
+import orjson
 import pytest
+from typer.testing import CliRunner
+
+import toolaudit
+from toolaudit.cli import app
+from toolaudit.results.summary import Summary
+from toolaudit.schemas.loading import schema_set
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE_LOGS = REPO / "sample_logs"
+#: Expected outputs, byte for byte; TOOLAUDIT_UPDATE_GOLDEN=1 rewrites them.
+GOLDEN = REPO / "tests" / "golden"
+#: Inputs: logs of each format (formats/) and the BFCL corpus (bfcl/).
+FIXTURES = REPO / "tests" / "fixtures"
+
+#: The sample log and its schemas, relative to the repository root (see ``in_repo``).
+SAMPLE = "sample_logs/calls.jsonl"
+SAMPLE_SCHEMAS = "sample_logs/schemas.json"
+
+#: A small schema set for audits of hand-written lines: one tool with parameters, one without.
+WEATHER_SCHEMAS = schema_set(
+    {
+        "get_weather": {
+            "parameters": {
+                "properties": {
+                    "city": {"type": "string"},
+                    "days": {"type": "integer"},
+                    "units": {"type": "string", "enum": ["c", "f"]},
+                },
+                "required": ["city"],
+            }
+        },
+        "ping": {},
+    }
+)
 
 
 @pytest.fixture
@@ -26,3 +63,38 @@ def _pinned_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
 def update_golden() -> bool:
     """TOOLAUDIT_UPDATE_GOLDEN=1 rewrites golden files instead of comparing."""
     return os.environ.get("TOOLAUDIT_UPDATE_GOLDEN") == "1"
+
+
+def invoke(*args: str, input: bytes | str | None = None):
+    """The command line, run in this process; an exception is raised, not caught."""
+    return CliRunner().invoke(app, list(args), input=input, catch_exceptions=False)
+
+
+def grouped(*fields: str, path: str = SAMPLE) -> Summary:
+    """The summary of an audit of ``path`` (the sample by default), grouped by ``fields``."""
+    return toolaudit.audit([path], SAMPLE_SCHEMAS, group_by=fields).run()
+
+
+def rows_of(path: Path) -> list[dict]:
+    return [orjson.loads(line) for line in path.read_bytes().splitlines()]
+
+
+def without_source(rows: list[dict]) -> list[dict]:
+    return [{k: v for k, v in row.items() if k != "source"} for row in rows]
+
+
+def assert_counts_add_up(summary: Summary) -> None:
+    assert summary.lines == summary.blank_lines + summary.records
+    assert summary.calls == summary.ok + summary.invalid
+    assert summary.calls == sum(t.calls for t in summary.by_tool.values())
+    assert summary.ok == sum(t.ok for t in summary.by_tool.values())
+    assert summary.invalid == sum(t.invalid for t in summary.by_tool.values())
+    for tool in summary.by_tool.values():
+        assert tool.calls == tool.ok + tool.invalid
+    kinds: dict[str, int] = {}
+    for tool in summary.by_tool.values():
+        for kind, count in tool.by_kind.items():
+            kinds[kind] = kinds.get(kind, 0) + count
+    assert kinds == summary.by_kind
+    if summary.sources:  # a group's summary has none
+        assert summary.lines == sum(s.lines for s in summary.sources)

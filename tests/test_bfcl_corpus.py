@@ -7,7 +7,9 @@ from pathlib import Path
 
 import toolaudit
 
-BFCL = Path(__file__).parent / "fixtures" / "bfcl"
+from .conftest import FIXTURES
+
+BFCL = FIXTURES / "bfcl"
 SIMPLE = str(BFCL / "BFCL_v4_simple_python.json")
 
 

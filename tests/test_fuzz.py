@@ -12,7 +12,7 @@ from toolaudit.pipeline.audit import Audit, AuditOptions
 from toolaudit.schemas.loading import schema_set
 from toolaudit.sources import Source
 
-from .test_auditor import SCHEMAS, assert_counts_add_up
+from .conftest import WEATHER_SCHEMAS, assert_counts_add_up
 
 # Keys of every supported format, so that random records look like real ones often.
 FORMAT_KEYS = [
@@ -109,7 +109,7 @@ JSON = st.recursive(
 
 
 def audit(data: bytes, **options) -> tuple[list[dict], object]:
-    run = Audit([Source("-")], SCHEMAS, AuditOptions(**options), stdin=io.BytesIO(data))
+    run = Audit([Source("-")], WEATHER_SCHEMAS, AuditOptions(**options), stdin=io.BytesIO(data))
     rows = list(run)
     assert_counts_add_up(run.summary)
     for row in rows:

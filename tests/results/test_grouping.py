@@ -1,14 +1,24 @@
-"""--group-by keys: one key per tuple of values, never the key of another tuple or of a bucket."""
+"""--group-by: groups that add up to the whole, by dotted paths and several fields, bounded in
+number; and their keys: one key per tuple of values, never the key of another tuple or of a
+bucket."""
 
 from __future__ import annotations
 
+import io
 import json
 
+import orjson
 import pytest
 
+import toolaudit
+from toolaudit.pipeline.audit import Audit, AuditOptions
 from toolaudit.results.folding import OTHER
 from toolaudit.results.grouping import group_key
-from toolaudit.results.summary import NULL_GROUP
+from toolaudit.results.summary import MAX_GROUPS, NULL_GROUP
+from toolaudit.schemas.loading import load_schemas
+from toolaudit.sources import Source
+
+from ..conftest import FIXTURES, SAMPLE, SAMPLE_SCHEMAS, assert_counts_add_up, grouped
 
 
 def key(*values: object, missing: bool = False) -> str:
@@ -91,3 +101,80 @@ def test_no_two_tuples_of_values_share_a_key():
             assert made != OTHER
             seen = keys.setdefault(made, values)
             assert repr(seen) == repr(values), f"{seen!r} and {values!r} share the key {made!r}"
+
+
+def test_groups_by_model_add_up_to_the_whole(in_repo):
+    summary = grouped("model")
+    assert set(summary.groups) == {"gpt-4o-mini", "claude-sonnet-4-5", "null"}
+    assert_counts_add_up(summary)
+    for group in summary.groups.values():
+        assert_counts_add_up(group)
+    assert sum(g.records for g in summary.groups.values()) == summary.records
+    assert sum(g.calls for g in summary.groups.values()) == summary.calls
+    assert sum(g.invalid for g in summary.groups.values()) == summary.invalid
+    # The lines that are not JSON (no record, no field) fall into the null group.
+    assert summary.groups["null"].malformed_records == summary.malformed_records
+    gpt, claude = summary.groups["gpt-4o-mini"], summary.groups["claude-sonnet-4-5"]
+    assert gpt.error_rate > claude.error_rate  # the sample makes gpt-4o-mini sloppier
+    ungrouped = toolaudit.audit([SAMPLE], SAMPLE_SCHEMAS).run()
+    assert summary.by_tool == ungrouped.by_tool and summary.by_kind == ungrouped.by_kind
+
+
+def test_group_by_a_dotted_path_and_several_fields(tmp_path):
+    log = tmp_path / "log.jsonl"
+    records = [
+        {"name": "ping", "model": "a", "metadata": {"prompt_version": "v1"}},
+        {"name": "ping", "model": "a", "metadata": {"prompt_version": "v2"}},
+        {"name": "nope", "model": "b", "metadata": {"prompt_version": 2}},
+        {"name": "ping"},
+    ]
+    log.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    schemas = {"ping": {}}
+    summary = toolaudit.audit([str(log)], schemas, group_by=("metadata.prompt_version",)).run()
+    assert {k: g.calls for k, g in summary.groups.items()} == {"v1": 1, "v2": 1, "2": 1, "null": 1}
+    summary = toolaudit.audit(
+        [str(log)], schemas, group_by=("model", "metadata.prompt_version")
+    ).run()
+    assert set(summary.groups) == {"a | v1", "a | v2", "b | 2", "null | null"}
+    assert summary.groups["b | 2"].by_kind == {"unknown_tool": 1}
+
+
+def test_the_model_a_format_names_is_grouped_without_a_top_level_field():
+    summary = toolaudit.audit(
+        [str(FIXTURES / "formats" / "anthropic.jsonl")],
+        str(FIXTURES / "formats" / "schemas.json"),
+        group_by=("model",),
+    ).run()
+    assert {k: g.calls for k, g in summary.groups.items()} == {
+        "claude-sonnet-4-5": 2,
+        "claude-haiku-4-5": 2,
+        "null": 0,
+    }
+    # The errored batch result names no model, nor does the stream event.
+    assert (
+        summary.groups["null"].records_without_calls,
+        summary.groups["null"].malformed_records,
+    ) == (1, 1)
+
+
+def test_groups_are_bounded(tmp_path):
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(
+        b"".join(
+            orjson.dumps({"name": "ping", "id": f"c{i}"}) + b"\n" for i in range(3 * MAX_GROUPS)
+        )
+    )
+    summary = toolaudit.audit([str(log)], {"ping": {}}, group_by=("id",)).run()
+    assert len(summary.groups) == MAX_GROUPS + 1 and OTHER in summary.groups
+    assert sum(g.calls for g in summary.groups.values()) == 3 * MAX_GROUPS
+
+
+def test_stdin_records_can_be_grouped():
+    data = b'{"name": "ping", "model": "m"}\n'
+    run = Audit(
+        [Source("-")],
+        load_schemas(str(FIXTURES / "formats" / "schemas.json")),
+        AuditOptions(group_by=("model",)),
+        stdin=io.BytesIO(data),
+    )
+    assert set(run.run().groups) == {"m"}

@@ -1,6 +1,10 @@
-"""Summary values: made without changing what they were made from; loaded with located errors."""
+"""Summary values: made without changing what they were made from; loaded with located errors;
+the summaries of shards merged into the summary of the whole."""
 
 from __future__ import annotations
+
+import itertools
+import json
 
 import pytest
 
@@ -8,10 +12,10 @@ import toolaudit
 from toolaudit.errors import SummaryError
 from toolaudit.output.json import render_json
 from toolaudit.results.folding import NO_NAME, OTHER, table_key
-from toolaudit.results.summary import SAMPLE_ROWS, Summary, ToolSummary
+from toolaudit.results.summary import SAMPLE_ROWS, Summary, ToolSummary, merge_summaries
 from toolaudit.results.tally import Tally
 
-from ..conftest import SAMPLE_LOGS
+from ..conftest import REPO, SAMPLE, SAMPLE_LOGS, SAMPLE_SCHEMAS, invoke
 
 
 def test_making_a_summary_leaves_the_callers_tables_and_lists_alone():
@@ -58,3 +62,25 @@ def test_summary_load_names_the_file(tmp_path):
         Summary.load(str(other))
     with pytest.raises(SummaryError, match=r"missing.json: cannot read"):
         Summary.load(str(tmp_path / "missing.json"))
+
+
+def test_shard_summaries_merge_into_the_summary_of_the_whole(in_repo, tmp_path):
+    lines = (REPO / SAMPLE).read_bytes().splitlines(keepends=True)
+    cuts = [0, 97, 250, len(lines)]
+    shards = []
+    for number, (start, end) in enumerate(itertools.pairwise(cuts)):
+        shard = tmp_path / f"shard{number}.jsonl"
+        shard.write_bytes(b"".join(lines[start:end]))
+        shards.append(shard)
+    summaries = []
+    for shard in [*shards, REPO / SAMPLE]:
+        out = tmp_path / f"{shard.name}.summary.json"
+        invoke("audit", str(shard), "-s", SAMPLE_SCHEMAS, "--summary", str(out))
+        summaries.append(Summary.from_dict(json.loads(out.read_text())))
+    *parts, whole = summaries
+    merged = merge_summaries(parts)
+    assert [s.path for s in merged.sources] == [str(s) for s in shards]
+    assert len(merged.samples) == len(whole.samples)
+    # Sources and sample rows name the shard files and their lines; all else is the whole's.
+    merged.sources = whole.sources = merged.samples = whole.samples = []
+    assert merged == whole

@@ -9,49 +9,17 @@ import pytest
 
 from toolaudit.pipeline.audit import Audit, AuditOptions
 from toolaudit.results.summary import NO_NAME, Summary
-from toolaudit.schemas.loading import schema_set
 from toolaudit.sources import Source
 
-SCHEMAS = schema_set(
-    {
-        "get_weather": {
-            "parameters": {
-                "properties": {
-                    "city": {"type": "string"},
-                    "days": {"type": "integer"},
-                    "units": {"type": "string", "enum": ["c", "f"]},
-                },
-                "required": ["city"],
-            }
-        },
-        "ping": {},
-    }
-)
+from ..conftest import WEATHER_SCHEMAS, assert_counts_add_up
 
 
 def audit_bytes(data: bytes, *, options: AuditOptions | None = None) -> tuple[list[dict], Summary]:
-    run = Audit([Source("-")], SCHEMAS, options, stdin=io.BytesIO(data))
+    run = Audit([Source("-")], WEATHER_SCHEMAS, options, stdin=io.BytesIO(data))
     rows = list(run)
     assert run.summary is not None
     assert_counts_add_up(run.summary)
     return rows, run.summary
-
-
-def assert_counts_add_up(summary: Summary) -> None:
-    assert summary.lines == summary.blank_lines + summary.records
-    assert summary.calls == summary.ok + summary.invalid
-    assert summary.calls == sum(t.calls for t in summary.by_tool.values())
-    assert summary.ok == sum(t.ok for t in summary.by_tool.values())
-    assert summary.invalid == sum(t.invalid for t in summary.by_tool.values())
-    for tool in summary.by_tool.values():
-        assert tool.calls == tool.ok + tool.invalid
-    kinds: dict[str, int] = {}
-    for tool in summary.by_tool.values():
-        for kind, count in tool.by_kind.items():
-            kinds[kind] = kinds.get(kind, 0) + count
-    assert kinds == summary.by_kind
-    if summary.sources:  # a group's summary has none
-        assert summary.lines == sum(s.lines for s in summary.sources)
 
 
 def line(**record) -> bytes:
@@ -208,14 +176,14 @@ def test_run_writes_the_same_rows_as_jsonl():
     data = line(id=1, name="ping") + line(name="get_weather", arguments='{"days": 1}') + b"{bad\n"
     rows, summary = audit_bytes(data)
     out = io.BytesIO()
-    written = Audit([Source("-")], SCHEMAS, stdin=io.BytesIO(data)).run(out)
+    written = Audit([Source("-")], WEATHER_SCHEMAS, stdin=io.BytesIO(data)).run(out)
     assert [orjson.loads(x) for x in out.getvalue().splitlines()] == rows
     assert written == summary
 
 
 def test_an_audit_runs_once():
     # A second pass would add every count again.
-    run = Audit([Source("-")], SCHEMAS, stdin=io.BytesIO(line(name="ping")))
+    run = Audit([Source("-")], WEATHER_SCHEMAS, stdin=io.BytesIO(line(name="ping")))
     assert len(list(run)) == 1
     with pytest.raises(RuntimeError, match="an Audit runs once"):
         list(run)
@@ -309,9 +277,9 @@ RECORDS = st.dictionaries(
 def test_the_inline_fast_path_changes_nothing(records, group_by):
     data = b"".join(orjson.dumps(record) + b"\n" for record in records)
     options = AuditOptions(group_by=group_by)
-    fast = Audit([Source("-")], SCHEMAS, options, stdin=io.BytesIO(data))
+    fast = Audit([Source("-")], WEATHER_SCHEMAS, options, stdin=io.BytesIO(data))
     fast_rows = list(fast)
-    slow = Audit([Source("-")], SCHEMAS, options, stdin=io.BytesIO(data))
+    slow = Audit([Source("-")], WEATHER_SCHEMAS, options, stdin=io.BytesIO(data))
     slow.inline_fast_path = False
     slow_rows = list(slow)
     assert fast_rows == slow_rows

@@ -1,4 +1,8 @@
-"""Output trouble and interruptions: one clear line or a quiet exit, and nothing lost."""
+"""The command line in real processes, when outputs fail or a run is interrupted.
+
+Interrupts (SIGINT, SIGTERM), a closed pipe, a full disk, unwritable or special outputs: one
+clear line or a quiet exit, the usual exit code, and nothing lost or left half-written.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import REPO
+from ..conftest import FIXTURES, REPO
 
 SAMPLE = REPO / "sample_logs" / "calls.jsonl"
 SCHEMAS = str(REPO / "sample_logs" / "schemas.json")
@@ -138,9 +142,7 @@ def test_outputs_get_the_usual_file_mode_and_no_temporary_file_is_left(tmp_path)
 
 def test_a_failed_run_leaves_no_output_behind(tmp_path):
     report = tmp_path / "report.jsonl"
-    chat_response = (
-        (REPO / "tests" / "fixtures" / "formats" / "openai_chat.jsonl").read_text().splitlines()[2]
-    )
+    chat_response = (FIXTURES / "formats" / "openai_chat.jsonl").read_text().splitlines()[2]
     log = tmp_path / "log.jsonl"
     log.write_text(chat_response + "\n")
     result = run("audit", str(log), "-r", str(report))  # no schemas for this response: exit 2
@@ -152,41 +154,3 @@ def test_the_report_can_go_to_a_special_file(tmp_path):
     result = run("audit", str(SAMPLE), "-s", SCHEMAS, "-r", "/dev/null")
     assert result.returncode == 1
     assert Path("/dev/null").is_char_device()
-
-
-def test_an_interruption_mid_batch_stops_at_its_end_with_rows_and_counts_in_step(monkeypatch):
-    import io
-
-    import orjson
-
-    from toolaudit.pipeline import audit as auditor
-    from toolaudit.pipeline.audit import Audit
-    from toolaudit.schemas.loading import load_schemas
-    from toolaudit.sources import Source
-
-    data = SAMPLE.read_bytes()
-    run = Audit([Source("-")], load_schemas(SCHEMAS), stdin=io.BytesIO(data))
-    parsed = 0
-
-    def loads_and_signal(line):
-        nonlocal parsed
-        parsed += 1
-        if parsed == 200:  # as the CLI's signal handler would, mid-batch
-            run.request_stop(KeyboardInterrupt)
-        return orjson.loads(line)
-
-    monkeypatch.setattr(auditor, "_loads", loads_and_signal)
-    report = io.BytesIO()
-    with pytest.raises(KeyboardInterrupt):
-        run.run(report)
-    rows = [json.loads(line) for line in report.getvalue().splitlines()]
-    summary = run.summary
-    assert summary is not None and summary.complete is False
-    # The batch in progress was finished: every line read is counted, and reported.
-    assert 200 <= summary.lines < len(data.splitlines())
-    non_blank = {
-        n for n, line in enumerate(data.splitlines()[: summary.lines], start=1) if line.strip()
-    }
-    assert {row["line"] for row in rows} == non_blank
-    assert summary.calls + summary.malformed_records == len(rows)
-    assert summary.lines == summary.blank_lines + summary.records

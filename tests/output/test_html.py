@@ -27,7 +27,7 @@ from toolaudit.output.html.parts import points
 from toolaudit.results.compare import compare
 from toolaudit.results.summary import Summary
 
-from .conftest import REPO
+from ..conftest import REPO
 
 SAMPLE = "sample_logs/calls.jsonl"
 SAMPLE_SCHEMAS = "sample_logs/schemas.json"

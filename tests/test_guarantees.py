@@ -1,4 +1,5 @@
-"""Bad input, hostile content: the audit finishes, accounts for every line, and tells the truth."""
+"""The promises of docs/guarantees.md, across modules: whatever bad input or hostile content
+it is fed, the audit finishes, accounts for every line, and tells the truth."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from toolaudit.pipeline.audit import Audit, AuditOptions
 from toolaudit.schemas.loading import schema_set
 from toolaudit.sources import Source
 
-from .test_auditor import assert_counts_add_up
+from .conftest import assert_counts_add_up
 
 SCHEMAS = schema_set(
     {

@@ -1,34 +1,31 @@
-"""The command line end to end: CliRunner for most, real subprocesses where it matters."""
+"""The audit command end to end: golden outputs for the sample, inputs, exit codes, errors
+that stop a run, formats and schemas taken from the records, and its options."""
 
 from __future__ import annotations
 
 import gzip
-import itertools
 import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
-import orjson
 import pytest
 from typer.testing import CliRunner
 
 from toolaudit import __version__
 from toolaudit.cli import app
-from toolaudit.results.summary import Summary, merge_summaries
 
-from .conftest import REPO, update_golden
+from ..conftest import (
+    FIXTURES,
+    GOLDEN,
+    REPO,
+    SAMPLE,
+    SAMPLE_SCHEMAS,
+    invoke,
+    rows_of,
+    update_golden,
+    without_source,
+)
 
-GOLDEN = Path(__file__).parent / "golden"
-SAMPLE = "sample_logs/calls.jsonl"
-SAMPLE_SCHEMAS = "sample_logs/schemas.json"
 VERSION_MARK = "<toolaudit version>"
-
-
-def invoke(*args: str, input: bytes | str | None = None):
-    return CliRunner().invoke(app, list(args), input=input, catch_exceptions=False)
 
 
 def check_golden(name: str, actual: str) -> None:
@@ -39,14 +36,6 @@ def check_golden(name: str, actual: str) -> None:
     assert actual == path.read_text(encoding="utf-8"), (
         f"{name} changed (TOOLAUDIT_UPDATE_GOLDEN=1 rewrites it)"
     )
-
-
-def rows_of(path: Path) -> list[dict]:
-    return [orjson.loads(line) for line in path.read_bytes().splitlines()]
-
-
-def without_source(rows: list[dict]) -> list[dict]:
-    return [{k: v for k, v in row.items() if k != "source"} for row in rows]
 
 
 def test_golden_report_summary_and_table_for_the_sample(in_repo, tmp_path):
@@ -218,109 +207,8 @@ def test_an_output_that_is_also_an_input_is_refused(tmp_path):
     assert log.read_text() == '{"name": "ping"}\n'
 
 
-def test_validate_one_call(in_repo):
-    ok = invoke(
-        "validate", '{"name": "get_weather", "arguments": {"city": "Paris"}}', "-s", SAMPLE_SCHEMAS
-    )
-    assert (ok.exit_code, json.loads(ok.stdout)) == (0, {"ok": True, "errors": []})
-    bad = invoke(
-        "validate",
-        "-s",
-        SAMPLE_SCHEMAS,
-        input='{"name": "get_weather", "arguments": {"days": true, "tz": "UTC"}}',
-    )
-    assert bad.exit_code == 1
-    assert json.loads(bad.stdout) == {
-        "ok": False,
-        "errors": ["missing:city", "type:days", "unexpected:tz"],
-    }
-    broken = invoke("validate", "{nope", "-s", SAMPLE_SCHEMAS)
-    assert broken.exit_code == 2 and "not valid JSON" in broken.stderr
-
-
-def test_version_and_help_on_every_command():
-    assert invoke("--version").stdout == f"toolaudit {__version__}\n"
-    for command in ([], ["audit"], ["validate"]):
-        for flag in ("-h", "--help"):
-            result = invoke(*command, flag)
-            assert result.exit_code == 0 and "Usage:" in result.stdout
-    assert "Exit codes" in invoke("audit", "--help").stdout
-
-
-def test_shard_summaries_merge_into_the_summary_of_the_whole(in_repo, tmp_path):
-    lines = (REPO / SAMPLE).read_bytes().splitlines(keepends=True)
-    cuts = [0, 97, 250, len(lines)]
-    shards = []
-    for number, (start, end) in enumerate(itertools.pairwise(cuts)):
-        shard = tmp_path / f"shard{number}.jsonl"
-        shard.write_bytes(b"".join(lines[start:end]))
-        shards.append(shard)
-    summaries = []
-    for shard in [*shards, REPO / SAMPLE]:
-        out = tmp_path / f"{shard.name}.summary.json"
-        invoke("audit", str(shard), "-s", SAMPLE_SCHEMAS, "--summary", str(out))
-        summaries.append(Summary.from_dict(json.loads(out.read_text())))
-    *parts, whole = summaries
-    merged = merge_summaries(parts)
-    assert [s.path for s in merged.sources] == [str(s) for s in shards]
-    assert len(merged.samples) == len(whole.samples)
-    # Sources and sample rows name the shard files and their lines; all else is the whole's.
-    merged.sources = whole.sources = merged.samples = whole.samples = []
-    assert merged == whole
-
-
-# -- real processes -------------------------------------------------------------
-
-
-def run_process(*args: str, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        args,
-        input=input,
-        capture_output=True,
-        cwd=REPO,
-        timeout=120,
-        env={**os.environ, "COLUMNS": "100"},
-    )
-
-
-def test_python_dash_m_and_the_console_script_run_the_audit(tmp_path):
-    script = shutil.which("toolaudit", path=str(Path(sys.executable).parent))
-    assert script is not None, "the console script is installed with the package"
-    for command in ([sys.executable, "-m", "toolaudit"], [script]):
-        report = tmp_path / "report.jsonl"
-        result = run_process(
-            *command,
-            "audit",
-            "-",
-            "-s",
-            SAMPLE_SCHEMAS,
-            "-r",
-            str(report),
-            input=(REPO / SAMPLE).read_bytes(),
-        )
-        assert result.returncode == 1
-        assert b"Traceback" not in result.stderr
-        assert without_source(rows_of(report)) == without_source(
-            rows_of(GOLDEN / "sample_report.jsonl")
-        )
-        assert {row["source"] for row in rows_of(report)} == {"-"}
-        version = run_process(*command, "--version")
-        assert version.stdout.decode() == f"toolaudit {__version__}\n"
-
-
-def test_no_traceback_for_user_errors_in_a_real_process(tmp_path):
-    for args in (
-        ["audit", "nope.jsonl", "-s", SAMPLE_SCHEMAS],
-        ["audit", SAMPLE, "-s", "nope.json"],
-        ["audit", SAMPLE],
-    ):
-        result = run_process(sys.executable, "-m", "toolaudit", *args)
-        assert result.returncode == 2, args
-        assert b"Traceback" not in result.stderr
-
-
 def test_formats_and_schemas_from_the_records(tmp_path):
-    fixtures = REPO / "tests" / "fixtures" / "formats"
+    fixtures = FIXTURES / "formats"
     # Bedrock request/response pairs carry their tools: no --schemas needed.
     result = invoke("audit", str(fixtures / "bedrock.jsonl"))
     assert result.exit_code == 0, result.output
@@ -355,15 +243,13 @@ def test_progress_goes_to_stderr_by_bytes_when_asked(in_repo):
     assert quiet.stderr == ""
 
 
-def test_start_up_pays_only_for_what_it_uses():
-    code = (
-        "import sys, runpy; sys.argv = ['toolaudit', '--version']\n"
-        "try:\n    runpy.run_module('toolaudit', run_name='__main__')\n"
-        "except SystemExit:\n    pass\n"
-        "heavy = ('orjson', 'tqdm', 'multiprocessing', 'toolaudit.pipeline', 'toolaudit.runners')\n"
-        "print(sorted(m for m in heavy if m in sys.modules))"
-    )
-    loaded = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout
-    assert loaded.strip().splitlines()[-1] == "[]"
+@pytest.mark.parametrize(
+    ("value", "ok"), [("10,5", True), ("7", True), ("1", False), ("a,b", False), ("1,2,3", False)]
+)
+def test_the_max_keys_option(tmp_path, value, ok):
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"name": "t", "arguments": {}}\n')
+    schemas = tmp_path / "s.json"
+    schemas.write_text('{"t": {}}')
+    result = CliRunner().invoke(app, ["audit", str(log), "-s", str(schemas), "--max-keys", value])
+    assert (result.exit_code == 0) is ok, result.output

@@ -14,7 +14,7 @@ from toolaudit.results.summary import merge_summaries
 from toolaudit.schemas.loading import schema_set
 from toolaudit.sources import Source
 
-from .test_auditor import assert_counts_add_up
+from ..conftest import assert_counts_add_up
 
 SCHEMAS = schema_set({"t": {"parameters": {"properties": {"a": {"type": "string"}}}}})
 
@@ -103,19 +103,3 @@ def test_stable_hash_is_stable():
     # Pinned: summaries written by one run are merged by another, so it may never change.
     assert stable_hash("get_weather") == 0xBEC013CB8FB86FE2
     assert isinstance(stable_hash("\ud800"), int)  # lone surrogates from the stdlib parser hash too
-
-
-@pytest.mark.parametrize(
-    ("value", "ok"), [("10,5", True), ("7", True), ("1", False), ("a,b", False), ("1,2,3", False)]
-)
-def test_the_max_keys_option(tmp_path, value, ok):
-    from typer.testing import CliRunner
-
-    from toolaudit.cli import app
-
-    log = tmp_path / "log.jsonl"
-    log.write_text('{"name": "t", "arguments": {}}\n')
-    schemas = tmp_path / "s.json"
-    schemas.write_text('{"t": {}}')
-    result = CliRunner().invoke(app, ["audit", str(log), "-s", str(schemas), "--max-keys", value])
-    assert (result.exit_code == 0) is ok, result.output

@@ -1,4 +1,4 @@
-"""--jobs N gives exactly the outputs of --jobs 1: report rows, order, summary."""
+"""--jobs N gives exactly the outputs of --jobs 1: report rows, order, summary (groups too)."""
 
 from __future__ import annotations
 
@@ -12,15 +12,15 @@ import pytest
 import toolaudit
 from toolaudit.errors import NoSchemasError
 from toolaudit.pipeline import AuditOptions
+from toolaudit.pipeline.audit import Audit
 from toolaudit.runners import AuditJob, RunHooks, parallel, runner_for
 from toolaudit.schemas import NO_SCHEMAS, load_schemas
 from toolaudit.sources import Source
 
-from .conftest import REPO
+from ..conftest import FIXTURES, REPO
 
 SAMPLE = REPO / "sample_logs" / "calls.jsonl"
 SAMPLE_SCHEMAS = load_schemas(str(REPO / "sample_logs" / "schemas.json"))
-FIXTURES = REPO / "tests" / "fixtures" / "formats"
 
 
 @pytest.fixture(autouse=True)
@@ -71,9 +71,9 @@ def test_several_files_gzip_and_a_last_line_without_newline(tmp_path):
 def test_records_that_define_tools_for_later_records_are_audited_in_one_process(tmp_path):
     # An MCP tools/list result must judge the calls after it, even in another range.
     log = tmp_path / "mcp.jsonl"
-    lines = (FIXTURES / "mcp.jsonl").read_text().splitlines()
+    lines = (FIXTURES / "formats" / "mcp.jsonl").read_text().splitlines()
     log.write_text("\n".join(lines[:3] + lines[3:] * 200) + "\n")
-    schemas = load_schemas(str(FIXTURES / "schemas.json"))
+    schemas = load_schemas(str(FIXTURES / "formats" / "schemas.json"))
     assert len(parallel.plan_parts([Source(str(log))], 2)) > 2
     notices: list[str] = []
     assert outputs([log], schemas, 2, notices) == outputs([log], schemas, 1)
@@ -85,7 +85,7 @@ def test_records_that_define_tools_for_later_records_are_audited_in_one_process(
 
 def test_a_run_that_stops_stops_with_the_message_of_one_process(tmp_path):
     log = tmp_path / "log.jsonl"
-    chat = (FIXTURES / "openai_chat.jsonl").read_text().splitlines()[2]
+    chat = (FIXTURES / "formats" / "openai_chat.jsonl").read_text().splitlines()[2]
     log.write_text("\n".join([chat] * 300) + "\n")
     for jobs in (1, 2):
         with pytest.raises(NoSchemasError, match=r"log.jsonl:1: no tool schemas"):
@@ -152,3 +152,13 @@ def test_a_run_kept_in_one_process_says_why(tmp_path):
     notices.clear()
     outputs([SAMPLE], SAMPLE_SCHEMAS, 2, notices)
     assert notices == []  # cut into ranges: nothing to say
+
+
+def test_jobs_give_the_same_grouped_summary(in_repo, monkeypatch):
+    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 2048)
+    schemas = SAMPLE_SCHEMAS
+    one = Audit([Source(str(SAMPLE))], schemas, AuditOptions(group_by=("model",))).run()
+    two = runner_for(jobs=2).run(
+        AuditJob([Source(str(SAMPLE))], schemas, AuditOptions(group_by=("model",)))
+    )
+    assert one.to_dict() == two.to_dict()

@@ -1,0 +1,52 @@
+"""Stopping an audit: a stop asked for mid-batch is raised at the batch's end, in step.
+
+As the CLI's signal handler does on Ctrl-C or SIGTERM (its real processes are in
+tests/cli/test_signals_and_outputs.py), without a process or a signal.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+
+import orjson
+import pytest
+
+from toolaudit.pipeline import audit as auditor
+from toolaudit.pipeline.audit import Audit
+from toolaudit.schemas.loading import load_schemas
+from toolaudit.sources import Source
+
+from ..conftest import REPO
+
+SAMPLE = REPO / "sample_logs" / "calls.jsonl"
+SCHEMAS = str(REPO / "sample_logs" / "schemas.json")
+
+
+def test_an_interruption_mid_batch_stops_at_its_end_with_rows_and_counts_in_step(monkeypatch):
+    data = SAMPLE.read_bytes()
+    run = Audit([Source("-")], load_schemas(SCHEMAS), stdin=io.BytesIO(data))
+    parsed = 0
+
+    def loads_and_signal(line):
+        nonlocal parsed
+        parsed += 1
+        if parsed == 200:  # as the CLI's signal handler would, mid-batch
+            run.request_stop(KeyboardInterrupt)
+        return orjson.loads(line)
+
+    monkeypatch.setattr(auditor, "_loads", loads_and_signal)
+    report = io.BytesIO()
+    with pytest.raises(KeyboardInterrupt):
+        run.run(report)
+    rows = [json.loads(line) for line in report.getvalue().splitlines()]
+    summary = run.summary
+    assert summary is not None and summary.complete is False
+    # The batch in progress was finished: every line read is counted, and reported.
+    assert 200 <= summary.lines < len(data.splitlines())
+    non_blank = {
+        n for n, line in enumerate(data.splitlines()[: summary.lines], start=1) if line.strip()
+    }
+    assert {row["line"] for row in rows} == non_blank
+    assert summary.calls + summary.malformed_records == len(rows)
+    assert summary.lines == summary.blank_lines + summary.records

@@ -1,0 +1,88 @@
+"""Loading schemas files: JSON or lines of JSON, several files merged, BFCL question files keyed
+by question, defects refused with the file named, and a digest of what was loaded."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from toolaudit.errors import SchemaError
+from toolaudit.schemas.loading import load_schemas
+
+from ..conftest import FIXTURES
+
+CITY = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+
+
+def test_a_file_of_lines_of_tool_definitions(tmp_path):
+    path = tmp_path / "tools.jsonl"
+    lines = [
+        {"type": "function", "function": {"name": "a", "parameters": CITY}},
+        {"name": "b", "input_schema": CITY},
+    ]
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    assert set(load_schemas(str(path)).validator.tools) == {"a", "b"}
+
+
+def test_several_files_merge_and_conflicts_name_both_files(tmp_path):
+    first, second, third = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "c.json"
+    first.write_text(json.dumps({"get_weather": {"parameters": CITY}}))
+    second.write_text(
+        json.dumps(
+            [
+                {"name": "get_time", "input_schema": {"type": "object"}},
+                {"name": "get_weather", "input_schema": CITY},
+            ]
+        )
+    )
+    third.write_text(json.dumps({"get_weather": {"parameters": {"type": "object"}}}))
+    assert set(load_schemas([str(first), str(second)]).validator.tools) == {
+        "get_weather",
+        "get_time",
+    }
+    with pytest.raises(SchemaError) as raised:
+        load_schemas([str(first), str(third)])
+    assert str(first) in str(raised.value) and str(third) in str(raised.value)
+    assert "get_weather" in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        ('[{"description": "no name"}]', "unrecognised tool definition"),
+        ('[{"name": 3, "parameters": {}}]', "needs a name"),
+        ('{"tools": [{"name": "t", "input_schema": []}]}', "must be an object"),
+        (
+            '{"a": {"parameters": {"properties": {"p": {"type": "strin"}}}}}',
+            "unknown type name 'strin'",
+        ),
+        ("{}", "defines no tools"),
+        ('{"a": 1}', "expected a JSON object mapping tool names"),
+        ('{"a": {}}\n{"broken', "line 2: not valid JSON"),
+    ],
+)
+def test_bad_schemas_files_are_refused_with_the_file_named(tmp_path, content, words):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    with pytest.raises(SchemaError) as raised:
+        load_schemas(str(path))
+    assert words in str(raised.value)
+    assert str(path) in str(raised.value)
+
+
+def test_bfcl_question_files_give_one_schema_set_per_question():
+    questions = FIXTURES / "formats" / "bfcl_questions.jsonl"
+    schema_set = load_schemas(str(questions))
+    assert schema_set.validator is None
+    assert set(schema_set.keyed) == {"simple_python_1", "simple_python_2"}
+    first = schema_set.keyed["simple_python_1"]
+    assert first.tools["math_factorial"] is first.tools["math.factorial"]
+
+
+def test_the_digest_changes_with_the_schemas(tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps({"t": {"parameters": CITY}}))
+    b.write_text(json.dumps({"t": {}}))
+    assert load_schemas(str(a)).digest != load_schemas(str(b)).digest
+    assert load_schemas(str(a)).digest == load_schemas(str(a)).digest
