@@ -58,6 +58,18 @@ def cli_of(src: Path) -> list[str]:
     return [sys.executable, "-c", LAUNCHER, str(src)]
 
 
+def measure_alternating(variants: list[Variant], repeat: int) -> None:
+    """Round-robin, with the old and the new rows taking turns at going first:
+    a row run right after one that wrote the report file pays for its writeback,
+    so a fixed order would favour one side."""
+    floor, *rows = variants
+    half = len(rows) // 2
+    for round_number in range(repeat):
+        old, new = rows[:half], rows[half:]
+        order = [floor, *(old + new if round_number % 2 == 0 else new + old)]
+        measure_round_robin(order, 1)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("ref", help="the commit to compare with (a branch, tag or hash)")
@@ -86,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
                 argv_[:1] = cli
                 variants.append(Variant(f"{side} {row}", "", lambda a=argv_: run_child(a).seconds))
         progress(f"timing {len(variants)} rows, {args.repeat} rounds, old = {args.ref} ...")
-        measure_round_robin(variants, args.repeat)
+        measure_alternating(variants, args.repeat)
     except BenchmarkError as error:
         print(f"benchmarks/ab.py: error: {error}", file=sys.stderr)
         return 2

@@ -187,7 +187,8 @@ class Audit:
         tools_get = (global_tools or NO_TOOLS).tools.get
         ok_batch: list[str] = []
         ok_names = ok_batch.append
-        count_ok = self._global.count_ok
+        global_tally = self._global
+        count_ok = global_tally.count_ok
         valid_rows = out.rows is not None and not self.options.errors_only
         stop = self.stop
         loads = _loads
@@ -202,6 +203,7 @@ class Audit:
                 stdin=self._stdin,
             ):
                 stop.busy = True
+                add = out.add  # this batch's list (take() starts a new one)
                 for line in lines:
                     lineno += 1
                     try:
@@ -233,10 +235,14 @@ class Audit:
                     ):
                         self._audit_record(record, lineno, out, line)
                         continue
-                    model = record.get("model")
-                    if type(model) is not str:
-                        model = None
-                    tally = self._tally_for(record, model) if grouped else self._global
+                    # The model (and a group's tally) are read only where needed: a valid
+                    # call counted in the global tally with no row needs neither, and is
+                    # most calls, often.
+                    if grouped:
+                        model = record.get("model")
+                        if type(model) is not str:
+                            model = None
+                        tally = self._tally_for(record, model)
                     problems = tool.check(arguments)
                     if not problems:
                         if grouped:  # each group counts its own
@@ -244,20 +250,19 @@ class Audit:
                         else:
                             ok_names(tool.name)
                         if valid_rows:
-                            out.add(
-                                make_row(
-                                    out.source,
-                                    lineno,
-                                    0,
-                                    flat_call_id(record),
-                                    tool.name,
-                                    model,
-                                    [],
-                                )
-                            )
-                    elif _number_may_be_inexact(problems, arguments) and may_hold_long_integers(
-                        line
-                    ):
+                            if not grouped:
+                                model = record.get("model")
+                                if type(model) is not str:
+                                    model = None
+                            call_id = flat_call_id(record)
+                            add(make_row(out.source, lineno, 0, call_id, tool.name, model, []))
+                        continue
+                    if not grouped:
+                        tally = global_tally
+                        model = record.get("model")
+                        if type(model) is not str:
+                            model = None
+                    if _number_may_be_inexact(problems, arguments) and may_hold_long_integers(line):
                         self._audit_record(record, lineno, out, line, tally=tally)
                     else:
                         verdict = (tool.name, problems, None)
@@ -373,10 +378,12 @@ class Audit:
         tool, problems, detail = verdict
         if problems:
             tally.count_problems(tool, problems)
+            wanted = out.rows is not None
+            sample = tally.wants_sample() or self._global.wants_sample()
         else:
             tally.count_one_ok(tool)
-        wanted = out.rows is not None and (bool(problems) or not self.options.errors_only)
-        sample = bool(problems) and (tally.wants_sample() or self._global.wants_sample())
+            wanted = out.rows is not None and not self.options.errors_only
+            sample = False
         if wanted or sample:
             errors = format_problems(problems)
             row = make_row(out.source, lineno, index, call_id, tool, model, errors, detail)

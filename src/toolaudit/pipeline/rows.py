@@ -31,14 +31,52 @@ def make_row(
 ) -> Row:
     """One report row: a call (``index`` its place in the record), or a record that
     held no readable call (``index``, ``call_id`` and ``tool`` None)."""
-    row: Row = {"source": source, "line": line, "index": index, "id": call_id, "tool": tool}
-    if model is not None:
-        row["model"] = model
-    row["ok"] = not errors
-    row["errors"] = errors
-    if detail is not None:
-        row["detail"] = detail
-    return row
+    # One literal per combination of the optional keys: a dict built whole is about
+    # twice as fast as one grown key by key, and this runs once per report row.
+    ok = not errors
+    if model is None:
+        if detail is None:
+            return {
+                "source": source,
+                "line": line,
+                "index": index,
+                "id": call_id,
+                "tool": tool,
+                "ok": ok,
+                "errors": errors,
+            }
+        return {
+            "source": source,
+            "line": line,
+            "index": index,
+            "id": call_id,
+            "tool": tool,
+            "ok": ok,
+            "errors": errors,
+            "detail": detail,
+        }
+    if detail is None:
+        return {
+            "source": source,
+            "line": line,
+            "index": index,
+            "id": call_id,
+            "tool": tool,
+            "model": model,
+            "ok": ok,
+            "errors": errors,
+        }
+    return {
+        "source": source,
+        "line": line,
+        "index": index,
+        "id": call_id,
+        "tool": tool,
+        "model": model,
+        "ok": ok,
+        "errors": errors,
+        "detail": detail,
+    }
 
 
 def write_rows(report: BinaryIO, rows: list[Row]) -> None:

@@ -92,7 +92,8 @@ class Tally:
         for kind, subject in problems:
             by_kind[kind] = by_kind.get(kind, 0) + 1
             if kind in PARAMETER_KINDS:
-                if isinstance(subject, str) and subject[:1] in _ESCAPABLE:
+                # Parameter names come from JSON objects: always strings.
+                if subject[:1] in _ESCAPABLE:
                     subject = table_key(subject)
                 kinds = tool.by_param.get(subject)
                 if kinds is None:
