@@ -1,8 +1,11 @@
-"""The command line: options in, one library call, outputs and an exit code out.
+"""The typer app and what its commands share: exit codes, common options, the
+``command`` decorator (help by metavar, a quiet exit on a closed stdout), the
+entry point.
 
-One module per group of commands (audit; validate; compare and merge), all on
-the one typer app defined here. Imports of the audit machinery live inside the
-commands, so that ``toolaudit --version`` and ``--help`` pay only for typer.
+One module per group of commands (audit; validate; compare and merge) registers
+on this app. Imports of the audit machinery live inside the commands, so that
+``toolaudit --version`` and ``--help`` pay only for typer and the registries'
+names.
 """
 
 from __future__ import annotations
