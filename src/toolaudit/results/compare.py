@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolaudit.results.summary import Summary, SummaryError
+from toolaudit.errors import OptionError, SummaryError
+from toolaudit.results.summary import Summary
 
 
 @dataclass(frozen=True)
@@ -150,7 +151,17 @@ def compare(
     base_group: str | None = None,
     new_group: str | None = None,
 ) -> Comparison:
-    """Compare two summaries, or a --group-by group of each (two models of one audit, say)."""
+    """Compare two summaries, or a --group-by group of each (two models of one audit, say).
+
+    ``tolerance`` (0..1, absolute: 0.01 is one point) is how much higher NEW's
+    error rate may be before it counts as a regression; OptionError otherwise.
+    """
+    if (
+        isinstance(tolerance, bool)
+        or not isinstance(tolerance, (int, float))
+        or not (0.0 <= tolerance <= 1.0)
+    ):
+        raise OptionError(f"tolerance must be a rate from 0 to 1, not {tolerance!r}")
     if base_group is not None:
         base = _group(base, base_group, base_label)
     if new_group is not None:
