@@ -76,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=1_000_000, help="lines in the log")
     parser.add_argument("--repeat", type=int, default=5, help="rounds; medians are reported")
     parser.add_argument("--seed", type=int, default=20261128)
+    parser.add_argument("--jobs", type=int, default=1, help="audit with --jobs N (default: 1)")
     parser.add_argument("--log", type=Path, help="audit this log instead of the synthetic one")
     parser.add_argument("--schemas", type=Path, help="the schemas of --log")
     args = parser.parse_args(argv)
@@ -94,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         variants[0].run = timed_in_process(lambda: floor_pass(log), lambda counts: None)
         for side, cli in sides.items():
             for row, extra in (("summary", ()), ("report", ("--report", str(report)))):
-                argv_ = audit_argv(Path(cli[0]), log, schemas, *extra)
+                argv_ = audit_argv(Path(cli[0]), log, schemas, *extra, "--jobs", str(args.jobs))
                 argv_[:1] = cli
                 variants.append(Variant(f"{side} {row}", "", lambda a=argv_: run_child(a).seconds))
         progress(f"timing {len(variants)} rows, {args.repeat} rounds, old = {args.ref} ...")
@@ -105,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     medians = {v.key: statistics.median(v.seconds) for v in variants}
     floor = medians["floor"]
     what = str(args.log) if args.log is not None else f"{args.calls:,} synthetic calls"
-    print(f"{what}, medians of {args.repeat} interleaved rounds, old = {args.ref}\n")
+    jobs = f", --jobs {args.jobs}" if args.jobs != 1 else ""
+    print(f"{what}{jobs}, medians of {args.repeat} interleaved rounds, old = {args.ref}\n")
     print("| row | seconds | x floor | new / old |")
     print("|---|---:|---:|---:|")
     for key, seconds in medians.items():
