@@ -84,3 +84,31 @@ def test_shard_summaries_merge_into_the_summary_of_the_whole(in_repo, tmp_path):
     # Sources and sample rows name the shard files and their lines; all else is the whole's.
     merged.sources = whole.sources = merged.samples = whole.samples = []
     assert merged == whole
+
+
+@pytest.mark.parametrize(
+    ("place", "words"),
+    [
+        ("by_kind", "unknown error kind '\\x1b[31mtype'"),
+        ("record_errors", "unknown record error '\\x1b[31mtype'"),
+        ("by_param", "unknown error kind '\\x1b[31mtype'"),
+    ],
+)
+def test_a_summary_file_with_kinds_of_no_known_name_is_refused(tmp_path, place, words):
+    # Kinds are shown as they are in tables and headings: a file cannot smuggle in
+    # a terminal escape, or Markdown, as one.
+    summary = toolaudit.audit(
+        [str(SAMPLE_LOGS / "calls.jsonl")], str(SAMPLE_LOGS / "schemas.json")
+    ).run()
+    data = summary.to_dict()
+    hostile = "\x1b[31mtype"
+    if place == "record_errors":
+        data["record_errors"] = {hostile: 1}
+    elif place == "by_kind":
+        data["by_tool"]["get_weather"]["by_kind"] = {hostile: 1}
+    else:
+        data["by_tool"]["get_weather"]["by_param"] = {"city": {hostile: 1}}
+    with pytest.raises(SummaryError) as raised:
+        Summary.from_dict(data)
+    assert words in str(raised.value)
+    assert Summary.from_dict(summary.to_dict()) == summary

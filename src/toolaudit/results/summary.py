@@ -8,12 +8,14 @@ the per-tool figures sum to them by construction.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import orjson
 
+from toolaudit.contract import KINDS, MALFORMED
 from toolaudit.errors import SummaryError
 from toolaudit.results.folding import (
     DEFAULT_MAX_PARAMS,
@@ -43,6 +45,9 @@ __all__ = [
 ]
 
 Counts = dict[str, int]
+
+#: What a record error reads like: "malformed:" and a word ("json", "record").
+_RECORD_ERROR = re.compile(rf"{MALFORMED}:[a-z_]+")
 
 
 @dataclass(slots=True)
@@ -91,9 +96,9 @@ class ToolSummary:
             calls=int(data["calls"]),
             ok=int(data["ok"]),
             invalid=int(data["invalid"]),
-            by_kind={k: int(v) for k, v in data.get("by_kind", {}).items()},
+            by_kind={_kind(k): int(v) for k, v in data.get("by_kind", {}).items()},
             by_param={
-                p: {k: int(v) for k, v in kinds.items()}
+                p: {_kind(k): int(v) for k, v in kinds.items()}
                 for p, kinds in data.get("by_param", {}).items()
             },
         )
@@ -276,7 +281,7 @@ class Summary:
             "blank_lines": int(data["blank_lines"]),
             "records": int(data["records"]),
             "records_without_calls": int(data.get("records_without_calls", 0)),
-            "record_errors": {k: int(v) for k, v in data["record_errors"].items()},
+            "record_errors": {_record_error(k): int(v) for k, v in data["record_errors"].items()},
             "by_tool": {name: ToolSummary.from_dict(t) for name, t in data["by_tool"].items()},
             "max_tools": int(limits.get("tools", DEFAULT_MAX_TOOLS)),
             "max_params": int(limits.get("params", DEFAULT_MAX_PARAMS)),
@@ -350,6 +355,21 @@ class Summary:
             group_by=self.group_by,
             groups=groups,
         )
+
+
+def _kind(name: object) -> str:
+    """An error kind read from a summary file: one this version counts, or refused
+    (a kind is shown as it is, in tables and headings, so it must be a known word)."""
+    if name not in KINDS:
+        raise SummaryError(f"not a toolaudit summary: unknown error kind {name!r}")
+    return str(name)
+
+
+def _record_error(name: object) -> str:
+    """A record error read from a summary file, such as ``malformed:json``."""
+    if not isinstance(name, str) or _RECORD_ERROR.fullmatch(name) is None:
+        raise SummaryError(f"not a toolaudit summary: unknown record error {name!r}")
+    return name
 
 
 def merge_summaries(summaries: Iterable[Summary]) -> Summary:
