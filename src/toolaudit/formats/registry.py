@@ -168,17 +168,6 @@ class Registry:
         self._plans[present] = plan
         return plan
 
-    def detect_exhaustively(self, record: Mapping[str, Any]) -> str:
-        """:meth:`detect`, calling every format's recogniser: what the tests hold
-        the keyed plans to."""
-        for fmt in self.detection_order:
-            if fmt.recognises(record):
-                return fmt.name
-        for fmt in self.detection_order:
-            if fmt.fallback is not None and fmt.fallback(record):
-                return fmt.name
-        raise UnknownShape(f"no known log format: {self.expected}")
-
     def extract(self, record: Mapping[str, Any], forced: str | None = None) -> Extracted:
         """The calls (and context) of one record, read as ``forced`` or as detected;
         :class:`UnknownShape` if it has none (KeyError for a name of no format)."""

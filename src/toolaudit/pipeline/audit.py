@@ -190,6 +190,7 @@ class Audit:
         global_tally = self._global
         count_ok = global_tally.count_ok
         valid_rows = out.rows is not None and not self.options.errors_only
+        wants_model = grouped or valid_rows
         stop = self.stop
         loads = _loads
         decode_error = _JSONDecodeError
@@ -235,14 +236,12 @@ class Audit:
                     ):
                         self._audit_record(record, lineno, out, line)
                         continue
-                    # The model (and a group's tally) are read only where needed: a valid
-                    # call counted in the global tally with no row needs neither, and is
-                    # most calls, often.
-                    if grouped:
-                        model = record.get("model")
-                        if type(model) is not str:
-                            model = None
-                        tally = self._tally_for(record, model)
+                    # The model (and a group's tally) are read before judging only where
+                    # a valid call needs them: one counted in the global tally with no row
+                    # needs neither, and is most calls, often.
+                    if wants_model:
+                        model = m if type(m := record.get("model")) is str else None
+                        tally = self._tally_for(record, model) if grouped else global_tally
                     problems = tool.check(arguments)
                     if not problems:
                         if grouped:  # each group counts its own
@@ -250,18 +249,12 @@ class Audit:
                         else:
                             ok_names(tool.name)
                         if valid_rows:
-                            if not grouped:
-                                model = record.get("model")
-                                if type(model) is not str:
-                                    model = None
                             call_id = flat_call_id(record)
                             add(make_row(out.source, lineno, 0, call_id, tool.name, model, []))
                         continue
-                    if not grouped:
+                    if not wants_model:  # a failing call's row, or its sample, names it
+                        model = m if type(m := record.get("model")) is str else None
                         tally = global_tally
-                        model = record.get("model")
-                        if type(model) is not str:
-                            model = None
                     if _number_may_be_inexact(problems, arguments) and may_hold_long_integers(line):
                         self._audit_record(record, lineno, out, line, tally=tally)
                     else:
@@ -334,8 +327,7 @@ class Audit:
             self._record_error(tally, out, lineno, "record", str(shape))
             return
         if tally is None:
-            groups = self._groups
-            tally = self._global if groups is None else groups.tally_for(record, extracted.model)
+            tally = self._tally_for(record, extracted.model)
         if extracted.defines is not None:
             self._record_tools.remember(extracted)
         if not extracted.calls:

@@ -53,9 +53,8 @@ class AuditOptions:
                     f"{name} (--max-keys) must be a whole number of at least {MIN_MAX_KEYS}, not "
                     f"{value!r}"
                 )
-        if isinstance(self.group_by, str):  # a lone field, not the characters of one
-            object.__setattr__(self, "group_by", (self.group_by,))
-        group_by = tuple(self.group_by)
+        # A lone field is one field, not the characters of one.
+        group_by = (self.group_by,) if isinstance(self.group_by, str) else tuple(self.group_by)
         for field_path in group_by:
             if not isinstance(field_path, str) or not field_path or "" in field_path.split("."):
                 raise OptionError(
