@@ -128,20 +128,15 @@ def run_audit(
     RuntimeWarning). Stopped by Ctrl-C or SIGTERM, it raises
     :class:`Interrupted`, whose ``summary`` counts what was audited.
     """
-    from toolaudit.output.files import AtomicOutput
     from toolaudit.pipeline import StopRequest
-    from toolaudit.runners import AuditJob, RunHooks, runner_for
+    from toolaudit.runners import AuditJob, RunHooks, run_job
     from toolaudit.sources import expand_paths
 
     if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 0:
         raise OptionError(f"jobs must be a whole number, 0 for one per core, not {jobs!r}")
     job = AuditJob(expand_paths(paths), _schema_set(schemas), _options(options))
     hooks = RunHooks(on_bytes, stop if stop is not None else StopRequest(), notify)
-    runner = runner_for(jobs=jobs)
-    if isinstance(report, str):
-        with AtomicOutput(report) as report_file:
-            return runner.run(job, report_file, hooks)
-    return runner.run(job, report, hooks)
+    return run_job(job, report=report, jobs=jobs, hooks=hooks)
 
 
 def _schema_set(schemas: SchemaSet | Mapping[str, Any] | str | Iterable[str] | None) -> SchemaSet:

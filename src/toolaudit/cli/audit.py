@@ -165,10 +165,10 @@ def audit(
     """Audit logs of tool calls: a report row per call and a summary of what failed."""
     from toolaudit.cli.progress import byte_progress
     from toolaudit.output import render_summary
-    from toolaudit.output.files import AtomicOutput, check_outputs_differ_from_inputs
+    from toolaudit.output.files import check_outputs_differ_from_inputs
     from toolaudit.output.json import render_json
     from toolaudit.pipeline import AuditOptions, StopRequest
-    from toolaudit.runners import AuditJob, Interrupted, RunHooks, runner_for
+    from toolaudit.runners import AuditJob, Interrupted, RunHooks, run_job
     from toolaudit.schemas import NO_SCHEMAS, load_schemas
     from toolaudit.sources import STDIN, expand_paths
 
@@ -193,18 +193,13 @@ def audit(
         sources = expand_paths(paths, skip=schemas or ())
         check_outputs_differ_from_inputs([report, summary_path, html], sources)
         job = AuditJob(sources, schema_set, options)
-        runner = runner_for(jobs=jobs)
         show_progress = sys.stderr.isatty() if progress is None else progress
         interrupted: type[KeyboardInterrupt] | None = None
         stop = StopRequest()
         with _signals_stop(stop), byte_progress(sources, enabled=show_progress) as on_bytes:
             hooks = RunHooks(on_bytes=on_bytes, stop=stop, notify=_note)
             try:
-                if report is None:
-                    summary = runner.run(job, None, hooks)
-                else:
-                    with AtomicOutput(report) as report_file:
-                        summary = runner.run(job, report_file, hooks)
+                summary = run_job(job, report=report, jobs=jobs, hooks=hooks)
             except Interrupted as stopped:
                 # The report keeps every complete row; the summary says it is incomplete.
                 interrupted, summary = stopped.interruption, stopped.summary
