@@ -21,17 +21,19 @@ LAYERS = {
     "toolaudit._version": 0,
     "toolaudit.errors": 0,
     "toolaudit.jsonutil": 0,
-    "toolaudit.contract": 1,
-    "toolaudit.formats": 2,
-    "toolaudit.schemas": 2,
-    "toolaudit.sources": 2,
-    "toolaudit.results": 2,
-    "toolaudit.pipeline": 3,
-    "toolaudit.output": 3,
-    "toolaudit.runners": 4,
-    "toolaudit.cli": 5,
-    "toolaudit.__main__": 5,
-    "toolaudit": 5,  # the public facade: imports the layers below it lazily
+    "toolaudit.values": 1,
+    "toolaudit.deep": 2,
+    "toolaudit.contract": 3,
+    "toolaudit.formats": 4,
+    "toolaudit.schemas": 4,
+    "toolaudit.sources": 4,
+    "toolaudit.results": 4,
+    "toolaudit.pipeline": 5,
+    "toolaudit.output": 5,
+    "toolaudit.runners": 6,
+    "toolaudit.cli": 7,
+    "toolaudit.__main__": 7,
+    "toolaudit": 7,  # the public facade: imports the layers below it lazily
 }
 
 

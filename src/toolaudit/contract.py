@@ -16,9 +16,22 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from toolaudit.deep.reasons import sentence
 from toolaudit.errors import SchemaError
+
+if TYPE_CHECKING:
+    from toolaudit.deep import DeepArguments
+from toolaudit.values import (
+    EXACT_TYPES_OF_KIND,
+    SCALAR_TYPES,
+    accepted_kinds,
+    described,
+    json_equal,
+    kind_phrase,
+    value_kind,
+)
 
 # Error kinds, in the words of the contract.
 UNKNOWN_TOOL = "unknown_tool"
@@ -26,104 +39,19 @@ MISSING = "missing"
 UNEXPECTED = "unexpected"
 TYPE = "type"
 ENUM = "enum"
+#: Deep mode only: a value breaks a constraint (minimum, maxLength, pattern...).
+CONSTRAINT = "constraint"
 MALFORMED = "malformed"
 
 #: An error before it is formatted: (kind, subject), e.g. ("missing", "city").
 Problem = tuple[str, str]
 
-PARAMETER_KINDS = frozenset({MISSING, UNEXPECTED, TYPE, ENUM})
+PARAMETER_KINDS = frozenset({MISSING, UNEXPECTED, TYPE, ENUM, CONSTRAINT})
 
 #: Every kind, in the order outputs show them: a parameter's errors first, then a call's.
-KINDS = (MISSING, UNEXPECTED, TYPE, ENUM, UNKNOWN_TOOL, MALFORMED)
-
-# The JSON kind of a value, decided by its exact Python type on the fast path.
-_KIND_OF_EXACT_TYPE: dict[type, str] = {
-    str: "string",
-    int: "integer",
-    float: "float",
-    bool: "boolean",
-    list: "array",
-    tuple: "array",
-    dict: "object",
-    type(None): "null",
-}
-
-# Which value kinds each schema type name accepts. "float" is a value kind
-# only: a float is a number but never an integer (the contract maps integer->int).
-_KINDS_ACCEPTED_BY_TYPE_NAME: dict[str, frozenset[str]] = {
-    "string": frozenset({"string"}),
-    "integer": frozenset({"integer"}),
-    "number": frozenset({"integer", "float"}),
-    "boolean": frozenset({"boolean"}),
-    "array": frozenset({"array"}),
-    "object": frozenset({"object"}),
-    "null": frozenset({"null"}),
-}
-
-TYPE_NAMES = tuple(_KINDS_ACCEPTED_BY_TYPE_NAME)
-
-_EXACT_TYPES_OF_KIND: dict[str, frozenset[type]] = {
-    kind: frozenset(t for t, k in _KIND_OF_EXACT_TYPE.items() if k == kind)
-    for kind in set(_KIND_OF_EXACT_TYPE.values())
-}
+KINDS = (MISSING, UNEXPECTED, TYPE, ENUM, CONSTRAINT, UNKNOWN_TOOL, MALFORMED)
 
 _NO_PROBLEMS: tuple[Problem, ...] = ()
-_SCALAR_TYPES = frozenset({str, int, float, bool, type(None)})
-
-
-def value_kind(value: object) -> str | None:
-    """The JSON kind of a Python value, or None when it has none.
-
-    Exact types first: that is the fast path, and it keeps bool (a subclass of
-    int that cannot itself be subclassed) apart from int. A value of any other
-    subclass (an ``OrderedDict``, an ``IntEnum``) counts as its base.
-    """
-    kind = _KIND_OF_EXACT_TYPE.get(type(value))
-    if kind is not None:
-        return kind
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, (list, tuple)):
-        return "array"
-    if isinstance(value, Mapping):
-        return "object"
-    return None
-
-
-_NUMERIC_KINDS = frozenset({"integer", "float"})
-
-
-def json_equal(left: object, right: object) -> bool:
-    """Equality as JSON sees it, not as Python does.
-
-    ``true`` never equals ``1``, ``1`` equals ``1.0``, arrays and objects
-    compare element by element. Iterative, so deeply nested values cannot
-    exhaust the interpreter's recursion limit.
-    """
-    pending: list[tuple[Any, Any]] = [(left, right)]
-    while pending:
-        a, b = pending.pop()
-        kind_a, kind_b = value_kind(a), value_kind(b)
-        if kind_a in _NUMERIC_KINDS and kind_b in _NUMERIC_KINDS:
-            if a != b:
-                return False
-        elif kind_a != kind_b:
-            return False
-        elif kind_a == "array":
-            if len(a) != len(b):
-                return False
-            pending.extend(zip(a, b, strict=True))
-        elif kind_a == "object":
-            if a.keys() != b.keys():
-                return False
-            pending.extend((a[key], b[key]) for key in a)
-        elif a != b:
-            return False
-    return True
 
 
 class _Parameter:
@@ -144,7 +72,10 @@ class _Parameter:
         #: None accepts any value.
         self.accepted_kinds: frozenset[str] | None = None
         if "type" in spec:
-            self.accepted_kinds = _accepted_kinds(tool, name, spec["type"])
+            try:
+                self.accepted_kinds = accepted_kinds(spec["type"])
+            except ValueError as error:
+                raise SchemaError(str(error), tool=tool, parameter=name) from None
         self.enum: tuple[object, ...] | None = None
         #: For one-lookup membership of hashable scalars; see _enum_fast_values.
         self.enum_fast: frozenset[object] = frozenset()
@@ -158,7 +89,7 @@ class _Parameter:
                 )
             self.enum = tuple(enum)
             self.enum_fast = _enum_fast_values(self.enum)
-            self.enum_scalars_only = all(type(allowed) in _SCALAR_TYPES for allowed in self.enum)
+            self.enum_scalars_only = all(type(allowed) in SCALAR_TYPES for allowed in self.enum)
 
     def accepts(self, value: object) -> bool:
         return self.accepted_kinds is None or value_kind(value) in self.accepted_kinds
@@ -171,36 +102,9 @@ class _Parameter:
         except TypeError:  # unhashable: only the structural comparison can tell
             pass
         else:
-            if self.enum_scalars_only and type(value) in _SCALAR_TYPES:
+            if self.enum_scalars_only and type(value) in SCALAR_TYPES:
                 return False  # the fast set holds every value such a scalar could equal
         return any(json_equal(value, allowed) for allowed in self.enum)
-
-
-def _accepted_kinds(tool: str, parameter: str, declared: object) -> frozenset[str]:
-    names = tuple(declared) if isinstance(declared, (list, tuple)) else (declared,)
-    try:
-        return _kinds_of_names(names)
-    except (KeyError, TypeError):  # a name that is not a known type name (or not even a string)
-        for type_name in names:
-            if not isinstance(type_name, str) or type_name not in _KINDS_ACCEPTED_BY_TYPE_NAME:
-                known = ", ".join(TYPE_NAMES)
-                raise SchemaError(
-                    f"unknown type name {type_name!r} (known: {known})",
-                    tool=tool,
-                    parameter=parameter,
-                ) from None
-        raise
-
-
-@functools.lru_cache(maxsize=256)
-def _kinds_of_names(names: tuple[str, ...]) -> frozenset[str]:
-    # Cached: a schema with a million parameters has a handful of distinct types,
-    # and one shared frozenset per type keeps compiling it fast and small.
-    kinds: set[str] = set()
-    for type_name in names:
-        kinds |= _KINDS_ACCEPTED_BY_TYPE_NAME[type_name]
-    # An empty list of names accepts no value at all.
-    return frozenset(kinds)
 
 
 @functools.lru_cache(maxsize=256)
@@ -208,8 +112,8 @@ def _exact_types_of(kinds: frozenset[str] | None) -> frozenset[type]:
     """The exact value types that pass a type check; all of them without one."""
     return frozenset().union(
         *(
-            _EXACT_TYPES_OF_KIND.get(kind, ())
-            for kind in (kinds if kinds is not None else _EXACT_TYPES_OF_KIND)
+            EXACT_TYPES_OF_KIND.get(kind, ())
+            for kind in (kinds if kinds is not None else EXACT_TYPES_OF_KIND)
         )
     )
 
@@ -243,23 +147,6 @@ def _usual_type(types: frozenset[type]) -> type | None:
         if candidate in types:
             return candidate
     return None
-
-
-_PHRASE_OF_KIND = {
-    "string": "a string",
-    "integer": "a number",
-    "float": "a number",
-    "boolean": "a boolean",
-    "array": "an array",
-    "object": "an object",
-    "null": "null",
-}
-
-
-def kind_phrase(value: object) -> str:
-    """How a message names the kind of a value: "an array", "a number", "null"..."""
-    kind = value_kind(value)
-    return _PHRASE_OF_KIND[kind] if kind is not None else f"a Python {type(value).__name__}"
 
 
 class ToolValidator:
@@ -377,6 +264,59 @@ class ToolValidator:
         problems.sort()
         return problems
 
+    def explain(self, arguments: Mapping[Any, Any]) -> dict[str, str]:
+        """A sentence for each error :meth:`check` finds in these arguments:
+        ``{"type:days": "expected integer, got boolean true", ...}``, sorted."""
+        return {
+            f"{kind}:{subject}": sentence(reason)
+            for kind, subject, reason in sorted(self._found(arguments), key=_problem_of)
+        }
+
+    def _found(self, arguments: Mapping[Any, Any]) -> list[tuple[str, str, tuple[Any, ...]]]:
+        """(kind, subject, reason) of each error: the rules of _check_fully, with reasons."""
+        found: list[tuple[str, str, tuple[Any, ...]]] = []
+        for key, value in arguments.items():
+            param = self.parameters.get(key)
+            subject = key if isinstance(key, str) else str(key)
+            if param is None:
+                found.append((UNEXPECTED, subject, ("unexpected", tuple(self.parameters))))
+            elif not param.accepts(value):
+                assert param.accepted_kinds is not None
+                found.append((TYPE, subject, ("type", param.accepted_kinds, value)))
+            elif param.enum is not None and not param.enum_allows(value):
+                found.append((ENUM, subject, ("enum", param.enum, value)))
+        for name in self.required:
+            if name not in arguments:
+                found.append((MISSING, name, ("missing",)))
+        return found
+
+
+def _problem_of(found: tuple[str, str, tuple[Any, ...]]) -> Problem:
+    return found[0], found[1]
+
+
+class _DeepToolValidator(ToolValidator):
+    """A tool judged in deep mode: the contract at the top level, then inside each
+    argument the contract accepts (see :mod:`toolaudit.deep`)."""
+
+    __slots__ = ("_deep",)
+
+    def __init__(self, name: str, schema: object, deep: DeepArguments) -> None:
+        super().__init__(name, schema)
+        self._deep = deep
+
+    def check(self, arguments: Mapping[Any, Any]) -> tuple[Problem, ...] | list[Problem]:
+        problems = super().check(arguments)
+        inside = self._deep.found(arguments, {subject for _, subject in problems})
+        if not inside:
+            return problems
+        return sorted([*problems, *((kind, path) for path, (kind, _) in inside.items())])
+
+    def _found(self, arguments: Mapping[Any, Any]) -> list[tuple[str, str, tuple[Any, ...]]]:
+        found = super()._found(arguments)
+        inside = self._deep.found(arguments, {subject for _, subject, _ in found})
+        return [*found, *((kind, path, reason) for path, (kind, reason) in inside.items())]
+
 
 class Validator:
     """A compiled set of tool schemas; validates any number of calls against it.
@@ -386,10 +326,12 @@ class Validator:
     is the contract (error strings).
     """
 
-    __slots__ = ("tools",)
+    __slots__ = ("deep", "tools")
 
-    def __init__(self, tools: Mapping[str, ToolValidator]) -> None:
+    def __init__(self, tools: Mapping[str, ToolValidator], *, deep: bool = False) -> None:
         self.tools = dict(tools)
+        #: Whether the tools were compiled for deep validation.
+        self.deep = deep
 
     def with_aliases(self, aliases: Mapping[str, str]) -> Validator:
         """This validator, also knowing each tool under other names (alias -> defined
@@ -399,7 +341,7 @@ class Validator:
         tools = dict(self.tools)
         for alias, name in aliases.items():
             tools.setdefault(alias, self.tools[name])
-        return Validator(tools)
+        return Validator(tools, deep=self.deep)
 
     def check_call(self, call: object) -> tuple[Problem, ...] | list[Problem]:
         """The sorted problems of one call given as ``{"name", "arguments"}``."""
@@ -417,10 +359,31 @@ class Validator:
             return [(MALFORMED, "arguments")]
         return tool.check(arguments)
 
-    def validate(self, call: object) -> dict[str, Any]:
-        """The contract's result for one call: ``{"ok": bool, "errors": [...]}``."""
+    def validate(self, call: object, *, explain: bool = False) -> dict[str, Any]:
+        """The contract's result for one call: ``{"ok": bool, "errors": [...]}``;
+        with ``explain``, also ``"why"``: a sentence for each error."""
         errors = format_problems(self.check_call(call))
-        return {"ok": not errors, "errors": errors}
+        if not explain:
+            return {"ok": not errors, "errors": errors}
+        return {"ok": not errors, "errors": errors, "why": self.explain_call(call)}
+
+    def explain_call(self, call: object) -> dict[str, str]:
+        """A sentence for each error of :meth:`check_call`, keyed by the error string."""
+        name = call.get("name") if isinstance(call, Mapping) else None
+        if not isinstance(name, str):
+            what = described(name if isinstance(call, Mapping) else call)
+            return {f"{MALFORMED}:name": f"expected the call's name as a string, got {what}"}
+        tool = self.tools.get(name)
+        if tool is None:
+            return {f"{UNKNOWN_TOOL}:{name}": sentence(("unknown_tool", sorted(self.tools)))}
+        assert isinstance(call, Mapping)
+        arguments = call.get("arguments", {})
+        if not isinstance(arguments, Mapping):
+            return {
+                f"{MALFORMED}:arguments": f"expected the arguments as an object, got "
+                f"{described(arguments)}"
+            }
+        return tool.explain(arguments)
 
 
 def format_problems(problems: Iterable[Problem]) -> list[str]:
@@ -428,18 +391,39 @@ def format_problems(problems: Iterable[Problem]) -> list[str]:
     return [f"{kind}:{subject}" for kind, subject in problems]
 
 
-def compile_schemas(schemas: Mapping[str, object]) -> Validator:
+def compile_schemas(schemas: Mapping[str, object], *, deep: bool = False) -> Validator:
     """Check every tool's schema once and compile it for fast validation.
 
+    With ``deep``, calls are also checked inside each argument (nested objects
+    and arrays, ``$ref``, combinators, constraints; see docs/deep.md).
+
     Raises :class:`SchemaError`, naming the tool and the parameter, when a
-    schema is malformed or uses a type name the contract does not know.
+    schema is malformed or uses a type name the contract does not know (with
+    ``deep``, also where deep mode could not judge by it).
     """
     if not isinstance(schemas, Mapping):
         raise SchemaError(f"schemas must map tool names to schemas, not {kind_phrase(schemas)}")
-    return Validator({name: ToolValidator(name, schema) for name, schema in schemas.items()})
+    if not deep:
+        return Validator({name: ToolValidator(name, schema) for name, schema in schemas.items()})
+    return Validator(
+        {name: _deep_tool(name, schema) for name, schema in schemas.items()}, deep=True
+    )
 
 
-def validate_tool_call(schemas: Mapping[str, object], call: object) -> dict[str, Any]:
+def _deep_tool(name: str, schema: object) -> ToolValidator:
+    from toolaudit.deep import DeepArguments  # here: only deep mode loads it
+
+    plain = ToolValidator(name, schema)  # the contract's defects first
+    assert isinstance(schema, Mapping)
+    deep = DeepArguments(name, schema.get("parameters", {}))
+    # A tool whose arguments hold nothing deep mode would look into is judged by
+    # the contract alone, at the contract's speed.
+    return _DeepToolValidator(name, schema, deep) if deep.nodes else plain
+
+
+def validate_tool_call(
+    schemas: Mapping[str, object], call: object, *, deep: bool = False, explain: bool = False
+) -> dict[str, Any]:
     """Validate one tool call against a mapping of tool name -> schema.
 
     Returns ``{"ok": bool, "errors": [...]}`` with the errors sorted:
@@ -447,5 +431,9 @@ def validate_tool_call(schemas: Mapping[str, object], call: object) -> dict[str,
     ``type:<param>``, ``enum:<param>``, or ``malformed:name`` /
     ``malformed:arguments`` (alone) for a call that is not shaped like one.
     Raises :class:`SchemaError` when the schemas themselves are malformed.
+
+    ``deep`` also checks inside each argument (errors such as
+    ``type:filters.date`` and ``constraint:days``); ``explain`` adds ``"why"``,
+    a short sentence for each error. Neither changes a result without them.
     """
-    return compile_schemas(schemas).validate(call)
+    return compile_schemas(schemas, deep=deep).validate(call, explain=explain)

@@ -44,8 +44,8 @@ def stylesheet() -> str:
 
     Its colours: the kind palette is Okabe & Ito's, told apart with
     colour-blindness too; text colours keep a contrast of at least 4.5:1 on
-    their backgrounds. ``.k0`` to ``.k5`` colour the contract's error kinds in
-    the order of :data:`toolaudit.contract.KINDS`, ``.kx0`` to ``.kx2`` any other.
+    their backgrounds. ``.k0`` to ``.k6`` colour the error kinds (one fixed
+    class per kind, see ``parts.KIND_CLASSES``), ``.kx0`` to ``.kx2`` any other.
     """
     return resources.files(__name__).joinpath(STYLESHEET).read_text(encoding="utf-8")
 

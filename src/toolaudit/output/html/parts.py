@@ -14,7 +14,6 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable, Mapping
 
-from toolaudit.contract import KINDS
 from toolaudit.output.order import ordered_kinds
 from toolaudit.output.text import change as text_change
 from toolaudit.output.text import percent, printable
@@ -26,8 +25,15 @@ pct = percent
 NAME_WIDTH = 60
 #: Tooltips are cut too: a model can invent a megabyte-long tool name.
 TITLE_WIDTH = 500
-#: Colour classes of the kinds not in the contract's KINDS (style.css defines them), reused in
-#: turn; the contract's kinds are k0, k1... in the order of KINDS.
+#: The colour class of each of the contract's kinds (style.css defines them): fixed per kind,
+#: not by position in KINDS, so that a new kind never recolours the others.
+KIND_CLASSES = {
+    kind: f"k{index}"
+    for index, kind in enumerate(
+        ("missing", "unexpected", "type", "enum", "unknown_tool", "malformed", "constraint")
+    )
+}
+#: Colour classes of any other kind (read from a summary file), reused in turn.
 OTHER_KIND_CLASSES = ("kx0", "kx1", "kx2")
 
 MINUS = "\u2212"  # a real minus sign: as wide as "+", so signed columns line up
@@ -79,8 +85,8 @@ def kind_classes(kinds: Iterable[str]) -> dict[str, str]:
     read from a summary file could be anything."""
     classes, others = {}, 0
     for kind in ordered_kinds(kinds):
-        if kind in KINDS:
-            classes[kind] = f"k{KINDS.index(kind)}"
+        if kind in KIND_CLASSES:
+            classes[kind] = KIND_CLASSES[kind]
         else:
             classes[kind] = OTHER_KIND_CLASSES[others % len(OTHER_KIND_CLASSES)]
             others += 1

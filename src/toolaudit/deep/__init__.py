@@ -1,0 +1,81 @@
+"""Deep validation: every error inside a call's arguments, with a path and a reason.
+
+Opt-in (``deep=True``): the contract judges the top level of the arguments,
+and deep mode adds, for each argument the contract accepts, what it finds at
+or inside it: nested objects and arrays, ``$ref``, ``anyOf``/``oneOf``/``allOf``,
+``const`` and the constraints real tools use (``minimum``, ``maxLength``,
+``pattern``...). docs/deep.md states the rules.
+
+The contract's compiled validator (:mod:`toolaudit.contract`) builds on this
+package; nothing here knows the contract's tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import toolaudit.deep.paths as paths
+from toolaudit.deep.check import CONSTRAINT, Found, Walk
+from toolaudit.deep.nodes import Compiled, Node
+from toolaudit.deep.reasons import sentence
+
+__all__ = [
+    "CONSTRAINT",
+    "DeepArguments",
+    "ParametersInfo",
+    "inspect_parameters",
+    "sentence",
+]
+
+
+class DeepArguments:
+    """The deep checks of one tool's arguments, compiled from its parameters schema.
+
+    Raises :class:`~toolaudit.errors.SchemaError` for a defect deep mode cannot
+    judge by (a ``$ref`` outside the schema, a ``minimum`` that is not a number...).
+    """
+
+    __slots__ = ("compiled", "nodes")
+
+    def __init__(self, tool: str, parameters: Mapping[str, Any]) -> None:
+        self.compiled = Compiled(tool, parameters)
+        #: The node of each argument deep mode looks into, in declaration order.
+        self.nodes: tuple[tuple[str, Node], ...] = tuple(self.compiled.arguments.items())
+
+    def found(
+        self, arguments: Mapping[Any, Any], skip: frozenset[str] | set[str]
+    ) -> dict[str, Found]:
+        """path -> (kind, reason) for what the arguments break inside; the arguments
+        named in ``skip`` (the contract already found them wrong) are not looked into."""
+        walk = Walk()
+        for name, node in self.nodes:
+            if name in arguments and name not in skip:
+                walk.check(node, arguments[name], name, paths.root(name))
+        return walk.found
+
+
+@dataclass(frozen=True)
+class ParametersInfo:
+    """What ``toolaudit schemas`` reports of one tool's parameters in deep mode."""
+
+    #: (JSON pointer, keyword) of each keyword deep mode accepts without checking.
+    unchecked: list[tuple[str, str]]
+    #: (JSON pointer, pattern, why) of each pattern that cannot be used, left unchecked.
+    bad_patterns: list[tuple[str, str, str]]
+    #: Levels of nesting (1: every argument is a leaf); None for a recursive schema.
+    depth: int | None
+
+
+def inspect_parameters(tool: str, parameters: Mapping[str, Any]) -> ParametersInfo:
+    """Compile one tool's parameters as deep mode does and say what it found.
+
+    Raises :class:`~toolaudit.errors.SchemaError` for a defect, as compiling does.
+    """
+    compiled = Compiled(tool, parameters)
+    return ParametersInfo(
+        unchecked=list(compiled.unchecked),
+        bad_patterns=list(compiled.bad_patterns),
+        depth=compiled.depth(),
+    )

@@ -1,0 +1,227 @@
+"""Checking one value against its compiled node: the rules of deep validation.
+
+Each value is checked in this order: ``type``, then ``enum``/``const``, then its
+constraints, then ``anyOf``/``oneOf``/``allOf``, then its children. A value
+gets at most one error at its own path (the first found), and once it has
+one, nothing inside it is checked.
+
+Errors are collected as ``path -> (kind, reason)``; a reason is a small tuple,
+turned into a sentence only when someone asks (:mod:`toolaudit.deep.reasons`),
+so a failing call costs no formatting unless it is explained.
+
+``anyOf``/``oneOf`` try each branch on its own: ``accepts`` runs the same
+rules but stops at the first error, and remembers each (node, value) answer
+for the rest of the call, so nested unions cannot make a check exponential.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import Context, Decimal, InvalidOperation
+from typing import Any
+
+import toolaudit.deep.paths as paths
+from toolaudit.deep.nodes import Node, admitted_kinds
+from toolaudit.values import json_equal, json_key, value_kind
+
+MISSING = "missing"
+UNEXPECTED = "unexpected"
+TYPE = "type"
+ENUM = "enum"
+CONSTRAINT = "constraint"
+
+#: What one error found: (kind, reason); the reason's first item says how to word it.
+Found = tuple[str, tuple[Any, ...]]
+
+# Decimal arithmetic wide enough that a remainder of any two JSON doubles is exact.
+_DECIMAL = Context(prec=800, Emax=999_999, Emin=-999_999)
+
+
+class _Invalid(Exception):
+    """Raised by a trial walk at its first error: the branch does not accept the value."""
+
+
+class Walk:
+    """One call's deep check: where its errors go and what its trials learned."""
+
+    __slots__ = ("found", "trials", "trying")
+
+    def __init__(self, *, trying: bool = False) -> None:
+        #: path -> (kind, reason), first error at each path only.
+        self.found: dict[str, Found] = {}
+        #: (id(node), id(value), as a branch) -> whether the node accepts the value.
+        self.trials: dict[tuple[int, int, bool], bool] = {}
+        #: A trial: the first error ends it (raises _Invalid).
+        self.trying = trying
+
+    def add(self, kind: str, path: str, reason: tuple[Any, ...]) -> None:
+        if self.trying:
+            raise _Invalid
+        if path not in self.found:
+            self.found[path] = (kind, reason)
+
+    def check(self, node: Node, value: Any, path: str, base: str, branch: bool = False) -> None:
+        """Check ``value`` (named ``path``; its children's paths extend ``base``)
+        against ``node``; ``branch`` when it is applied as an allOf branch."""
+        found = self.found
+        if path in found:
+            return
+        if node.never:
+            self.add(TYPE, path, ("never", value))
+            return
+        if node.ref is not None:
+            self.check(node.ref, value, path, base, branch or node.ref_as_branch)
+            if path in found:
+                return
+        kind = value_kind(value)
+        kinds = node.kinds
+        if kinds is not None and kind not in kinds:
+            self.add(TYPE, path, ("type", kinds, value))
+            return
+        if node.enum is not None and not any(json_equal(value, e) for e in node.enum):
+            self.add(ENUM, path, ("enum", node.enum, value))
+            return
+        if node.has_const and not json_equal(value, node.const):
+            self.add(ENUM, path, ("const", node.const, value))
+            return
+        failed = _failed_constraint(node, kind, value)
+        if failed is not None:
+            self.add(CONSTRAINT, path, failed)
+            return
+        if node.any_of:
+            self._union(node.any_of, kind, value, path, base)
+        if node.one_of and path not in found:
+            self._union(node.one_of, kind, value, path, base)
+        if node.all_of and path not in found:
+            for each in node.all_of:
+                self.check(each, value, path, base, True)
+        if path in found:
+            return
+        if kind == "object":
+            if node.object_shape:
+                self._object(node, value, base, branch)
+        elif kind == "array":
+            items = node.items
+            if items is not None:
+                for i, element in enumerate(value):
+                    at = f"{base}[{i}]"
+                    self.check(items, element, at, at)
+
+    def accepts(self, node: Node, value: Any, branch: bool = False) -> bool:
+        """Whether ``node`` accepts ``value`` with no error at any depth."""
+        key = (id(node), id(value), branch)
+        known = self.trials.get(key)
+        if known is not None:
+            return known
+        trial = Walk(trying=True)
+        trial.trials = self.trials  # what one trial learns, every later one knows
+        try:
+            trial.check(node, value, "", "", branch)
+        except _Invalid:
+            answer = False
+        else:
+            answer = True
+        self.trials[key] = answer
+        return answer
+
+    def _union(
+        self, branches: tuple[Node, ...], kind: str | None, value: Any, path: str, base: str
+    ) -> None:
+        """anyOf and oneOf alike: a value one branch accepts is valid; else the errors
+        of the first branch whose type admits it, or a type error if none does."""
+        for each in branches:
+            if self.accepts(each, value):
+                return
+        for each in branches:
+            if kind in admitted_kinds(each):
+                self.check(each, value, path, base)
+                return
+        admitted = frozenset().union(*(admitted_kinds(each) for each in branches))
+        self.add(TYPE, path, ("type", admitted, value))
+
+    def _object(self, node: Node, value: Mapping[Any, Any], base: str, branch: bool) -> None:
+        properties = node.properties
+        left = node.left_to_branches
+        additional = node.additional
+        # Undeclared keys are the contract's rule at every depth: unexpected wherever
+        # properties are declared, unless this is an allOf branch (rule 5).
+        closed = additional is False or (
+            additional is None and properties is not None and not branch
+        )
+        for name, child in value.items():
+            key = name if isinstance(name, str) else str(name)
+            spec = properties.get(key) if properties is not None else None
+            if spec is not None:
+                at = paths.key(base, key)
+                self.check(spec, child, at, at)
+            elif key in left:
+                continue
+            elif closed:
+                self.add(UNEXPECTED, paths.key(base, key), ("unexpected", node))
+            elif isinstance(additional, Node):
+                at = paths.key(base, key)
+                self.check(additional, child, at, at)
+        for name in node.required:
+            if name not in value:
+                self.add(MISSING, paths.key(base, name), ("missing",))
+
+
+def _failed_constraint(node: Node, kind: str | None, value: Any) -> tuple[Any, ...] | None:
+    """The first constraint of the value's kind it breaks, as a reason; None if none."""
+    if kind == "integer" or kind == "float":
+        for keyword, limit in node.numbers:
+            if not _within(keyword, limit, value):
+                return ("constraint", keyword, limit, value)
+    elif kind == "string":
+        for keyword, limit in node.strings:
+            if keyword == "pattern":
+                if limit[1](value) is None:
+                    return ("constraint", keyword, limit[0], value)
+            elif (len(value) < limit) if keyword == "minLength" else (len(value) > limit):
+                return ("constraint", keyword, limit, value)
+    elif kind == "array":
+        for keyword, limit in node.sequences:
+            if (len(value) < limit) if keyword == "minItems" else (len(value) > limit):
+                return ("constraint", keyword, limit, value)
+        if node.unique_items:
+            seen: dict[object, int] = {}
+            for i, element in enumerate(value):
+                first = seen.setdefault(json_key(element), i)
+                if first != i:
+                    return ("constraint", "uniqueItems", (first, i), value)
+    elif kind == "object":
+        for keyword, limit in node.object_counts:
+            if (len(value) < limit) if keyword == "minProperties" else (len(value) > limit):
+                return ("constraint", keyword, limit, value)
+    return None
+
+
+def _within(keyword: str, limit: Any, value: Any) -> bool:
+    # Python compares an int with a float exactly, as JSON Schema's numbers want.
+    if keyword == "minimum":
+        return bool(value >= limit)
+    if keyword == "maximum":
+        return bool(value <= limit)
+    if keyword == "exclusiveMinimum":
+        return bool(value > limit)
+    if keyword == "exclusiveMaximum":
+        return bool(value < limit)
+    return _is_multiple(value, limit)
+
+
+def _is_multiple(value: Any, divisor: Any) -> bool:
+    """multipleOf, exactly: integers by integer arithmetic, and a float by the
+    decimal number it was written as (0.0075 is a multiple of 0.0001, as the
+    schema's author meant, though the binary doubles are not)."""
+    if type(value) is int and type(divisor) is int:
+        return value % divisor == 0
+    try:
+        remainder = _DECIMAL.remainder(_decimal(value), _decimal(divisor))
+    except (InvalidOperation, ValueError):  # infinity, or a quotient past any precision
+        return False
+    return remainder == 0
+
+
+def _decimal(number: Any) -> Decimal:
+    # A float's repr is the shortest decimal that reads back as it: what was written.
+    return Decimal(int(number)) if isinstance(number, int) else Decimal(repr(float(number)))

@@ -1,0 +1,474 @@
+"""A tool's parameters schema -> a graph of compiled nodes, checked once for defects.
+
+Every subschema deep mode applies becomes one :class:`Node`, compiled once
+per location (a JSON pointer), so a ``$ref`` to a location shares its node and
+recursive schemas are finite graphs. Compiling rejects what no value could be
+judged by (a defect: ``SchemaError`` naming the tool and the schema path) and
+records what deep mode accepts without checking (:attr:`Compiled.unchecked`,
+:attr:`Compiled.bad_patterns`), for ``toolaudit schemas``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import unquote
+
+from toolaudit.deep.patterns import Search, UnusablePattern, compile_pattern
+from toolaudit.errors import SchemaError
+from toolaudit.values import ALL_KINDS, NUMERIC_KINDS, accepted_kinds, kind_phrase
+
+#: Keywords deep mode knows but does not check: they accept what they govern.
+UNCHECKED_KEYWORDS = (
+    "prefixItems",
+    "additionalItems",
+    "contains",
+    "minContains",
+    "maxContains",
+    "patternProperties",
+    "propertyNames",
+    "dependentSchemas",
+    "dependentRequired",
+    "dependencies",
+    "if",
+    "then",
+    "else",
+    "not",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "$dynamicRef",
+    "$recursiveRef",
+)
+
+_NUMBER_LIMITS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+_COUNTS = {
+    "minLength": "string",
+    "maxLength": "string",
+    "minItems": "array",
+    "maxItems": "array",
+    "minProperties": "object",
+    "maxProperties": "object",
+}
+
+
+class Node:
+    """One compiled subschema. ``kinds`` None accepts every type; the constraint
+    tuples hold (keyword, limit) pairs in the order they are checked."""
+
+    __slots__ = (
+        "additional",
+        "all_of",
+        "any_of",
+        "const",
+        "declared",
+        "enum",
+        "has_const",
+        "items",
+        "kinds",
+        "left_to_branches",
+        "never",
+        "numbers",
+        "object_counts",
+        "object_shape",
+        "one_of",
+        "pointer",
+        "properties",
+        "ref",
+        "ref_as_branch",
+        "required",
+        "sequences",
+        "strings",
+        "trivial",
+        "unique_items",
+    )
+
+    def __init__(self, pointer: str) -> None:
+        self.pointer = pointer
+        #: The false schema: no value is allowed.
+        self.never = False
+        self.kinds: frozenset[str] | None = None
+        self.enum: tuple[Any, ...] | None = None
+        self.has_const = False
+        self.const: Any = None
+        self.numbers: tuple[tuple[str, Any], ...] = ()
+        #: (keyword, limit) for minLength/maxLength, and ("pattern", (text, search)).
+        self.strings: tuple[tuple[str, Any], ...] = ()
+        self.sequences: tuple[tuple[str, Any], ...] = ()
+        self.unique_items = False
+        self.object_counts: tuple[tuple[str, Any], ...] = ()
+        self.any_of: tuple[Node, ...] = ()
+        self.one_of: tuple[Node, ...] = ()
+        self.all_of: tuple[Node, ...] = ()
+        self.ref: Node | None = None
+        #: Whether the $ref target is applied as an allOf branch (the node has its own
+        #: object keywords) rather than as the node itself.
+        self.ref_as_branch = False
+        #: Whether the node declares properties, required or additionalProperties.
+        self.object_shape = False
+        self.properties: dict[str, Node] | None = None
+        self.required: tuple[str, ...] = ()
+        #: None: absent; True/False; or the schema other keys are checked against.
+        self.additional: Node | bool | None = None
+        self.items: Node | None = None
+        #: Names declared under properties here and through $ref and allOf (rule 5).
+        self.declared: frozenset[str] = frozenset()
+        #: Names an allOf branch (or a $ref applied as one) declares: left to it.
+        self.left_to_branches: frozenset[str] = frozenset()
+        #: Whether deep mode has nothing to add to the contract's type and enum checks.
+        self.trivial = False
+
+
+ALWAYS = Node("(true)")
+ALWAYS.trivial = True
+NEVER = Node("(false)")
+NEVER.never = True
+
+
+class Compiled:
+    """One tool's parameters, compiled: a node per argument that needs deep checks."""
+
+    def __init__(self, tool: str, parameters: Mapping[str, Any]) -> None:
+        self.tool = tool
+        self._root = parameters
+        self._nodes: dict[str, Node] = {}
+        self._pending: list[tuple[Node, Mapping[str, Any]]] = []
+        #: (schema pointer, keyword) of each keyword accepted without being checked.
+        self.unchecked: list[tuple[str, str]] = []
+        #: (schema pointer, pattern, why) of each pattern left unchecked.
+        self.bad_patterns: list[tuple[str, str, str]] = []
+        properties = parameters.get("properties", {})
+        top: dict[str, Node] = {}
+        if isinstance(properties, Mapping):
+            for name, spec in properties.items():
+                top[name] = self._node(f"/properties/{_escape(str(name))}", spec)
+        self._drain()
+        _reject_cycles_in_place(self.tool, list(self._nodes.values()))
+        _settle_declared(list(self._nodes.values()))
+        #: The node of each argument deep mode looks into (the others are the contract's).
+        self.arguments = {name: node for name, node in top.items() if not node.trivial}
+        self._top = top
+
+    def depth(self) -> int | None:
+        """Levels of nesting the arguments can have (1: all leaves, 0: no arguments),
+        or None when the schema is recursive (a value may nest without end)."""
+        levels: dict[int, int] = {}
+        on_path: set[int] = set()
+        for start in self._top.values():
+            stack: list[tuple[Node, bool]] = [(start, False)]
+            while stack:
+                node, expanded = stack.pop()
+                if id(node) in levels:
+                    continue
+                steps = _steps_into(node)
+                same = _same_value_edges(node)
+                if not expanded:
+                    on_path.add(id(node))
+                    stack.append((node, True))
+                    for nxt in (*steps, *same):
+                        if id(nxt) in on_path:
+                            return None
+                        if id(nxt) not in levels:
+                            stack.append((nxt, False))
+                    continue
+                on_path.discard(id(node))
+                levels[id(node)] = max(
+                    [1 + levels[id(n)] for n in steps] + [levels[id(n)] for n in same] + [1]
+                )
+        return max((levels[id(node)] for node in self._top.values()), default=0)
+
+    # -- building -----------------------------------------------------------------------
+
+    def _defect(self, pointer: str, reason: str) -> SchemaError:
+        return SchemaError(f"at #{pointer}: {reason}", tool=self.tool)
+
+    def _node(self, pointer: str, spec: object) -> Node:
+        """The node at ``pointer`` (made once; its keywords compiled by _drain)."""
+        if spec is True:
+            return ALWAYS
+        if spec is False:
+            return NEVER
+        if not isinstance(spec, Mapping):
+            raise self._defect(
+                pointer, f"a schema must be an object or a boolean, not {kind_phrase(spec)}"
+            )
+        node = self._nodes.get(pointer)
+        if node is None:
+            node = self._nodes[pointer] = Node(pointer)
+            self._pending.append((node, spec))
+        return node
+
+    def _drain(self) -> None:
+        # A work list, not recursion: a hostile schema may nest 10,000 levels deep.
+        while self._pending:
+            node, spec = self._pending.pop()
+            self._fill(node, spec)
+
+    def _fill(self, node: Node, spec: Mapping[str, Any]) -> None:
+        at = node.pointer
+        if "type" in spec:
+            try:
+                node.kinds = accepted_kinds(spec["type"])
+            except ValueError as error:
+                raise self._defect(at, str(error)) from None
+        if "enum" in spec:
+            enum = spec["enum"]
+            if not isinstance(enum, (list, tuple)):
+                raise self._defect(at, f"enum must be an array, not {kind_phrase(enum)}")
+            node.enum = tuple(enum)
+        if "const" in spec:
+            node.has_const, node.const = True, spec["const"]
+        self._constraints(node, spec)
+        for keyword in ("anyOf", "oneOf", "allOf"):
+            if keyword in spec:
+                setattr(node, _SLOT[keyword], self._branches(at, keyword, spec[keyword]))
+        if "$ref" in spec:
+            node.ref = self._resolve(at, spec["$ref"])
+        self._object(node, spec)
+        if "items" in spec:
+            items = spec["items"]
+            if isinstance(items, (list, tuple)):
+                self.unchecked.append((f"{at}/items", "items (array form)"))
+            else:
+                node.items = self._node(f"{at}/items", items)
+        for keyword in UNCHECKED_KEYWORDS:
+            if keyword in spec:
+                self.unchecked.append((f"{at}/{_escape(keyword)}", keyword))
+        node.ref_as_branch = node.ref is not None and node.object_shape
+        node.trivial = not (
+            node.has_const
+            or node.numbers
+            or node.strings
+            or node.sequences
+            or node.unique_items
+            or node.object_counts
+            or node.any_of
+            or node.one_of
+            or node.all_of
+            or node.ref is not None
+            or node.object_shape
+            or node.items is not None
+        )
+
+    def _constraints(self, node: Node, spec: Mapping[str, Any]) -> None:
+        at = node.pointer
+        numbers: list[tuple[str, Any]] = []
+        for keyword in _NUMBER_LIMITS:
+            if keyword not in spec:
+                continue
+            limit = spec[keyword]
+            if keyword.startswith("exclusive") and type(limit) is bool:
+                # Draft 4: a boolean that makes minimum/maximum exclusive.
+                bound = "minimum" if keyword == "exclusiveMinimum" else "maximum"
+                if limit and _is_number(spec.get(bound)):
+                    numbers.append((keyword, spec[bound]))
+                continue
+            if not _is_number(limit):
+                raise self._defect(at, f"{keyword} must be a number, not {kind_phrase(limit)}")
+            exclusive_form = spec.get(f"exclusive{keyword.capitalize()}")
+            if keyword in ("minimum", "maximum") and exclusive_form is True:
+                continue  # the draft 4 boolean form above says it, exclusively
+            numbers.append((keyword, limit))
+        if "multipleOf" in spec:
+            divisor = spec["multipleOf"]
+            if not _is_number(divisor) or not divisor > 0:
+                raise self._defect(at, "multipleOf must be a number above 0")
+            numbers.append(("multipleOf", divisor))
+        node.numbers = tuple(numbers)
+        strings: list[tuple[str, Any]] = []
+        sequences: list[tuple[str, Any]] = []
+        objects: list[tuple[str, Any]] = []
+        for keyword, kind in _COUNTS.items():
+            if keyword not in spec:
+                continue
+            count = spec[keyword]
+            if not _is_number(count) or count < 0 or not float(count).is_integer():
+                raise self._defect(at, f"{keyword} must be a non-negative integer")
+            target = {"string": strings, "array": sequences, "object": objects}[kind]
+            target.append((keyword, int(count)))
+        if "pattern" in spec:
+            pattern = spec["pattern"]
+            if not isinstance(pattern, str):
+                raise self._defect(at, f"pattern must be a string, not {kind_phrase(pattern)}")
+            try:
+                search: Search = compile_pattern(pattern)
+            except UnusablePattern as why:
+                self.bad_patterns.append((f"{at}/pattern", pattern, str(why)))
+            else:
+                strings.append(("pattern", (pattern, search)))
+        if "uniqueItems" in spec:
+            unique = spec["uniqueItems"]
+            if type(unique) is not bool:
+                raise self._defect(at, f"uniqueItems must be a boolean, not {kind_phrase(unique)}")
+            node.unique_items = unique
+        node.strings, node.sequences, node.object_counts = (
+            tuple(strings),
+            tuple(sequences),
+            tuple(objects),
+        )
+
+    def _branches(self, at: str, keyword: str, branches: object) -> tuple[Node, ...]:
+        if not isinstance(branches, (list, tuple)) or not branches:
+            raise self._defect(at, f"{keyword} must be a non-empty array of schemas")
+        return tuple(self._node(f"{at}/{keyword}/{i}", b) for i, b in enumerate(branches))
+
+    def _object(self, node: Node, spec: Mapping[str, Any]) -> None:
+        at = node.pointer
+        if "properties" in spec:
+            properties = spec["properties"]
+            if not isinstance(properties, Mapping):
+                raise self._defect(
+                    at, f"properties must be an object, not {kind_phrase(properties)}"
+                )
+            node.properties = {
+                str(name): self._node(f"{at}/properties/{_escape(str(name))}", sub)
+                for name, sub in properties.items()
+            }
+        if "required" in spec:
+            required = spec["required"]
+            if not isinstance(required, (list, tuple)) or not all(
+                isinstance(name, str) for name in required
+            ):
+                raise self._defect(at, "required must be an array of names")
+            node.required = tuple(dict.fromkeys(required))
+        if "additionalProperties" in spec:
+            additional = spec["additionalProperties"]
+            if type(additional) is bool:
+                node.additional = additional
+            else:
+                node.additional = self._node(f"{at}/additionalProperties", additional)
+        node.object_shape = (
+            node.properties is not None or "required" in spec or node.additional is not None
+        )
+
+    def _resolve(self, at: str, reference: object) -> Node:
+        """A ``$ref`` inside the tool's own parameters schema -> its node."""
+        if not isinstance(reference, str):
+            raise self._defect(at, f"$ref must be a string, not {kind_phrase(reference)}")
+        if not reference.startswith("#") or (len(reference) > 1 and reference[1] != "/"):
+            raise self._defect(
+                at,
+                f"$ref {reference!r} does not point inside this tool's parameters "
+                "(only #, #/$defs/..., #/definitions/... and other #/ pointers are followed)",
+            )
+        # The fragment is percent-decoded first, then read as a JSON pointer (RFC 6901).
+        tokens = [_unescape(token) for token in unquote(reference[1:]).split("/")[1:]]
+        target: object = self._root
+        for token in tokens:
+            if isinstance(target, Mapping) and token in target:
+                target = target[token]
+            elif isinstance(target, (list, tuple)) and token.isdigit() and int(token) < len(target):
+                target = target[int(token)]
+            else:
+                raise self._defect(at, f"$ref {reference!r} points at nothing")
+        pointer = "".join(f"/{_escape(token)}" for token in tokens)
+        return self._node(pointer, target)
+
+
+_SLOT = {"anyOf": "any_of", "oneOf": "one_of", "allOf": "all_of"}
+
+
+def _is_number(value: object) -> bool:
+    return (
+        type(value) is not bool
+        and isinstance(value, (int, float))
+        and not (isinstance(value, float) and not math.isfinite(value))
+    )
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def _unescape(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def _same_value_edges(node: Node) -> list[Node]:
+    """The nodes applied to the same value as ``node`` (no step into the value)."""
+    edges = [*node.any_of, *node.one_of, *node.all_of]
+    if node.ref is not None:
+        edges.append(node.ref)
+    return edges
+
+
+def _steps_into(node: Node) -> list[Node]:
+    """The nodes applied to the values inside ``node``'s value."""
+    steps = list((node.properties or {}).values())
+    if isinstance(node.additional, Node):
+        steps.append(node.additional)
+    if node.items is not None:
+        steps.append(node.items)
+    return steps
+
+
+def _reject_cycles_in_place(tool: str, nodes: list[Node]) -> None:
+    """A cycle of $ref/anyOf/oneOf/allOf that never steps into the value would
+    check one value forever: a defect. (A cycle through properties or items is
+    a recursive schema, and fine: each turn goes one level into the value.)"""
+    state: dict[int, int] = {}  # 1: on the current path, 2: done
+    for start in nodes:
+        if id(start) in state:
+            continue
+        stack: list[tuple[Node, list[Node]]] = [(start, _same_value_edges(start))]
+        path = [start]
+        state[id(start)] = 1
+        while stack:
+            node, edges = stack[-1]
+            if not edges:
+                stack.pop()
+                path.pop()
+                state[id(node)] = 2
+                continue
+            nxt = edges.pop()
+            mark = state.get(id(nxt))
+            if mark == 1:
+                loop = [*path[path.index(nxt) :], nxt]
+                where = " -> ".join(f"#{n.pointer}" for n in loop)
+                raise SchemaError(
+                    f"$ref/anyOf/oneOf/allOf go round in a cycle that never looks into the "
+                    f"value: {where}",
+                    tool=tool,
+                )
+            if mark is None:
+                state[id(nxt)] = 1
+                path.append(nxt)
+                stack.append((nxt, _same_value_edges(nxt)))
+
+
+def _settle_declared(nodes: list[Node]) -> None:
+    """Each node's declared names: its properties, and those of its $ref and its
+    allOf branches, through any depth of them (rule 5). The same-value graph is
+    acyclic by now, so a post-order walk settles every node once."""
+    done: set[int] = set()
+    for start in nodes:
+        stack: list[tuple[Node, bool]] = [(start, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if id(node) in done:
+                continue
+            inherited = [*node.all_of, *([node.ref] if node.ref is not None else [])]
+            if not expanded:
+                stack.append((node, True))
+                stack.extend((n, False) for n in inherited if id(n) not in done)
+                continue
+            own = frozenset(node.properties or ())
+            node.declared = own.union(*(n.declared for n in inherited))
+            branches = [*node.all_of, *([node.ref] if node.ref_as_branch and node.ref else [])]
+            node.left_to_branches = frozenset().union(*(n.declared for n in branches))
+            done.add(id(node))
+
+
+def admitted_kinds(node: Node) -> frozenset[str]:
+    """The value kinds a combinator branch admits: its type, or its $ref target's;
+    every kind with neither; none for the false schema."""
+    seen = 0
+    while node.kinds is None and node.ref is not None and not node.never and seen < 10_000:
+        node, seen = node.ref, seen + 1
+    if node.never:
+        return frozenset()
+    return node.kinds if node.kinds is not None else ALL_KINDS
+
+
+def numeric(kind: str | None) -> bool:
+    return kind in NUMERIC_KINDS

@@ -1,0 +1,76 @@
+"""How an error names where it is: ``filters.date``, ``passengers[0].name``, ``["a.b"].c``.
+
+A path starts from the argument's name and adds ``.name`` for a key that reads
+as an identifier, ``["name"]`` (the name as a JSON string, non-ASCII kept) for
+any other key, and ``[i]`` for an array element. The argument's own name is
+quoted the same way once anything follows it; alone it is the contract's
+subject, unquoted (``type:max-results``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def quoted(name: str) -> str:
+    """``name`` as a bracketed JSON string: ``["max-results"]``."""
+    return f"[{json.dumps(name, ensure_ascii=False)}]"
+
+
+def root(name: str) -> str:
+    """What the paths inside argument ``name`` start with."""
+    return name if _IDENTIFIER.fullmatch(name) else quoted(name)
+
+
+def key(base: str, name: str) -> str:
+    """The path of key ``name`` of the object at ``base``."""
+    return f"{base}.{name}" if _IDENTIFIER.fullmatch(name) else base + quoted(name)
+
+
+def parameter_of(path: str) -> str:
+    """The argument a path starts from: ``filters.date`` -> ``filters``,
+    ``["a.b"].c`` -> ``a.b``; a top-level subject is itself."""
+    if path.startswith('["'):
+        decoder = json.JSONDecoder()
+        name, end = decoder.raw_decode(path, 1)
+        if path.startswith("]", end) and isinstance(name, str):
+            return name
+        return path  # a top-level name that merely looks bracketed
+    match = _IDENTIFIER.match(path)
+    if match and match.end() < len(path) and path[match.end()] in ".[":
+        return match.group()
+    return path
+
+
+_INDEX = re.compile(r"\[[0-9]+\]")
+
+
+def collapsed(path: str) -> str:
+    """The path with every array index written ``[]``: how errors are counted
+    per parameter, so that ``tags[0]`` and ``tags[7]`` add up to one count.
+
+    Indices are only ever outside quoted names: a quoted name is skipped whole.
+    """
+    if "[" not in path:
+        return path
+    parts: list[str] = []
+    i = 0
+    decoder = json.JSONDecoder()
+    while i < len(path):
+        if path.startswith('["', i):
+            try:
+                _, end = decoder.raw_decode(path, i + 1)
+            except ValueError:
+                return path  # not a path this module wrote: counted as it is
+            parts.append(path[i : end + 1])
+            i = end + 1
+        elif path[i] == "[" and (match := _INDEX.match(path, i)):
+            parts.append("[]")
+            i = match.end()
+        else:
+            parts.append(path[i])
+            i += 1
+    return "".join(parts)

@@ -1,0 +1,148 @@
+"""``pattern``: ECMA-262 regular expressions, matched in linear time with RE2.
+
+Patterns come from schemas nobody vetted and are matched against what a model
+wrote, so a backtracking engine is out: ``^(a+)+$`` on thirty ``a`` and a ``!``
+would hang the audit. RE2 never backtracks. Its syntax is close to ECMA-262's
+but not equal, so each pattern is translated first, and a pattern whose
+meaning RE2 cannot give exactly (a lookahead, a backreference, ``\\S`` inside a
+class...) is refused with a reason: it is reported by ``toolaudit schemas``
+and left unchecked, never guessed at.
+
+Patterns are read in ECMA-262's Unicode mode (``u``), as JSON Schema asks:
+they match code points, not UTF-16 halves.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+#: A compiled pattern: its ``search`` (unanchored, as JSON Schema's ``pattern``).
+Search = Callable[[str], object]
+
+# ECMA-262's white space and line terminators (\s), written for RE2.
+_ECMA_SPACE = (
+    r"\t\n\x{0B}\f\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}"
+    r"\x{3000}\x{FEFF}"
+)
+# What ECMA-262's "." does not match (line terminators).
+_ECMA_DOT = r"[^\n\r\x{2028}\x{2029}]"
+
+_CLASS_ESCAPES_SAME_IN_RE2 = frozenset("dDwWbB")
+_CONTROL_ESCAPES = {"t": r"\t", "n": r"\n", "v": r"\x{0B}", "f": r"\f", "r": r"\r", "0": r"\x{0}"}
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+class UnusablePattern(ValueError):
+    """The pattern cannot be matched exactly in linear time; the message says why."""
+
+
+@functools.lru_cache(maxsize=1024)
+def compile_pattern(pattern: str) -> Search:
+    """The pattern's search function. Raises :class:`UnusablePattern`."""
+    import re2  # here: only schemas with patterns pay for loading RE2
+
+    translated = _translate(pattern)
+    options = re2.Options()
+    options.log_errors = False  # a refused pattern is reported by us, once, not logged
+    try:
+        compiled = re2.compile(translated, options)
+    except re2.error as error:
+        message = error.args[0] if error.args else error
+        if isinstance(message, bytes):
+            message = message.decode(errors="replace")
+        raise UnusablePattern(f"the regular expression engine refuses it: {message}") from None
+    search: Search = compiled.search
+    return search
+
+
+def _translate(pattern: str) -> str:
+    """ECMA-262 (Unicode mode) -> RE2, for what the two write differently."""
+    out: list[str] = []
+    in_class = False
+    i = 0
+    n = len(pattern)
+    while i < n:
+        char = pattern[i]
+        if char == "\\":
+            if i + 1 >= n:
+                raise UnusablePattern("it ends with a lone backslash")
+            escaped, i = _escape(pattern, i + 1, in_class)
+            out.append(escaped)
+            continue
+        if in_class:
+            if char == "]":
+                in_class = False
+            elif char == "[":
+                out.append(r"\[")  # literal in ECMA-262; RE2 would read [:alpha:]
+                i += 1
+                continue
+            out.append(char)
+        elif char == "[":
+            if pattern.startswith("[]", i) or pattern.startswith("[^]", i):
+                raise UnusablePattern("an empty class ([] or [^]) has no RE2 form")
+            in_class = True
+            out.append(char)
+            if pattern.startswith("[^", i):
+                out.append("^")
+                i += 1
+        elif char == ".":
+            out.append(_ECMA_DOT)
+        elif char == "(" and pattern.startswith("(?", i):
+            if pattern.startswith(("(?=", "(?!", "(?<=", "(?<!"), i):
+                raise UnusablePattern("lookaround assertions have no linear-time match")
+            out.append(char)
+        else:
+            out.append(char)
+        i += 1
+    return "".join(out)
+
+
+def _escape(pattern: str, i: int, in_class: bool) -> tuple[str, int]:
+    """The escape starting at ``pattern[i]`` (just after the backslash) -> (RE2, next index)."""
+    char = pattern[i]
+    if char == "s":
+        return (_ECMA_SPACE if in_class else f"[{_ECMA_SPACE}]"), i + 1
+    if char == "S":
+        if in_class:
+            raise UnusablePattern(r"\S inside a class has no exact RE2 form")
+        return f"[^{_ECMA_SPACE}]", i + 1
+    if char in _CLASS_ESCAPES_SAME_IN_RE2:
+        if char in "bB" and in_class:
+            if char == "b":
+                return r"\x{8}", i + 1  # [\b] is a backspace
+            raise UnusablePattern(r"\B inside a class is not valid")
+        return "\\" + char, i + 1
+    if char in _CONTROL_ESCAPES:
+        if char == "0" and i + 1 < len(pattern) and pattern[i + 1].isdigit():
+            raise UnusablePattern("octal escapes are not valid in Unicode mode")
+        return _CONTROL_ESCAPES[char], i + 1
+    if char == "c":
+        if i + 1 < len(pattern) and pattern[i + 1].isascii() and pattern[i + 1].isalpha():
+            return f"\\x{{{ord(pattern[i + 1]) % 32:X}}}", i + 2
+        raise UnusablePattern(r"\c must be followed by a letter")
+    if char == "x":
+        digits = pattern[i + 1 : i + 3]
+        if len(digits) == 2 and set(digits) <= _HEX:
+            return f"\\x{{{digits}}}", i + 3
+        raise UnusablePattern(r"\x must be followed by two hexadecimal digits")
+    if char == "u":
+        if pattern.startswith("{", i + 1):
+            end = pattern.find("}", i + 2)
+            digits = pattern[i + 2 : end] if end > 0 else ""
+            if digits and set(digits) <= _HEX and int(digits, 16) <= 0x10FFFF:
+                return f"\\x{{{digits}}}", end + 1
+            raise UnusablePattern(r"\u{...} must hold a code point in hexadecimal")
+        digits = pattern[i + 1 : i + 5]
+        if len(digits) == 4 and set(digits) <= _HEX:
+            return f"\\x{{{digits}}}", i + 5
+        raise UnusablePattern(r"\u must be followed by four hexadecimal digits")
+    if char.isdigit():
+        raise UnusablePattern("backreferences have no linear-time match")
+    if char == "k":
+        raise UnusablePattern("named backreferences have no linear-time match")
+    if char in "pP":
+        return "\\" + char, i + 1  # \p{L}: the same in RE2
+    if char.isascii() and not char.isalnum():
+        return "\\" + char, i + 1  # an escaped syntax character: itself
+    raise UnusablePattern(f"\\{char} is not a valid escape in Unicode mode")

@@ -1,0 +1,98 @@
+"""A reason for every error: one short sentence, what was expected and what came.
+
+``type:days`` -> "expected integer, got boolean true"; ``enum:units`` ->
+'expected one of "c", "f"; got "k"'; ``constraint:days`` -> "minimum 1, got 0";
+``missing:city`` -> "required". Values are quoted as JSON and cut to about 60
+characters: a reason names what is wrong, never a whole argument (logs hold
+personal data).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from toolaudit.deep.nodes import Node
+from toolaudit.values import SHOWN_CHARACTERS, described, shown, type_names_of
+
+_CONSTRAINT_WORDS = {
+    "minimum": "minimum {limit}",
+    "maximum": "maximum {limit}",
+    "exclusiveMinimum": "above {limit}",
+    "exclusiveMaximum": "below {limit}",
+    "multipleOf": "a multiple of {limit}",
+    "minLength": "at least {limit} characters",
+    "maxLength": "at most {limit} characters",
+    "minItems": "at least {limit} items",
+    "maxItems": "at most {limit} items",
+    "minProperties": "at least {limit} properties",
+    "maxProperties": "at most {limit} properties",
+}
+
+
+def sentence(reason: tuple[Any, ...]) -> str:
+    """The words for a reason tuple recorded where the error was found."""
+    how = reason[0]
+    if how == "type":
+        _, kinds, value = reason
+        return f"expected {type_names_of(kinds)}, got {described(value)}"
+    if how == "never":
+        return f"no value is allowed here, got {described(reason[1])}"
+    if how == "enum":
+        _, allowed, value = reason
+        return f"expected one of {listed(shown(a, 20) for a in allowed)}; got {shown(value)}"
+    if how == "const":
+        _, expected, value = reason
+        return f"expected {shown(expected)}, got {shown(value)}"
+    if how == "constraint":
+        return _constraint(*reason[1:])
+    if how == "missing":
+        return "required"
+    if how == "unexpected":
+        declared = _declared_names(reason[1])
+        if not declared:
+            return "not declared: this object takes no properties"
+        return f"not declared (declared: {listed(declared)})"
+    if how == "unknown_tool":
+        tools = reason[1]
+        return f"no tool of this name (tools: {listed(tools)})" if tools else "no tools are defined"
+    if how == "text":
+        return str(reason[1])
+    raise ValueError(f"no words for the reason {how!r}")
+
+
+def _declared_names(declared: Any) -> list[str]:
+    """A node's declared names, its own properties first; or names given as they are."""
+    if isinstance(declared, Node):
+        own = list(declared.properties or ())
+        return own + sorted(declared.declared.difference(own))
+    return list(declared)
+
+
+def _constraint(keyword: str, limit: Any, value: Any) -> str:
+    if keyword == "pattern":
+        return f"does not match the pattern {shown(limit)}: got {shown(value)}"
+    if keyword == "uniqueItems":
+        first, again = limit
+        return f"items must be unique, and items {first} and {again} are equal"
+    rule = _CONSTRAINT_WORDS[keyword].format(limit=shown(limit))
+    if keyword in ("minLength", "maxLength"):
+        return f"{rule}, got {len(value)}: {shown(value)}"
+    if keyword in ("minItems", "maxItems"):
+        return f"{rule}, got {len(value)}"
+    if keyword in ("minProperties", "maxProperties"):
+        return f"{rule}, got {len(value)}"
+    return f"{rule}, got {shown(value)}"
+
+
+def listed(names: Iterable[str], limit: int = SHOWN_CHARACTERS) -> str:
+    """Names joined by commas, cut with "..." (and how many more) past ``limit`` characters."""
+    names = list(names)
+    shown_names: list[str] = []
+    length = 0
+    for name in names:
+        if shown_names and length + len(name) > limit:
+            return ", ".join(shown_names) + f", ... ({len(names) - len(shown_names)} more)"
+        shown_names.append(name)
+        length += len(name) + 2
+    return ", ".join(shown_names)
