@@ -105,7 +105,8 @@ def audit(
     """
     from toolaudit.pipeline import Audit
 
-    return Audit.of_paths(paths, _schema_set(schemas), _options(options))
+    audit_options = _options(options)
+    return Audit.of_paths(paths, _schema_set(schemas, audit_options.deep), audit_options)
 
 
 def run_audit(
@@ -134,12 +135,17 @@ def run_audit(
 
     if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 0:
         raise OptionError(f"jobs must be a whole number, 0 for one per core, not {jobs!r}")
-    job = AuditJob(expand_paths(paths), _schema_set(schemas), _options(options))
+    audit_options = _options(options)
+    job = AuditJob(expand_paths(paths), _schema_set(schemas, audit_options.deep), audit_options)
     hooks = RunHooks(on_bytes, stop if stop is not None else StopRequest(), notify)
     return run_job(job, report=report, jobs=jobs, hooks=hooks)
 
 
-def _schema_set(schemas: SchemaSet | Mapping[str, Any] | str | Iterable[str] | None) -> SchemaSet:
+def _schema_set(
+    schemas: SchemaSet | Mapping[str, Any] | str | Iterable[str] | None, deep: bool
+) -> SchemaSet:
+    """The schemas of an audit, loaded and compiled (for deep validation with ``deep``);
+    a SchemaSet given ready is used as it is."""
     from toolaudit.schemas import NO_SCHEMAS, SchemaSet, load_schemas, schema_set
 
     if schemas is None:
@@ -147,10 +153,10 @@ def _schema_set(schemas: SchemaSet | Mapping[str, Any] | str | Iterable[str] | N
     if isinstance(schemas, SchemaSet):
         return schemas
     if isinstance(schemas, str):
-        return load_schemas(schemas)
+        return load_schemas(schemas, deep=deep)
     if isinstance(schemas, Mapping):
-        return schema_set(schemas)
-    return load_schemas(list(schemas))
+        return schema_set(schemas, deep=deep)
+    return load_schemas(list(schemas), deep=deep)
 
 
 def _options(options: Mapping[str, Any]) -> AuditOptions:

@@ -279,7 +279,8 @@ class ToolValidator:
             param = self.parameters.get(key)
             subject = key if isinstance(key, str) else str(key)
             if param is None:
-                found.append((UNEXPECTED, subject, ("unexpected", tuple(self.parameters))))
+                declared = tuple(self.parameters)
+                found.append((UNEXPECTED, subject, ("unexpected_parameter", declared)))
             elif not param.accepts(value):
                 assert param.accepted_kinds is not None
                 found.append((TYPE, subject, ("type", param.accepted_kinds, value)))
@@ -326,12 +327,24 @@ class Validator:
     is the contract (error strings).
     """
 
-    __slots__ = ("deep", "tools")
+    __slots__ = ("_names", "deep", "tools")
 
     def __init__(self, tools: Mapping[str, ToolValidator], *, deep: bool = False) -> None:
         self.tools = dict(tools)
         #: Whether the tools were compiled for deep validation.
         self.deep = deep
+        self._names: list[str] | None = None
+
+    @property
+    def tool_names(self) -> list[str]:
+        """The defined tools' names, sorted (an alias is not a tool of its own)."""
+        if self._names is None:
+            self._names = sorted({tool.name for tool in self.tools.values()})
+        return self._names
+
+    def explain_unknown(self, name: str) -> dict[str, str]:
+        """The reason of ``unknown_tool:<name>``, which lists the tools there are."""
+        return {f"{UNKNOWN_TOOL}:{name}": sentence(("unknown_tool", self.tool_names))}
 
     def with_aliases(self, aliases: Mapping[str, str]) -> Validator:
         """This validator, also knowing each tool under other names (alias -> defined
@@ -375,7 +388,7 @@ class Validator:
             return {f"{MALFORMED}:name": f"expected the call's name as a string, got {what}"}
         tool = self.tools.get(name)
         if tool is None:
-            return {f"{UNKNOWN_TOOL}:{name}": sentence(("unknown_tool", sorted(self.tools)))}
+            return self.explain_unknown(name)
         assert isinstance(call, Mapping)
         arguments = call.get("arguments", {})
         if not isinstance(arguments, Mapping):

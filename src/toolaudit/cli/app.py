@@ -67,6 +67,15 @@ HtmlOption = Annotated[
     ),
 ]
 
+DeepOption = Annotated[
+    bool,
+    typer.Option(
+        "--deep",
+        help="Also check inside each argument: nested objects and arrays, $ref, anyOf/oneOf/"
+        "allOf, const and constraints (minimum, maxLength, pattern...). See docs/deep.md.",
+    ),
+]
+
 
 def _print_version(value: bool) -> None:
     if value:

@@ -17,6 +17,7 @@ from toolaudit.cli.app import (
     EXIT_INVALID,
     EXIT_OK,
     EXIT_TERMINATED,
+    DeepOption,
     FormatOption,
     HtmlOption,
     _fail,
@@ -99,6 +100,7 @@ def audit(
         bool,
         typer.Option("--errors-only", help="Keep only failing calls and records in the report."),
     ] = False,
+    deep: DeepOption = False,
     html: HtmlOption = None,
     output_format: FormatOption = "table",  # type: ignore[assignment]
     progress: Annotated[
@@ -185,8 +187,9 @@ def audit(
             max_tools=max_tools,
             max_params=max_params,
             group_by=tuple(group_by or ()),
+            deep=deep,
         )
-        schema_set = load_schemas(schemas) if schemas else NO_SCHEMAS
+        schema_set = load_schemas(schemas, deep=deep) if schemas else NO_SCHEMAS
         # The schemas live as long as the run: keep the cycle collector from
         # walking them again and again (it costs with large schemas).
         gc.freeze()

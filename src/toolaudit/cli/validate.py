@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from toolaudit.cli.app import EXIT_INVALID, EXIT_OK, _fail, command
+from toolaudit.cli.app import EXIT_INVALID, EXIT_OK, DeepOption, _fail, command
 from toolaudit.errors import ToolAuditError
 
 
@@ -33,6 +33,11 @@ def validate(
             show_default=False,
         ),
     ] = ...,  # type: ignore[assignment]
+    deep: DeepOption = False,
+    explain: Annotated[
+        bool,
+        typer.Option("--explain", help='Add "why": a short sentence for each error.'),
+    ] = False,
 ) -> None:
     """Validate one call and print the contract's result: {"ok": ..., "errors": [...]}."""
     import orjson
@@ -40,7 +45,7 @@ def validate(
     from toolaudit.schemas.loading import load_schemas
 
     try:
-        schema_set = load_schemas(schemas)
+        schema_set = load_schemas(schemas, deep=deep)
     except ToolAuditError as error:
         raise _fail(str(error)) from None
     if schema_set.validator is None:
@@ -52,6 +57,6 @@ def validate(
         parsed = orjson.loads(text)
     except orjson.JSONDecodeError as error:
         raise _fail(f"the call is not valid JSON: {error}") from None
-    result = schema_set.validator.validate(parsed)
+    result = schema_set.validator.validate(parsed, explain=explain)
     sys.stdout.write(orjson.dumps(result).decode() + "\n")
     raise typer.Exit(EXIT_OK if result["ok"] else EXIT_INVALID)

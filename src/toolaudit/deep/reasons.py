@@ -21,12 +21,12 @@ _CONSTRAINT_WORDS = {
     "exclusiveMinimum": "above {limit}",
     "exclusiveMaximum": "below {limit}",
     "multipleOf": "a multiple of {limit}",
-    "minLength": "at least {limit} characters",
-    "maxLength": "at most {limit} characters",
-    "minItems": "at least {limit} items",
-    "maxItems": "at most {limit} items",
-    "minProperties": "at least {limit} properties",
-    "maxProperties": "at most {limit} properties",
+    "minLength": "at least {limit} character{s}",
+    "maxLength": "at most {limit} character{s}",
+    "minItems": "at least {limit} item{s}",
+    "maxItems": "at most {limit} item{s}",
+    "minProperties": "at least {limit} propert{ies}",
+    "maxProperties": "at most {limit} propert{ies}",
 }
 
 
@@ -52,7 +52,11 @@ def sentence(reason: tuple[Any, ...]) -> str:
         declared = _declared_names(reason[1])
         if not declared:
             return "not declared: this object takes no properties"
-        return f"not declared (declared: {listed(declared)})"
+        return f"not a declared property (declared: {listed(declared)})"
+    if how == "unexpected_parameter":
+        if not reason[1]:
+            return "not a parameter: this tool takes none"
+        return f"not a parameter of this tool (parameters: {listed(reason[1])})"
     if how == "unknown_tool":
         tools = reason[1]
         return f"no tool of this name (tools: {listed(tools)})" if tools else "no tools are defined"
@@ -75,7 +79,10 @@ def _constraint(keyword: str, limit: Any, value: Any) -> str:
     if keyword == "uniqueItems":
         first, again = limit
         return f"items must be unique, and items {first} and {again} are equal"
-    rule = _CONSTRAINT_WORDS[keyword].format(limit=shown(limit))
+    one = limit == 1
+    rule = _CONSTRAINT_WORDS[keyword].format(
+        limit=shown(limit), s="" if one else "s", ies="y" if one else "ies"
+    )
     if keyword in ("minLength", "maxLength"):
         return f"{rule}, got {len(value)}: {shown(value)}"
     if keyword in ("minItems", "maxItems"):

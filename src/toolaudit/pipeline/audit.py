@@ -17,12 +17,13 @@ from typing import Any, BinaryIO
 import orjson
 
 from toolaudit._version import __version__
-from toolaudit.contract import ENUM, MALFORMED, TYPE, format_problems, kind_phrase
-from toolaudit.errors import InputError
+from toolaudit.contract import CONSTRAINT, ENUM, MALFORMED, TYPE, format_problems, kind_phrase
+from toolaudit.deep.paths import collapsed, parameter_of
+from toolaudit.errors import InputError, OptionError
 from toolaudit.formats import UnknownShape, extract
 from toolaudit.formats.flat import call_id as flat_call_id
 from toolaudit.jsonutil import loads_exact, may_hold_long_integers
-from toolaudit.pipeline.judge import Problems, Verdict, judge
+from toolaudit.pipeline.judge import Problems, Verdict, judge, reasons
 from toolaudit.pipeline.options import AuditOptions
 from toolaudit.pipeline.rows import Row, make_row, write_rows
 from toolaudit.pipeline.stop import StopRequest
@@ -78,7 +79,14 @@ class Audit:
             else None
         )
         self._statuses: list[SourceStatus] = []
-        self._record_tools = RecordTools(schemas)
+        self._deep = options.deep
+        if options.deep != schemas.deep and not schemas.empty:
+            raise OptionError(
+                "deep validation needs schemas compiled for it: load them with deep=True"
+                if options.deep
+                else "these schemas were compiled for deep validation: audit with deep=True"
+            )
+        self._record_tools = RecordTools(schemas, deep=options.deep)
         self._started = False
         self.summary: Summary | None = None
 
@@ -140,6 +148,7 @@ class Audit:
                 schemas_digest=self.schemas.digest,
                 sources=statuses,
                 complete=complete,
+                deep=self._deep,
             )
             if self._groups is not None:
                 summary = replace(self._groups.summary(summary), samples=summary.samples)
@@ -258,7 +267,7 @@ class Audit:
                     if _number_may_be_inexact(problems, arguments) and may_hold_long_integers(line):
                         self._audit_record(record, lineno, out, line, tally=tally)
                     else:
-                        verdict = (tool.name, problems, None)
+                        verdict = (tool.name, problems, None, (tool.explain, arguments))
                         self._count_call(
                             tally, out, lineno, 0, flat_call_id(record), model, verdict
                         )
@@ -342,7 +351,7 @@ class Audit:
         verdicts = [judge(call, validator, why_unjudged, exact=exact) for call in extracted.calls]
         if (
             line is not None
-            and any(problems for _, problems, _ in verdicts)
+            and any(verdict[1] for verdict in verdicts)
             and may_hold_long_integers(line)
         ):
             try:
@@ -367,9 +376,9 @@ class Audit:
     ) -> None:
         """Count one call in ``tally``; report it where rows are wanted, and keep
         it as a sample when it failed."""
-        tool, problems, detail = verdict
+        tool, problems, detail, why = verdict
         if problems:
-            tally.count_problems(tool, problems)
+            tally.count_problems(tool, counted(problems) if self._deep else problems)
             wanted = out.rows is not None
             sample = tally.wants_sample() or self._global.wants_sample()
         else:
@@ -379,6 +388,8 @@ class Audit:
         if wanted or sample:
             errors = format_problems(problems)
             row = make_row(out.source, lineno, index, call_id, tool, model, errors, detail)
+            if problems:
+                row["why"] = dict(reasons(why))
             if wanted:
                 out.add(row)
             if sample:
@@ -391,6 +402,7 @@ class Audit:
         error = f"{MALFORMED}:{reason}"
         tally.record_errors[error] = tally.record_errors.get(error, 0) + 1
         row = make_row(out.source, lineno, None, None, None, None, [error], detail)
+        row["why"] = {error: detail}
         if out.rows is not None:
             out.add(row)
         self._keep_sample(tally, row)
@@ -449,11 +461,19 @@ def _parse_refused(line: bytes, error: ValueError) -> tuple[object, str | None]:
 
 
 def _number_may_be_inexact(problems: Problems, arguments: Mapping[str, Any]) -> bool:
-    """Whether a type or enum error may come from orjson's float for a huge integer:
-    only a float, or an array or object holding one, can be such a value."""
+    """Whether a type, enum or constraint error may come from orjson's float for a huge
+    integer: only a float, or an array or object holding one, can be such a value. A
+    deep error's subject is a path: the argument it starts from is looked at."""
     for kind, subject in problems:
-        if kind in (TYPE, ENUM):
-            value_type = type(arguments.get(subject))
-            if value_type is float or value_type is list or value_type is dict:
-                return True
+        if kind in (TYPE, ENUM, CONSTRAINT):
+            for name in (subject, parameter_of(subject)):
+                value_type = type(arguments.get(name))
+                if value_type is float or value_type is list or value_type is dict:
+                    return True
     return False
+
+
+def counted(problems: Problems) -> Problems:
+    """Deep errors as the tally counts them per parameter: with array indices written
+    ``[]``, so that ``tags[0]`` and ``tags[7]`` are one parameter, ``tags[]``."""
+    return [(kind, collapsed(subject)) for kind, subject in problems]

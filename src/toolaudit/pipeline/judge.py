@@ -7,7 +7,7 @@ its own words in the report's ``detail``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
@@ -22,6 +22,7 @@ from toolaudit.contract import (
 )
 from toolaudit.formats import ABSENT, JSON_STRING, OBJECT, Call
 from toolaudit.jsonutil import loads_exact
+from toolaudit.values import described
 
 Problems = tuple[Problem, ...] | list[Problem]
 
@@ -30,11 +31,16 @@ _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
 
 
+#: What makes the reasons of a failing call's errors (its report row's ``why``): the
+#: reasons themselves, or a function and what to give it, called only when a row or
+#: a sample needs them (a summary-only run never words a reason).
+Why = Mapping[str, str] | tuple[Callable[[Any], Mapping[str, str]], Any] | None
+
 #: What one call comes to: (the tool it counts under, its problems, a detail for the
-#: report row). The tool is a declared tool's own name (through aliases), the name
-#: called for an unknown tool, or None when the call gave no usable name. A plain
-#: tuple: a NamedTuple costs ten times as much to make, on every call judged.
-Verdict = tuple[str | None, Problems, str | None]
+#: report row, what gives the reasons). The tool is a declared tool's own name (through
+#: aliases), the name called for an unknown tool, or None when the call gave no usable
+#: name. A plain tuple: a NamedTuple costs ten times as much to make, on every call judged.
+Verdict = tuple[str | None, Problems, str | None, Why]
 
 
 def judge(call: Call, validator: Validator, context: str | None, *, exact: bool) -> Verdict:
@@ -46,18 +52,22 @@ def judge(call: Call, validator: Validator, context: str | None, *, exact: bool)
     name = call.name
     details = []
     problems: Problems
+    why: Why = None
     tool_key: str | None = None
     if call.failure is not None and name is None:
         problems = [(MALFORMED, "call")]
         details.append(call.failure)
+        why = {f"{MALFORMED}:call": call.failure}
     elif not isinstance(name, str):
         problems = [(MALFORMED, "name")]
         details.append(f"the call's name is {kind_phrase(name)}, not a string")
+        why = {f"{MALFORMED}:name": f"expected the tool's name as a string, got {described(name)}"}
     else:
         tool = validator.tools.get(name)
         if tool is None:
             tool_key = name
             problems = [(UNKNOWN_TOOL, name)]
+            why = (validator.explain_unknown, name)
             if context:
                 details.append(context)
         else:
@@ -65,14 +75,31 @@ def judge(call: Call, validator: Validator, context: str | None, *, exact: bool)
             if call.failure is not None:
                 problems = [(MALFORMED, "arguments")]
                 details.append(call.failure)
+                why = {f"{MALFORMED}:arguments": call.failure}
             else:
-                decoded, why = decode_call_arguments(call, tool, exact=exact)
-                if why:
-                    details.append(why)
-                problems = [(MALFORMED, "arguments")] if decoded is None else tool.check(decoded)
+                decoded, note = decode_call_arguments(call, tool, exact=exact)
+                if note:
+                    details.append(note)
+                if decoded is None:
+                    problems = [(MALFORMED, "arguments")]
+                    why = {f"{MALFORMED}:arguments": note or "the arguments cannot be read"}
+                else:
+                    problems = tool.check(decoded)
+                    if problems:
+                        why = (tool.explain, decoded)
     if call.note:
         details.append(call.note)
-    return tool_key, problems, "; ".join(details) or None
+    return tool_key, problems, "; ".join(details) or None, why
+
+
+def reasons(why: Why) -> Mapping[str, str]:
+    """The reasons a verdict's ``why`` stands for."""
+    if why is None:
+        return {}
+    if isinstance(why, tuple):
+        explain, subject = why
+        return explain(subject)
+    return why
 
 
 def decode_call_arguments(

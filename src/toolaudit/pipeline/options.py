@@ -35,8 +35,13 @@ class AuditOptions:
     #: Record fields to group the summary by (dotted paths; "model" is the model
     #: the record's format names); see results.summary.Summary.groups.
     group_by: tuple[str, ...] = ()
+    #: Judge calls in deep mode: inside each argument too (nested objects, arrays,
+    #: $ref, combinators, constraints). The schemas must be compiled for it.
+    deep: bool = False
 
     def __post_init__(self) -> None:
+        if type(self.deep) is not bool:
+            raise OptionError(f"deep must be true or false, not {self.deep!r}")
         if self.input_format is not None and not is_format(self.input_format):
             raise OptionError(
                 f"unknown input format {self.input_format!r}: "

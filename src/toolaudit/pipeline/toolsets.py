@@ -24,8 +24,10 @@ NO_TOOLS = Validator({})
 class RecordTools:
     """The tools that records define, for themselves or for the records after them."""
 
-    def __init__(self, schemas: SchemaSet) -> None:
+    def __init__(self, schemas: SchemaSet, *, deep: bool = False) -> None:
         self.schemas = schemas
+        #: Compile the records' own tools for deep validation.
+        self.deep = deep
         self._stream_tools: list[Any] | None = None
         self._stream_more_pages = False
         self._keyed_tools: dict[object, Validator | str] = {}
@@ -88,7 +90,8 @@ class RecordTools:
         if compiled is None:
             try:
                 compiled = compile_schemas(
-                    normalize_tools(tools if isinstance(tools, list) else [tools], source="record")
+                    normalize_tools(tools if isinstance(tools, list) else [tools], source="record"),
+                    deep=self.deep,
                 )
             except SchemaError as error:
                 compiled = str(error)

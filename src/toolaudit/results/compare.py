@@ -162,6 +162,12 @@ def compare(
         or not (0.0 <= tolerance <= 1.0)
     ):
         raise OptionError(f"tolerance must be a rate from 0 to 1, not {tolerance!r}")
+    if base.deep != new.deep:
+        deep, plain = (base_label, new_label) if base.deep else (new_label, base_label)
+        raise SummaryError(
+            f"cannot compare {deep} (audited with --deep) with {plain} (audited without): "
+            "deep mode finds errors plain mode cannot see; audit both the same way"
+        )
     if base_group is not None:
         base = _group(base, base_group, base_label)
     if new_group is not None:

@@ -99,6 +99,7 @@ class Groups:
             groups[key] = tally.summary(
                 version=total.toolaudit_version,
                 schemas_digest=total.schemas_digest,
+                deep=total.deep,
                 sources=[],
                 complete=True,
             )

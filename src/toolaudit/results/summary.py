@@ -130,6 +130,8 @@ class Summary:
 
     toolaudit_version: str
     schemas_digest: str | None = None
+    #: Whether calls were judged in deep mode (errors inside the arguments too).
+    deep: bool = False
     complete: bool = True
     sources: list[SourceStatus] = field(default_factory=list)
     lines: int = 0
@@ -210,6 +212,7 @@ class Summary:
         data: dict[str, Any] = {
             "toolaudit_version": self.toolaudit_version,
             "schemas_digest": self.schemas_digest,
+            "deep": self.deep,
             "complete": self.complete,
             "sources": [s.to_dict() for s in self.sources],
             **self._counts_dict(),
@@ -248,8 +251,11 @@ class Summary:
             raise SummaryError("not a toolaudit summary (no toolaudit_version)")
         try:
             version, digest = str(data["toolaudit_version"]), data.get("schemas_digest")
+            deep = data.get("deep", False)  # summaries from before deep mode were plain
+            if type(deep) is not bool:
+                raise SummaryError(f"not a toolaudit summary: deep is {deep!r}, not true or false")
             return cls(
-                **cls._counts_from(data, version, digest),
+                **cls._counts_from(data, version, digest, deep),
                 complete=bool(data["complete"]),
                 sources=[
                     SourceStatus(
@@ -262,7 +268,7 @@ class Summary:
                 ],
                 group_by=tuple(str(field) for field in data.get("group_by", ())),
                 groups={
-                    str(key): cls(**cls._counts_from(group, version, digest))
+                    str(key): cls(**cls._counts_from(group, version, digest, deep))
                     for key, group in data.get("groups", {}).items()
                 },
             )
@@ -272,11 +278,14 @@ class Summary:
             ) from error
 
     @staticmethod
-    def _counts_from(data: Mapping[str, Any], version: str, digest: str | None) -> dict[str, Any]:
+    def _counts_from(
+        data: Mapping[str, Any], version: str, digest: str | None, deep: bool
+    ) -> dict[str, Any]:
         limits = data.get("max_keys", {})
         return {
             "toolaudit_version": version,
             "schemas_digest": digest,
+            "deep": deep,
             "lines": int(data["lines"]),
             "blank_lines": int(data["blank_lines"]),
             "records": int(data["records"]),
@@ -314,6 +323,7 @@ class Summary:
         for what, mine, theirs in (
             ("toolaudit versions", self.toolaudit_version, other.toolaudit_version),
             ("schemas", self.schemas_digest, other.schemas_digest),
+            ("validation modes", _mode(self), _mode(other)),
             (
                 "--max-keys limits",
                 (self.max_tools, self.max_params),
@@ -341,6 +351,7 @@ class Summary:
         return Summary(
             toolaudit_version=self.toolaudit_version,
             schemas_digest=self.schemas_digest,
+            deep=self.deep,
             complete=self.complete and other.complete,
             sources=list(sources.values()),
             lines=self.lines + other.lines,
@@ -355,6 +366,11 @@ class Summary:
             group_by=self.group_by,
             groups=groups,
         )
+
+
+def _mode(summary: Summary) -> str:
+    """How messages name a summary's validation mode."""
+    return "deep" if summary.deep else "plain"
 
 
 def _kind(name: object) -> str:

@@ -129,10 +129,12 @@ class Tally:
         schemas_digest: str | None,
         sources: list[SourceStatus],
         complete: bool,
+        deep: bool = False,
     ) -> Summary:
         return Summary(
             toolaudit_version=version,
             schemas_digest=schemas_digest,
+            deep=deep,
             complete=complete,
             sources=sources,
             lines=self.lines,

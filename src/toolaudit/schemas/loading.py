@@ -37,6 +37,8 @@ class SchemaSet:
     validator: Validator | None
     digest: str | None
     keyed: Mapping[str, Validator] = field(default_factory=dict)
+    #: Whether the schemas were compiled for deep validation (``deep=True``).
+    deep: bool = False
 
     @property
     def empty(self) -> bool:
@@ -46,13 +48,13 @@ class SchemaSet:
 NO_SCHEMAS = SchemaSet(validator=None, digest=None)
 
 
-def load_schemas(paths: str | Iterable[str]) -> SchemaSet:
-    """Read, check, merge and compile schemas files.
+def load_schemas(paths: str | Iterable[str], *, deep: bool = False) -> SchemaSet:
+    """Read, check, merge and compile schemas files (``deep``: for deep validation).
 
     Two files defining one tool name differently is an error naming both.
     """
     with _collector_paused():
-        return _load_schemas([paths] if isinstance(paths, str) else list(paths))
+        return _load_schemas([paths] if isinstance(paths, str) else list(paths), deep=deep)
 
 
 @contextmanager
@@ -71,7 +73,7 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _load_schemas(paths: list[str]) -> SchemaSet:
+def _load_schemas(paths: list[str], *, deep: bool) -> SchemaSet:
     merged: Schemas = {}
     origin: dict[str, str] = {}
     keyed: dict[str, Schemas] = {}
@@ -99,7 +101,7 @@ def _load_schemas(paths: list[str]) -> SchemaSet:
                     f"{path})"
                 )
             keyed[key] = schemas
-    return schema_set(merged, keyed=keyed, source=", ".join(paths))
+    return schema_set(merged, keyed=keyed, source=", ".join(paths), deep=deep)
 
 
 def schema_set(
@@ -107,19 +109,22 @@ def schema_set(
     *,
     keyed: Mapping[str, Schemas] | None = None,
     source: str | None = None,
+    deep: bool = False,
 ) -> SchemaSet:
     """Compile tool name -> schema (and keyed sets); a defect names ``source`` too."""
     keyed = keyed or {}
     try:
-        validator = compile_schemas(schemas) if schemas or not keyed else None
+        validator = compile_schemas(schemas, deep=deep) if schemas or not keyed else None
         compiled = {
-            key: compile_schemas(tools).with_aliases(dotted_aliases(tools))
+            key: compile_schemas(tools, deep=deep).with_aliases(dotted_aliases(tools))
             for key, tools in keyed.items()
         }
     except SchemaError as error:
         raise (error.located(f"schemas file {source}") if source else error) from None
     # The parsed schemas are not kept: compiled, they are all a run needs.
-    return SchemaSet(validator=validator, digest=schemas_digest(schemas, keyed), keyed=compiled)
+    return SchemaSet(
+        validator=validator, digest=schemas_digest(schemas, keyed), keyed=compiled, deep=deep
+    )
 
 
 def dotted_aliases(schemas: Mapping[str, Any]) -> dict[str, str]:
