@@ -213,6 +213,16 @@ def test_the_audit_page_shows_the_failing_parameters_and_the_samples(sample: Sum
         "sample_logs/calls.jsonl:14 0 call_0013 send_email gpt-4o-mini malformed:arguments "
         "arguments are not valid JSON: unexpected character, expected a string key (column 2)"
     ) in text
+    # Each error is followed by its reason, unless the detail already says it (once).
+    assert (
+        "call_0009 create_event gpt-4o-mini unexpected:end not a parameter of this tool "
+        "(parameters: title, start, duration_minutes, attendees, reminder_minutes)"
+    ) in text
+    assert text.count("expected a string key (column 2)") == sum(
+        row.get("detail") == "arguments are not valid JSON: unexpected character, expected a "
+        "string key (column 2)"
+        for row in sample.samples
+    )
 
 
 def test_the_groups_stand_side_by_side(grouped: Summary) -> None:

@@ -294,14 +294,21 @@ def _sample_row(row: Mapping[str, Any], with_model: bool) -> str:
             ),
             p.td(p.name(row["tool"], 40) if row.get("tool") is not None else p.DASH, "name"),
             *([p.td(_optional(row.get("model")), "name")] if with_model else []),
-            p.td(
-                " ".join(
-                    f'<code class="err">{p.name(error, p.NAME_WIDTH)}</code>' for error in errors
-                )
-            ),
+            p.td("<br>".join(_error_with_reason(error, row) for error in errors)),
             p.td(p.name(row["detail"], 300) if row.get("detail") else "", "detail"),
         ]
     )
+
+
+def _error_with_reason(error: object, row: Mapping[str, Any]) -> str:
+    """An error and, after it, its reason (the row's ``why``), unless the row's
+    detail already says the same."""
+    code = f'<code class="err">{p.name(error, p.NAME_WIDTH)}</code>'
+    why = row.get("why")
+    reason = why.get(error) if isinstance(why, Mapping) and isinstance(error, str) else None
+    if not isinstance(reason, str) or reason == row.get("detail"):
+        return code
+    return f'{code} <span class="why">{p.name(reason, 300)}</span>'
 
 
 def _optional(value: object) -> str:
