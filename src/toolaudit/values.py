@@ -204,8 +204,11 @@ def shown(value: object, limit: int = SHOWN_CHARACTERS) -> str:
 
     try:
         text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
-    except TypeError:  # not JSON (a lone surrogate, a Python object): its repr, escaped
-        text = ascii(value)
+    except TypeError:  # not JSON (a lone surrogate, a Python object), or too deep for orjson
+        try:
+            text = ascii(value)
+        except RecursionError:
+            return f"{kind_phrase(value)} nested too deeply to show"
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return text

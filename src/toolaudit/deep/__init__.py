@@ -12,9 +12,11 @@ package; nothing here knows the contract's tables.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import sys
+import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import toolaudit.deep.paths as paths
 from toolaudit.deep.check import CONSTRAINT, Found, Walk
@@ -49,11 +51,60 @@ class DeepArguments:
     ) -> dict[str, Found]:
         """path -> (kind, reason) for what the arguments break inside; the arguments
         named in ``skip`` (the contract already found them wrong) are not looked into."""
+        try:
+            return self._walk(arguments, skip)
+        except RecursionError:
+            # A value nested hundreds of levels deep in a recursive schema: check it
+            # again where the stack has room (JSON parsers stop near 1,000 levels).
+            return with_room_to_recurse(self._walk, arguments, skip)
+
+    def _walk(
+        self, arguments: Mapping[Any, Any], skip: frozenset[str] | set[str]
+    ) -> dict[str, Found]:
         walk = Walk()
         for name, node in self.nodes:
             if name in arguments and name not in skip:
                 walk.check(node, arguments[name], name, paths.root(name))
         return walk.found
+
+
+#: The stack and recursion limit of the thread that checks very deep values.
+_DEEP_STACK_BYTES = 512 << 20
+_DEEP_RECURSION_LIMIT = 100_000
+_room = threading.Lock()
+
+_T = TypeVar("_T")
+
+
+def with_room_to_recurse(function: Callable[..., _T], *args: Any) -> _T:
+    """``function(*args)`` in a thread with a large stack and a high recursion limit.
+
+    Only for the rare value too deep for the caller's stack: the limit is the
+    interpreter's, so it is raised for the call alone, one call at a time.
+    """
+    outcome: list[Any] = []
+
+    def run() -> None:
+        try:
+            outcome.append((True, function(*args)))
+        except BaseException as error:  # handed back to the caller's thread, below
+            outcome.append((False, error))
+
+    with _room:
+        limit = sys.getrecursionlimit()
+        stack = threading.stack_size(_DEEP_STACK_BYTES)
+        sys.setrecursionlimit(max(limit, _DEEP_RECURSION_LIMIT))
+        try:
+            thread = threading.Thread(target=run, name="toolaudit-deep-check")
+            thread.start()
+            thread.join()
+        finally:
+            sys.setrecursionlimit(limit)
+            threading.stack_size(stack)
+    done, result = outcome[0]
+    if not done:
+        raise result
+    return result
 
 
 @dataclass(frozen=True)

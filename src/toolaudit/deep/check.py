@@ -62,50 +62,61 @@ class Walk:
 
     def check(self, node: Node, value: Any, path: str, base: str, branch: bool = False) -> None:
         """Check ``value`` (named ``path``; its children's paths extend ``base``)
-        against ``node``; ``branch`` when it is applied as an allOf branch."""
+        against ``node``; ``branch`` when it is applied as an allOf branch.
+
+        A node and the targets of its ``$ref`` chain go through each stage
+        together: all their types before any enum, all their own checks before
+        any child, so that a failing keyword beside a ``$ref`` stops the
+        target's children too (rule 2).
+        """
         found = self.found
         if path in found:
             return
-        if node.never:
-            self.add(TYPE, path, ("never", value))
-            return
-        if node.ref is not None:
-            self.check(node.ref, value, path, base, branch or node.ref_as_branch)
-            if path in found:
-                return
+        chain = node.chain
         kind = value_kind(value)
-        kinds = node.kinds
-        if kinds is not None and kind not in kinds:
-            self.add(TYPE, path, ("type", kinds, value))
+        for each, _ in chain:
+            if each.never:
+                self.add(TYPE, path, ("never", value))
+                return
+            kinds = each.kinds
+            if kinds is not None and kind not in kinds:
+                self.add(TYPE, path, ("type", kinds, value))
+                return
+        for each, _ in chain:
+            if each.enum is not None and not any(json_equal(value, e) for e in each.enum):
+                self.add(ENUM, path, ("enum", each.enum, value))
+                return
+            if each.has_const and not json_equal(value, each.const):
+                self.add(ENUM, path, ("const", each.const, value))
+                return
+        for each, _ in chain:
+            failed = _failed_constraint(each, kind, value)
+            if failed is not None:
+                self.add(CONSTRAINT, path, failed)
+                return
+        for each, _ in chain:
+            if each.any_of:
+                self._union(each.any_of, kind, value, path, base)
+            if each.one_of and path not in found:
+                self._union(each.one_of, kind, value, path, base)
+        if path in found:
             return
-        if node.enum is not None and not any(json_equal(value, e) for e in node.enum):
-            self.add(ENUM, path, ("enum", node.enum, value))
-            return
-        if node.has_const and not json_equal(value, node.const):
-            self.add(ENUM, path, ("const", node.const, value))
-            return
-        failed = _failed_constraint(node, kind, value)
-        if failed is not None:
-            self.add(CONSTRAINT, path, failed)
-            return
-        if node.any_of:
-            self._union(node.any_of, kind, value, path, base)
-        if node.one_of and path not in found:
-            self._union(node.one_of, kind, value, path, base)
-        if node.all_of and path not in found:
-            for each in node.all_of:
-                self.check(each, value, path, base, True)
+        for each, _ in chain:
+            for branch_node in each.all_of:
+                self.check(branch_node, value, path, base, True)
         if path in found:
             return
         if kind == "object":
-            if node.object_shape:
-                self._object(node, value, base, branch)
+            for each, as_branch in chain:
+                if each.object_shape:
+                    self._object(each, value, base, branch or as_branch)
         elif kind == "array":
-            items = node.items
-            if items is not None:
-                for i, element in enumerate(value):
-                    at = f"{base}[{i}]"
-                    self.check(items, element, at, at)
+            for each, _ in chain:
+                items = each.items
+                if items is not None:
+                    for i, element in enumerate(value):
+                        at = f"{base}[{i}]"
+                        self.check(items, element, at, at)
 
     def accepts(self, node: Node, value: Any, branch: bool = False) -> bool:
         """Whether ``node`` accepts ``value`` with no error at any depth."""

@@ -41,6 +41,21 @@ UNCHECKED_KEYWORDS = (
     "$recursiveRef",
 )
 
+#: Keywords of the parameters object itself that deep mode leaves to the contract, which
+#: reads only properties and required there (rule 1).
+ROOT_KEYWORDS_NOT_APPLIED = (
+    "additionalProperties",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "$ref",
+    "const",
+    "enum",
+    "minProperties",
+    "maxProperties",
+    *UNCHECKED_KEYWORDS,
+)
+
 _NUMBER_LIMITS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 _COUNTS = {
     "minLength": "string",
@@ -60,6 +75,7 @@ class Node:
         "additional",
         "all_of",
         "any_of",
+        "chain",
         "const",
         "declared",
         "enum",
@@ -117,6 +133,9 @@ class Node:
         self.left_to_branches: frozenset[str] = frozenset()
         #: Whether deep mode has nothing to add to the contract's type and enum checks.
         self.trivial = False
+        #: This node and the targets of its $ref chain, each with whether it is applied as
+        #: an allOf branch (some $ref before it is): checked stage by stage together.
+        self.chain: tuple[tuple[Node, bool], ...] = ((self, False),)
 
 
 ALWAYS = Node("(true)")
@@ -137,6 +156,12 @@ class Compiled:
         self.unchecked: list[tuple[str, str]] = []
         #: (schema pointer, pattern, why) of each pattern left unchecked.
         self.bad_patterns: list[tuple[str, str, str]] = []
+        for keyword in ROOT_KEYWORDS_NOT_APPLIED:
+            # additionalProperties: false says what the contract does anyway.
+            if keyword in parameters and not (
+                keyword == "additionalProperties" and parameters[keyword] is False
+            ):
+                self.unchecked.append(("", f"{keyword} (the top level follows the contract)"))
         properties = parameters.get("properties", {})
         top: dict[str, Node] = {}
         if isinstance(properties, Mapping):
@@ -145,6 +170,8 @@ class Compiled:
         self._drain()
         _reject_cycles_in_place(self.tool, list(self._nodes.values()))
         _settle_declared(list(self._nodes.values()))
+        for node in self._nodes.values():
+            node.chain = _ref_chain(node)
         #: The node of each argument deep mode looks into (the others are the contract's).
         self.arguments = {name: node for name, node in top.items() if not node.trivial}
         self._top = top
@@ -434,6 +461,17 @@ def _reject_cycles_in_place(tool: str, nodes: list[Node]) -> None:
                 state[id(nxt)] = 1
                 path.append(nxt)
                 stack.append((nxt, _same_value_edges(nxt)))
+
+
+def _ref_chain(node: Node) -> tuple[tuple[Node, bool], ...]:
+    """``node`` and what its $ref leads to, in order (the chain has no cycle by now)."""
+    chain = [(node, False)]
+    as_branch = False
+    while node.ref is not None:
+        as_branch = as_branch or node.ref_as_branch
+        node = node.ref
+        chain.append((node, as_branch))
+    return tuple(chain)
 
 
 def _settle_declared(nodes: list[Node]) -> None:

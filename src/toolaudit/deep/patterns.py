@@ -135,6 +135,16 @@ def _escape(pattern: str, i: int, in_class: bool) -> tuple[str, int]:
             raise UnusablePattern(r"\u{...} must hold a code point in hexadecimal")
         digits = pattern[i + 1 : i + 5]
         if len(digits) == 4 and set(digits) <= _HEX:
+            unit = int(digits, 16)
+            if 0xD800 <= unit < 0xDC00:  # a surrogate pair written as two escapes: one code point
+                low = pattern[i + 5 : i + 11]
+                if low[:2] == "\\u" and set(low[2:]) <= _HEX and len(low) == 6:
+                    second = int(low[2:], 16)
+                    if 0xDC00 <= second < 0xE000:
+                        point = 0x10000 + ((unit - 0xD800) << 10) + (second - 0xDC00)
+                        return f"\\x{{{point:X}}}", i + 11
+            if 0xD800 <= unit < 0xE000:
+                raise UnusablePattern("a lone surrogate escape matches no code point")
             return f"\\x{{{digits}}}", i + 5
         raise UnusablePattern(r"\u must be followed by four hexadecimal digits")
     if char.isdigit():

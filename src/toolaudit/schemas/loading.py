@@ -80,13 +80,7 @@ def _load_schemas(paths: list[str], *, deep: bool) -> SchemaSet:
     for path in paths:
         tools, questions = _read_schemas_file(path)
         if not tools and not questions:
-            raise SchemaError(
-                "defines no tools (a BFCL multi-turn question file lists its functions in "
-                "multi_turn_func_doc/ instead)"
-                if path.endswith(".json") and "multi_turn" in path
-                else "defines no tools",
-                source=f"schemas file {path}",
-            )
+            raise no_tools_error(path)
         for name, schema in tools.items():
             if name in merged and merged[name] != schema:
                 raise SchemaError(
@@ -145,7 +139,35 @@ def schemas_digest(schemas: Mapping[str, Any], keyed: Mapping[str, Any] | None =
     return "sha256:" + hashlib.sha256(text).hexdigest()[:16]
 
 
-def _read_schemas_file(path: str) -> tuple[Schemas, dict[str, Schemas]]:
+@dataclass(frozen=True)
+class DefinitionList:
+    """A list of provider tool definitions as a schemas file holds it, not yet normalised."""
+
+    #: Where the list stands, as messages name it: "schemas file tools.jsonl, line 3".
+    where: str
+    definitions: list[object]
+    #: The BFCL question whose tools these are; None for tools that judge any call.
+    question: str | None = None
+
+
+@dataclass(frozen=True)
+class SchemasFile:
+    """A schemas file as read: lists of tool definitions, or the contract's own mapping."""
+
+    path: str
+    lists: list[DefinitionList]
+    #: Tool name -> schema, when the file is in the contract's shape (then ``lists`` is empty).
+    mapping: Schemas
+
+
+def read_schemas_file(path: str) -> SchemasFile:
+    """Read a schemas file and find its tool definitions, in whatever shape it holds them.
+
+    Raises :class:`InputError` for a file that cannot be read, and
+    :class:`SchemaError` naming the file for one that is not JSON (or lines of it)
+    or of no known shape. The definitions themselves are not checked here: see
+    :func:`~toolaudit.schemas.tooldefs.normalize_tools`.
+    """
     where = f"schemas file {path}"
     try:
         with open(path, "rb") as file:
@@ -158,8 +180,35 @@ def _read_schemas_file(path: str) -> tuple[Schemas, dict[str, Schemas]]:
         lines = _json_lines(data, where)
         if lines is None:
             raise SchemaError(f"not valid JSON ({whole_error})", source=where) from whole_error
-        return _from_lines(lines, where)
-    return _from_document(document, where), {}
+        return SchemasFile(path, _lists_in_lines(lines, where), {})
+    return _in_document(path, document, where)
+
+
+def no_tools_error(path: str) -> SchemaError:
+    """What a schemas file that defines no tools is told."""
+    return SchemaError(
+        "defines no tools (a BFCL multi-turn question file lists its functions in "
+        "multi_turn_func_doc/ instead)"
+        if path.endswith(".json") and "multi_turn" in path
+        else "defines no tools",
+        source=f"schemas file {path}",
+    )
+
+
+def _read_schemas_file(path: str) -> tuple[Schemas, dict[str, Schemas]]:
+    listed = read_schemas_file(path)
+    tools: Schemas = dict(listed.mapping)
+    questions: dict[str, Schemas] = {}
+    for definitions in listed.lists:
+        normalized = normalize_tools(definitions.definitions, source=definitions.where)
+        if definitions.question is not None:
+            questions[definitions.question] = normalized
+            continue
+        for name, schema in normalized.items():
+            if name in tools and tools[name] != schema:
+                raise SchemaError("defined twice, differently", tool=name, source=definitions.where)
+            tools[name] = schema
+    return tools, questions
 
 
 def _json_lines(data: bytes, where: str) -> list[tuple[int, Any]] | None:
@@ -177,34 +226,23 @@ def _json_lines(data: bytes, where: str) -> list[tuple[int, Any]] | None:
     return values
 
 
-def _from_lines(lines: list[tuple[int, Any]], where: str) -> tuple[Schemas, dict[str, Schemas]]:
+def _lists_in_lines(lines: list[tuple[int, Any]], where: str) -> list[DefinitionList]:
     """Lines of tool definitions, or of BFCL questions (``{"id", "function": [...]}``)."""
     if lines and all(
         isinstance(v, Mapping) and "id" in v and ("function" in v or "question" in v)
         for _, v in lines
     ):
-        questions: dict[str, Schemas] = {}
-        for number, question in lines:
-            functions = question.get("function")
-            if isinstance(functions, list) and functions:
-                questions[str(question["id"])] = normalize_tools(
-                    functions, source=f"{where}, line {number}"
-                )
-        return {}, questions
-    tools: Schemas = {}
-    for number, definition in lines:
-        for name, schema in normalize_tools([definition], source=f"{where}, line {number}").items():
-            if name in tools and tools[name] != schema:
-                raise SchemaError(
-                    "defined twice, differently", tool=name, source=f"{where}, line {number}"
-                )
-            tools[name] = schema
-    return tools, {}
+        return [
+            DefinitionList(f"{where}, line {number}", question["function"], str(question["id"]))
+            for number, question in lines
+            if isinstance(question.get("function"), list) and question["function"]
+        ]
+    return [DefinitionList(f"{where}, line {number}", [definition]) for number, definition in lines]
 
 
-def _from_document(document: object, where: str) -> Schemas:
+def _in_document(path: str, document: object, where: str) -> SchemasFile:
     if isinstance(document, list):
-        return normalize_tools(document, source=where)
+        return SchemasFile(path, [DefinitionList(where, document)], {})
     if not isinstance(document, Mapping):
         raise SchemaError(_EXPECTED, source=where)
     if document.get("jsonrpc") == "2.0":  # an MCP tools/list response
@@ -213,11 +251,12 @@ def _from_document(document: object, where: str) -> Schemas:
             raise SchemaError("an MCP message without a result holds no tools", source=where)
     for key in ("tools", "functions"):
         if isinstance(document.get(key), list):
-            return normalize_tools(document[key], source=where)
+            return SchemasFile(path, [DefinitionList(where, document[key])], {})
     if _is_one_tool(document):
-        return normalize_tools([document], source=where)
+        return SchemasFile(path, [DefinitionList(where, [document])], {})
     if all(isinstance(schema, Mapping) for schema in document.values()):
-        return dict(document)  # the contract's own shape: name -> {"parameters": ...}
+        # The contract's own shape: name -> {"parameters": ...}
+        return SchemasFile(path, [], dict(document))
     raise SchemaError(_EXPECTED, source=where)
 
 

@@ -14,6 +14,7 @@ anything else is taken as JSON Schema and judged by the contract's rules.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from toolaudit.errors import SchemaError
@@ -49,6 +50,28 @@ BFCL_TYPES: dict[str, str | None] = {
 }
 GEMINI_UNSPECIFIED = "TYPE_UNSPECIFIED"
 
+# The shapes a tool definition is recognised in, in the words `toolaudit schemas` prints.
+OPENAI_CHAT = "openai-chat"
+OPENAI_RESPONSES = "openai-responses"
+OPENAI_FUNCTIONS = "openai-functions"  # legacy ``functions``: a bare name and parameters
+ANTHROPIC = "anthropic"
+MCP = "mcp"
+GEMINI = "gemini"
+BEDROCK = "bedrock"
+BFCL = "bfcl"
+
+
+@dataclass(frozen=True)
+class ToolDefinition:
+    """One tool as a definition gives it: its schema in the contract's shape, the
+    shape the definition was written in, and whether it asks for the provider's
+    strict mode (``strict: true``, which the contract's shape has no place for)."""
+
+    name: str
+    schema: dict[str, Any]
+    shape: str
+    strict: bool = False
+
 
 def normalize_tools(definitions: Iterable[object], *, source: str) -> Schemas:
     """Tool definitions (any supported shape) -> tool name -> schema, in the contract's shape.
@@ -61,14 +84,24 @@ def normalize_tools(definitions: Iterable[object], *, source: str) -> Schemas:
     """
     schemas: Schemas = {}
     for position, definition in enumerate(definitions):
-        for name, schema in _tools_of(definition, f"{source}, tool #{position + 1}"):
-            if name in schemas and schemas[name] != schema:
-                raise SchemaError("defined twice, differently", tool=name, source=source)
-            schemas[name] = schema
+        for tool in _tools_of(definition, f"{source}, tool #{position + 1}"):
+            if tool.name in schemas and schemas[tool.name] != tool.schema:
+                raise SchemaError("defined twice, differently", tool=tool.name, source=source)
+            schemas[tool.name] = tool.schema
     return schemas
 
 
-def _tools_of(definition: object, where: str) -> Iterator[tuple[str, dict[str, Any]]]:
+def tool_definitions(definition: object, *, source: str) -> list[ToolDefinition]:
+    """The tools one entry of a tools list defines, as :func:`normalize_tools` reads
+    them, with the shape each was recognised in: one entry at a time, so that a
+    caller can tell which entry is defective and still read the others.
+
+    A Gemini Tool defines several; a provider's own tool (web search...) none.
+    """
+    return list(_tools_of(definition, source))
+
+
+def _tools_of(definition: object, where: str) -> Iterator[ToolDefinition]:
     if not isinstance(definition, Mapping):
         raise SchemaError(
             f"a tool definition must be an object, not {type(definition).__name__}", source=where
@@ -76,27 +109,31 @@ def _tools_of(definition: object, where: str) -> Iterator[tuple[str, dict[str, A
     declarations = first_present(definition, "functionDeclarations", "function_declarations")
     if isinstance(declarations, list):  # a Gemini Tool
         for declaration in declarations:
-            yield _declaration(declaration, where, dialect="gemini")
+            yield _declaration(declaration, where, shape=GEMINI, dialect="gemini")
         return
     function = definition.get("function")
     if definition.get("type") == "function" and isinstance(function, Mapping):  # OpenAI Chat
-        yield _declaration(function, where)
+        yield _declaration(function, where, shape=OPENAI_CHAT)
         return
     spec = definition.get("toolSpec")
     if isinstance(spec, Mapping):  # Bedrock Converse
-        yield (
-            _named(spec, where),
-            {"parameters": _json_schema(get_path(spec, "inputSchema", "json"), where)},
-        )
+        schema = _json_schema(get_path(spec, "inputSchema", "json"), where)
+        yield ToolDefinition(_named(spec, where), {"parameters": schema}, BEDROCK)
         return
-    for key in ("input_schema", "inputSchema"):  # Anthropic, MCP
+    for key, shape in (("input_schema", ANTHROPIC), ("inputSchema", MCP)):
         if key in definition:
-            yield _named(definition, where), {"parameters": _json_schema(definition[key], where)}
+            yield ToolDefinition(
+                _named(definition, where),
+                {"parameters": _json_schema(definition[key], where)},
+                shape,
+                strict=definition.get("strict") is True,
+            )
             return
     if _is_provider_tool(definition):
         return
     if "name" in definition:  # OpenAI Responses / legacy functions, Gemini or BFCL declarations
-        yield _declaration(definition, where)
+        flat = definition.get("type") == "function"
+        yield _declaration(definition, where, shape=OPENAI_RESPONSES if flat else None)
         return
     raise SchemaError(
         "unrecognised tool definition: expected an OpenAI, Anthropic, MCP, Gemini, Bedrock or "
@@ -126,25 +163,32 @@ def _is_provider_tool(definition: Mapping[str, Any]) -> bool:
 
 
 def _declaration(
-    declaration: object, where: str, dialect: str | None = None
-) -> tuple[str, dict[str, Any]]:
+    declaration: object, where: str, *, shape: str | None, dialect: str | None = None
+) -> ToolDefinition:
+    """A function declaration (name, parameters) -> its tool. ``shape`` is the
+    wrapper's; None for a bare declaration, whose dialect alone tells its shape."""
     declaration = as_dict(declaration)
     name = _named(declaration, where)
+    strict = declaration.get("strict") is True
     for key in ("parametersJsonSchema", "parameters_json_schema"):
         if declaration.get(key) is not None:
-            return name, {"parameters": _json_schema(declaration[key], where)}
+            schema = _json_schema(declaration[key], where)
+            return ToolDefinition(name, {"parameters": schema}, shape or GEMINI, strict)
     parameters = declaration.get("parameters")
     if parameters is None:
         # OpenAI: omitted parameters mean an empty parameter list (Responses may send null).
-        return name, {"parameters": {"type": "object", "properties": {}}}
+        empty = {"type": "object", "properties": {}}
+        return ToolDefinition(name, {"parameters": empty}, shape or OPENAI_FUNCTIONS, strict)
     if not isinstance(parameters, Mapping):
         raise SchemaError("parameters must be an object", tool=name, source=where)
     root_type = parameters.get("type")
     if dialect == "gemini" or (isinstance(root_type, str) and root_type.isupper()):
-        return name, {"parameters": gemini_to_json_schema(parameters)}
+        schema = gemini_to_json_schema(parameters)
+        return ToolDefinition(name, {"parameters": schema}, shape or GEMINI, strict)
     if root_type == "dict":
-        return name, {"parameters": bfcl_to_json_schema(parameters)}
-    return name, {"parameters": dict(parameters)}
+        schema = bfcl_to_json_schema(parameters)
+        return ToolDefinition(name, {"parameters": schema}, shape or BFCL, strict)
+    return ToolDefinition(name, {"parameters": dict(parameters)}, shape or OPENAI_FUNCTIONS, strict)
 
 
 def _named(definition: Mapping[str, Any], where: str) -> str:

@@ -1,0 +1,163 @@
+"""toolaudit schemas: schemas files in; their tools, warnings and defects out.
+
+The report is data, so all of it goes to stdout, defects too; the exit code says
+what the worst finding was.
+"""
+
+from __future__ import annotations
+
+import enum
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from toolaudit.cli.app import EXIT_CANNOT_RUN, EXIT_INVALID, EXIT_OK, command
+
+if TYPE_CHECKING:
+    from toolaudit.schemas.report import SchemaReport, SchemaWarning, ToolEntry
+
+#: Tool names and paths are cut to this in a column; past it a line simply grows.
+COLUMN_WIDTH = 40
+
+
+def render_text(report: SchemaReport) -> str:
+    """The tools as a table, then one line per warning and per defect, then the totals."""
+    sections = []
+    if report.tools:
+        sections.append(_tool_table(report.tools))
+    if report.warnings:
+        sections.append(["warnings", *_warning_lines(report.warnings)])
+    if report.defects:
+        sections.append(["defects", *(_unprintables_escaped(d.message) for d in report.defects)])
+    totals = ", ".join(
+        _counted(len(items), noun)
+        for items, noun in (
+            (report.tools, "tool"),
+            (report.warnings, "warning"),
+            (report.defects, "defect"),
+        )
+    )
+    sections.append([totals])
+    return "\n\n".join("\n".join(lines) for lines in sections) + "\n"
+
+
+def render_json(report: SchemaReport) -> str:
+    """One JSON object: ``{"tools": [...], "warnings": [...], "defects": [...]}``."""
+    import orjson
+
+    from toolaudit.jsonutil import dumps_any
+
+    # dumps_any: a tool name from a schemas file may hold what orjson cannot write.
+    return dumps_any(report.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+#: --format choices, and what renders each.
+RENDERERS: dict[str, Callable[[SchemaReport], str]] = {"text": render_text, "json": render_json}
+ReportFormat = enum.Enum(  # type: ignore[misc]
+    "ReportFormat", {name: name for name in RENDERERS}, type=str
+)
+
+
+@command(
+    name="schemas",
+    epilog="Exit codes: 0 no warning and no defect; 1 warnings only; 2 a defect: a file "
+    "that cannot be read, or a schema that loading or compiling (deep mode included) rejects.",
+)
+def schemas_command(
+    paths: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="FILE",
+            help="Schemas files, in any shape audit --schemas takes.",
+            show_default=False,
+        ),
+    ],
+    output_format: Annotated[
+        ReportFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            metavar="FORMAT",
+            help=f"How to print the report on stdout: {' or '.join(RENDERERS)}.",
+        ),
+    ] = "text",  # type: ignore[assignment]
+) -> None:
+    """Check schemas files: list their tools, what deep mode will not check, and defects."""
+    from toolaudit.schemas.report import inspect_schema_files
+
+    report = inspect_schema_files(paths)
+    sys.stdout.write(RENDERERS[output_format.value](report))
+    if report.defects:
+        raise typer.Exit(EXIT_CANNOT_RUN)
+    raise typer.Exit(EXIT_INVALID if report.warnings else EXIT_OK)
+
+
+def _tool_table(tools: tuple[ToolEntry, ...]) -> list[str]:
+    with_questions = any(tool.question is not None for tool in tools)
+    header = ["tool", "shape", "parameters", "depth", *(["question"] if with_questions else [])]
+    rows = [[*header, "file"]]
+    for tool in tools:
+        rows.append(
+            [
+                _printable(tool.name, COLUMN_WIDTH),
+                tool.shape + (" (strict)" if tool.strict else ""),
+                str(tool.parameters),
+                "recursive" if tool.depth is None else str(tool.depth),
+                *([_printable(tool.question or "-")] if with_questions else []),
+                _printable(tool.file),
+            ]
+        )
+    # Counts are right-aligned, words left-aligned; the last column is not padded.
+    numeric = {2, 3}
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    return [
+        "  ".join(
+            [
+                *(
+                    cell.rjust(width) if i in numeric else cell.ljust(width)
+                    for i, (cell, width) in enumerate(zip(row, widths, strict=False))
+                ),
+                row[-1],
+            ]
+        )
+        for row in rows
+    ]
+
+
+def _warning_lines(warnings: tuple[SchemaWarning, ...]) -> list[str]:
+    cells = [
+        (
+            _printable(w.tool if w.question is None else f"{w.tool} ({w.question})", COLUMN_WIDTH),
+            _printable(w.path or "(root)"),
+            _unprintables_escaped(w.message),
+        )
+        for w in warnings
+    ]
+    tool_width = max(len(tool) for tool, _, _ in cells)
+    path_width = min(max(len(path) for _, path, _ in cells), COLUMN_WIDTH)
+    return [
+        f"{tool.ljust(tool_width)}  {path.ljust(path_width)}  {message}"
+        for tool, path, message in cells
+    ]
+
+
+def _printable(text: str, max_width: int | None = None) -> str:
+    from toolaudit.output.text import printable
+
+    # Names, paths and messages quote the schemas file: escape what would repaint a terminal.
+    return printable(text, max_width)
+
+
+def _unprintables_escaped(message: str) -> str:
+    """A message, its control and bidi characters escaped. Its backslashes are left
+    alone: the values it quotes are already escaped (a pattern's ``\\d`` shows as it
+    is written in the file, not doubled again)."""
+    if message.isprintable():
+        return message
+    return "".join(ch if ch.isprintable() else _printable(ch) for ch in message)
+
+
+def _counted(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
