@@ -31,6 +31,7 @@ LAYERS = {
     "toolaudit.pipeline": 5,
     "toolaudit.output": 5,
     "toolaudit.runners": 6,
+    "toolaudit.boundary": 6,
     "toolaudit.cli": 7,
     "toolaudit.__main__": 7,
     "toolaudit": 7,  # the public facade: imports the layers below it lazily

@@ -22,6 +22,7 @@ from toolaudit.errors import (
     InputError,
     OptionError,
     OutputError,
+    ResponseError,
     SchemaError,
     SummaryError,
     ToolAuditError,
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from typing import BinaryIO
 
+    from toolaudit.boundary import CallCheck, check_response, tool_result_messages
     from toolaudit.pipeline import Audit, AuditOptions, StopRequest
     from toolaudit.results.summary import Summary, merge_summaries
     from toolaudit.runners import Interrupted
@@ -39,10 +41,12 @@ if TYPE_CHECKING:
 __all__ = [
     "Audit",
     "AuditOptions",
+    "CallCheck",
     "InputError",
     "Interrupted",
     "OptionError",
     "OutputError",
+    "ResponseError",
     "SchemaError",
     "SchemaSet",
     "StopRequest",
@@ -53,11 +57,13 @@ __all__ = [
     "Validator",
     "__version__",
     "audit",
+    "check_response",
     "compile_schemas",
     "json_equal",
     "load_schemas",
     "merge_summaries",
     "run_audit",
+    "tool_result_messages",
     "validate_tool_call",
 ]
 
@@ -70,6 +76,9 @@ _LAZY = {
     "load_schemas": "toolaudit.schemas",
     "Summary": "toolaudit.results.summary",
     "merge_summaries": "toolaudit.results.summary",
+    "CallCheck": "toolaudit.boundary",
+    "check_response": "toolaudit.boundary",
+    "tool_result_messages": "toolaudit.boundary",
 }
 
 
@@ -79,7 +88,9 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'toolaudit' has no attribute {name!r}")
     import importlib
 
-    return getattr(importlib.import_module(module), name)
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # found once: later lookups are plain attribute reads
+    return value
 
 
 def audit(

@@ -269,11 +269,12 @@ class ToolValidator:
         ``{"type:days": "expected integer, got boolean true", ...}``, sorted."""
         return {
             f"{kind}:{subject}": sentence(reason)
-            for kind, subject, reason in sorted(self._found(arguments), key=_problem_of)
+            for kind, subject, reason in self.findings(arguments)
         }
 
-    def _found(self, arguments: Mapping[Any, Any]) -> list[tuple[str, str, tuple[Any, ...]]]:
-        """(kind, subject, reason) of each error: the rules of _check_fully, with reasons."""
+    def findings(self, arguments: Mapping[Any, Any]) -> list[tuple[str, str, tuple[Any, ...]]]:
+        """(kind, subject, reason) of each error, sorted as :meth:`check` sorts them: the
+        rules of _check_fully, with what the reasons are worded from."""
         found: list[tuple[str, str, tuple[Any, ...]]] = []
         for key, value in arguments.items():
             param = self.parameters.get(key)
@@ -289,6 +290,7 @@ class ToolValidator:
         for name in self.required:
             if name not in arguments:
                 found.append((MISSING, name, ("missing",)))
+        found.sort(key=_problem_of)
         return found
 
 
@@ -313,10 +315,14 @@ class _DeepToolValidator(ToolValidator):
             return problems
         return sorted([*problems, *((kind, path) for path, (kind, _) in inside.items())])
 
-    def _found(self, arguments: Mapping[Any, Any]) -> list[tuple[str, str, tuple[Any, ...]]]:
-        found = super()._found(arguments)
+    def findings(self, arguments: Mapping[Any, Any]) -> list[tuple[str, str, tuple[Any, ...]]]:
+        found = super().findings(arguments)
         inside = self._deep.found(arguments, {subject for _, subject, _ in found})
-        return [*found, *((kind, path, reason) for path, (kind, reason) in inside.items())]
+        if not inside:
+            return found
+        found.extend((kind, path, reason) for path, (kind, reason) in inside.items())
+        found.sort(key=_problem_of)
+        return found
 
 
 class Validator:

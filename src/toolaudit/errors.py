@@ -71,5 +71,9 @@ class SummaryError(ToolAuditError):
     """A summary file cannot be read, or summaries cannot be merged honestly."""
 
 
+class ResponseError(ToolAuditError, ValueError):
+    """A response given to ``check_response`` is of no shape a provider returns."""
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised like Ctrl-C so that an audit stops the same way for both."""

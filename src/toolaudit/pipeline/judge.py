@@ -49,6 +49,15 @@ def judge(call: Call, validator: Validator, context: str | None, *, exact: bool)
     ``context`` explains an unknown tool (no question with that id...);
     ``exact`` decodes argument strings with the standard library (see jsonutil).
     """
+    return judge_decoding(call, validator, context, exact=exact)[0]
+
+
+def judge_decoding(
+    call: Call, validator: Validator, context: str | None, *, exact: bool
+) -> tuple[Verdict, Mapping[str, Any] | None]:
+    """The verdict on one call, and its arguments as decoded (None when they could
+    not be: no tool to decode them for, or not an object)."""
+    decoded: Mapping[str, Any] | None = None
     name = call.name
     details = []
     problems: Problems
@@ -89,7 +98,7 @@ def judge(call: Call, validator: Validator, context: str | None, *, exact: bool)
                         why = (tool.explain, decoded)
     if call.note:
         details.append(call.note)
-    return tool_key, problems, "; ".join(details) or None, why
+    return (tool_key, problems, "; ".join(details) or None, why), decoded
 
 
 def reasons(why: Why) -> Mapping[str, str]:

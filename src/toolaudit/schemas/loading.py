@@ -195,8 +195,20 @@ def no_tools_error(path: str) -> SchemaError:
     )
 
 
+def tools_in_document(document: object, *, source: str = "tools") -> Schemas:
+    """Tool definitions already parsed, in any shape a schemas file may hold them (a list
+    of provider definitions, ``{"tools": [...]}``, an MCP tools/list result, the
+    contract's mapping) -> tool name -> schema. ``source`` names them in messages."""
+    tools, _ = _merged(_in_document(source, document, source))
+    return tools
+
+
 def _read_schemas_file(path: str) -> tuple[Schemas, dict[str, Schemas]]:
-    listed = read_schemas_file(path)
+    return _merged(read_schemas_file(path))
+
+
+def _merged(listed: SchemasFile) -> tuple[Schemas, dict[str, Schemas]]:
+    """A file's tools, normalised and merged (one name, one schema), and its BFCL questions'."""
     tools: Schemas = dict(listed.mapping)
     questions: dict[str, Schemas] = {}
     for definitions in listed.lists:

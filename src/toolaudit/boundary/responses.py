@@ -1,0 +1,75 @@
+"""A provider's response, as an agent holds it -> the calls the model made.
+
+An agent holds what its SDK returned: a pydantic model (openai, anthropic,
+google-genai, MCP, LangChain), a dict (boto3's Converse), or the JSON text of
+either. All become one JSON object, which the log-format registry reads like
+a line of a log. Agents also hold a bare assistant message (``choices[0].message``,
+an Anthropic message without its envelope): those are wrapped into the response
+they came from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from toolaudit.errors import ResponseError
+from toolaudit.formats import Extracted, UnknownShape, extract
+from toolaudit.values import kind_phrase
+
+
+def as_json_value(value: object) -> Any:
+    """An SDK object (``model_dump``), JSON text or bytes -> plain JSON values."""
+    if type(value) is dict:
+        return value
+    dump = getattr(value, "model_dump", None)
+    if callable(dump) and not isinstance(value, Mapping):
+        # mode="json": enums and bytes as JSON has them; by_alias: the wire's field names
+        # (google-genai's camelCase, LangChain's and MCP's own).
+        try:
+            return dump(mode="json", by_alias=True, exclude_none=True)
+        except TypeError:  # a model_dump without pydantic's keywords
+            return dump()
+    if isinstance(value, (bytes, bytearray, memoryview, str)):
+        try:
+            return orjson.loads(value)
+        except orjson.JSONDecodeError as error:
+            raise ResponseError(f"the response is not valid JSON: {error}") from None
+    to_dict = getattr(value, "to_dict", None)
+    if callable(to_dict) and not isinstance(value, Mapping):
+        return to_dict()
+    return value
+
+
+def calls_in(response: object) -> Extracted:
+    """The calls in a response; :class:`ResponseError` when it is of no known shape."""
+    record = as_json_value(response)
+    if not isinstance(record, Mapping):
+        raise ResponseError(
+            f"expected a provider's response (an object), got {kind_phrase(record)}"
+        )
+    try:
+        return extract(record)
+    except UnknownShape as shape:
+        wrapped = _as_response(record)
+        if wrapped is not None:
+            try:
+                return extract(wrapped)
+            except UnknownShape:
+                pass
+        raise ResponseError(f"not a provider's response: {shape}") from None
+
+
+def _as_response(message: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A bare assistant message, wrapped as the response it came in; None if it is none."""
+    if message.get("role") != "assistant":
+        return None
+    if "tool_calls" in message or isinstance(message.get("content"), str | None):
+        # OpenAI Chat's message (choices[0].message).
+        return {"object": "chat.completion", "choices": [{"index": 0, "message": dict(message)}]}
+    if isinstance(message.get("content"), list):
+        # Anthropic's message param ({"role": "assistant", "content": [blocks]}).
+        return {"type": "message", **message}
+    return None
