@@ -17,7 +17,7 @@ for the rest of the call, so nested unions cannot make a check exponential.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from decimal import Context, Decimal, InvalidOperation
+from fractions import Fraction
 from typing import Any
 
 import toolaudit.deep.paths as paths
@@ -33,9 +33,6 @@ CONSTRAINT = "constraint"
 #: What one error found: (kind, reason); the reason's first item says how to word it.
 Found = tuple[str, tuple[Any, ...]]
 
-# Decimal arithmetic wide enough that a remainder of any two JSON doubles is exact.
-_DECIMAL = Context(prec=800, Emax=999_999, Emin=-999_999)
-
 
 class _Invalid(Exception):
     """Raised by a trial walk at its first error: the branch does not accept the value."""
@@ -44,7 +41,7 @@ class _Invalid(Exception):
 class Walk:
     """One call's deep check: where its errors go and what its trials learned."""
 
-    __slots__ = ("found", "trials", "trying")
+    __slots__ = ("found", "trials", "trying", "visited")
 
     def __init__(self, *, trying: bool = False) -> None:
         #: path -> (kind, reason), first error at each path only.
@@ -53,6 +50,8 @@ class Walk:
         self.trials: dict[tuple[int, int, bool], bool] = {}
         #: A trial: the first error ends it (raises _Invalid).
         self.trying = trying
+        #: (id(node), id(value), path, branch) of each shared node already applied.
+        self.visited: set[tuple[int, int, str, bool]] = set()
 
     def add(self, kind: str, path: str, reason: tuple[Any, ...]) -> None:
         if self.trying:
@@ -73,6 +72,20 @@ class Walk:
         if path in found:
             return
         chain = node.chain
+        if node.shared_in_chain:
+            # A node reached by several routes (two allOf branches with the same items)
+            # adds nothing the second time at the same place: applying it again would
+            # make such schemas exponential in the depth of the value.
+            visited = self.visited
+            unvisited = []
+            for each, as_branch in chain:
+                if each.shared:
+                    visit = (id(each), id(value), path, branch or as_branch)
+                    if visit in visited:
+                        continue
+                    visited.add(visit)
+                unvisited.append((each, as_branch))
+            chain = tuple(unvisited)
         kind = value_kind(value)
         for each, _ in chain:
             if each.never:
@@ -109,7 +122,7 @@ class Walk:
         if kind == "object":
             for each, as_branch in chain:
                 if each.object_shape:
-                    self._object(each, value, base, branch or as_branch)
+                    self._object(each, value, base, branch or as_branch, node.chain_left)
         elif kind == "array":
             for each, _ in chain:
                 items = each.items
@@ -150,9 +163,17 @@ class Walk:
         admitted = frozenset().union(*(admitted_kinds(each) for each in branches))
         self.add(TYPE, path, ("type", admitted, value))
 
-    def _object(self, node: Node, value: Mapping[Any, Any], base: str, branch: bool) -> None:
+    def _object(
+        self,
+        node: Node,
+        value: Mapping[Any, Any],
+        base: str,
+        branch: bool,
+        left: frozenset[str],
+    ) -> None:
+        """Rule 3 for one node of a $ref chain; ``left`` are the names the chain's
+        allOf branches declare, left to them."""
         properties = node.properties
-        left = node.left_to_branches
         additional = node.additional
         # Undeclared keys are the contract's rule at every depth: unexpected wherever
         # properties are declared, unless this is an allOf branch (rule 5).
@@ -186,7 +207,7 @@ def _failed_constraint(node: Node, kind: str | None, value: Any) -> tuple[Any, .
     elif kind == "string":
         for keyword, limit in node.strings:
             if keyword == "pattern":
-                if limit[1](value) is None:
+                if limit[1](_matchable(value)) is None:
                     return ("constraint", keyword, limit[0], value)
             elif (len(value) < limit) if keyword == "minLength" else (len(value) > limit):
                 return ("constraint", keyword, limit, value)
@@ -205,6 +226,18 @@ def _failed_constraint(node: Node, kind: str | None, value: Any) -> tuple[Any, .
             if (len(value) < limit) if keyword == "minProperties" else (len(value) > limit):
                 return ("constraint", keyword, limit, value)
     return None
+
+
+def _matchable(text: str) -> str:
+    """The text RE2 can match: a lone surrogate (valid in a JSON string, not in UTF-8)
+    is read as U+FFFD, the replacement character, which no pattern takes for a letter."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if "\ud800" <= char <= "\udfff" else char for char in text)
+    return text
 
 
 def _within(keyword: str, limit: Any, value: Any) -> bool:
@@ -227,12 +260,12 @@ def _is_multiple(value: Any, divisor: Any) -> bool:
     if type(value) is int and type(divisor) is int:
         return value % divisor == 0
     try:
-        remainder = _DECIMAL.remainder(_decimal(value), _decimal(divisor))
-    except (InvalidOperation, ValueError):  # infinity, or a quotient past any precision
+        quotient = _exact(value) / _exact(divisor)
+    except (ValueError, OverflowError):  # infinity or NaN: a multiple of nothing
         return False
-    return remainder == 0
+    return quotient.denominator == 1
 
 
-def _decimal(number: Any) -> Decimal:
+def _exact(number: Any) -> Fraction:
     # A float's repr is the shortest decimal that reads back as it: what was written.
-    return Decimal(int(number)) if isinstance(number, int) else Decimal(repr(float(number)))
+    return Fraction(int(number)) if isinstance(number, int) else Fraction(repr(float(number)))

@@ -11,6 +11,7 @@ records what deep mode accepts without checking (:attr:`Compiled.unchecked`,
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
@@ -76,6 +77,7 @@ class Node:
         "all_of",
         "any_of",
         "chain",
+        "chain_left",
         "const",
         "declared",
         "enum",
@@ -94,6 +96,8 @@ class Node:
         "ref_as_branch",
         "required",
         "sequences",
+        "shared",
+        "shared_in_chain",
         "strings",
         "trivial",
         "unique_items",
@@ -136,6 +140,12 @@ class Node:
         #: This node and the targets of its $ref chain, each with whether it is applied as
         #: an allOf branch (some $ref before it is): checked stage by stage together.
         self.chain: tuple[tuple[Node, bool], ...] = ((self, False),)
+        #: The names the allOf branches of the whole chain declare (left to them).
+        self.chain_left: frozenset[str] = frozenset()
+        #: Whether more than one schema location leads here (a $ref target, say).
+        self.shared = False
+        #: Whether any node of the chain is shared.
+        self.shared_in_chain = False
 
 
 ALWAYS = Node("(true)")
@@ -172,6 +182,8 @@ class Compiled:
         _settle_declared(list(self._nodes.values()))
         for node in self._nodes.values():
             node.chain = _ref_chain(node)
+            node.chain_left = frozenset().union(*(n.left_to_branches for n, _ in node.chain))
+        _mark_shared(list(self._nodes.values()))
         #: The node of each argument deep mode looks into (the others are the contract's).
         self.arguments = {name: node for name, node in top.items() if not node.trivial}
         self._top = top
@@ -384,7 +396,11 @@ class Compiled:
         for token in tokens:
             if isinstance(target, Mapping) and token in target:
                 target = target[token]
-            elif isinstance(target, (list, tuple)) and token.isdigit() and int(token) < len(target):
+            elif (
+                isinstance(target, (list, tuple))
+                and _ARRAY_INDEX.fullmatch(token)
+                and int(token) < len(target)
+            ):
                 target = target[int(token)]
             else:
                 raise self._defect(at, f"$ref {reference!r} points at nothing")
@@ -393,6 +409,8 @@ class Compiled:
 
 
 _SLOT = {"anyOf": "any_of", "oneOf": "one_of", "allOf": "all_of"}
+#: An array index in a JSON pointer (RFC 6901): ASCII digits, no leading zero.
+_ARRAY_INDEX = re.compile(r"0|[1-9][0-9]*")
 
 
 def _is_number(value: object) -> bool:
@@ -461,6 +479,19 @@ def _reject_cycles_in_place(tool: str, nodes: list[Node]) -> None:
                 state[id(nxt)] = 1
                 path.append(nxt)
                 stack.append((nxt, _same_value_edges(nxt)))
+
+
+def _mark_shared(nodes: list[Node]) -> None:
+    """Mark the nodes more than one edge leads to: only they can be applied twice to
+    one value at one place, so only they need remembering where they were applied."""
+    incoming: dict[int, int] = {}
+    for node in nodes:
+        for target in (*_same_value_edges(node), *_steps_into(node)):
+            incoming[id(target)] = incoming.get(id(target), 0) + 1
+    for node in nodes:
+        node.shared = incoming.get(id(node), 0) > 1
+    for node in nodes:
+        node.shared_in_chain = any(each.shared for each, _ in node.chain)
 
 
 def _ref_chain(node: Node) -> tuple[tuple[Node, bool], ...]:

@@ -15,6 +15,7 @@ they match code points, not UTF-16 halves.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 
 #: A compiled pattern: its ``search`` (unanchored, as JSON Schema's ``pattern``).
@@ -31,6 +32,12 @@ _ECMA_DOT = r"[^\n\r\x{2028}\x{2029}]"
 _CLASS_ESCAPES_SAME_IN_RE2 = frozenset("dDwWbB")
 _CONTROL_ESCAPES = {"t": r"\t", "n": r"\n", "v": r"\x{0B}", "f": r"\f", "r": r"\r", "0": r"\x{0}"}
 _HEX = frozenset("0123456789abcdefABCDEF")
+
+
+#: ECMA-262's named group, (?<name>...), which RE2 reads the same way.
+_NAMED_GROUP = re.compile(r"\(\?<[A-Za-z_$][A-Za-z0-9_$]*>")
+#: A general category as RE2 and ECMA-262 both write it: L, Lu, Nd...
+_CATEGORY = re.compile(r"[A-Z][a-z]?")
 
 
 class UnusablePattern(ValueError):
@@ -58,6 +65,8 @@ def compile_pattern(pattern: str) -> Search:
 
 def _translate(pattern: str) -> str:
     """ECMA-262 (Unicode mode) -> RE2, for what the two write differently."""
+    if any("\ud800" <= char <= "\udfff" for char in pattern):
+        raise UnusablePattern("it holds a lone surrogate, which matches no code point")
     out: list[str] = []
     in_class = False
     i = 0
@@ -91,6 +100,9 @@ def _translate(pattern: str) -> str:
         elif char == "(" and pattern.startswith("(?", i):
             if pattern.startswith(("(?=", "(?!", "(?<=", "(?<!"), i):
                 raise UnusablePattern("lookaround assertions have no linear-time match")
+            if not (pattern.startswith("(?:", i) or _NAMED_GROUP.match(pattern, i)):
+                # (?i), (?s), (?P<name>...): RE2's syntax, not ECMA-262's.
+                raise UnusablePattern(f"{pattern[i : i + 4]!r}... is not ECMA-262 syntax")
             out.append(char)
         else:
             out.append(char)
@@ -152,7 +164,23 @@ def _escape(pattern: str, i: int, in_class: bool) -> tuple[str, int]:
     if char == "k":
         raise UnusablePattern("named backreferences have no linear-time match")
     if char in "pP":
-        return "\\" + char, i + 1  # \p{L}: the same in RE2
+        return _property(pattern, i)
     if char.isascii() and not char.isalnum():
         return "\\" + char, i + 1  # an escaped syntax character: itself
     raise UnusablePattern(f"\\{char} is not a valid escape in Unicode mode")
+
+
+def _property(pattern: str, i: int) -> tuple[str, int]:
+    """``\\p{...}`` at ``pattern[i]`` (the ``p``) -> RE2. ECMA-262 writes a general
+    category bare or as ``gc=``/``General_Category=``, a script as ``sc=``/``Script=``;
+    RE2 knows categories by their short names and scripts bare. Anything else (long
+    names, binary properties) has no exact RE2 form."""
+    letter = pattern[i]
+    if not pattern.startswith("{", i + 1) or (end := pattern.find("}", i + 2)) < 0:
+        raise UnusablePattern(f"\\{letter} must be followed by {{property}} in Unicode mode")
+    name, _, value = pattern[i + 2 : end].rpartition("=")
+    if name in ("", "gc", "General_Category") and _CATEGORY.fullmatch(value):
+        return f"\\{letter}{{{value}}}", end + 1
+    if name in ("sc", "Script") and re.fullmatch(r"[A-Z][A-Za-z_]*", value):
+        return f"\\{letter}{{{value}}}", end + 1
+    raise UnusablePattern(f"\\{letter}{{{pattern[i + 2 : end]}}} has no exact RE2 form")
