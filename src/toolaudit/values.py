@@ -8,6 +8,7 @@ the same way, so both read them here.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
@@ -201,6 +202,10 @@ def shown(value: object, limit: int = SHOWN_CHARACTERS) -> str:
     reason stays one printable line whatever the model sent.
     """
     import orjson  # here: the contract imports this module and nothing heavy
+
+    if isinstance(value, float) and not math.isfinite(value):
+        # What a parser made of 1e400 (or NaN): orjson would write null.
+        return "NaN" if value != value else ("-" if value < 0 else "") + "Infinity"
 
     try:
         text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()

@@ -274,7 +274,7 @@ def test_a_defect_is_a_value_and_hides_no_other_tool_of_the_file(tmp_path):
     assert [defect.tool for defect in report.defects] == ["contract_defect", "deep_defect", None]
     messages = [defect.message for defect in report.defects]
     assert "unknown type name 'strin'" in messages[0]
-    assert "#/properties/a/properties/b: minimum must be a number" in messages[1]
+    assert "#/properties/a/properties/b: minimum must be a finite number" in messages[1]
     assert "tool #3: unrecognised tool definition" in messages[2]
     assert all(message.startswith(f"schemas file {tmp_path}") for message in messages)
 

@@ -6,12 +6,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from toolaudit.boundary.compiled import validator_for
 from toolaudit.boundary.responses import calls_in
-from toolaudit.contract import Validator, format_problems
+from toolaudit.contract import UNKNOWN_TOOL, Validator, format_problems
 from toolaudit.deep.reasons import sentence
-from toolaudit.errors import ResponseError
-from toolaudit.formats import Call, Extracted
+from toolaudit.errors import NoSchemasError
+from toolaudit.formats import Call
 from toolaudit.jsonutil import may_hold_long_integers
 from toolaudit.pipeline.judge import judge_decoding, reasons
 
@@ -23,19 +25,24 @@ Finding = tuple[str, str, tuple[Any, ...]]
 class CallCheck:
     """One call the model made, judged.
 
-    ``errors`` are the contract's strings (with ``malformed:*`` for a call that
-    cannot be read), ``why`` a sentence for each, ``arguments`` the arguments
-    decoded (None when they could not be). ``format`` is the response's shape,
-    which decides how :func:`~toolaudit.tool_result_messages` answers.
+    ``index`` is the call's place in the response; ``errors`` are the contract's
+    strings (with ``malformed:*`` for a call that cannot be read), ``why`` a
+    sentence for each, ``arguments`` the arguments decoded (None when they could
+    not be), ``detail`` what else a person should know (the response was cut
+    off by its length limit...). ``format`` is the response's format.
     """
 
     id: Any
+    index: int
     tool: str | None
     ok: bool
     errors: list[str]
     why: dict[str, str]
     arguments: Mapping[str, Any] | None
+    detail: str | None
     format: str
+    #: The tool-result shape the call is answered in (see tool_result_messages).
+    reply_shape: str = field(default="openai-chat", repr=False)
     #: What the messages back to the model are worded from.
     findings: tuple[Finding, ...] = field(default=(), repr=False, compare=False)
 
@@ -43,11 +50,13 @@ class CallCheck:
         """The result as plain data (what a log or an API would carry)."""
         return {
             "id": self.id,
+            "index": self.index,
             "tool": self.tool,
             "ok": self.ok,
             "errors": self.errors,
             "why": self.why,
             "arguments": self.arguments,
+            "detail": self.detail,
         }
 
 
@@ -59,37 +68,36 @@ def check_response(
     ``response`` is what the provider returned: an SDK object (openai, anthropic,
     google-genai, MCP, LangChain; anything with ``model_dump()``), a dict (boto3's
     Converse), their JSON text or bytes, or the assistant message alone. ``tools``
-    is the list the request sent, in any shape ``--schemas`` accepts (None: the
-    tools the record carries, for a logged request/response pair). ``deep``
-    checks inside each argument too.
+    is the list the request sent, in any shape ``--schemas`` accepts, or a
+    :class:`~toolaudit.SchemaSet` from ``load_schemas`` (None: the tools the
+    record carries, for a logged request/response pair). ``deep`` checks inside
+    each argument too.
 
     Returns one :class:`CallCheck` per call, in order; none for a response
     without calls. Raises :class:`ResponseError` for a response of no known
-    shape, :class:`SchemaError` for malformed tools. Compiled tools are cached
-    by content, so sending the same tools every turn compiles them once.
+    shape, :class:`SchemaError` for malformed tools, :class:`NoSchemasError` when
+    there are no tools to judge by. Compiled tools are cached by content, so
+    sending the same tools every turn compiles them once.
     """
-    extracted = calls_in(response)
-    if not extracted.calls:
-        return []
-    validator = _validator(tools, extracted, deep)
-    return [_checked(call, validator, extracted.format) for call in extracted.calls]
+    extracted, shape = calls_in(response)
+    if tools is None and extracted.tools is None:
+        if not extracted.calls:
+            return []
+        raise NoSchemasError("no tools to judge the calls by: pass the tools the request sent")
+    # Compiled even for a response without calls: malformed tools are said at once.
+    validator = validator_for(tools if tools is not None else extracted.tools, deep=deep)
+    return [_checked(call, validator, extracted.format, shape) for call in extracted.calls]
 
 
-def _validator(tools: object, extracted: Extracted, deep: bool) -> Validator:
-    if tools is None:
-        tools = extracted.tools
-        if tools is None:
-            raise ResponseError("no tools to judge the calls by: pass the tools the request sent")
-    return validator_for(tools, deep=deep)
-
-
-def _checked(call: Call, validator: Validator, response_format: str) -> CallCheck:
-    (tool, problems, _, why), decoded = judge_decoding(call, validator, None, exact=False)
+def _checked(call: Call, validator: Validator, response_format: str, shape: str) -> CallCheck:
+    (tool, problems, detail, why), decoded = judge_decoding(call, validator, None, exact=False)
     if problems and isinstance(call.arguments, str) and may_hold_long_integers(call.arguments):
         # orjson reads integers past 64 bits as floats: judge such arguments exactly.
-        (tool, problems, _, why), decoded = judge_decoding(call, validator, None, exact=True)
+        (tool, problems, detail, why), decoded = judge_decoding(call, validator, None, exact=True)
     if not problems:
-        return CallCheck(call.id, tool, True, [], {}, decoded, response_format)
+        return CallCheck(
+            call.id, call.index, tool, True, [], {}, decoded, detail, response_format, shape
+        )
     tool_validator = validator.tools.get(call.name) if isinstance(call.name, str) else None
     if decoded is not None and tool_validator is not None:
         findings = tuple(tool_validator.findings(decoded))
@@ -100,15 +108,32 @@ def _checked(call: Call, validator: Validator, response_format: str) -> CallChec
             (kind, subject, ("text", reasons_of.get(f"{kind}:{subject}", "")))
             for kind, subject in problems
         )
-        if problems and problems[0][0] == "unknown_tool":
-            findings = (("unknown_tool", problems[0][1], ("unknown_tool", validator.tool_names)),)
+        if problems[0][0] == UNKNOWN_TOOL:
+            findings = ((UNKNOWN_TOOL, problems[0][1], ("unknown_tool", validator.tool_names)),)
+            decoded = _decoded_anyway(call.arguments)
     return CallCheck(
         call.id,
+        call.index,
         tool,
         False,
         format_problems(problems),
         reasons_of,
         decoded,
+        detail,
         response_format,
+        shape,
         findings,
     )
+
+
+def _decoded_anyway(arguments: object) -> Mapping[str, Any] | None:
+    """The arguments of a call to an unknown tool, when they read as an object."""
+    if isinstance(arguments, Mapping):
+        return arguments
+    if isinstance(arguments, str):
+        try:
+            decoded = orjson.loads(arguments)
+        except orjson.JSONDecodeError:
+            return None
+        return decoded if isinstance(decoded, dict) else None
+    return None

@@ -8,6 +8,7 @@ nothing else: the only state the boundary keeps.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -17,8 +18,8 @@ import orjson
 
 from toolaudit.boundary.responses import as_json_value
 from toolaudit.contract import Validator, compile_schemas
-from toolaudit.errors import SchemaError
-from toolaudit.schemas.loading import dotted_aliases, tools_in_document
+from toolaudit.errors import OptionError, SchemaError
+from toolaudit.schemas.loading import SchemaSet, dotted_aliases, tools_in_document
 
 #: How many distinct tool sets stay compiled.
 CACHE_SIZE = 256
@@ -28,16 +29,24 @@ _lock = threading.Lock()
 
 
 def validator_for(tools: object, *, deep: bool) -> Validator:
-    """The compiled validator of ``tools`` (any shape ``--schemas`` accepts, or SDK
-    objects); :class:`SchemaError` when they are malformed."""
+    """The compiled validator of ``tools`` (any shape ``--schemas`` accepts, SDK objects,
+    their JSON text, or a loaded SchemaSet); :class:`SchemaError` when they are
+    malformed."""
+    if isinstance(tools, SchemaSet):
+        return _loaded(tools, deep)
     plain = _plain(tools)
     try:
         # The content is the key (hashing it costs microseconds; trusting the list's
         # identity would miss a list changed in place). Keys are not sorted: the same
         # tools written in another key order are merely compiled once more.
-        key = (orjson.dumps(plain), deep)
+        text = orjson.dumps(plain)
     except TypeError:  # not JSON (a Python object inside): compiled every time, not cached
         return _compile(plain, deep)
+    if b"null" in text:
+        # orjson writes NaN and infinities as null too: tell them apart (slowly, and
+        # only for tools that hold a null at all).
+        text = b"\0" + json.dumps(plain, allow_nan=True).encode()
+    key = (text, deep)
     with _lock:
         validator = _cache.get(key)
         if validator is not None:
@@ -57,10 +66,31 @@ def cache_clear() -> None:
         _cache.clear()
 
 
+def _loaded(schemas: SchemaSet, deep: bool) -> Validator:
+    if schemas.deep != deep:
+        raise OptionError(
+            "these schemas were loaded for deep validation: check with deep=True"
+            if schemas.deep
+            else "deep=True needs schemas loaded for it: load_schemas(..., deep=True)"
+        )
+    if schemas.validator is None:
+        raise OptionError("these schemas hold BFCL questions' tools: pass one question's tools")
+    return schemas.validator
+
+
 def _plain(tools: object) -> Any:
-    """SDK tool objects (google-genai's ``Tool``, a pydantic model...) -> JSON values."""
+    """SDK tool objects (google-genai's ``Tool``, a pydantic model...) and JSON text ->
+    JSON values."""
     if type(tools) is list and all(type(tool) is dict for tool in tools):
         return tools  # already plain: the common case, every turn
+    if isinstance(tools, (str, bytes, bytearray, memoryview)):
+        try:
+            return orjson.loads(tools)
+        except orjson.JSONDecodeError as error:
+            raise SchemaError(
+                f"the tools are not valid JSON ({error}); to use a schemas file, "
+                "pass toolaudit.load_schemas(path)"
+            ) from None
     if isinstance(tools, (list, tuple)):
         return [as_json_value(tool) for tool in tools]
     return as_json_value(tools)

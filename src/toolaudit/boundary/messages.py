@@ -11,32 +11,17 @@ for the model.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import orjson
 
 from toolaudit.boundary.check import CallCheck, Finding
+from toolaudit.boundary.responses import SHAPE_OF_FORMAT
 from toolaudit.deep.reasons import listed
 from toolaudit.errors import OptionError
 from toolaudit.values import shown
 
-#: The tool-result shape each response format is answered in.
-SHAPE_OF_FORMAT = {
-    "openai-chat": "openai-chat",
-    "openai-batch": "openai-chat",
-    "flat": "openai-chat",
-    "bfcl": "openai-chat",
-    "openai-responses": "openai-responses",
-    "anthropic": "anthropic",
-    "anthropic-batch": "anthropic",
-    "gemini": "gemini",
-    "bedrock": "bedrock",
-    "ollama": "ollama",
-    "langchain": "langchain",
-    "langsmith": "langchain",
-    "mcp": "mcp",
-}
 SHAPES = tuple(dict.fromkeys(SHAPE_OF_FORMAT.values()))
 
 #: (the call, the text of its result, whether it is an error), in order.
@@ -49,29 +34,30 @@ _NAMES_SHOWN = 300
 def tool_result_messages(
     results: Iterable[CallCheck],
     *,
-    outputs: Mapping[Any, object] | None = None,
+    outputs: Mapping[Any, object] | Sequence[object] | None = None,
     shape: str | None = None,
 ) -> list[dict[str, Any]]:
     """The messages that tell the model what was wrong with its failing calls.
 
-    ``results`` come from :func:`~toolaudit.check_response`. ``outputs`` maps
-    the id of each call you ran to what the tool returned: those results go in
+    ``results`` come from :func:`~toolaudit.check_response`. ``outputs`` holds
+    what the tools you ran returned, by call id (a mapping) or in the order of
+    ``results`` (a list, None where a call did not run): those results go in
     too, so that the messages answer every call (Anthropic, Gemini and Bedrock
     want all of a turn's results in one message). ``shape`` overrides the
     provider shape taken from the response (one of :data:`SHAPES`).
     """
+    results = list(results)
     if shape is not None and shape not in SHAPES:
-        raise OptionError(
-            f"unknown tool-result shape {shape!r}: expected one of {', '.join(SHAPES)}"
-        )
-    outputs = outputs or {}
+        known = ", ".join(SHAPES)
+        raise OptionError(f"unknown tool-result shape {shape!r}: expected one of {known}")
+    ran = _outputs_by_position(results, outputs)
     by_shape: dict[str, Contents] = {}
-    for result in results:
-        if result.ok and result.id not in outputs:
+    for position, result in enumerate(results):
+        if result.ok and position not in ran:
             continue  # a valid call you did not run (or ran without saying): nothing to answer
-        chosen = shape or SHAPE_OF_FORMAT.get(result.format, "openai-chat")
+        chosen = shape or result.reply_shape
         if result.ok:
-            entry = (result, _as_text(outputs[result.id]), False)
+            entry = (result, _as_text(ran[position]), False)
         else:
             entry = (result, feedback(result), True)
         by_shape.setdefault(chosen, []).append(entry)
@@ -79,6 +65,19 @@ def tool_result_messages(
     for chosen, contents in by_shape.items():
         messages.extend(_WRAP[chosen](contents))
     return messages
+
+
+def _outputs_by_position(
+    results: list[CallCheck], outputs: Mapping[Any, object] | Sequence[object] | None
+) -> dict[int, object]:
+    """What each call that ran returned, by its position among ``results``."""
+    if outputs is None:
+        return {}
+    if isinstance(outputs, Mapping):
+        return {i: outputs[r.id] for i, r in enumerate(results) if r.ok and r.id in outputs}
+    if isinstance(outputs, (str, bytes)) or len(outputs) != len(results):
+        raise OptionError("outputs given as a list must hold one entry per result (None: not run)")
+    return {i: output for i, output in enumerate(outputs) if output is not None}
 
 
 def feedback(result: CallCheck) -> str:
@@ -194,8 +193,12 @@ def _as_text(output: object) -> str:
 
 
 def _openai_chat(contents: Contents) -> list[dict[str, Any]]:
+    # A call without an id is a legacy function_call: answered by a "function" message.
     return [
-        {"role": "tool", "tool_call_id": result.id, "content": text} for result, text, _ in contents
+        {"role": "tool", "tool_call_id": result.id, "content": text}
+        if result.id is not None
+        else {"role": "function", "name": result.tool or "", "content": text}
+        for result, text, _ in contents
     ]
 
 
@@ -217,8 +220,11 @@ def _anthropic(contents: Contents) -> list[dict[str, Any]]:
 
 
 def _gemini(contents: Contents) -> list[dict[str, Any]]:
-    parts = []
+    parts: list[dict[str, Any]] = []
     for result, text, is_error in contents:
+        if result.tool is None:  # no function call to answer (MALFORMED_FUNCTION_CALL): say it
+            parts.append({"text": text})
+            continue
         response = {"error": text} if is_error else {"output": text}
         function_response: dict[str, Any] = {"name": result.tool, "response": response}
         if result.id is not None:
@@ -228,8 +234,11 @@ def _gemini(contents: Contents) -> list[dict[str, Any]]:
 
 
 def _bedrock(contents: Contents) -> list[dict[str, Any]]:
-    blocks = []
+    blocks: list[dict[str, Any]] = []
     for result, text, is_error in contents:
+        if result.id is None:  # no tool use to answer (a malformed_tool_use stop): say it
+            blocks.append({"text": text})
+            continue
         tool_result: dict[str, Any] = {"toolUseId": result.id, "content": [{"text": text}]}
         if is_error:
             tool_result["status"] = "error"

@@ -17,6 +17,7 @@ import orjson
 
 from toolaudit.errors import ResponseError
 from toolaudit.formats import Extracted, UnknownShape, extract
+from toolaudit.formats.base import as_dict
 from toolaudit.values import kind_phrase
 
 
@@ -43,23 +44,58 @@ def as_json_value(value: object) -> Any:
     return value
 
 
-def calls_in(response: object) -> Extracted:
-    """The calls in a response; :class:`ResponseError` when it is of no known shape."""
+def calls_in(response: object) -> tuple[Extracted, str]:
+    """The calls in a response, and the shape its tool results take (see messages.py);
+    :class:`ResponseError` when it is of no known shape."""
     record = as_json_value(response)
     if not isinstance(record, Mapping):
         raise ResponseError(
             f"expected a provider's response (an object), got {kind_phrase(record)}"
         )
     try:
-        return extract(record)
+        extracted = extract(record)
     except UnknownShape as shape:
-        wrapped = _as_response(record)
+        wrapped = _as_response(record) or _as_gemini_response(record)
         if wrapped is not None:
             try:
-                return extract(wrapped)
+                extracted = extract(wrapped)
             except UnknownShape:
                 pass
+            else:
+                return extracted, reply_shape(wrapped, extracted.format)
         raise ResponseError(f"not a provider's response: {shape}") from None
+    return extracted, reply_shape(record, extracted.format)
+
+
+#: The tool-result shape each response format is answered in (see messages.py).
+SHAPE_OF_FORMAT = {
+    "openai-chat": "openai-chat",
+    "openai-batch": "openai-chat",
+    "flat": "openai-chat",
+    "bfcl": "openai-chat",
+    "openai-responses": "openai-responses",
+    "anthropic": "anthropic",
+    "anthropic-batch": "anthropic",
+    "gemini": "gemini",
+    "bedrock": "bedrock",
+    "ollama": "ollama",
+    "langchain": "langchain",
+    "langsmith": "langchain",
+    "mcp": "mcp",
+}
+
+
+def reply_shape(record: Mapping[str, Any], response_format: str) -> str:
+    """How the calls of this record are answered: its format's shape, except where the
+    format wraps another (a Batch line holding a Responses response) or reads a piece
+    of one (a lone Responses function_call item, which reads as a flat call)."""
+    if record.get("type") == "function_call" and "call_id" in record:
+        return "openai-responses"
+    if response_format == "openai-batch":
+        body = as_dict(as_dict(record.get("response")).get("body"))
+        if body.get("object") == "response":
+            return "openai-responses"
+    return SHAPE_OF_FORMAT.get(response_format, "openai-chat")
 
 
 def _as_response(message: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -72,4 +108,11 @@ def _as_response(message: Mapping[str, Any]) -> dict[str, Any] | None:
     if isinstance(message.get("content"), list):
         # Anthropic's message param ({"role": "assistant", "content": [blocks]}).
         return {"type": "message", **message}
+    return None
+
+
+def _as_gemini_response(content: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Gemini's ``candidates[0].content`` ({"role": "model", "parts": [...]}), wrapped."""
+    if content.get("role") == "model" and isinstance(content.get("parts"), list):
+        return {"candidates": [{"content": dict(content)}]}
     return None

@@ -303,7 +303,10 @@ class Compiled:
                     numbers.append((keyword, spec[bound]))
                 continue
             if not _is_number(limit):
-                raise self._defect(at, f"{keyword} must be a number, not {kind_phrase(limit)}")
+                what = (
+                    "an infinite number" if kind_phrase(limit) == "a number" else kind_phrase(limit)
+                )
+                raise self._defect(at, f"{keyword} must be a finite number, not {what}")
             exclusive_form = spec.get(f"exclusive{keyword.capitalize()}")
             if keyword in ("minimum", "maximum") and exclusive_form is True:
                 continue  # the draft 4 boolean form above says it, exclusively

@@ -58,7 +58,10 @@ def generate_content(record: Mapping[str, Any]) -> Extracted:
                 )
         if not found and is_one_of(finish, FAILED_CALL_REASONS):
             # No functionCall part, yet the model did try: count the failure.
-            calls.append(Call(len(calls), None, failure=FAILED_CALL_REASONS[str(finish)]))
+            # (An SDK's enum of the reason, from a model_dump() of a google-genai
+            # response, is a str whose str() is not its value: read the value.)
+            reason = str(getattr(finish, "value", finish))
+            calls.append(Call(len(calls), None, failure=FAILED_CALL_REASONS[reason]))
     return Extracted("gemini", calls, model=first_present(record, "modelVersion", "model_version"))
 
 
