@@ -18,7 +18,6 @@ import functools
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolaudit.deep.reasons import sentence
 from toolaudit.errors import SchemaError
 
 if TYPE_CHECKING:
@@ -267,6 +266,8 @@ class ToolValidator:
     def explain(self, arguments: Mapping[Any, Any]) -> dict[str, str]:
         """A sentence for each error :meth:`check` finds in these arguments:
         ``{"type:days": "expected integer, got boolean true", ...}``, sorted."""
+        from toolaudit.deep.reasons import sentence  # here: only a failing call is explained
+
         return {
             f"{kind}:{subject}": sentence(reason)
             for kind, subject, reason in self.findings(arguments)
@@ -350,6 +351,8 @@ class Validator:
 
     def explain_unknown(self, name: str) -> dict[str, str]:
         """The reason of ``unknown_tool:<name>``, which lists the tools there are."""
+        from toolaudit.deep.reasons import sentence  # here: only a failing call is explained
+
         return {f"{UNKNOWN_TOOL}:{name}": sentence(("unknown_tool", self.tool_names))}
 
     def with_aliases(self, aliases: Mapping[str, str]) -> Validator:
