@@ -19,9 +19,6 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from toolaudit.errors import SchemaError
-
-if TYPE_CHECKING:
-    from toolaudit.deep import DeepArguments
 from toolaudit.values import (
     EXACT_TYPES_OF_KIND,
     SCALAR_TYPES,
@@ -31,6 +28,9 @@ from toolaudit.values import (
     kind_phrase,
     value_kind,
 )
+
+if TYPE_CHECKING:
+    from toolaudit.deep import DeepArguments
 
 # Error kinds, in the words of the contract.
 UNKNOWN_TOOL = "unknown_tool"
