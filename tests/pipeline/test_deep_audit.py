@@ -163,3 +163,14 @@ def test_merge_on_the_command_line_refuses_mixed_modes(log: Path, tmp_path: Path
     result = invoke("merge", str(one), str(two))
     assert result.exit_code == 2
     assert "validation modes" in result.stderr
+
+
+def test_the_human_outputs_say_a_summary_is_deep() -> None:
+    from toolaudit.output.markdown import render_markdown
+    from toolaudit.output.table import render_table
+
+    plain = toolaudit.audit([SAMPLE], SAMPLE_SCHEMAS).run()
+    deep = toolaudit.audit([SAMPLE], SAMPLE_SCHEMAS, deep=True).run()
+    assert "deep validation" not in render_table(plain) + render_markdown(plain)
+    assert "| deep validation" in render_table(deep).splitlines()[1]
+    assert render_markdown(deep).startswith("## toolaudit (deep validation)\n")

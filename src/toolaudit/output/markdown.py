@@ -30,7 +30,7 @@ def _row(cells: list[str]) -> str:
 def render_markdown(summary: Summary) -> str:
     """A summary as a Markdown section: the figures, then tables by tool and by group."""
     out = [
-        "## toolaudit",
+        "## toolaudit (deep validation)" if summary.deep else "## toolaudit",
         "",
         f"**{summary.calls:,} calls**: {summary.ok:,} ok, {summary.invalid:,} invalid; "
         f"**error rate {percent(summary.error_rate)}** (invalid calls and malformed records). "

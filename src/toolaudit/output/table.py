@@ -52,7 +52,8 @@ def _headline(summary: Summary) -> list[str]:
         f" ({summary.blank_lines:,} blank), {summary.records:,} records"
         f" ({summary.malformed_records:,} malformed{without_calls})",
         f"{summary.calls:,} calls: {summary.ok:,} ok, {summary.invalid:,} invalid"
-        f" | error rate {percent(summary.error_rate)} (invalid calls and malformed records)",
+        f" | error rate {percent(summary.error_rate)} (invalid calls and malformed records)"
+        + (" | deep validation" if summary.deep else ""),
     ]
 
 
