@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -17,6 +19,29 @@ class BenchmarkError(Exception):
 
 def progress(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
+
+
+def source_state() -> str:
+    """Which toolaudit sources are measured: the commit, and a digest of how src/ differs
+    from it. Others may work in the same tree while the benchmark runs; comparing this at
+    the start and at the end tells whether every row timed the same code. Read-only git."""
+
+    def git(*args: str) -> str:
+        done = subprocess.run(
+            ["git", *args], cwd=BENCH_DIR.parent, capture_output=True, text=True, check=False
+        )
+        return done.stdout if done.returncode == 0 else ""
+
+    commit = git("rev-parse", "--short", "HEAD").strip()
+    if not commit:
+        return "unknown (not a git checkout)"
+    digest = hashlib.sha256(git("diff", "HEAD", "--", "src").encode())
+    untracked = git("ls-files", "--others", "--exclude-standard", "--", "src").split()
+    for name in untracked:
+        digest.update(name.encode() + (BENCH_DIR.parent / name).read_bytes())
+    if digest.digest() == hashlib.sha256(b"").digest():
+        return f"commit {commit}"
+    return f"commit {commit} with src/ modified (digest {digest.hexdigest()[:8]})"
 
 
 class atomic_path:

@@ -2,13 +2,15 @@
 
 They are cached by generator version, seed and size, so that only the first run
 pays for generating them; the long log of the peak-RSS measurement is the log
-repeated, streamed, never held in memory.
+repeated, streamed, never held in memory. The nested log of deep mode (nested.py)
+is cached the same way, with every call's expected errors beside its counts.
 """
 
 from __future__ import annotations
 
 import gzip
 import itertools
+import re
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -17,6 +19,8 @@ from pathlib import Path
 import orjson
 
 from common import BENCH_DIR, DATA_DIR, READ_BUFFER, atomic_path, progress
+from nested import NESTED_GENERATOR_VERSION, generate_nested_lines
+from nested_tools import nested_schemas
 from synthetic import GENERATOR_VERSION, generate_lines
 from tools import tool_schemas
 
@@ -40,12 +44,29 @@ class Expected:
         return (self.invalid + self.malformed_records) / audited if audited else 0.0
 
 
+@dataclass
+class NestedExpected(Expected):
+    """The nested log's counts, and where each error is: deep mode must find them all."""
+
+    #: tool -> path with array indices as ``[]`` -> kind -> count, as the summary counts.
+    by_param: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
+    #: line number (a string, for JSON) -> the sorted errors of its call; valid calls absent.
+    errors_by_line: dict[str, list[str]] = field(default_factory=dict)
+
+
 @dataclass(frozen=True)
 class Dataset:
     log: Path
     gz: Path
     schemas: Path
     expected: Expected
+
+
+@dataclass(frozen=True)
+class NestedDataset:
+    log: Path
+    schemas: Path
+    expected: NestedExpected
 
 
 def write_log(path: Path, calls: int, seed: int) -> Expected:
@@ -125,3 +146,50 @@ def prepare_rss_log(dataset: Dataset, calls: int, lines: int) -> Path:
         progress(f"writing {lines:,} lines into {path.name} (the log repeated) ...")
         repeat_log(dataset.log, calls, path, lines)
     return path
+
+
+_INDEX = re.compile(r"\[[0-9]+\]")
+
+
+def write_nested_log(path: Path, calls: int, seed: int) -> NestedExpected:
+    expected = NestedExpected()
+    with atomic_path(path) as partial, open(partial, "wb", buffering=READ_BUFFER) as out:
+        for line, tool, errors in generate_nested_lines(calls, seed):
+            data = line.encode() + b"\n"
+            out.write(data)
+            expected.lines += 1
+            expected.bytes += len(data)
+            expected.calls += 1
+            if not errors:
+                continue
+            expected.invalid += 1
+            expected.errors_by_line[str(expected.lines)] = errors
+            params = expected.by_param.setdefault(tool, {})
+            for error in errors:
+                kind, error_path = error.split(":", 1)
+                expected.by_kind[kind] = expected.by_kind.get(kind, 0) + 1
+                counts = params.setdefault(_INDEX.sub("[]", error_path), {})
+                counts[kind] = counts.get(kind, 0) + 1
+    return expected
+
+
+def prepare_nested_dataset(calls: int, seed: int) -> NestedDataset:
+    """The nested log, its schemas and what deep mode must find: cached, or generated now."""
+    stem = f"nested-v{NESTED_GENERATOR_VERSION}-seed{seed}-{calls}"
+    log = DATA_DIR / f"{stem}.jsonl"
+    meta = DATA_DIR / f"{stem}.expected.json"
+    schemas = DATA_DIR / f"nested-schemas-v{NESTED_GENERATOR_VERSION}.json"
+    if not schemas.exists():
+        with atomic_path(schemas) as partial:
+            partial.write_bytes(orjson.dumps(nested_schemas(), option=orjson.OPT_INDENT_2))
+    if log.exists() and meta.exists():
+        expected = NestedExpected(**orjson.loads(meta.read_bytes()))
+        progress(f"reusing {log.relative_to(BENCH_DIR.parent)}")
+    else:
+        progress(f"generating {calls:,} nested calls into {log.relative_to(BENCH_DIR.parent)} ...")
+        started = time.perf_counter()
+        expected = write_nested_log(log, calls, seed)
+        with atomic_path(meta) as partial:
+            partial.write_bytes(orjson.dumps(expected.__dict__))
+        progress(f"  done in {time.perf_counter() - started:.1f}s")
+    return NestedDataset(log=log, schemas=schemas, expected=expected)

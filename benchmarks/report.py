@@ -18,8 +18,10 @@ from pathlib import Path
 import orjson
 
 from common import BENCH_DIR, atomic_path
-from dataset import Dataset
+from dataset import Dataset, NestedDataset
 from measure import RssResult, Variant
+from nested import NESTED_GENERATOR_VERSION
+from nested_tools import NESTED_TOOL_NAMES
 from synthetic import GENERATOR_VERSION
 
 README = BENCH_DIR / "README.md"
@@ -31,6 +33,8 @@ TARGET_SUMMARY_VS_FLOOR = 1.6
 TARGET_REPORT_VS_FLOOR = 2.0
 TARGET_JOBS_SPEEDUP = 1.7
 TARGET_GZIP_VS_PLAIN = 1.5
+#: Deep mode on the flat log, summary only and full report, over plain mode.
+TARGET_DEEP_VS_PLAIN = 1.3
 TARGET_PEAK_RSS_MB = 100.0
 TARGET_RSS_GROWTH = 0.10
 
@@ -86,39 +90,64 @@ def markdown_table(header: list[str], rows: list[list[str]], align: str) -> list
 
 def render_report(
     *,
+    sources: str,
     exe: Path,
     dataset: Dataset,
+    nested: NestedDataset | None,
     args: argparse.Namespace,
     variants: list[Variant],
+    nested_variants: list[Variant],
     startup: tuple[float, int],
     rss: RssResult | None,
     checks: list[str],
 ) -> str:
-    """The whole report, in Markdown: header, timings, derived figures, checks."""
-    lines = render_header(exe, dataset, args)
+    """The whole report, in Markdown: header, timings (the flat log's, then the nested
+    log's), derived figures, checks."""
+    lines = render_header(exe, sources, dataset, nested, args)
     lines += render_timings(variants, dataset.expected.lines)
-    lines += render_figures({v.key: v.median for v in variants}, startup, rss)
+    if nested is not None:
+        lines += [
+            "On the nested log (deep mode's; every error inside the arguments, so plain mode "
+            "finds none), ratios to its own floor, row n:",
+            "",
+        ]
+        lines += render_timings(nested_variants, nested.expected.lines)
+    medians = {v.key: v.median for v in variants + nested_variants}
+    lines += render_figures(medians, startup, rss, deep=nested is not None)
     lines += ["Checks:", ""] + [f"- {check}" for check in checks]
     return "\n".join(lines) + "\n"
 
 
-def render_header(exe: Path, dataset: Dataset, args: argparse.Namespace) -> list[str]:
+def render_header(
+    exe: Path,
+    sources: str,
+    dataset: Dataset,
+    nested: NestedDataset | None,
+    args: argparse.Namespace,
+) -> list[str]:
     now = dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     rss_args = "--skip-rss" if args.skip_rss else f"--rss-calls {args.rss_calls}"
-    command = f"benchmarks/run.py --calls {args.calls} --repeat {args.repeat} {rss_args}"
+    deep_args = "--skip-deep" if nested is None else f"--nested-calls {args.nested_calls}"
+    command = (
+        f"benchmarks/run.py --calls {args.calls} --repeat {args.repeat} {rss_args} {deep_args}"
+    )
     versions = [
         f"Python {platform.python_version()}",
         f"orjson {orjson.__version__}",
-        f"toolaudit {toolaudit_version(exe)}",
+        f"toolaudit {toolaudit_version(exe)} ({sources})",
+        f"google-re2 {package_version('google-re2')}",
         f"jsonschema {package_version('jsonschema')}",
         f"fastjsonschema {package_version('fastjsonschema')}",
     ]
+    inputs = [f"- input: {describe_input(dataset, args.seed)}"]
+    if nested is not None:
+        inputs.append(f"- nested input: {describe_nested_input(nested, args.seed)}")
     return [
         f"Measured {now} with `{command}`.",
         "",
         f"- machine: {describe_machine()}",
         f"- {', '.join(versions)}",
-        f"- input: {describe_input(dataset, args.seed)}",
+        *inputs,
         (
             f"- times: median of {args.repeat}, all rows interleaved round-robin; "
             "ratios are to the floor's median"
@@ -142,9 +171,22 @@ def describe_input(dataset: Dataset, seed: int) -> str:
     )
 
 
+def describe_nested_input(nested: NestedDataset, seed: int) -> str:
+    expected = nested.expected
+    size = expected.bytes
+    kinds = ", ".join(f"{n:,} {kind}" for kind, n in sorted(expected.by_kind.items()))
+    return (
+        f"{expected.lines:,} lines, {size / 1e6:.1f} MB "
+        f"({size / expected.lines:.0f} bytes a line), {len(NESTED_TOOL_NAMES)} tools; "
+        f"{expected.invalid:,} invalid calls (error rate {expected.error_rate:.1%}), "
+        f"errors {kinds}; nested generator v{NESTED_GENERATOR_VERSION}, seed {seed}"
+    )
+
+
 def render_timings(variants: list[Variant], calls: int) -> list[str]:
+    """A table of rows whose first is their floor, the denominator of their ratios."""
     floor = variants[0].median
-    assert floor is not None and variants[0].key == "a"
+    assert floor is not None and variants[0].key in ("a", "n")
     rows = [timing_row(v, floor, calls) for v in variants]
     header = ["row", "measurement", "median s", "calls/s", "vs floor", "target", "status"]
     return [*markdown_table(header, rows, "llrrrll"), ""]
@@ -156,7 +198,13 @@ def timing_row(variant: Variant, floor: float, calls: int) -> list[str]:
     if median is None:
         return [variant.key, variant.label, variant.unavailable, "—", "—", "—", "—"]
     limits = {"b": TARGET_SUMMARY_VS_FLOOR, "c": TARGET_REPORT_VS_FLOOR}
-    elsewhere = {"d": "speedup, below", "d2": "speedup, below", "e": "gzip / plain, below"}
+    elsewhere = {
+        "d": "speedup, below",
+        "d2": "speedup, below",
+        "e": "gzip / plain, below",
+        "g1": "deep / plain, below",
+        "g2": "deep / plain, below",
+    }
     ratio = median / floor
     target, status = elsewhere.get(variant.key, "—"), "—"
     if variant.key in limits:
@@ -174,10 +222,19 @@ def timing_row(variant: Variant, floor: float, calls: int) -> list[str]:
 
 
 def render_figures(
-    medians: dict[str, float | None], startup: tuple[float, int], rss: RssResult | None
+    medians: dict[str, float | None],
+    startup: tuple[float, int],
+    rss: RssResult | None,
+    deep: bool,
 ) -> list[str]:
-    """The figures derived from the rows: speedups, gzip cost, peak RSS, start-up."""
-    figures = [*speed_figures(medians), *rss_figures(rss), startup_figure(startup)]
+    """The figures derived from the rows: speedups, gzip cost, deep mode's cost, peak RSS,
+    start-up."""
+    figures = [
+        *speed_figures(medians),
+        *deep_figures(medians if deep else None),
+        *rss_figures(rss),
+        startup_figure(startup),
+    ]
     return [*markdown_table(["figure", "value", "target", "status"], figures, "lrll"), ""]
 
 
@@ -206,6 +263,30 @@ def speed_figures(medians: dict[str, float | None]) -> list[list[str]]:
             met(gz / summary <= TARGET_GZIP_VS_PLAIN),
         ],
     ]
+
+
+def deep_figures(medians: dict[str, float | None] | None) -> list[list[str]]:
+    """Deep mode over plain mode: on the flat log (the targets), on the nested log."""
+    target = f"≤ {TARGET_DEEP_VS_PLAIN:.2f}x"
+    if medians is None:
+        return [["deep / plain, flat log", "skipped (--skip-deep)", target, "—"]]
+    figures = []
+    for what, deep, plain in (("summary only", "g1", "b"), ("full report", "g2", "c")):
+        ratio = always_run(medians, deep) / always_run(medians, plain)
+        figures.append(
+            [
+                f"deep / plain, flat log, {what} ({deep} / {plain})",
+                f"{ratio:.2f}x",
+                target,
+                met(ratio <= TARGET_DEEP_VS_PLAIN),
+            ]
+        )
+    for what, deep, plain in (("summary only", "n3", "n1"), ("full report", "n4", "n2")):
+        ratio = always_run(medians, deep) / always_run(medians, plain)
+        figures.append(
+            [f"deep / plain, nested log, {what} ({deep} / {plain})", f"{ratio:.2f}x", "—", "—"]
+        )
+    return figures
 
 
 def always_run(medians: dict[str, float | None], key: str) -> float:
