@@ -27,6 +27,7 @@ LAYERS = {
     "toolaudit.formats": 4,
     "toolaudit.schemas": 4,
     "toolaudit.sources": 4,
+    "toolaudit.storage": 4,
     "toolaudit.results": 4,
     "toolaudit.pipeline": 5,
     "toolaudit.output": 5,

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from typing import BinaryIO
 
+    from distributed import Client
+
     from toolaudit.boundary import CallCheck, check_response, tool_result_messages
     from toolaudit.pipeline import Audit, AuditOptions, StopRequest
     from toolaudit.results.summary import Summary, merge_summaries
@@ -96,13 +98,18 @@ def __getattr__(name: str) -> Any:
 def audit(
     paths: Iterable[str],
     schemas: SchemaSet | Mapping[str, Any] | str | Iterable[str] | None = None,
+    *,
+    storage_options: Mapping[str, Any] | None = None,
     **options: Any,
 ) -> Audit:
-    """Audit log files, directories (walked) or ``-`` (stdin), in this process.
+    """Audit log files, directories (walked), URLs (``s3://bucket/prefix/``, globs
+    too) or ``-`` (stdin), in this process.
 
-    ``schemas`` is a schemas file path (or several), a mapping of tool name ->
+    ``schemas`` is a schemas file path or URL (or several), a mapping of tool name ->
     schema, a loaded :class:`SchemaSet`, or None when every record carries its
-    tools; ``options`` are the fields of :class:`AuditOptions`. Iterate the
+    tools; ``storage_options`` go to the filesystem of every URL (credentials, an
+    endpoint: fsspec's own configuration applies too); ``options`` are the fields
+    of :class:`AuditOptions`. Iterate the
     result for report rows, or call its ``run(report)``; its ``summary`` is set
     once the inputs are exhausted::
 
@@ -117,7 +124,8 @@ def audit(
     from toolaudit.pipeline import Audit
 
     audit_options = _options(options)
-    return Audit.of_paths(paths, _schema_set(schemas, audit_options.deep), audit_options)
+    schema_set = _schema_set(schemas, audit_options.deep, storage_options)
+    return Audit.of_paths(paths, schema_set, audit_options, storage_options=storage_options)
 
 
 def run_audit(
@@ -129,34 +137,57 @@ def run_audit(
     on_bytes: Callable[[int], object] | None = None,
     stop: StopRequest | None = None,
     notify: Callable[[str], None] | None = None,
+    storage_options: Mapping[str, Any] | None = None,
+    dask: Client | str | None = None,
+    blocksize: int | str = "64MiB",
     **options: Any,
 ) -> Summary:
     """Audit, as ``toolaudit audit`` does, and return the summary.
 
-    ``report`` is a path (written whole at the end, never half-written) or a
-    binary file; ``jobs`` shares the work among processes (0: one per core),
-    with exactly the outputs of one. ``notify`` is told, in one line, what a
-    person should know (a run kept in one process says why; by default a
-    RuntimeWarning). Stopped by Ctrl-C or SIGTERM, it raises
+    ``report`` is a path or a URL (written whole at the end, never half-written) or a
+    binary file; ``storage_options`` go to the filesystem of every URL; ``jobs``
+    shares the work among processes (0: one per core), with exactly the outputs of
+    one. ``notify`` is told, in one line, what a person should know (a run kept in
+    one process says why; by default a RuntimeWarning). Stopped by Ctrl-C or SIGTERM, it raises
     :class:`Interrupted`, whose ``summary`` counts what was audited.
+
+    ``dask`` runs the audit on a Dask cluster: a ``distributed.Client``, or an address
+    as ``--dask`` takes it (``tcp://10.0.0.5:8786``, ``local``, ``local:4``), in blocks
+    of ``blocksize`` bytes; a ``report`` path or URL then names the directory or prefix
+    that receives the report as parts, ``part-00000.jsonl``... (see docs/storage.md).
     """
+    from contextlib import nullcontext
+
     from toolaudit.pipeline import StopRequest
     from toolaudit.runners import AuditJob, RunHooks, run_job
+    from toolaudit.runners.dask import connect
     from toolaudit.sources import expand_paths
 
     if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 0:
         raise OptionError(f"jobs must be a whole number, 0 for one per core, not {jobs!r}")
     audit_options = _options(options)
-    job = AuditJob(expand_paths(paths), _schema_set(schemas, audit_options.deep), audit_options)
+    schema_set = _schema_set(schemas, audit_options.deep, storage_options)
+    job = AuditJob(expand_paths(paths, storage_options=storage_options), schema_set, audit_options)
     hooks = RunHooks(on_bytes, stop if stop is not None else StopRequest(), notify)
-    return run_job(job, report=report, jobs=jobs, hooks=hooks)
+    with connect(dask) if isinstance(dask, str) else nullcontext(dask) as client:
+        return run_job(
+            job,
+            report=report,
+            jobs=jobs,
+            hooks=hooks,
+            storage_options=storage_options,
+            dask=client,
+            blocksize=blocksize,
+        )
 
 
 def _schema_set(
-    schemas: SchemaSet | Mapping[str, Any] | str | Iterable[str] | None, deep: bool
+    schemas: SchemaSet | Mapping[str, Any] | str | Iterable[str] | None,
+    deep: bool,
+    storage_options: Mapping[str, Any] | None = None,
 ) -> SchemaSet:
-    """The schemas of an audit, loaded and compiled (for deep validation with ``deep``);
-    a SchemaSet given ready is used as it is."""
+    """The schemas of an audit, loaded and compiled (for deep validation with ``deep``;
+    files that are URLs with ``storage_options``); a SchemaSet given ready is used as it is."""
     from toolaudit.schemas import NO_SCHEMAS, SchemaSet, load_schemas, schema_set
 
     if schemas is None:
@@ -164,10 +195,10 @@ def _schema_set(
     if isinstance(schemas, SchemaSet):
         return schemas
     if isinstance(schemas, str):
-        return load_schemas(schemas, deep=deep)
+        return load_schemas(schemas, deep=deep, storage_options=storage_options)
     if isinstance(schemas, Mapping):
         return schema_set(schemas, deep=deep)
-    return load_schemas(list(schemas), deep=deep)
+    return load_schemas(list(schemas), deep=deep, storage_options=storage_options)
 
 
 def _options(options: Mapping[str, Any]) -> AuditOptions:

@@ -1,10 +1,11 @@
-"""Where log lines come from: paths, directories, stdin, plain or gzip.
+"""Where log lines come from: paths, directories, URLs, stdin, plain or gzip.
 
 Files are read in binary, in large chunks, and split into lines here, so the
 audit loop sees plain lists of ``bytes`` and never a per-line call into a file
 object. Gzip is recognised by its magic bytes, whatever the file is called,
 and inflated with zlib in bounded pieces, so neither a long line nor a
-"zip bomb" makes memory grow with the input.
+"zip bomb" makes memory grow with the input. A URL (``s3://...``) is read
+through :mod:`toolaudit.storage` and from then on is a source like any other.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ import itertools
 import os
 import sys
 import zlib
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from toolaudit.errors import InputError
+from toolaudit.storage import expand_url, is_url, object_size, open_input
 
 STDIN = "-"
 # Measured: 64 KiB chunks beat 1 MiB ones when report rows are kept per chunk
@@ -31,17 +33,22 @@ LOG_SUFFIXES = (".jsonl", ".ndjson", ".json")
 
 @dataclass(frozen=True)
 class Source:
-    """One input: a file, or standard input (``name == "-"``).
+    """One input: a file, a URL, or standard input (``name == "-"``).
 
     A plain file may also be read in part, from byte ``start`` (the start of a
     line, which is line ``first_line``) to byte ``end``, so that several
-    processes can audit one file side by side.
+    processes can audit one file side by side. A URL is opened with
+    ``storage_options`` (credentials, an endpoint), which travel with it to
+    other processes and are never shown.
     """
 
     name: str
     start: int = 0
     end: int | None = None
     first_line: int = 1
+    storage_options: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    #: A URL's size as its listing gave it (no request to ask again).
+    listed_size: int | None = field(default=None, compare=False, repr=False)
 
     @property
     def is_part(self) -> bool:
@@ -51,10 +58,19 @@ class Source:
     def is_stdin(self) -> bool:
         return self.name == STDIN
 
+    @property
+    def is_remote(self) -> bool:
+        """Whether the source is a URL, read through fsspec."""
+        return is_url(self.name)
+
     def size(self) -> int | None:
         """Bytes on disk (compressed, for gzip), or None when unknown."""
         if self.is_stdin:
             return None
+        if self.is_remote:
+            if self.listed_size is not None:
+                return self.listed_size
+            return object_size(self.name, self.storage_options)
         try:
             return os.stat(self.name).st_size
         except OSError:
@@ -85,18 +101,32 @@ class DamagedInput(Exception):
     """
 
 
-def expand_paths(paths: Iterable[str], *, skip: Iterable[str] = ()) -> list[Source]:
-    """Files as given, directories walked for log files (sorted), ``-`` for stdin.
+def expand_paths(
+    paths: Iterable[str],
+    *,
+    skip: Iterable[str] = (),
+    storage_options: Mapping[str, Any] | None = None,
+) -> list[Source]:
+    """Files as given, directories walked for log files (sorted), ``-`` for stdin;
+    URLs as given, globs expanded, prefixes walked like directories.
 
     A walk passes over the files in ``skip`` (the schemas, which may well sit
     beside the logs as ``*.json``). Raises :class:`InputError` for a path that
-    does not exist or a directory that holds no log file, before anything is read.
+    does not exist or a directory that holds no log file, before anything is read
+    (for a URL also: access denied, a missing bucket, its filesystem not installed).
     """
-    skipped = {os.path.realpath(p) for p in skip}
+    skip = list(skip)
+    skipped = {os.path.realpath(p) for p in skip if not is_url(p)}
     sources: list[Source] = []
     for path in paths:
         if path == STDIN:
             sources.append(Source(STDIN))
+        elif is_url(path):
+            objects = expand_url(path, storage_options, keep=is_log_name, skip=skip)
+            sources.extend(
+                Source(name, storage_options=storage_options, listed_size=size)
+                for name, size in objects
+            )
         elif os.path.isdir(path):
             found = sorted(p for p in _walk_logs(Path(path)) if os.path.realpath(p) not in skipped)
             if not found:
@@ -112,11 +142,17 @@ def expand_paths(paths: Iterable[str], *, skip: Iterable[str] = ()) -> list[Sour
 
 def _walk_logs(root: Path) -> Iterator[Path]:
     for path in root.rglob("*"):
-        name = path.name.lower()
-        if name.endswith(".gz"):
-            name = name[:-3]
-        if name.endswith(LOG_SUFFIXES) and path.is_file():
+        if is_log_name(path.name) and path.is_file():
             yield path
+
+
+def is_log_name(name: str) -> bool:
+    """Whether a walk takes this file for a log: ``*.jsonl``, ``*.ndjson``, ``*.json``,
+    each also gzipped (``.gz``)."""
+    name = name.lower()
+    if name.endswith(".gz"):
+        name = name[:-3]
+    return name.endswith(LOG_SUFFIXES)
 
 
 def read_line_batches(
@@ -138,7 +174,10 @@ def read_line_batches(
         yield from split_lines(_chunks(stream, on_bytes), max_line_bytes)
         return
     try:
-        stream = open(source.name, "rb", buffering=0)  # noqa: SIM115 - closed below
+        if source.is_remote:
+            stream = open_input(source.name, source.storage_options)
+        else:
+            stream = open(source.name, "rb", buffering=0)  # noqa: SIM115 - closed below
         if source.start:
             stream.seek(source.start)
     except OSError as error:

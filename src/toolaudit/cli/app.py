@@ -14,7 +14,7 @@ import enum
 import functools
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, TypeVar
 
 import typer
@@ -67,6 +67,19 @@ HtmlOption = Annotated[
     ),
 ]
 
+StorageOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--storage-option",
+        metavar="KEY=VALUE",
+        help="An option for the filesystem of URL inputs and outputs (s3://, gs://, az://...), "
+        "e.g. endpoint_url=http://127.0.0.1:9000 or anon=true; VALUE is read as JSON when it "
+        "parses. Repeatable. fsspec's own config and the usual environment (AWS_*...) apply "
+        "too. See docs/storage.md.",
+        show_default=False,
+    ),
+]
+
 DeepOption = Annotated[
     bool,
     typer.Option(
@@ -100,10 +113,21 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(EXIT_CANNOT_RUN)
 
 
-def _write_text(path: str, text: str) -> None:
+def _storage_options(pairs: list[str] | None) -> dict[str, Any]:
+    """--storage-option KEY=VALUE pairs -> storage options; a bad pair stops the command."""
+    from toolaudit.errors import OptionError
+    from toolaudit.storage import parse_storage_options
+
+    try:
+        return parse_storage_options(pairs or ())
+    except OptionError as error:
+        raise _fail(str(error)) from None
+
+
+def _write_text(path: str, text: str, storage_options: Mapping[str, Any] | None = None) -> None:
     from toolaudit.output.files import AtomicOutput
 
-    with AtomicOutput(path) as output:
+    with AtomicOutput(path, storage_options=storage_options) as output:
         output.write(text.encode("utf-8", "surrogatepass"))
 
 

@@ -6,7 +6,7 @@ import enum
 import gc
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated
 
@@ -20,7 +20,9 @@ from toolaudit.cli.app import (
     DeepOption,
     FormatOption,
     HtmlOption,
+    StorageOption,
     _fail,
+    _storage_options,
     _write_text,
     command,
 )
@@ -28,6 +30,8 @@ from toolaudit.errors import Terminated, ToolAuditError
 from toolaudit.formats import format_names
 
 if TYPE_CHECKING:
+    from distributed import Client
+
     from toolaudit.pipeline import StopRequest
     from toolaudit.results.summary import Summary
 
@@ -54,7 +58,8 @@ def audit(
         typer.Argument(
             metavar="PATH",
             help="Log files (JSONL, plain or gzip), directories (walked for *.jsonl, *.ndjson, "
-            "*.json and their .gz), or - for stdin. None: read stdin.",
+            "*.json and their .gz), URLs (s3://bucket/prefix/, globs too: see --storage-option), "
+            "or - for stdin. None: read stdin.",
             show_default=False,
         ),
     ] = None,
@@ -86,7 +91,7 @@ def audit(
             "--report",
             "-r",
             metavar="PATH",
-            help="Write one JSON line per call here (- for stdout).",
+            help="Write one JSON line per call here (- for stdout; a URL too).",
             show_default=False,
         ),
     ] = None,
@@ -132,6 +137,27 @@ def audit(
             help="Audit in N processes (0: one per core). Outputs are identical to --jobs 1.",
         ),
     ] = 1,
+    dask_address: Annotated[
+        str | None,
+        typer.Option(
+            "--dask",
+            metavar="ADDRESS",
+            help="Audit on a Dask cluster: a scheduler's address (tcp://10.0.0.5:8786), or "
+            "local[:N] for N worker processes here (default: one per core). --report then names "
+            "a directory or URL prefix that receives part-00000.jsonl, part-00001.jsonl... "
+            "(needs toolaudit[dask]).",
+            show_default=False,
+        ),
+    ] = None,
+    blocksize: Annotated[
+        str,
+        typer.Option(
+            "--blocksize",
+            metavar="SIZE",
+            help="With --dask: the size of a block of a plain file, in bytes or such as 64MiB "
+            "or 1GB (a gzip file is one block).",
+        ),
+    ] = "64MiB",
     group_by: Annotated[
         list[str] | None,
         typer.Option(
@@ -163,6 +189,7 @@ def audit(
             help="Longer lines are reported as malformed, not parsed.",
         ),
     ] = 64 << 20,
+    storage_option: StorageOption = None,
 ) -> None:
     """Audit logs of tool calls: a report row per call and a summary of what failed."""
     from toolaudit.cli.progress import byte_progress
@@ -171,6 +198,7 @@ def audit(
     from toolaudit.output.json import render_json
     from toolaudit.pipeline import AuditOptions, StopRequest
     from toolaudit.runners import AuditJob, Interrupted, RunHooks, run_job
+    from toolaudit.runners.dask import parse_blocksize
     from toolaudit.schemas import NO_SCHEMAS, load_schemas
     from toolaudit.sources import STDIN, expand_paths
 
@@ -179,6 +207,9 @@ def audit(
             raise _fail("no input: give log paths, or pipe a log into stdin")
         paths = [STDIN]
     max_tools, max_params = _parse_max_keys(max_keys)
+    if dask_address is not None and jobs != 1:
+        raise _fail("--dask and --jobs cannot be combined: the cluster's workers are the jobs")
+    storage_options = _storage_options(storage_option)
     try:
         options = AuditOptions(
             errors_only=errors_only,
@@ -189,29 +220,48 @@ def audit(
             group_by=tuple(group_by or ()),
             deep=deep,
         )
-        schema_set = load_schemas(schemas, deep=deep) if schemas else NO_SCHEMAS
+        schema_set = (
+            load_schemas(schemas, deep=deep, storage_options=storage_options)
+            if schemas
+            else NO_SCHEMAS
+        )
         # The schemas live as long as the run: keep the cycle collector from
         # walking them again and again (it costs with large schemas).
         gc.freeze()
-        sources = expand_paths(paths, skip=schemas or ())
-        check_outputs_differ_from_inputs([report, summary_path, html], sources)
+        sources = expand_paths(paths, skip=schemas or (), storage_options=storage_options)
+        outputs = [report, summary_path, html]
+        check_outputs_differ_from_inputs(outputs, sources, storage_options=storage_options)
         job = AuditJob(sources, schema_set, options)
         show_progress = sys.stderr.isatty() if progress is None else progress
         interrupted: type[KeyboardInterrupt] | None = None
         stop = StopRequest()
-        with _signals_stop(stop), byte_progress(sources, enabled=show_progress) as on_bytes:
-            hooks = RunHooks(on_bytes=on_bytes, stop=stop, notify=_note)
+        block_size = parse_blocksize(blocksize)
+        with (
+            _signals_stop(stop),
+            _cluster(dask_address) as client,
+            byte_progress(sources, enabled=show_progress) as on_bytes,
+            _block_progress(enabled=show_progress and client is not None) as on_block,
+        ):
+            hooks = RunHooks(on_bytes=on_bytes, stop=stop, notify=_note, on_block=on_block)
             try:
-                summary = run_job(job, report=report, jobs=jobs, hooks=hooks)
+                summary = run_job(
+                    job,
+                    report=report,
+                    jobs=jobs,
+                    hooks=hooks,
+                    storage_options=storage_options,
+                    dask=client,
+                    blocksize=block_size,
+                )
             except Interrupted as stopped:
                 # The report keeps every complete row; the summary says it is incomplete.
                 interrupted, summary = stopped.interruption, stopped.summary
         if summary_path is not None:
-            _write_text(summary_path, render_json(summary))
+            _write_text(summary_path, render_json(summary), storage_options)
         if html is not None:
             from toolaudit.output.html import render_html
 
-            _write_text(html, render_html(summary))
+            _write_text(html, render_html(summary), storage_options)
     except ToolAuditError as error:
         raise _fail(str(error)) from None
 
@@ -245,6 +295,37 @@ def _signals_stop(stop: StopRequest) -> Iterator[None]:
     finally:
         for signum, previous_handler in previous.items():
             signal.signal(signum, previous_handler)
+
+
+@contextmanager
+def _cluster(address: str | None) -> Iterator[Client | None]:
+    """The Dask client of --dask (Dask is imported only then), or None."""
+    if address is None:
+        yield None
+        return
+    from toolaudit.runners.dask import connect
+
+    with connect(address) as client:
+        yield client
+
+
+@contextmanager
+def _block_progress(*, enabled: bool) -> Iterator[Callable[[int, int], object] | None]:
+    """With --dask, a second bar under the bytes' one: the blocks finished."""
+    if not enabled:
+        yield None
+        return
+    from tqdm import tqdm
+
+    with tqdm(
+        desc="blocks", unit="block", file=sys.stderr, dynamic_ncols=True, leave=False, position=1
+    ) as bar:
+
+        def update(done: int, total: int) -> None:
+            bar.total, bar.n = total, done
+            bar.refresh()
+
+        yield update
 
 
 def _note(message: str) -> None:

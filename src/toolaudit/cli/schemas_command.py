@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from toolaudit.cli.app import EXIT_CANNOT_RUN, EXIT_INVALID, EXIT_OK, command
+from toolaudit.cli.app import (
+    EXIT_CANNOT_RUN,
+    EXIT_INVALID,
+    EXIT_OK,
+    StorageOption,
+    _storage_options,
+    command,
+)
 
 if TYPE_CHECKING:
     from toolaudit.schemas.report import SchemaReport, SchemaWarning, ToolEntry
@@ -83,11 +90,12 @@ def schemas_command(
             help=f"How to print the report on stdout: {' or '.join(RENDERERS)}.",
         ),
     ] = "text",  # type: ignore[assignment]
+    storage_option: StorageOption = None,
 ) -> None:
     """Check schemas files: list their tools, what deep mode will not check, and defects."""
     from toolaudit.schemas.report import inspect_schema_files
 
-    report = inspect_schema_files(paths)
+    report = inspect_schema_files(paths, storage_options=_storage_options(storage_option))
     sys.stdout.write(RENDERERS[output_format.value](report))
     if report.defects:
         raise typer.Exit(EXIT_CANNOT_RUN)

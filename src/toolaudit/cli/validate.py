@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from toolaudit.cli.app import EXIT_INVALID, EXIT_OK, DeepOption, _fail, command
+from toolaudit.cli.app import (
+    EXIT_INVALID,
+    EXIT_OK,
+    DeepOption,
+    StorageOption,
+    _fail,
+    _storage_options,
+    command,
+)
 from toolaudit.errors import ToolAuditError
 
 
@@ -38,14 +46,16 @@ def validate(
         bool,
         typer.Option("--explain", help='Add "why": a short sentence for each error.'),
     ] = False,
+    storage_option: StorageOption = None,
 ) -> None:
     """Validate one call and print the contract's result: {"ok": ..., "errors": [...]}."""
     import orjson
 
     from toolaudit.schemas.loading import load_schemas
 
+    storage_options = _storage_options(storage_option)
     try:
-        schema_set = load_schemas(schemas, deep=deep)
+        schema_set = load_schemas(schemas, deep=deep, storage_options=storage_options)
     except ToolAuditError as error:
         raise _fail(str(error)) from None
     if schema_set.validator is None:

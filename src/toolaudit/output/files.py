@@ -1,4 +1,8 @@
-"""Writing outputs so that a crash never leaves a half-file that looks complete."""
+"""Writing outputs so that a crash never leaves a half-file that looks complete.
+
+A URL (``s3://bucket/report.jsonl``) is written to a local temporary file and
+uploaded whole at the end (see :func:`toolaudit.storage.upload`).
+"""
 
 from __future__ import annotations
 
@@ -7,12 +11,13 @@ import os
 import stat
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from types import TracebackType
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from toolaudit.errors import OutputError
 from toolaudit.sources import Source
+from toolaudit.storage import check_output, is_url, local_path, same_object, upload
 
 STDOUT = "-"
 BUFFER_BYTES = 1 << 20
@@ -27,17 +32,28 @@ class AtomicOutput:
     interrupted run (Ctrl-C, SIGTERM) still puts its output in place, since
     every row in it is complete and the summary says the run was cut short;
     any other failure leaves no file behind.
+
+    A URL is written to a local temporary file, uploaded with ``storage_options``
+    when the writing is done (so the same holds for it), then the file removed.
     """
 
-    def __init__(self, path: str) -> None:
-        self.path = path
+    def __init__(self, path: str, *, storage_options: Mapping[str, Any] | None = None) -> None:
+        self._url = path if is_url(path) and local_path(path) is None else None
+        self.path = local_path(path) or path
+        self.storage_options = storage_options
         self._file: BinaryIO | None = None
         self._temp_path: str | None = None
 
     def __enter__(self) -> BinaryIO:
         if self.path == STDOUT:
             return sys.stdout.buffer
+        if self._url is not None:
+            check_output(self._url, self.storage_options)
         try:
+            if self._url is not None:
+                fd, self._temp_path = tempfile.mkstemp(prefix="toolaudit-", suffix=".partial")
+                self._file = os.fdopen(fd, "wb", buffering=BUFFER_BYTES)
+                return self._file
             if _is_special_file(self.path):
                 self._file = open(self.path, "wb", buffering=BUFFER_BYTES)  # closed in __exit__
                 return self._file
@@ -66,10 +82,13 @@ class AtomicOutput:
         try:
             if keep:
                 self._file.flush()
-                if self._temp_path is not None:
+                if self._temp_path is not None and self._url is None:
                     os.fsync(self._file.fileno())
             self._file.close()
             if keep and self._temp_path is not None:
+                if self._url is not None:
+                    self._upload()
+                    return
                 os.replace(self._temp_path, self.path)
                 return
         except OSError as write_error:
@@ -78,6 +97,14 @@ class AtomicOutput:
         self._discard()
         if isinstance(error, OSError) and not isinstance(error, BrokenPipeError):
             raise _cannot_write(self.path, error) from error
+
+    def _upload(self) -> None:
+        assert self._url is not None and self._temp_path is not None
+        try:
+            upload(self._temp_path, self._url, self.storage_options)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(self._temp_path)
 
     def _discard(self) -> None:
         assert self._file is not None
@@ -119,13 +146,27 @@ def _flush_quietly_on_interrupt(stream: BinaryIO, *, interrupted: bool) -> None:
 
 
 def check_outputs_differ_from_inputs(
-    outputs: Iterable[str | None], sources: Iterable[Source]
+    outputs: Iterable[str | None],
+    sources: Iterable[Source],
+    *,
+    storage_options: Mapping[str, Any] | None = None,
 ) -> None:
-    """Refuse, before reading anything, an output path that is also an input."""
-    inputs = [s.name for s in sources if not s.is_stdin]
-    for output in outputs:
-        if output is None or output == STDOUT or not os.path.exists(output):
+    """Refuse, before reading anything, an output path that is also an input, or a URL
+    that cannot be written at all (its filesystem not installed, its bucket missing)."""
+    sources = list(sources)
+    inputs = [s.name for s in sources if not s.is_stdin and not s.is_remote]
+    urls = [s.name for s in sources if s.is_remote]
+    for given in outputs:
+        if given is None or given == STDOUT:
             continue
-        for path in inputs:
+        output = local_path(given) or given
+        if is_url(output):
+            check_output(output, storage_options)
+            if any(same_object(output, url) for url in urls):
+                raise OutputError(f"{given}: is also an input; refusing to overwrite it")
+            continue
+        if not os.path.exists(output):
+            continue
+        for path in [*inputs, *filter(None, map(local_path, urls))]:
             if os.path.samefile(output, path):
-                raise OutputError(f"{output}: is also an input; refusing to overwrite it")
+                raise OutputError(f"{given}: is also an input; refusing to overwrite it")

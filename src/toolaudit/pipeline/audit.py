@@ -96,10 +96,14 @@ class Audit:
         paths: Iterable[str],
         schemas: SchemaSet = NO_SCHEMAS,
         options: AuditOptions | None = None,
+        *,
+        storage_options: Mapping[str, Any] | None = None,
         **kwargs: Any,
     ) -> Audit:
-        """An audit of files, directories (walked) and ``-``; missing paths raise now."""
-        return cls(expand_paths(paths), schemas, options, **kwargs)
+        """An audit of files, directories (walked), URLs (``storage_options`` for their
+        filesystem) and ``-``; missing paths raise now."""
+        sources = expand_paths(paths, storage_options=storage_options)
+        return cls(sources, schemas, options, **kwargs)
 
     def request_stop(self, interruption: type[KeyboardInterrupt] = KeyboardInterrupt) -> None:
         """Stop the audit as Ctrl-C would, at the end of the batch being audited

@@ -1,4 +1,4 @@
-"""Where an audit runs: in this process, or in several (``--jobs``).
+"""Where an audit runs: in this process, in several (``--jobs``), or on a Dask cluster.
 
 Every runner takes an :class:`AuditJob` and gives the same report rows and
 the same :class:`~toolaudit.results.summary.Summary` as one process would.
@@ -6,16 +6,23 @@ the same :class:`~toolaudit.results.summary.Summary` as one process would.
 
 from __future__ import annotations
 
-from typing import BinaryIO
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, BinaryIO
 
+from toolaudit.errors import OptionError
 from toolaudit.output.files import AtomicOutput
 from toolaudit.results.summary import Summary
 from toolaudit.runners.base import AuditJob, Interrupted, RunHooks, Runner
+from toolaudit.runners.dask import DEFAULT_BLOCKSIZE, DaskRunner
 from toolaudit.runners.parallel import ParallelRunner, job_count
 from toolaudit.runners.serial import SerialRunner
 
+if TYPE_CHECKING:
+    from distributed import Client
+
 __all__ = [
     "AuditJob",
+    "DaskRunner",
     "Interrupted",
     "ParallelRunner",
     "RunHooks",
@@ -27,8 +34,21 @@ __all__ = [
 ]
 
 
-def runner_for(*, jobs: int = 1) -> Runner:
-    """The runner for ``--jobs N`` (0: one process per core)."""
+def runner_for(
+    *,
+    jobs: int = 1,
+    dask: Client | None = None,
+    blocksize: int | str = DEFAULT_BLOCKSIZE,
+    parts: str | None = None,
+    storage_options: Mapping[str, Any] | None = None,
+) -> Runner:
+    """The runner for ``--jobs N`` (0: one process per core), or for the Dask cluster
+    of a ``distributed.Client`` (``parts``: the directory or URL prefix its workers
+    write the report to, as ``part-00000.jsonl``...)."""
+    if dask is not None:
+        if jobs != 1:
+            raise OptionError("a Dask cluster and --jobs cannot be combined: choose one")
+        return DaskRunner(dask, blocksize=blocksize, parts=parts, storage_options=storage_options)
     return SerialRunner() if jobs == 1 else ParallelRunner(jobs)
 
 
@@ -38,11 +58,24 @@ def run_job(
     report: str | BinaryIO | None = None,
     jobs: int = 1,
     hooks: RunHooks | None = None,
+    storage_options: Mapping[str, Any] | None = None,
+    dask: Client | None = None,
+    blocksize: int | str = DEFAULT_BLOCKSIZE,
 ) -> Summary:
-    """Run ``job`` as ``--jobs jobs`` says. ``report`` is a path (written whole at
-    the end, never half-written; ``-`` is stdout) or a binary file."""
-    runner = runner_for(jobs=jobs)
+    """Run ``job`` as ``--jobs jobs`` says. ``report`` is a path or a URL (written whole
+    at the end, never half-written; ``-`` is stdout; a URL with ``storage_options``)
+    or a binary file.
+
+    With ``dask`` (a ``distributed.Client``), the job runs on its cluster in blocks of
+    ``blocksize`` bytes, and a ``report`` path or URL (not ``-``) names a directory or
+    prefix that receives the report as parts, written by the workers."""
+    if dask is not None and isinstance(report, str) and report != "-":
+        runner = runner_for(
+            jobs=jobs, dask=dask, blocksize=blocksize, parts=report, storage_options=storage_options
+        )
+        return runner.run(job, None, hooks)
+    runner = runner_for(jobs=jobs, dask=dask, blocksize=blocksize)
     if isinstance(report, str):
-        with AtomicOutput(report) as report_file:
+        with AtomicOutput(report, storage_options=storage_options) as report_file:
             return runner.run(job, report_file, hooks)
     return runner.run(job, report, hooks)

@@ -41,6 +41,9 @@ class RunHooks:
     notify: Callable[[str], None] | None = None
     #: Standard input, for the source ``-`` (tests give a pipe of their own).
     stdin: BinaryIO | None = None
+    #: Told, by a runner that works in blocks (--dask), how many blocks are done of
+    #: how many, each time one is.
+    on_block: Callable[[int, int], object] | None = None
 
     def tell(self, message: str) -> None:
         """Pass a notice on to ``notify``."""

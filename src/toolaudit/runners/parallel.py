@@ -1,7 +1,8 @@
 """``--jobs``: one audit in several processes, with exactly the outputs of one process.
 
 Plain files are cut into line-aligned byte ranges (gzip files and stdin stay
-whole, since they cannot be entered in the middle); each range is audited in a
+whole, since they cannot be entered in the middle; so do URLs, which numbering
+the lines of a range would download twice); each range is audited in a
 worker process, which writes its report rows to a temporary file and returns
 its summary. The parent then writes the reports in input order and merges the
 summaries, so the outputs are byte for byte those of ``--jobs 1``.
@@ -51,6 +52,7 @@ def plan_parts(sources: list[Source], jobs: int) -> list[Source]:
         size = source.size()
         if (
             source.is_stdin
+            or source.is_remote
             or source.is_part
             or size is None
             or size < 2 * MIN_PART_BYTES
@@ -243,6 +245,8 @@ def _why_whole(source: Source) -> str:
     """Why a lone source cannot be cut into ranges for several processes."""
     if source.is_stdin:
         return "standard input is read as it comes"
+    if source.is_remote:
+        return f"{source.name} is a URL, which is read whole"
     if is_gzip(source.name):
         return f"{source.name} is gzip, which cannot be entered in the middle"
     return f"{source.name} is under {2 * MIN_PART_BYTES >> 20} MiB"

@@ -23,6 +23,7 @@ from toolaudit.contract import Validator, compile_schemas
 from toolaudit.errors import InputError, SchemaError
 from toolaudit.jsonutil import canonical
 from toolaudit.schemas.tooldefs import Schemas, normalize_tools
+from toolaudit.storage import is_url, read_bytes
 
 
 @dataclass(frozen=True)
@@ -39,22 +40,44 @@ class SchemaSet:
     keyed: Mapping[str, Validator] = field(default_factory=dict)
     #: Whether the schemas were compiled for deep validation (``deep=True``).
     deep: bool = False
+    #: What the validators were compiled from, to send to other processes (see
+    #: :meth:`__reduce__`): the parsed schemas as JSON, or as they were given when
+    #: JSON cannot hold them; None for a set built from validators alone.
+    definitions: bytes | tuple[Mapping[str, Any], Mapping[str, Any]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @property
     def empty(self) -> bool:
         return self.validator is None and not self.keyed
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (for a worker process, a Dask worker), a set travels as its
+        definitions and is compiled again on arrival, once per process (see
+        :func:`compiled_again`): the compiled form is larger, and may hold what
+        does not pickle."""
+        if self.definitions is None:
+            return (SchemaSet, (self.validator, self.digest, self.keyed, self.deep))
+        return (compiled_again, (self.definitions, self.digest, self.deep))
+
 
 NO_SCHEMAS = SchemaSet(validator=None, digest=None)
 
 
-def load_schemas(paths: str | Iterable[str], *, deep: bool = False) -> SchemaSet:
+def load_schemas(
+    paths: str | Iterable[str],
+    *,
+    deep: bool = False,
+    storage_options: Mapping[str, Any] | None = None,
+) -> SchemaSet:
     """Read, check, merge and compile schemas files (``deep``: for deep validation).
+    A file may be a URL, read with ``storage_options``.
 
     Two files defining one tool name differently is an error naming both.
     """
+    listed = [paths] if isinstance(paths, str) else list(paths)
     with _collector_paused():
-        return _load_schemas([paths] if isinstance(paths, str) else list(paths), deep=deep)
+        return _load_schemas(listed, deep=deep, storage_options=storage_options)
 
 
 @contextmanager
@@ -73,12 +96,14 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _load_schemas(paths: list[str], *, deep: bool) -> SchemaSet:
+def _load_schemas(
+    paths: list[str], *, deep: bool, storage_options: Mapping[str, Any] | None
+) -> SchemaSet:
     merged: Schemas = {}
     origin: dict[str, str] = {}
     keyed: dict[str, Schemas] = {}
     for path in paths:
-        tools, questions = _read_schemas_file(path)
+        tools, questions = _merged(read_schemas_file(path, storage_options=storage_options))
         if not tools and not questions:
             raise no_tools_error(path)
         for name, schema in tools.items():
@@ -115,10 +140,57 @@ def schema_set(
         }
     except SchemaError as error:
         raise (error.located(f"schemas file {source}") if source else error) from None
-    # The parsed schemas are not kept: compiled, they are all a run needs.
+    # The parsed schemas are kept only as JSON text (a tenth of their size in memory),
+    # to be sent to other processes: compiled, they are all a run needs here.
     return SchemaSet(
-        validator=validator, digest=schemas_digest(schemas, keyed), keyed=compiled, deep=deep
+        validator=validator,
+        digest=schemas_digest(schemas, keyed),
+        keyed=compiled,
+        deep=deep,
+        definitions=_definitions(schemas, keyed),
     )
+
+
+def _definitions(
+    schemas: Mapping[str, Any], keyed: Mapping[str, Schemas]
+) -> bytes | tuple[Mapping[str, Any], Mapping[str, Any]]:
+    """The schemas as JSON text, when it gives them back exactly (schemas read from
+    files always), else as they are."""
+    try:
+        return orjson.dumps([schemas, keyed])
+    except (TypeError, orjson.JSONEncodeError):
+        # (Beyond 64-bit integers, keys that are not strings: a mapping given in Python.)
+        return (schemas, keyed)
+
+
+#: Schema sets compiled in this process from definitions sent to it, by digest and mode.
+_COMPILED: dict[tuple[str | None, bool], SchemaSet] = {}
+_COMPILED_KEPT = 4
+
+
+def compiled_again(
+    definitions: bytes | tuple[Mapping[str, Any], Mapping[str, Any]],
+    digest: str | None,
+    deep: bool,
+) -> SchemaSet:
+    """A schema set sent to this process, compiled once here and then reused (by
+    digest): each task of a cluster that names it gets the same compiled set."""
+    cached = _COMPILED.get((digest, deep))
+    if cached is not None:
+        return cached
+    with _collector_paused():
+        schemas, keyed = (
+            orjson.loads(definitions) if isinstance(definitions, bytes) else definitions
+        )
+        compiled = schema_set(schemas, keyed=keyed, deep=deep)
+    if compiled.digest != digest:
+        # The mapping was changed after it was compiled: what judges the calls here
+        # would not be what the digest in the summary names.
+        raise SchemaError(f"the schemas changed after they were loaded (digest {digest})")
+    if len(_COMPILED) >= _COMPILED_KEPT:
+        _COMPILED.clear()
+    _COMPILED[(digest, deep)] = compiled
+    return compiled
 
 
 def dotted_aliases(schemas: Mapping[str, Any]) -> dict[str, str]:
@@ -160,8 +232,11 @@ class SchemasFile:
     mapping: Schemas
 
 
-def read_schemas_file(path: str) -> SchemasFile:
-    """Read a schemas file and find its tool definitions, in whatever shape it holds them.
+def read_schemas_file(
+    path: str, *, storage_options: Mapping[str, Any] | None = None
+) -> SchemasFile:
+    """Read a schemas file (a path, or a URL read with ``storage_options``) and find its
+    tool definitions, in whatever shape it holds them.
 
     Raises :class:`InputError` for a file that cannot be read, and
     :class:`SchemaError` naming the file for one that is not JSON (or lines of it)
@@ -170,8 +245,11 @@ def read_schemas_file(path: str) -> SchemasFile:
     """
     where = f"schemas file {path}"
     try:
-        with open(path, "rb") as file:
-            data = file.read()
+        if is_url(path):
+            data = read_bytes(path, storage_options, what=where)
+        else:
+            with open(path, "rb") as file:
+                data = file.read()
     except OSError as error:
         raise InputError(f"{where}: cannot read: {error.strerror or error}") from error
     try:
@@ -201,10 +279,6 @@ def tools_in_document(document: object, *, source: str = "tools") -> Schemas:
     contract's mapping) -> tool name -> schema. ``source`` names them in messages."""
     tools, _ = _merged(_in_document(source, document, source))
     return tools
-
-
-def _read_schemas_file(path: str) -> tuple[Schemas, dict[str, Schemas]]:
-    return _merged(read_schemas_file(path))
 
 
 def _merged(listed: SchemasFile) -> tuple[Schemas, dict[str, Schemas]]:

@@ -113,8 +113,11 @@ class SchemaReport:
         }
 
 
-def inspect_schema_files(paths: str | Iterable[str]) -> SchemaReport:
-    """Read schemas files as an audit does and report each tool, warning and defect.
+def inspect_schema_files(
+    paths: str | Iterable[str], *, storage_options: Mapping[str, Any] | None = None
+) -> SchemaReport:
+    """Read schemas files as an audit does (URLs with ``storage_options``) and report
+    each tool, warning and defect.
 
     Never raises for what is in the files: an unreadable file, one of no known
     shape, or a defective tool is a :class:`SchemaDefect`, and the other files
@@ -123,7 +126,7 @@ def inspect_schema_files(paths: str | Iterable[str]) -> SchemaReport:
     checker = _FileChecker()
     for path in [paths] if isinstance(paths, str) else paths:
         try:
-            listed = read_schemas_file(path)
+            listed = read_schemas_file(path, storage_options=storage_options)
         except ToolAuditError as error:
             checker.add(_defect(path, error))
             continue

@@ -1,0 +1,176 @@
+"""``toolaudit audit --dask`` against one process, on a log of about 1 GB.
+
+Figures, not pass/fail (see README.md): each variant is ``toolaudit audit`` run as
+a user runs it, a subprocess, start-up and the local cluster's start and stop
+included; medians of ``--repeat`` rounds, the variants interleaved round-robin so
+that the noise of a shared machine spreads over all of them. Two targets, on a
+machine of two cores: ``--dask local:2`` at least 1.6x faster than one process,
+``--dask local:1`` at most 1.15x slower (the cost of the cluster itself).
+
+Each variant also writes its summary (and, with ``--report``, its report: one
+file, or a directory of parts with --dask), and the first round checks that the
+summary is byte for byte one process's, and that the parts concatenated by name
+are the one-process report.
+
+    .venv/bin/python benchmarks/dask_bench.py                 # summary only, then full report
+    .venv/bin/python benchmarks/dask_bench.py --repeat 5 --skip-report
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from common import BenchmarkError, progress
+from dataset import prepare_dataset, prepare_rss_log
+from measure import audit_argv, run_child, toolaudit_executable
+
+#: The generator's log of this many calls is repeated into the ~1 GB log.
+BASE_CALLS = 1_000_000
+SEED = 20261128
+SPEEDUP_TARGET = 1.6
+OVERHEAD_TARGET = 1.15
+
+
+@dataclass
+class Variant:
+    key: str
+    label: str
+    dask: str | None
+    report: bool
+    seconds: list[float] = field(default_factory=list)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+
+def argv(exe: Path, log: Path, schemas: Path, variant: Variant, out: Path) -> list[str]:
+    extra = ["--summary", str(out / f"{variant.key}.summary.json")]
+    if variant.report:
+        extra += ["--report", str(out / f"{variant.key}.report")]
+    if variant.dask is not None:
+        extra += ["--dask", variant.dask]
+    return audit_argv(exe, log, schemas, *extra)
+
+
+def digest(path: Path) -> str:
+    """The SHA-256 of a file, or of a directory's parts concatenated by name."""
+    files = sorted(path.iterdir()) if path.is_dir() else [path]
+    sha = hashlib.sha256()
+    for file in files:
+        with open(file, "rb") as data:
+            while chunk := data.read(1 << 20):
+                sha.update(chunk)
+    return sha.hexdigest()
+
+
+def check_same(variants: list[Variant], out: Path) -> None:
+    """Every variant's summary (and report) is one process's, byte for byte."""
+    for report in (False, True):
+        group = [v for v in variants if v.report == report]
+        if not group:
+            continue
+        one = next(v for v in group if v.dask is None)
+        expected = (out / f"{one.key}.summary.json").read_bytes()
+        for variant in group:
+            if (out / f"{variant.key}.summary.json").read_bytes() != expected:
+                raise BenchmarkError(f"{variant.label}: the summary differs from one process's")
+        if report:
+            reference = digest(out / f"{one.key}.report")
+            for variant in group:
+                if digest(out / f"{variant.key}.report") != reference:
+                    raise BenchmarkError(f"{variant.label}: the report differs from one process's")
+    progress("  outputs checked: identical to one process's")
+
+
+def clear(out: Path, variant: Variant) -> None:
+    report = out / f"{variant.key}.report"
+    if report.is_dir():
+        shutil.rmtree(report)
+
+
+def render(variants: list[Variant], log: Path, repeat: int) -> str:
+    size = log.stat().st_size
+    lines = [
+        f"`toolaudit audit --dask` on {size / 1e9:.2f} GB ({log.name}), {os.cpu_count()} cores, "
+        f"median of {repeat} interleaved rounds (load average at the end: "
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}).",
+        "",
+        "| | variant | seconds | MB/s | vs one process | target |",
+        "|---|---|---:|---:|---:|---|",
+    ]
+    for report in (False, True):
+        group = [v for v in variants if v.report == report]
+        if not group:
+            continue
+        one = next(v for v in group if v.dask is None)
+        for variant in group:
+            ratio = one.median / variant.median
+            if variant.dask == "local:2":
+                target = f">= {SPEEDUP_TARGET}x faster: " + (
+                    "met" if ratio >= SPEEDUP_TARGET else "not met"
+                )
+            elif variant.dask == "local:1":
+                slower = variant.median / one.median
+                target = f"<= {OVERHEAD_TARGET}x slower ({slower:.2f}x): " + (
+                    "met" if slower <= OVERHEAD_TARGET else "not met"
+                )
+            else:
+                target = ""
+            lines.append(
+                f"| {variant.key} | {variant.label} | {variant.median:.1f} | "
+                f"{size / variant.median / 1e6:.0f} | {ratio:.2f}x | {target} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lines", type=int, default=6_000_000, help="lines of the log (~170 B)")
+    parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds (default: 3)")
+    parser.add_argument("--skip-report", action="store_true", help="summary-only variants alone")
+    args = parser.parse_args()
+    try:
+        exe = toolaudit_executable()
+        dataset = prepare_dataset(BASE_CALLS, SEED)
+        log = prepare_rss_log(dataset, BASE_CALLS, args.lines)
+        variants = [
+            Variant("a", "one process, summary only", None, False),
+            Variant("b", "--dask local:2, summary only", "local:2", False),
+            Variant("c", "--dask local:1, summary only", "local:1", False),
+        ]
+        if not args.skip_report:
+            variants += [
+                Variant("d", "one process, --report FILE", None, True),
+                Variant("e", "--dask local:2, --report DIR (parts)", "local:2", True),
+                Variant("f", "--dask local:1, --report DIR (parts)", "local:1", True),
+            ]
+        with tempfile.TemporaryDirectory(prefix="dask-bench-", dir=log.parent) as temporary:
+            out = Path(temporary)
+            for round_number in range(1, args.repeat + 1):
+                for variant in variants:
+                    clear(out, variant)
+                    run = run_child(argv(exe, log, dataset.schemas, variant, out))
+                    variant.seconds.append(run.seconds)
+                    progress(
+                        f"  round {round_number}/{args.repeat}  {variant.key}  {run.seconds:7.2f}s"
+                    )
+                if round_number == 1:
+                    check_same(variants, out)
+    except BenchmarkError as error:
+        print(f"dask_bench: {error}", file=sys.stderr)
+        return 2
+    sys.stdout.write(render(variants, log, args.repeat))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
