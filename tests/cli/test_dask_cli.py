@@ -48,6 +48,14 @@ def test_dask_local_gives_the_outputs_of_one_process(in_repo, tmp_path):
     assert (tmp_path / "dask.json").read_bytes() == (tmp_path / "one.json").read_bytes()
 
 
+def test_a_report_on_stdout_comes_back_in_order(in_repo):
+    arguments = ["audit", SAMPLE, "-s", SAMPLE_SCHEMAS, "--errors-only", "-r", "-"]
+    one = invoke(*arguments)
+    on_dask = invoke(*arguments, "--dask", "local:2", "--blocksize", "4096")
+    assert (on_dask.exit_code, on_dask.stdout) == (one.exit_code, one.stdout)
+    assert one.stdout.count("\n") > 40
+
+
 def test_dask_with_jobs_is_a_usage_error(in_repo):
     result = invoke("audit", SAMPLE, "-s", SAMPLE_SCHEMAS, "--dask", "local:1", "--jobs", "2")
     assert result.exit_code == 2

@@ -328,9 +328,10 @@ def test_schemas_travel_as_definitions_and_are_compiled_once_per_process():
     assert first is second  # the cache, by digest
     assert (first.digest, first.deep) == (schemas.digest, True)
     assert first.validator.tool_names == schemas.validator.tool_names
-    # Python values JSON cannot hold travel as they are.
-    odd = schema_set({"t": {"parameters": {"properties": {"n": {"enum": [2**70]}}}}})
-    assert isinstance(odd.definitions, tuple)
+    # A mapping given in Python travels as it is, whatever JSON could not hold.
+    mapping = {"t": {"parameters": {"properties": {"n": {"enum": [2**70, float("nan")]}}}}}
+    odd = schema_set(mapping)
+    assert odd.definitions == (mapping, {})
     assert pickle.loads(pickle.dumps(odd)).digest == odd.digest
 
 

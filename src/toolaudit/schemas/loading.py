@@ -14,7 +14,7 @@ import gc
 import hashlib
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import orjson
@@ -41,8 +41,9 @@ class SchemaSet:
     #: Whether the schemas were compiled for deep validation (``deep=True``).
     deep: bool = False
     #: What the validators were compiled from, to send to other processes (see
-    #: :meth:`__reduce__`): the parsed schemas as JSON, or as they were given when
-    #: JSON cannot hold them; None for a set built from validators alone.
+    #: :meth:`__reduce__`): schemas files' as JSON text, a mapping given in Python as
+    #: it is (tool name -> schema, and the keyed sets); None for a set built from
+    #: validators alone.
     definitions: bytes | tuple[Mapping[str, Any], Mapping[str, Any]] | None = field(
         default=None, repr=False, compare=False
     )
@@ -120,7 +121,12 @@ def _load_schemas(
                     f"{path})"
                 )
             keyed[key] = schemas
-    return schema_set(merged, keyed=keyed, source=", ".join(paths), deep=deep)
+    compiled = schema_set(merged, keyed=keyed, source=", ".join(paths), deep=deep)
+    # Parsed by orjson, they are JSON text again exactly: a tenth of their size in memory.
+    try:
+        return replace(compiled, definitions=orjson.dumps([merged, keyed]))
+    except (TypeError, orjson.JSONEncodeError):
+        return compiled
 
 
 def schema_set(
@@ -140,27 +146,15 @@ def schema_set(
         }
     except SchemaError as error:
         raise (error.located(f"schemas file {source}") if source else error) from None
-    # The parsed schemas are kept only as JSON text (a tenth of their size in memory),
-    # to be sent to other processes: compiled, they are all a run needs here.
+    # Compiled, they are all a run needs here; the schemas themselves are kept (the
+    # caller's mapping, not a copy) only to be sent to other processes.
     return SchemaSet(
         validator=validator,
         digest=schemas_digest(schemas, keyed),
         keyed=compiled,
         deep=deep,
-        definitions=_definitions(schemas, keyed),
+        definitions=(schemas, keyed),
     )
-
-
-def _definitions(
-    schemas: Mapping[str, Any], keyed: Mapping[str, Schemas]
-) -> bytes | tuple[Mapping[str, Any], Mapping[str, Any]]:
-    """The schemas as JSON text, when it gives them back exactly (schemas read from
-    files always), else as they are."""
-    try:
-        return orjson.dumps([schemas, keyed])
-    except (TypeError, orjson.JSONEncodeError):
-        # (Beyond 64-bit integers, keys that are not strings: a mapping given in Python.)
-        return (schemas, keyed)
 
 
 #: Schema sets compiled in this process from definitions sent to it, by digest and mode.
