@@ -393,8 +393,7 @@ class Validator:
         """A sentence for each error of :meth:`check_call`, keyed by the error string."""
         name = call.get("name") if isinstance(call, Mapping) else None
         if not isinstance(name, str):
-            what = described(name if isinstance(call, Mapping) else call)
-            return {f"{MALFORMED}:name": f"expected the call's name as a string, got {what}"}
+            return explain_malformed_name(name if isinstance(call, Mapping) else call)
         tool = self.tools.get(name)
         if tool is None:
             return self.explain_unknown(name)
@@ -406,6 +405,11 @@ class Validator:
                 f"{described(arguments)}"
             }
         return tool.explain(arguments)
+
+
+def explain_malformed_name(name: object) -> dict[str, str]:
+    """The reason of ``malformed:name``, for a call whose name is ``name``."""
+    return {f"{MALFORMED}:name": f"expected the tool's name as a string, got {described(name)}"}
 
 
 def format_problems(problems: Iterable[Problem]) -> list[str]:

@@ -18,11 +18,11 @@ from toolaudit.contract import (
     Problem,
     ToolValidator,
     Validator,
+    explain_malformed_name,
     kind_phrase,
 )
 from toolaudit.formats import ABSENT, JSON_STRING, OBJECT, Call
 from toolaudit.jsonutil import loads_exact
-from toolaudit.values import described
 
 Problems = tuple[Problem, ...] | list[Problem]
 
@@ -70,7 +70,7 @@ def judge_decoding(
     elif not isinstance(name, str):
         problems = [(MALFORMED, "name")]
         details.append(f"the call's name is {kind_phrase(name)}, not a string")
-        why = {f"{MALFORMED}:name": f"expected the tool's name as a string, got {described(name)}"}
+        why = explain_malformed_name(name)
     else:
         tool = validator.tools.get(name)
         if tool is None:
