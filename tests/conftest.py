@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -91,6 +92,10 @@ def assert_counts_add_up(summary: Summary) -> None:
     assert summary.invalid == sum(t.invalid for t in summary.by_tool.values())
     for tool in summary.by_tool.values():
         assert tool.calls == tool.ok + tool.invalid
+        assert tool.calls_in_text <= tool.invalid  # a call found in text never passes
+    # Each record is malformed, holds no call, or holds calls (a stream's on its first line).
+    assert summary.malformed_records + summary.records_without_calls <= summary.records
+    assert summary.streams_incomplete <= summary.streams
     kinds: dict[str, int] = {}
     for tool in summary.by_tool.values():
         for kind, count in tool.by_kind.items():
@@ -98,3 +103,22 @@ def assert_counts_add_up(summary: Summary) -> None:
     assert kinds == summary.by_kind
     if summary.sources:  # a group's summary has none
         assert summary.lines == sum(s.lines for s in summary.sources)
+
+
+def write_interleaved_streams(path: Path, streams: int, open_at_once: int = 50) -> None:
+    """A log of ``streams`` OpenAI chat streams (three chunks each) calling get_weather of
+    the sample schemas, ``open_at_once`` of them interleaved: a cut anywhere splits some."""
+
+    def chunk(n: int, delta: dict[str, Any], finish: str | None = None) -> bytes:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        record = {"id": f"chatcmpl-{n}", "object": "chat.completion.chunk", "choices": [choice]}
+        return orjson.dumps(record) + b"\n"
+
+    opening = {"index": 0, "id": "call", "function": {"name": "get_weather", "arguments": ""}}
+    rest = {"index": 0, "function": {"arguments": '{"city": "Oslo"}'}}
+    with path.open("wb") as out:
+        for first in range(0, streams, open_at_once):
+            batch = range(first, min(first + open_at_once, streams))
+            out.writelines(chunk(n, {"tool_calls": [opening]}) for n in batch)
+            out.writelines(chunk(n, {"tool_calls": [rest]}) for n in batch)
+            out.writelines(chunk(n, {}, "tool_calls") for n in batch)

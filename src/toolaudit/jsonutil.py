@@ -13,8 +13,6 @@ import json
 import math
 from typing import Any
 
-import orjson
-
 # A run of 19 digits may be an integer beyond 64 bits. Found by mapping every
 # digit to "0" and everything else to " ", then looking for nineteen "0"s: ten
 # times faster than a regular expression (measured), and a false alarm (digits
@@ -46,6 +44,8 @@ def dumps_any(value: Any, *, option: int = 0) -> bytes:
     cannot write (lone surrogates, deep nesting). The fallback escapes every
     non-ASCII character, so its output is exact and valid UTF-8; a non-finite
     number becomes ``null``, as orjson writes it."""
+    import orjson  # here: format modules import this module, and --version loads them
+
     try:
         return orjson.dumps(value, option=option)
     except (TypeError, orjson.JSONEncodeError):
@@ -83,6 +83,8 @@ def _finite(value: Any) -> Any:
 
 def canonical(value: Any) -> bytes | None:
     """Sorted-key JSON of ``value`` (to compare or digest it), or None if it cannot be written."""
+    import orjson
+
     try:
         return dumps_any(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
     except (ValueError, RecursionError):

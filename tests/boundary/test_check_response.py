@@ -135,7 +135,8 @@ def test_a_response_without_calls_gives_no_results(response: dict[str, Any]) -> 
         ({"object": "chat.completion", "choices": "x"}, "needs a choices array"),
         (
             {"object": "chat.completion.chunk", "choices": []},
-            "an OpenAI stream chunk holds fragments of calls; audit the assembled response",
+            "one chunk of a streamed response holds fragments of calls: check the response "
+            "once assembled",
         ),
         ([{"name": "get_weather"}], "expected a provider's response (an object), got an array"),
         (42, "expected a provider's response (an object), got a number"),

@@ -5,7 +5,8 @@ an agent would hold it (the line's bytes), and must give, call by call, what the
 audit reported for that line in the case's expected.jsonl: the same ids, tools,
 errors and reasons. A line the audit rejects as a whole (``malformed:record``)
 raises ResponseError saying the same thing; a line the audit found no call in
-gives none.
+gives none. A chunk of a streamed response, and a trace, are refused with
+ResponseError: neither is a response an agent holds.
 
 The tools are the ones the audit judged the line by (docs/schemas.md, "Tools
 carried by the records"): the record's own, when it carries some (then
@@ -28,6 +29,7 @@ import pytest
 import toolaudit
 from toolaudit.boundary.responses import SHAPE_OF_FORMAT
 from toolaudit.errors import NoSchemasError
+from toolaudit.formats import UnknownShape, extract, is_format
 
 CASES = Path(__file__).resolve().parents[1] / "cases" / "formats"
 FOLDERS = sorted(path for path in CASES.iterdir() if path.is_dir())
@@ -112,6 +114,20 @@ def judged_by_an_earlier_line(case: Case, number: int) -> str | None:
     return None
 
 
+def not_a_response(record: Mapping[str, Any]) -> str | None:
+    """What check_response says of a line that is no response an agent holds, if it is
+    none: one chunk of a stream, or a trace (the formats without a reply shape)."""
+    try:
+        extracted = extract(record)
+    except UnknownShape:
+        return None
+    if extracted.stream is not None:
+        return "one chunk of a streamed response"
+    if is_format(extracted.format) and extracted.format not in SHAPE_OF_FORMAT:
+        return "not a provider's response"
+    return None
+
+
 def tools_for(case: Case, record: Mapping[str, Any]) -> Any:
     """The tools the audit judged this record by."""
     if carried_tools(record):
@@ -137,6 +153,11 @@ def test_a_line_gives_what_the_audit_reported(case: Case, number: int) -> None:
         pytest.skip(f"depends on an earlier line: {reason}")
     line = case.lines[number]
     record = orjson.loads(line)
+    refused = not_a_response(record)
+    if refused is not None:
+        with pytest.raises(toolaudit.ResponseError, match=refused):
+            toolaudit.check_response(line, case.schemas)
+        return
     tools = tools_for(case, record)
     rows = case.rows.get(number, [])
 
@@ -184,6 +205,7 @@ def has_calls_of_its_own(case: Case, number: int) -> bool:
         bool(rows)
         and all(row["index"] is not None for row in rows)
         and judged_by_an_earlier_line(case, number) is None
+        and not_a_response(orjson.loads(case.lines[number])) is None
     )
 
 

@@ -43,15 +43,28 @@ RECORDS = [
         {"custom_id": "a", "method": "POST", "url": "/v1/chat/completions", "body": {}},
         "openai-batch-input",
     ),
+    ({"object": "text_completion", "choices": []}, "openai-completions"),
+    ({"object": "chat.completion.chunk", "choices": []}, "openai-chat-stream"),
+    ({"choices": [{"index": 0, "delta": {}}]}, "openai-chat-stream"),
+    ({"type": "response.output_item.added", "item": {}}, "openai-responses-stream"),
+    ({"type": "response.completed", "response": {}}, "openai-responses-stream"),
     ({"type": "message", "content": []}, "anthropic"),
     ({"custom_id": "a", "result": {"type": "expired"}}, "anthropic-batch"),
+    ({"type": "message_start", "message": {}}, "anthropic-stream"),
+    ({"type": "error", "error": {"type": "overloaded_error"}}, "anthropic-stream"),
+    ({"request_id": "r", "event": {"type": "ping"}}, "anthropic-stream"),
     ({"candidates": []}, "gemini"),
     ({"jsonrpc": "2.0", "method": "ping"}, "mcp"),
     ({"type": "ai", "content": ""}, "langchain"),
     ({"run_type": "llm"}, "langsmith"),
     ({"id": "q", "result": []}, "bfcl"),
     ({"output": {"message": {}}}, "bedrock"),
+    ({"contentBlockDelta": {"delta": {}, "contentBlockIndex": 0}}, "bedrock-stream"),
+    ({"stream_id": "s", "event": {"metadata": {"usage": {}}}}, "bedrock-stream"),
     ({"model": "m", "message": {"role": "assistant"}}, "ollama"),
+    ({"generated_text": ""}, "tgi"),
+    ({"resourceSpans": []}, "otlp-json"),
+    ({"name": "chat", "attributes": {}}, "otel-span"),
     ({"request": {}, "response": {}}, "envelope"),
 ]
 
@@ -63,7 +76,7 @@ def test_detection(record: dict[str, Any], kind: str) -> None:
 
 
 def test_every_format_has_a_detection_example() -> None:
-    assert sorted(kind for _, kind in RECORDS) == sorted(format_names())
+    assert sorted({kind for _, kind in RECORDS}) == sorted(format_names())
 
 
 @pytest.mark.parametrize(("record", "kind"), RECORDS, ids=[kind for _, kind in RECORDS])
@@ -95,17 +108,25 @@ def test_the_detection_order_is_the_priorities() -> None:
         "anthropic-batch",
         "openai-batch-input",
         "openai-batch",
+        "openai-responses-stream",
         "envelope",
         "mcp",
+        "openai-chat-stream",
+        "openai-completions",
         "openai-chat",
         "openai-responses",
+        "anthropic-stream",
         "anthropic",
         "gemini",
         "langsmith",
         "langchain",
         "bfcl",
+        "bedrock-stream",
         "bedrock",
+        "tgi",
         "ollama",
+        "otlp-json",
+        "otel-span",
     ]
 
 
@@ -117,15 +138,23 @@ def test_the_choices_keep_their_order() -> None:
         "openai-responses",
         "openai-batch",
         "openai-batch-input",
+        "openai-completions",
+        "openai-chat-stream",
+        "openai-responses-stream",
         "anthropic",
         "anthropic-batch",
+        "anthropic-stream",
         "gemini",
         "mcp",
         "langchain",
         "langsmith",
         "bfcl",
         "bedrock",
+        "bedrock-stream",
         "ollama",
+        "tgi",
+        "otlp-json",
+        "otel-span",
         "envelope",
     )
     assert format_names() == tuple(fmt.name for fmt in FORMATS)
@@ -145,8 +174,9 @@ def test_names_are_checked_without_raising() -> None:
 def test_the_expected_message_is_derived_to_the_same_text() -> None:
     # Users see it in reports (detail of malformed:record): it must not drift.
     assert EXPECTED == (
-        "expected a tool call {name, arguments} or a record of OpenAI (chat, responses, batch), "
-        "Anthropic (message, batch), Gemini, MCP, LangChain/LangSmith, BFCL, Bedrock or Ollama"
+        "expected a tool call {name, arguments} or a record of OpenAI (chat, responses, batch, "
+        "stream), Anthropic (message, batch, stream), Gemini, MCP, LangChain/LangSmith, BFCL, "
+        "Bedrock, Ollama or OpenTelemetry (OTLP/JSON, span)"
     )
 
 
@@ -233,7 +263,7 @@ def test_records_without_calls_are_counted() -> None:
     run = toolaudit.audit([str(CASES / "openai-chat" / "input.jsonl")], SCHEMAS)
     list(run)
     assert run.summary.records_without_calls == 2  # the text answer and the custom tool call
-    assert run.summary.record_errors == {"malformed:record": 1}  # the stream chunk
+    assert run.summary.record_errors == {}
 
 
 def test_a_call_without_schemas_stops_the_run_with_its_location(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ from toolaudit.runners.dask import ClusterError, parse_blocksize
 from toolaudit.schemas import NO_SCHEMAS, load_schemas, schema_set
 from toolaudit.sources import Source
 
-from ..conftest import FIXTURES, REPO
+from ..conftest import FIXTURES, REPO, write_interleaved_streams
 
 SAMPLE = REPO / "sample_logs" / "calls.jsonl"
 SCHEMAS = str(REPO / "sample_logs" / "schemas.json")
@@ -168,6 +168,21 @@ def test_a_file_whose_records_define_tools_is_audited_whole_and_the_caller_told(
         os.path.getsize(tmp_path / "report" / n) for n in sorted(os.listdir(tmp_path / "report"))
     ]
     assert len(sizes) > 1 and sizes[0] > 0 and set(sizes[1:]) == {0}
+
+
+def test_a_file_of_streamed_responses_is_audited_whole_and_the_caller_told(client, tmp_path):
+    log = tmp_path / "chunks.jsonl"
+    write_interleaved_streams(log, 400)
+    assert log.stat().st_size > 8 * BLOCK
+    schemas = load_schemas(str(REPO / "sample_logs" / "schemas.json"))
+    notices: list[str] = []
+    got = on_dask(client, [str(log)], schemas, tmp_path / "report", notices)
+    assert got == one_process([str(log)], schemas)
+    assert got[1]["streams"] == 400
+    assert notices == [
+        f"--dask: audited again, whole in one task: {log} holds streamed responses, whose "
+        "chunks may run on past any cut"
+    ]
 
 
 def test_blocks_without_the_tools_listed_before_them_are_not_an_error(client, tmp_path):

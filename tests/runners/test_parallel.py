@@ -17,7 +17,7 @@ from toolaudit.runners import AuditJob, RunHooks, parallel, runner_for
 from toolaudit.schemas import NO_SCHEMAS, load_schemas
 from toolaudit.sources import Source
 
-from ..conftest import FIXTURES, REPO
+from ..conftest import FIXTURES, REPO, write_interleaved_streams
 
 SAMPLE = REPO / "sample_logs" / "calls.jsonl"
 SAMPLE_SCHEMAS = load_schemas(str(REPO / "sample_logs" / "schemas.json"))
@@ -80,6 +80,22 @@ def test_records_that_define_tools_for_later_records_are_audited_in_one_process(
     assert notices == [
         f"--jobs 2: audited again in one process: {log} defines tools for the records after "
         "them (an MCP tools/list result or a batch input line)"
+    ]
+
+
+def test_a_file_of_streamed_responses_is_audited_in_one_process(tmp_path):
+    # A stream's chunks may straddle any cut: interleaved streams across the whole file.
+    log = tmp_path / "chunks.jsonl"
+    write_interleaved_streams(log, 300)
+    schemas = load_schemas(str(REPO / "sample_logs" / "schemas.json"))
+    assert len(parallel.plan_parts([Source(str(log))], 2)) > 2
+    notices: list[str] = []
+    report, summary = outputs([log], schemas, 2, notices)
+    assert (report, summary) == outputs([log], schemas, 1)
+    assert summary["streams"] == 300 and summary["calls"] == 300
+    assert notices == [
+        f"--jobs 2: audited again in one process: {log} holds streamed responses, whose "
+        "chunks may run on past any cut"
     ]
 
 

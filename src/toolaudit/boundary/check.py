@@ -10,12 +10,13 @@ import orjson
 
 from toolaudit.boundary.compiled import validator_for
 from toolaudit.boundary.responses import calls_in
-from toolaudit.contract import UNKNOWN_TOOL, Validator, format_problems
+from toolaudit.contract import MALFORMED, UNKNOWN_TOOL, Validator, format_problems
 from toolaudit.deep.reasons import sentence
 from toolaudit.errors import NoSchemasError
 from toolaudit.formats import Call
 from toolaudit.jsonutil import may_hold_long_integers
 from toolaudit.pipeline.judge import judge_decoding, reasons
+from toolaudit.results.tally import IN_TEXT
 
 #: An error as the tool-result messages word it: (kind, subject, reason).
 Finding = tuple[str, str, tuple[Any, ...]]
@@ -111,6 +112,24 @@ def _checked(call: Call, validator: Validator, response_format: str, shape: str)
         if problems[0][0] == UNKNOWN_TOOL:
             findings = ((UNKNOWN_TOOL, problems[0][1], ("unknown_tool", validator.tool_names)),)
             decoded = _decoded_anyway(call.arguments)
+        elif (UNKNOWN_TOOL, call.name) in problems:  # found in text, to an unknown tool
+            findings = tuple(
+                (
+                    kind,
+                    subject,
+                    ("unknown_tool", validator.tool_names) if kind == UNKNOWN_TOOL else r,
+                )
+                for kind, subject, r in findings
+            )
+            decoded = _decoded_anyway(call.arguments)
+    found_in_text = f"{MALFORMED}:{IN_TEXT}"
+    if call.in_text is not None and found_in_text not in reasons_of:
+        # The tool's own findings know nothing of where the call was found.
+        reason = reasons(why)[found_in_text]
+        findings = tuple(
+            sorted((*findings, (MALFORMED, IN_TEXT, ("text", reason))), key=lambda f: f[:2])
+        )
+        reasons_of = dict(sorted({**reasons_of, found_in_text: reason}.items()))
     return CallCheck(
         call.id,
         call.index,

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from toolaudit.errors import ResponseError
-from toolaudit.formats import Extracted, UnknownShape, extract
+from toolaudit.formats import Extracted, UnknownShape, extract, get_format, is_format
 from toolaudit.formats.base import as_dict
 from toolaudit.values import kind_phrase
 
@@ -64,6 +64,18 @@ def calls_in(response: object) -> tuple[Extracted, str]:
             else:
                 return extracted, reply_shape(wrapped, extracted.format)
         raise ResponseError(f"not a provider's response: {shape}") from None
+    if extracted.stream is not None:
+        raise ResponseError(
+            "one chunk of a streamed response holds fragments of calls: check the response "
+            "once assembled (the SDK's stream helpers assemble it; toolaudit audit reassembles "
+            "logged streams)"
+        )
+    if is_format(extracted.format) and extracted.format not in SHAPE_OF_FORMAT:
+        # A trace records calls after the fact: there is no reply to make to it.
+        raise ResponseError(
+            f"not a provider's response: a {get_format(extracted.format).summary} record "
+            "(audit such logs with toolaudit audit)"
+        )
     return extracted, reply_shape(record, extracted.format)
 
 
@@ -82,6 +94,10 @@ SHAPE_OF_FORMAT = {
     "langchain": "langchain",
     "langsmith": "langchain",
     "mcp": "mcp",
+    # A raw completion's calls were written in its text: its results go back as chat
+    # messages, as the OpenAI-compatible servers that serve completions take them.
+    "openai-completions": "openai-chat",
+    "tgi": "openai-chat",
 }
 
 

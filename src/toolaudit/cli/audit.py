@@ -189,6 +189,16 @@ def audit(
             help="Longer lines are reported as malformed, not parsed.",
         ),
     ] = 64 << 20,
+    max_open_streams: Annotated[
+        int,
+        typer.Option(
+            "--max-open-streams",
+            metavar="N",
+            min=1,
+            help="Streamed responses reassembled at once per input; past it, the one open "
+            "longest is judged as cut.",
+        ),
+    ] = 10_000,
     storage_option: StorageOption = None,
 ) -> None:
     """Audit logs of tool calls: a report row per call and a summary of what failed."""
@@ -219,6 +229,7 @@ def audit(
             max_params=max_params,
             group_by=tuple(group_by or ()),
             deep=deep,
+            max_open_streams=max_open_streams,
         )
         schema_set = (
             load_schemas(schemas, deep=deep, storage_options=storage_options)

@@ -17,17 +17,8 @@ from toolaudit.formats.base import (
     get_path,
     is_one_of,
 )
+from toolaudit.formats.text_calls import append_calls_in_text
 
-STREAM_EVENTS = frozenset(
-    {
-        "message_start",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-        "message_delta",
-        "message_stop",
-    }
-)
 CUT_OFF_REASONS = frozenset({"max_tokens", "model_context_window_exceeded"})
 
 
@@ -37,11 +28,6 @@ def message(record: Mapping[str, Any]) -> Extracted:
     ``server_tool_use`` blocks are Anthropic's own tools (web search...), with
     no user schema, so they are not audited.
     """
-    if is_one_of(record.get("type"), STREAM_EVENTS):
-        raise UnknownShape(
-            "an Anthropic stream event holds fragments of calls; "
-            "audit the assembled message instead"
-        )
     content = record.get("content")
     if not isinstance(content, list):
         raise UnknownShape("an Anthropic message needs a content array")
@@ -61,6 +47,9 @@ def message(record: Mapping[str, Any]) -> Extracted:
                     note=note,
                 )
             )
+    if not any(str(as_dict(block).get("type")).endswith("tool_use") for block in content):
+        # No call of any kind: the model may have written one into its text, unparsed.
+        append_calls_in_text(calls, content, note)
     return Extracted("anthropic", calls, model=record.get("model"))
 
 
@@ -74,8 +63,7 @@ def batch_result(record: Mapping[str, Any]) -> Extracted:
 
 
 def _is_message(record: Mapping[str, Any]) -> bool:
-    # Stream events are recognised too, to be told they are fragments.
-    return record.get("type") == "message" or is_one_of(record.get("type"), STREAM_EVENTS)
+    return record.get("type") == "message"
 
 
 def _is_batch_result(record: Mapping[str, Any]) -> bool:

@@ -37,7 +37,7 @@ class UnknownShape(Exception):
 class Call:
     """One call the model made, as found in a record (nothing validated yet)."""
 
-    __slots__ = ("arguments", "encoding", "failure", "id", "index", "name", "note")
+    __slots__ = ("arguments", "encoding", "failure", "id", "in_text", "index", "name", "note")
 
     def __init__(
         self,
@@ -49,6 +49,7 @@ class Call:
         encoding: str = JSON_STRING,
         failure: str | None = None,
         note: str | None = None,
+        in_text: str | None = None,
     ) -> None:
         self.index = index
         self.id = id
@@ -59,6 +60,11 @@ class Call:
         self.failure = failure
         #: Something a person should know even if the call is valid.
         self.note = note
+        #: The markup the call was found in, in a message's text ("Hermes <tool_call>"):
+        #: the serving stack did not parse it, so the call never reached the tool
+        #: (its errors gain ``malformed:text``). With no name, ``failure`` says why
+        #: the markup could not be read.
+        self.in_text = in_text
 
     def __repr__(self) -> str:
         return f"Call({self.index}, {self.name!r}, {self.arguments!r}, id={self.id!r})"
@@ -67,7 +73,17 @@ class Call:
 class Extracted:
     """What one record holds: its calls, and what decides how to judge them."""
 
-    __slots__ = ("calls", "defines", "format", "key", "model", "more_pages", "tools")
+    __slots__ = (
+        "calls",
+        "defines",
+        "fields",
+        "format",
+        "key",
+        "model",
+        "more_pages",
+        "stream",
+        "tools",
+    )
 
     def __init__(
         self,
@@ -79,6 +95,8 @@ class Extracted:
         key: object = None,
         defines: str | None = None,
         more_pages: bool = False,
+        stream: object = None,
+        fields: Mapping[str, object] | None = None,
     ) -> None:
         self.format = format
         self.calls = calls if calls is not None else []
@@ -93,6 +111,14 @@ class Extracted:
         #: With defines="stream": the listing continues on the next page (MCP
         #: nextCursor), so the next tools extend these instead of replacing them.
         self.more_pages = more_pages
+        #: When set, the record is one chunk or event of a streamed response (a
+        #: :class:`~toolaudit.formats.streams.StreamStep`): its calls come from the
+        #: stream once assembled, not from ``calls``.
+        self.stream = stream
+        #: Values a ``--group-by`` field may name beyond the record's own JSON, by
+        #: the field as written: an OpenTelemetry span's attributes, whose keys hold
+        #: dots (``{"attributes.service.name": "checkout"}``).
+        self.fields = fields
 
 
 def as_dict(value: object) -> Mapping[str, Any]:

@@ -16,6 +16,7 @@ from toolaudit.formats.base import (
     as_dict,
     get_path,
 )
+from toolaudit.formats.text_calls import append_calls_in_text
 
 _FAILED_STOPS = ("malformed_tool_use", "malformed_model_output")
 
@@ -45,6 +46,9 @@ def converse(record: Mapping[str, Any]) -> Extracted:
             )
     if not calls and failure:
         calls.append(Call(0, None, failure=failure))
+    elif not calls:
+        # No structured call: the model may have written one into its text, unparsed.
+        append_calls_in_text(calls, content, note)
     return Extracted("bedrock", calls)
 
 

@@ -25,6 +25,11 @@ def pair(record: Mapping[str, Any], inner: Inner) -> Extracted:
             f"the response of a request/response pair must be a provider response; {inner.expected}"
         )
     found = inner.extract(response, kind)
+    if found.stream is not None:
+        raise UnknownShape(
+            "the response of a request/response pair is one chunk of a streamed response: "
+            "log the assembled response, or the chunks alone, one a line, to be reassembled"
+        )
     model = found.model or first_present(request, "model", "modelId")
     return Extracted(
         found.format, found.calls, model=model, tools=tools or found.tools, key=record.get("key")

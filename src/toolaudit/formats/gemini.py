@@ -18,6 +18,7 @@ from toolaudit.formats.base import (
     first_present,
     is_one_of,
 )
+from toolaudit.formats.text_calls import append_calls_in_text
 
 #: finishReason values that mean the model tried to call a tool and failed.
 FAILED_CALL_REASONS = {
@@ -62,6 +63,9 @@ def generate_content(record: Mapping[str, Any]) -> Extracted:
             # response, is a str whose str() is not its value: read the value.)
             reason = str(getattr(finish, "value", finish))
             calls.append(Call(len(calls), None, failure=FAILED_CALL_REASONS[reason]))
+        elif not found:
+            # No structured call: the model may have written one into its text, unparsed.
+            append_calls_in_text(calls, as_dict(candidate.get("content")).get("parts"), note)
     return Extracted("gemini", calls, model=first_present(record, "modelVersion", "model_version"))
 
 

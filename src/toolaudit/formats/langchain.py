@@ -20,6 +20,7 @@ from toolaudit.formats.base import (
     is_one_of,
 )
 from toolaudit.formats.openai import chat_completion, chat_message_calls
+from toolaudit.formats.text_calls import append_calls_in_text
 
 AI_MESSAGE_CLASSES = frozenset({"AIMessage", "AIMessageChunk"})
 
@@ -89,6 +90,9 @@ def message_calls(fields: Mapping[str, Any]) -> list[Call]:
     if not calls:
         # Older logs keep raw OpenAI tool calls (string arguments) here instead.
         chat_message_calls(as_dict(fields.get("additional_kwargs")), calls, note)
+    if not calls:
+        # No structured call: the model may have written one into its text, unparsed.
+        append_calls_in_text(calls, fields.get("content"), note)
     return calls
 
 
@@ -117,11 +121,14 @@ def run(record: Mapping[str, Any]) -> Extracted:
     calls: list[Call] = []
     for generation_list in as_list(outputs.get("generations")):
         for generation in as_list(generation_list):
-            fields = message_fields(as_dict(as_dict(generation).get("message")))
+            generation = as_dict(generation)
+            fields = message_fields(as_dict(generation.get("message")))
             if fields is not None:
                 for call in message_calls(fields):
                     call.index = len(calls)
                     calls.append(call)
+            elif "message" not in generation:  # a completion model's: text alone
+                append_calls_in_text(calls, generation.get("text"))
     return Extracted("langsmith", calls, model=model, tools=tools)
 
 

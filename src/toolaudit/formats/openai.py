@@ -19,6 +19,7 @@ from toolaudit.formats.base import (
     as_list,
     get_path,
 )
+from toolaudit.formats.text_calls import append_calls_in_text
 
 
 def chat_completion(record: Mapping[str, Any]) -> Extracted:
@@ -27,11 +28,6 @@ def chat_completion(record: Mapping[str, Any]) -> Extracted:
     choices = record.get("choices")
     if not isinstance(choices, list):
         raise UnknownShape("an OpenAI chat completion needs a choices array")
-    chunk = record.get("object") == "chat.completion.chunk"
-    if chunk or any("delta" in as_dict(c) for c in choices):
-        raise UnknownShape(
-            "an OpenAI stream chunk holds fragments of calls; audit the assembled response instead"
-        )
     calls: list[Call] = []
     for choice in choices:
         choice = as_dict(choice)
@@ -42,7 +38,8 @@ def chat_completion(record: Mapping[str, Any]) -> Extracted:
 
 
 def chat_message_calls(message: Mapping[str, Any], calls: list[Call], note: str | None) -> None:
-    """Append the calls of one chat message (also Ollama's, and LangChain's raw ones)."""
+    """Append the calls of one chat message (also Ollama's, and LangChain's raw ones),
+    or, when it has none, those written into its text."""
     for tool_call in as_list(message.get("tool_calls")):
         tool_call = as_dict(tool_call)
         if tool_call.get("type") == "custom":
@@ -64,6 +61,9 @@ def chat_message_calls(message: Mapping[str, Any], calls: list[Call], note: str 
     if isinstance(legacy, Mapping):
         arguments = legacy.get("arguments", ABSENT)
         calls.append(Call(len(calls), legacy.get("name"), arguments, note=note))
+    elif not message.get("tool_calls"):
+        # No structured call: the model may have written one into its text, unparsed.
+        append_calls_in_text(calls, message.get("content"), note)
 
 
 def responses(record: Mapping[str, Any]) -> Extracted:
@@ -89,6 +89,13 @@ def responses(record: Mapping[str, Any]) -> Extracted:
                 note=CUT_OFF.format(signal) if cut else None,
             )
         )
+    if not any(str(as_dict(item).get("type")).endswith("_call") for item in output):
+        # No call of any kind: the model may have written one into its text, unparsed.
+        signal = f'status "incomplete", {reason or "no reason given"}'
+        note = CUT_OFF.format(signal) if incomplete else None
+        for item in output:
+            if as_dict(item).get("type") == "message":
+                append_calls_in_text(calls, as_dict(item).get("content"), note)
     return Extracted("openai-responses", calls, model=record.get("model"))
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolaudit.formats.anthropic import ANTHROPIC, ANTHROPIC_BATCH
+from toolaudit.formats.anthropic_stream import ANTHROPIC_STREAM
 from toolaudit.formats.base import (
     Extracted,
     Extractor,
@@ -22,7 +23,9 @@ from toolaudit.formats.base import (
     UnknownShape,
 )
 from toolaudit.formats.bedrock import BEDROCK
+from toolaudit.formats.bedrock_stream import BEDROCK_STREAM
 from toolaudit.formats.bfcl import BFCL
+from toolaudit.formats.completions import OPENAI_COMPLETIONS, TGI
 from toolaudit.formats.envelope import ENVELOPE
 from toolaudit.formats.flat import FLAT
 from toolaudit.formats.gemini import GEMINI
@@ -35,6 +38,9 @@ from toolaudit.formats.openai import (
     OPENAI_CHAT,
     OPENAI_RESPONSES,
 )
+from toolaudit.formats.openai_chat_stream import OPENAI_CHAT_STREAM
+from toolaudit.formats.openai_responses_stream import OPENAI_RESPONSES_STREAM
+from toolaudit.formats.otel import OTEL_SPAN, OTLP_JSON
 
 #: Every format, in ``--input-format`` order (the "expected" message names
 #: their families in this order too). Detection order is their priorities'.
@@ -44,15 +50,23 @@ FORMATS = (
     OPENAI_RESPONSES,
     OPENAI_BATCH,
     OPENAI_BATCH_INPUT,
+    OPENAI_COMPLETIONS,
+    OPENAI_CHAT_STREAM,
+    OPENAI_RESPONSES_STREAM,
     ANTHROPIC,
     ANTHROPIC_BATCH,
+    ANTHROPIC_STREAM,
     GEMINI,
     MCP,
     LANGCHAIN,
     LANGSMITH,
     BFCL,
     BEDROCK,
+    BEDROCK_STREAM,
     OLLAMA,
+    TGI,
+    OTLP_JSON,
+    OTEL_SPAN,
     ENVELOPE,
 )
 

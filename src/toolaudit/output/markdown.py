@@ -37,6 +37,16 @@ def render_markdown(summary: Summary) -> str:
         f"{summary.records:,} records, {summary.malformed_records:,} malformed, "
         f"{summary.records_without_calls:,} without calls.",
     ]
+    if summary.streams:
+        out[-1] += f" {summary.streams:,} streamed responses reassembled"
+        out[-1] += (
+            f", {summary.streams_incomplete:,} of them cut." if summary.streams_incomplete else "."
+        )
+    if summary.calls_in_text:
+        out[-1] += (
+            f" **{summary.calls_in_text:,} calls found in message text** "
+            "(they never reached the tool)."
+        )
     if not summary.complete:
         out += ["", "**Incomplete:** some input was not read to the end."]
     kinds = ordered_kinds(summary.by_kind)

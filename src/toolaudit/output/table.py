@@ -47,7 +47,7 @@ def _headline(summary: Summary) -> list[str]:
         if summary.records_without_calls
         else ""
     )
-    return [
+    headline = [
         f"{summary.lines:,} lines in {sources} source{'s' if sources != 1 else ''}"
         f" ({summary.blank_lines:,} blank), {summary.records:,} records"
         f" ({summary.malformed_records:,} malformed{without_calls})",
@@ -55,6 +55,23 @@ def _headline(summary: Summary) -> list[str]:
         f" | error rate {percent(summary.error_rate)} (invalid calls and malformed records)"
         + (" | deep validation" if summary.deep else ""),
     ]
+    extra = _streams_and_text(summary)
+    if extra:
+        headline.append(extra)
+    return headline
+
+
+def _streams_and_text(summary: Summary) -> str:
+    """What only some logs have: reassembled streams, calls found in message text."""
+    said = []
+    if summary.streams:
+        cut = f" ({summary.streams_incomplete:,} cut)" if summary.streams_incomplete else ""
+        said.append(f"{summary.streams:,} streamed responses reassembled{cut}")
+    if summary.calls_in_text:
+        said.append(
+            f"{summary.calls_in_text:,} calls found in message text (never reached the tool)"
+        )
+    return "; ".join(said)
 
 
 def _matrix(summary: Summary) -> list[str]:

@@ -20,8 +20,9 @@ from toolaudit._version import __version__
 from toolaudit.contract import CONSTRAINT, ENUM, MALFORMED, TYPE, format_problems, kind_phrase
 from toolaudit.deep.paths import collapsed, parameter_of
 from toolaudit.errors import InputError, OptionError
-from toolaudit.formats import UnknownShape, extract
+from toolaudit.formats import Extracted, UnknownShape, extract
 from toolaudit.formats.flat import call_id as flat_call_id
+from toolaudit.formats.streams import Finished, StreamAssembler, StreamError
 from toolaudit.jsonutil import loads_exact, may_hold_long_integers
 from toolaudit.pipeline.judge import Problems, Verdict, judge, reasons
 from toolaudit.pipeline.options import AuditOptions
@@ -37,6 +38,9 @@ from toolaudit.sources import DamagedInput, OversizedLine, Source, expand_paths,
 __all__ = ["Audit", "AuditOptions", "Row", "write_rows"]
 
 _BOM = b"\xef\xbb\xbf"
+#: Server-sent-events lines that carry no data (a ":" line is a comment).
+_SSE_FRAMING = (b"event:", b"id:", b"retry:", b":")
+_SSE_DONE = b"[DONE]"
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
 ORJSON_MAX_DEPTH = 1024
@@ -87,6 +91,9 @@ class Audit:
                 else "these schemas were compiled for deep validation: audit with deep=True"
             )
         self._record_tools = RecordTools(schemas, deep=options.deep)
+        #: The streamed responses being reassembled, of the source being read.
+        self._streams = StreamAssembler(options.max_open_streams)
+        self._holds_streams = False
         self._started = False
         self.summary: Summary | None = None
 
@@ -111,10 +118,17 @@ class Audit:
         self.stop.request(interruption)
 
     @property
-    def defines_tools(self) -> bool:
-        """Whether a record defined tools for later records (an MCP tools/list
-        result, a batch input line): such inputs cannot be cut into parts."""
-        return self._record_tools.defines_tools
+    def whole_reason(self) -> str | None:
+        """Why these inputs cannot be cut into parts audited apart, if they cannot:
+        a record defined tools for later records, or a stream may run on past a cut."""
+        if self._record_tools.defines_tools:
+            return (
+                "defines tools for the records after them (an MCP tools/list result or a "
+                "batch input line)"
+            )
+        if self._holds_streams:
+            return "holds streamed responses, whose chunks may run on past any cut"
+        return None
 
     def __iter__(self) -> Iterator[Row]:
         for rows in self._row_batches(want_rows=True):
@@ -173,18 +187,24 @@ class Audit:
                 status = SourceStatus(source.name)
                 self._statuses.append(status)
                 self._record_tools.new_stream()
+                self._streams = StreamAssembler(self.options.max_open_streams)
                 yield from self._audit_source(source, status, _Rows(source.name, want_rows))
         except KeyboardInterrupt:
             self.finish(interrupted=True)
             raise
         self.finish()
 
-    def _tally_for(self, record: Mapping[str, Any] | None, model: str | None) -> Tally:
+    def _tally_for(
+        self,
+        record: Mapping[str, Any] | None,
+        model: str | None,
+        answered: Mapping[str, object] | None = None,
+    ) -> Tally:
         """The tally that counts this record: its group's with --group-by (which
         counts one more record), else the audit's."""
         if self._groups is None:
             return self._global
-        return self._groups.tally_for(record, model)
+        return self._groups.tally_for(record, model, answered)
 
     def _audit_source(
         self, source: Source, status: SourceStatus, out: _Rows
@@ -226,7 +246,23 @@ class Audit:
                         if type(line) is bytes and (not line.strip() or line == _BOM):
                             blank += 1
                             continue
-                        parsed, detail = _parse_refused(line, error)
+                        refused: ValueError = error
+                        if line.startswith(b"data:"):  # a server-sent event's data
+                            line = line[5:].strip()
+                            if line == _SSE_DONE:
+                                blank += 1
+                                continue
+                            try:
+                                record = loads(line)
+                            except decode_error as data_error:
+                                refused = data_error  # its column counts from after "data:"
+                            else:
+                                self._audit_record(record, lineno, out, line)
+                                continue
+                        elif line.startswith(_SSE_FRAMING):
+                            blank += 1  # framing between events, no record
+                            continue
+                        parsed, detail = _parse_refused(line, refused)
                         if detail is not None:
                             self._record_error(
                                 self._tally_for(None, None), out, lineno, "json", detail
@@ -290,6 +326,7 @@ class Audit:
             status.complete = False
             status.error = str(error)
         except KeyboardInterrupt:
+            self._streams = StreamAssembler(1)  # the run stops: its open streams are not judged
             stop.busy = False
             status.complete = False
             status.error = f"interrupted after line {lineno}"
@@ -299,7 +336,14 @@ class Audit:
             if rows:
                 yield rows  # every complete row of the batch in progress
             raise
+        # Streams still open when the source ends were cut: their calls are judged as
+        # they came, each row saying so.
+        for stream in self._streams.close():
+            self._judge_stream(stream, out)
         self._count_lines(source, status, lineno, blank)
+        rows = out.take()
+        if rows:
+            yield rows
 
     def _count_lines(self, source: Source, status: SourceStatus, lineno: int, blank: int) -> None:
         tally = self._global
@@ -340,19 +384,46 @@ class Audit:
             self._record_error(tally, out, lineno, "record", str(shape))
             return
         if tally is None:
-            tally = self._tally_for(record, extracted.model)
+            tally = self._tally_for(record, extracted.model, extracted.fields)
+        if extracted.stream is not None:
+            self._feed_stream(extracted, lineno, out, tally)
+            return
         if extracted.defines is not None:
             self._record_tools.remember(extracted)
         if not extracted.calls:
             tally.records_without_calls += 1
             return
+        self._judge_calls(extracted, lineno, out, tally, line)
+
+    def _judge_calls(
+        self,
+        extracted: Extracted,
+        lineno: int,
+        out: _Rows,
+        tally: Tally,
+        line: bytes | None,
+        *,
+        assembled: bool = False,
+    ) -> None:
+        """Judge and count the calls of one record, or of one assembled stream (whose
+        arguments were never parsed with a line: a failing one that may hold a long
+        integer is judged again, exactly)."""
         validator, why_unjudged = self._record_tools.validator_for(extracted, out.source, lineno)
         if validator is None:
             detail = f"its tool definitions are malformed: {why_unjudged}"
             self._record_error(tally, out, lineno, "record", detail)
             return
-        exact = line is None
+        exact = line is None and not assembled
         verdicts = [judge(call, validator, why_unjudged, exact=exact) for call in extracted.calls]
+        if assembled:
+            verdicts = [
+                judge(call, validator, why_unjudged, exact=True)
+                if verdict[1]
+                and isinstance(call.arguments, str)
+                and may_hold_long_integers(call.arguments)
+                else verdict
+                for call, verdict in zip(extracted.calls, verdicts, strict=True)
+            ]
         if (
             line is not None
             and any(verdict[1] for verdict in verdicts)
@@ -367,6 +438,32 @@ class Audit:
                 return
         for call, verdict in zip(extracted.calls, verdicts, strict=True):
             self._count_call(tally, out, lineno, call.index, call.id, extracted.model, verdict)
+
+    def _feed_stream(self, extracted: Extracted, lineno: int, out: _Rows, tally: Tally) -> None:
+        """One chunk of a streamed response: judge the streams it finishes (and any
+        it pushed out past --max-open-streams)."""
+        self._holds_streams = True
+        try:
+            began, finished = self._streams.feed(extracted, lineno, tally)
+        except StreamError as error:
+            self._record_error(tally, out, lineno, "record", str(error))
+            return
+        if not began:  # its calls, if any, count on the line the stream began on
+            tally.records_without_calls += 1
+        for stream in finished:
+            self._judge_stream(stream, out)
+
+    def _judge_stream(self, stream: Finished, out: _Rows) -> None:
+        """Count one reassembled stream, and judge its calls on the line it began on."""
+        tally = stream.context
+        assert isinstance(tally, Tally)
+        tally.streams += 1
+        if stream.cut is not None:
+            tally.streams_incomplete += 1
+        if not stream.extracted.calls:
+            tally.records_without_calls += 1
+            return
+        self._judge_calls(stream.extracted, stream.line, out, tally, None, assembled=True)
 
     def _count_call(
         self,

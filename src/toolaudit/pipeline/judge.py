@@ -23,6 +23,7 @@ from toolaudit.contract import (
 )
 from toolaudit.formats import ABSENT, JSON_STRING, OBJECT, Call
 from toolaudit.jsonutil import loads_exact
+from toolaudit.results.tally import IN_TEXT
 
 Problems = tuple[Problem, ...] | list[Problem]
 
@@ -63,7 +64,11 @@ def judge_decoding(
     problems: Problems
     why: Why = None
     tool_key: str | None = None
-    if call.failure is not None and name is None:
+    if call.in_text is not None and name is None:  # markup found, but unreadable
+        problems = [(MALFORMED, IN_TEXT)]
+        details.append(call.failure or f"the {call.in_text} markup holds no tool name")
+        why = {f"{MALFORMED}:{IN_TEXT}": details[0]}
+    elif call.failure is not None and name is None:
         problems = [(MALFORMED, "call")]
         details.append(call.failure)
         why = {f"{MALFORMED}:call": call.failure}
@@ -96,9 +101,22 @@ def judge_decoding(
                     problems = tool.check(decoded)
                     if problems:
                         why = (tool.explain, decoded)
+    if call.in_text is not None and name is not None:
+        found = (
+            f"found in the message text as {call.in_text} markup: the call never reached the tool"
+        )
+        details.insert(0, found)
+        problems = sorted([*problems, (MALFORMED, IN_TEXT)])
+        why = (_with_reason, (why, f"{MALFORMED}:{IN_TEXT}", found))
     if call.note:
         details.append(call.note)
     return (tool_key, problems, "; ".join(details) or None, why), decoded
+
+
+def _with_reason(subject: tuple[Why, str, str]) -> Mapping[str, str]:
+    """The reasons of ``why`` and one more, in the order of their errors."""
+    why, error, reason = subject
+    return dict(sorted({**reasons(why), error: reason}.items()))
 
 
 def reasons(why: Why) -> Mapping[str, str]:

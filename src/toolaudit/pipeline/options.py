@@ -14,6 +14,8 @@ from toolaudit.formats import format_names, is_format
 from toolaudit.results.folding import DEFAULT_MAX_PARAMS, DEFAULT_MAX_TOOLS
 from toolaudit.sources import DEFAULT_MAX_LINE_BYTES
 
+#: Streamed responses kept open at once, per input, before the oldest is cut.
+DEFAULT_MAX_OPEN_STREAMS = 10_000
 #: A bounded table needs room for at least two names to sample from (see folding.py).
 MIN_MAX_KEYS = 2
 
@@ -38,6 +40,9 @@ class AuditOptions:
     #: Judge calls in deep mode: inside each argument too (nested objects, arrays,
     #: $ref, combinators, constraints). The schemas must be compiled for it.
     deep: bool = False
+    #: Streamed responses being reassembled at once (per input): past it, the one
+    #: open longest is judged as cut (memory stays bounded whatever the log).
+    max_open_streams: int = DEFAULT_MAX_OPEN_STREAMS
 
     def __post_init__(self) -> None:
         if type(self.deep) is not bool:
@@ -50,6 +55,11 @@ class AuditOptions:
         if not _is_count(self.max_line_bytes) or self.max_line_bytes < 1:
             raise OptionError(
                 f"max_line_bytes must be a whole number of at least 1, not {self.max_line_bytes!r}"
+            )
+        if not _is_count(self.max_open_streams) or self.max_open_streams < 1:
+            raise OptionError(
+                "max_open_streams (--max-open-streams) must be a whole number of at least 1, "
+                f"not {self.max_open_streams!r}"
             )
         for name in ("max_tools", "max_params"):
             value = getattr(self, name)

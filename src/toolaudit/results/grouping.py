@@ -27,14 +27,21 @@ _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 SEPARATOR = " | "
 
 
-def group_key(record: Mapping[str, Any] | None, model: str | None, fields: tuple[str, ...]) -> str:
+def group_key(
+    record: Mapping[str, Any] | None,
+    model: str | None,
+    fields: tuple[str, ...],
+    answered: Mapping[str, object] | None = None,
+) -> str:
     """The group of a record: the values of its --group-by fields, joined by " | ".
 
     A field is a dotted path into the record (``metadata.prompt_version``);
     ``model`` is the model the record's format names, wherever it keeps it. A
     missing field is ``null``, a value other than a string its JSON, and a
     string stands for itself, unless it would read as something else: then it
-    is written as a JSON string. So the string ``"null"`` is not the group of
+    is written as a JSON string. ``answered`` holds the values of fields the record's
+    format found beyond its JSON, by field as written (an OpenTelemetry span's
+    attributes, whose keys hold dots). So the string ``"null"`` is not the group of
     records that lack the field, ``"1"`` is not ``1``, ``"<other>"`` is not the
     bucket of folded groups, and with several fields a string holding ``|`` is
     quoted, so that no two different tuples of values join into one key.
@@ -45,6 +52,8 @@ def group_key(record: Mapping[str, Any] | None, model: str | None, fields: tuple
         value: object = record
         if field_path == "model" and model is not None:
             value = model
+        elif answered is not None and field_path in answered:
+            value = answered[field_path]
         else:
             for step in field_path.split("."):
                 value = value.get(step) if isinstance(value, Mapping) else None
@@ -80,9 +89,14 @@ class Groups:
         self._folding = Folding(MAX_GROUPS)
         self._limits = (max_tools, max_params)
 
-    def tally_for(self, record: Mapping[str, Any] | None, model: str | None) -> Tally:
+    def tally_for(
+        self,
+        record: Mapping[str, Any] | None,
+        model: str | None,
+        answered: Mapping[str, object] | None = None,
+    ) -> Tally:
         """The tally that counts this record (one more record in it)."""
-        key = group_key(record, model, self.fields)
+        key = group_key(record, model, self.fields, answered)
         _, tally = self._folding.entry(
             self._tallies, key, lambda: Tally(*self._limits), Tally.absorbed
         )
@@ -103,9 +117,14 @@ class Groups:
                 sources=[],
                 complete=True,
             )
-        merged = replace(total, by_tool={}, records_without_calls=0, record_errors={})
+        merged = replace(
+            total, by_tool={}, records_without_calls=0, streams=0, streams_incomplete=0,
+            record_errors={},
+        )
         for group in groups.values():
             merged.records_without_calls += group.records_without_calls
+            merged.streams += group.streams
+            merged.streams_incomplete += group.streams_incomplete
             merged.record_errors = merged_counts(merged.record_errors, group.record_errors)
             merged.by_tool = merged_tools(merged.by_tool, group.by_tool)
         return replace(merged, group_by=self.fields, groups=groups)

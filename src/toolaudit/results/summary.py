@@ -73,6 +73,8 @@ class ToolSummary:
     calls: int = 0
     ok: int = 0
     invalid: int = 0
+    #: Calls found in a message's text, which never reached the tool (all invalid).
+    calls_in_text: int = 0
     by_kind: Counts = field(default_factory=dict)
     by_param: dict[str, Counts] = field(default_factory=dict)
 
@@ -85,6 +87,7 @@ class ToolSummary:
             "calls": self.calls,
             "ok": self.ok,
             "invalid": self.invalid,
+            "calls_in_text": self.calls_in_text,
             "error_rate": self.error_rate,
             "by_kind": _sorted_counts(self.by_kind),
             "by_param": {p: _sorted_counts(k) for p, k in sorted(self.by_param.items())},
@@ -96,6 +99,7 @@ class ToolSummary:
             calls=int(data["calls"]),
             ok=int(data["ok"]),
             invalid=int(data["invalid"]),
+            calls_in_text=int(data.get("calls_in_text", 0)),
             by_kind={_kind(k): int(v) for k, v in data.get("by_kind", {}).items()},
             by_param={
                 p: {_kind(k): int(v) for k, v in kinds.items()}
@@ -112,6 +116,7 @@ class ToolSummary:
             calls=self.calls + other.calls,
             ok=self.ok + other.ok,
             invalid=self.invalid + other.invalid,
+            calls_in_text=self.calls_in_text + other.calls_in_text,
             by_kind=_add_counts(dict(self.by_kind), other.by_kind),
             by_param=by_param,
         )
@@ -138,6 +143,10 @@ class Summary:
     blank_lines: int = 0
     records: int = 0
     records_without_calls: int = 0
+    #: Streamed responses reassembled from their chunks, and how many of them were
+    #: cut before they finished (the log ended, or --max-open-streams evicted them).
+    streams: int = 0
+    streams_incomplete: int = 0
     record_errors: Counts = field(default_factory=dict)
     by_tool: dict[str, ToolSummary] = field(default_factory=dict)
     max_tools: int = DEFAULT_MAX_TOOLS
@@ -172,6 +181,10 @@ class Summary:
     @property
     def invalid(self) -> int:
         return sum(t.invalid for t in self.by_tool.values())
+
+    @property
+    def calls_in_text(self) -> int:
+        return sum(t.calls_in_text for t in self.by_tool.values())
 
     @property
     def by_kind(self) -> Counts:
@@ -231,11 +244,14 @@ class Summary:
             "blank_lines": self.blank_lines,
             "records": self.records,
             "records_without_calls": self.records_without_calls,
+            "streams": self.streams,
+            "streams_incomplete": self.streams_incomplete,
             "malformed_records": self.malformed_records,
             "record_errors": _sorted_counts(self.record_errors),
             "calls": self.calls,
             "ok": self.ok,
             "invalid": self.invalid,
+            "calls_in_text": self.calls_in_text,
             "error_rate": self.error_rate,
             "by_kind": _sorted_counts(self.by_kind),
             "by_tool": {name: t.to_dict() for name, t in sorted(self.by_tool.items())},
@@ -290,6 +306,9 @@ class Summary:
             "blank_lines": int(data["blank_lines"]),
             "records": int(data["records"]),
             "records_without_calls": int(data.get("records_without_calls", 0)),
+            # Summaries from before streams were reassembled hold none.
+            "streams": int(data.get("streams", 0)),
+            "streams_incomplete": int(data.get("streams_incomplete", 0)),
             "record_errors": {_record_error(k): int(v) for k, v in data["record_errors"].items()},
             "by_tool": {name: ToolSummary.from_dict(t) for name, t in data["by_tool"].items()},
             "max_tools": int(limits.get("tools", DEFAULT_MAX_TOOLS)),
@@ -358,6 +377,8 @@ class Summary:
             blank_lines=self.blank_lines + other.blank_lines,
             records=self.records + other.records,
             records_without_calls=self.records_without_calls + other.records_without_calls,
+            streams=self.streams + other.streams,
+            streams_incomplete=self.streams_incomplete + other.streams_incomplete,
             record_errors=_add_counts(dict(self.record_errors), other.record_errors),
             by_tool=by_tool,
             max_tools=self.max_tools,

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from toolaudit.contract import PARAMETER_KINDS
+from toolaudit.contract import MALFORMED, PARAMETER_KINDS
 from toolaudit.results.folding import DEFAULT_MAX_PARAMS, DEFAULT_MAX_TOOLS, Folding, table_key
 from toolaudit.results.summary import (
     SAMPLE_ROWS,
@@ -17,6 +17,8 @@ from toolaudit.results.summary import (
     merged_counts,
 )
 
+#: The subject of ``malformed:text``: a call found in a message's text.
+IN_TEXT = "text"
 #: The first characters of the names that table_key may change.
 _ESCAPABLE = "<\\"
 
@@ -41,6 +43,8 @@ class Tally:
         "records",
         "records_without_calls",
         "samples",
+        "streams",
+        "streams_incomplete",
     )
 
     def __init__(
@@ -50,6 +54,8 @@ class Tally:
         self.blank_lines = 0
         self.records = 0
         self.records_without_calls = 0
+        self.streams = 0
+        self.streams_incomplete = 0
         self.record_errors: Counts = {}
         self.by_tool: dict[str, ToolSummary] = {}
         #: The first failing report rows, in input order (see summary.SAMPLE_ROWS).
@@ -91,7 +97,9 @@ class Tally:
         by_kind = tool.by_kind
         for kind, subject in problems:
             by_kind[kind] = by_kind.get(kind, 0) + 1
-            if kind in PARAMETER_KINDS:
+            if kind == MALFORMED and subject == IN_TEXT:
+                tool.calls_in_text += 1
+            elif kind in PARAMETER_KINDS:
                 # Parameter names come from JSON objects: always strings.
                 if subject[:1] in _ESCAPABLE:
                     subject = table_key(subject)
@@ -112,6 +120,8 @@ class Tally:
         self.blank_lines += other.blank_lines
         self.records += other.records
         self.records_without_calls += other.records_without_calls
+        self.streams += other.streams
+        self.streams_incomplete += other.streams_incomplete
         self.record_errors = merged_counts(self.record_errors, other.record_errors)
         for name, tool in other.by_tool.items():
             key, mine = self._tool(name)
@@ -141,6 +151,8 @@ class Tally:
             blank_lines=self.blank_lines,
             records=self.records,
             records_without_calls=self.records_without_calls,
+            streams=self.streams,
+            streams_incomplete=self.streams_incomplete,
             record_errors=dict(self.record_errors),
             by_tool={name: tool.merged(ToolSummary()) for name, tool in self.by_tool.items()},
             max_tools=self._tool_folding.limit,

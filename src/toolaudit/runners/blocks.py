@@ -75,11 +75,13 @@ class Task:
 @dataclass(frozen=True)
 class Result:
     """What a task gives back, and what merging results gives: a summary, the inputs
-    whose records defined tools for later records, and the inputs a task could not
+    that must be audited whole (their records defined tools for later records, or
+    held streams), and the inputs a task could not
     audit with the first such error in input order."""
 
     summary: Summary
-    defining: tuple[int, ...] = ()
+    #: (input, why): inputs that must be audited whole (see Audit.whole_reason).
+    defining: tuple[tuple[int, str], ...] = ()
     failed: tuple[int, ...] = ()
     error: ToolAuditError | None = None
     rows: bytes | None = None
@@ -204,14 +206,15 @@ def audit_task(task: Task, schemas: SchemaSet, options: AuditOptions) -> Result:
             summary = audit.run()
     except ToolAuditError as error:
         return Result(audit.finish(), failed=(unit.file,), error=error)
-    return Result(summary, defining=(unit.file,) if audit.defines_tools else (), rows=rows)
+    reason = audit.whole_reason
+    return Result(summary, defining=((unit.file, reason),) if reason else (), rows=rows)
 
 
 def merged_results(results: Sequence[Result]) -> Result:
     """On a worker: one node of the tree reduction; results are in input order."""
     return Result(
         merge_summaries(result.summary for result in results),
-        defining=tuple(number for result in results for number in result.defining),
+        defining=tuple(entry for result in results for entry in result.defining),
         failed=tuple(number for result in results for number in result.failed),
         error=next((result.error for result in results if result.error is not None), None),
     )

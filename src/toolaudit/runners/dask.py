@@ -160,9 +160,10 @@ class _Run:
             top = self._reduce()
             self._follow()
             result = _result(top)
-            again = sorted({f for f in (*result.defining, *result.failed) if units_of[f] > 1})
+            whole = dict(result.defining)
+            again = sorted({f for f in (*whole, *result.failed) if units_of[f] > 1})
             if again:
-                result = self._again_whole(again, set(result.defining), schemas)
+                result = self._again_whole(again, whole, schemas)
         except KeyboardInterrupt as stop:
             raise Interrupted(self._stopped(), type(stop)) from None
         if result.error is not None:
@@ -218,7 +219,9 @@ class _Run:
             if on_block is not None:
                 on_block(done, len(sizes))
 
-    def _again_whole(self, files: Sequence[int], defining: set[int], schemas: Future) -> Result:
+    def _again_whole(
+        self, files: Sequence[int], defining: Mapping[int, str], schemas: Future
+    ) -> Result:
         """Audit ``files`` again, each whole in one task that writes the part of its first
         block (and its other blocks' parts empty); merge everything again."""
         by_file: dict[int, list[int]] = {}
@@ -229,8 +232,7 @@ class _Run:
             source = self.job.sources[file]
             if file in defining:
                 self.hooks.tell(
-                    f"--dask: audited again, whole in one task: {source.name} defines tools "
-                    "for the records after them (an MCP tools/list result or a batch input line)"
+                    f"--dask: audited again, whole in one task: {source.name} {defining[file]}"
                 )
             first, *others = by_file[file]
             size = sum(self.units[i].size for i in by_file[file])

@@ -126,7 +126,8 @@ class _PartResult:
     source: Source
     summary: Summary
     report_path: str | None
-    defines_tools: bool
+    #: Why its input must be audited whole, if it must (see Audit.whole_reason).
+    whole_reason: str | None
     size: int
 
 
@@ -157,7 +158,7 @@ def _audit_part(task: tuple[Source, str | None]) -> _PartResult:
         with os.fdopen(fd, "wb", buffering=1 << 20) as report:
             summary = audit.run(report)
     size = (source.end if source.end is not None else (source.size() or 0)) - source.start
-    return _PartResult(source, summary, report_path, audit.defines_tools, size)
+    return _PartResult(source, summary, report_path, audit.whole_reason, size)
 
 
 class ParallelRunner:
@@ -187,13 +188,11 @@ class ParallelRunner:
                 # A run that stops (a call with no schemas) must stop where one process
                 # would, with the same message: let one process find it.
                 return _again_in_one_process(job, report, streaming, hooks)
-            defining = next((r for r in results if r.defines_tools), None)
-            if defining is not None:
+            whole = next((r for r in results if r.whole_reason), None)
+            if whole is not None:
                 hooks.tell(
-                    f"--jobs {self.jobs}: audited again in one process: {defining.source.name} "
-                    "defines "
-                    "tools for the records after them (an MCP tools/list result or a batch input "
-                    "line)"
+                    f"--jobs {self.jobs}: audited again in one process: {whole.source.name} "
+                    f"{whole.whole_reason}"
                 )
                 return _again_in_one_process(job, report, streaming, hooks)
             if report is not None and not streaming:
@@ -210,7 +209,8 @@ class ParallelRunner:
         streaming: bool,
         hooks: RunHooks,
     ) -> list[_PartResult]:
-        """Every part's result, in order; stops at the first part that defines tools."""
+        """Every part's result, in order; stops at the first part that must be audited
+        whole."""
         context = multiprocessing.get_context(
             "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         )
@@ -227,7 +227,7 @@ class ParallelRunner:
                 tasks = [(part, report_dir if report is not None else None) for part in parts]
                 for result in pool.imap(_audit_part, tasks):
                     results.append(result)
-                    if result.defines_tools:
+                    if result.whole_reason:
                         break  # see the module's docstring
                     if streaming:
                         assert report is not None

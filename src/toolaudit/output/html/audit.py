@@ -109,6 +109,13 @@ def _facts(summary: Summary) -> str:
         ("malformed records", malformed),
         ("records without calls", p.num(summary.records_without_calls)),
     ]
+    if summary.streams:
+        cut = summary.streams_incomplete
+        facts.append(
+            ("streamed responses", p.num(summary.streams) + (f" ({p.num(cut)} cut)" if cut else ""))
+        )
+    if summary.calls_in_text:
+        facts.append(("calls found in text", p.num(summary.calls_in_text)))
     items = "".join(f"<div><dt>{label}</dt><dd>{value}</dd></div>" for label, value in facts)
     return f'<dl class="facts">{items}</dl>'
 

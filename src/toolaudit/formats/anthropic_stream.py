@@ -1,0 +1,136 @@
+"""Anthropic Messages streams: ``message_start`` ... ``message_stop`` events. After
+``message_start`` they carry no message id, so a stream's events follow one another
+in the log, unless each line wraps its event with a stream id (see
+:mod:`toolaudit.formats.streams`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from toolaudit.formats.anthropic import CUT_OFF_REASONS
+from toolaudit.formats.base import CUT_OFF, Extracted, Format, UnknownShape, as_dict, is_one_of
+from toolaudit.formats.stream_steps import (
+    ACCOMPANIES,
+    BEGINS,
+    CONTINUES,
+    Fragment,
+    StreamStep,
+    as_text,
+    is_index,
+    reported,
+    unwrap,
+    wrapped,
+)
+from toolaudit.jsonutil import dumps_any
+
+NAME = "anthropic-stream"
+EVENTS = frozenset(
+    {
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+        "ping",
+        "error",
+    }
+)
+
+
+def stream_event(record: Mapping[str, Any]) -> Extracted:
+    """A ``tool_use`` block's ``content_block_start`` begins a call (its ``input``
+    is a placeholder, ``{}``); its ``input_json_delta`` events carry the input as
+    JSON text in pieces, passed on as text (a cut stream's does not parse)."""
+    event, stream_id, model = unwrap(record)
+    kind = event.get("type")
+    if not is_one_of(kind, EVENTS) or not isinstance(kind, str):
+        raise UnknownShape("an Anthropic stream event needs a type such as message_start")
+    role = CONTINUES
+    fragments: tuple[Fragment, ...] = ()
+    notes: tuple[tuple[int, str], ...] = ()
+    cut = None
+    if kind == "message_start":
+        role = BEGINS
+        model = as_dict(event.get("message")).get("model") or model
+    elif kind == "content_block_start":
+        fragments = (_block_start(event),)
+    elif kind == "content_block_delta":
+        delta = as_dict(event.get("delta"))
+        if delta.get("type") == "input_json_delta":
+            slot, label = _slot(event)
+            partial = as_text(delta.get("partial_json"))
+            fragments = (Fragment(slot, label, arguments=partial),)
+    elif kind == "message_delta":
+        stop = as_dict(event.get("delta")).get("stop_reason")
+        if is_one_of(stop, CUT_OFF_REASONS):
+            notes = ((0, CUT_OFF.format(f'stop_reason "{stop}"')),)
+    elif kind == "ping":
+        role = ACCOMPANIES
+    elif kind == "error":
+        error = as_dict(event.get("error"))
+        role, cut = ACCOMPANIES, reported("Anthropic reported an error", error, "type", "message")
+    step = StreamStep(
+        NAME,
+        stream_id,
+        role,
+        kind,
+        label="Anthropic",
+        begins_with="message_start",
+        model=model,
+        fragments=fragments,
+        ends=kind == "message_stop",
+        notes=notes,
+        cut=cut,
+    )
+    return Extracted(NAME, model=model, stream=step)
+
+
+def _slot(event: Mapping[str, Any]) -> tuple[tuple[int, ...], str]:
+    index = event.get("index")
+    if not is_index(index):
+        raise UnknownShape("an Anthropic stream event's index must be an integer")
+    return (0, index), f"content block {index}"
+
+
+def _block_start(event: Mapping[str, Any]) -> Fragment:
+    slot, label = _slot(event)
+    block = as_dict(event.get("content_block"))
+    if block.get("type") != "tool_use":
+        # Text, thinking, and Anthropic's own tools (server_tool_use: no user schema).
+        return Fragment(slot, label, skipped=True)
+    start_input = block.get("input")
+    return Fragment(
+        slot,
+        label,
+        begins=True,
+        id=block.get("id"),
+        name=block.get("name"),
+        # A block with no input deltas keeps its start input (a tool with no parameters).
+        placeholder=None if start_input is None else dumps_any(start_input).decode(),
+    )
+
+
+def _is_event(record: Mapping[str, Any]) -> bool:
+    kind = record.get("type")
+    if kind == "error":  # OpenAI Responses has an error event too, without this object
+        return isinstance(record.get("error"), Mapping)
+    return is_one_of(kind, EVENTS)
+
+
+def _recognises(record: Mapping[str, Any]) -> bool:
+    return _is_event(record) or _is_event(wrapped(record))
+
+
+ANTHROPIC_STREAM = Format(
+    name=NAME,
+    summary="Anthropic Messages stream events",
+    recognises=_recognises,
+    keys=("type", "event"),
+    # Before anthropic, and before ollama, which would read message_start's message.
+    priority=75,
+    extract=stream_event,
+    family="Anthropic",
+    variant="stream",
+)

@@ -1,0 +1,132 @@
+"""OpenAI Chat Completions streams: ``chat.completion.chunk`` lines (vLLM and other
+compatible servers send the same), keyed by the response's ``id``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from toolaudit.formats.base import CUT_OFF, Extracted, Format, UnknownShape, as_dict, as_list
+from toolaudit.formats.stream_steps import (
+    ACCOMPANIES,
+    BEGINS_OR_CONTINUES,
+    Fragment,
+    StreamStep,
+    as_text,
+    is_index,
+    unwrap,
+    wrapped,
+)
+
+NAME = "openai-chat-stream"
+#: What a delta may carry that makes its choice part of the stream; a chunk with
+#: nothing else (a content filter's, a usage-only one) adds nothing.
+_CONTENT = ("role", "content", "refusal", "tool_calls", "function_call")
+_TOOL_CALLS, _FUNCTION_CALL = 0, 1  # a choice's calls, in that order (as unstreamed)
+
+
+def chunk(record: Mapping[str, Any]) -> Extracted:
+    """``choices[].delta.tool_calls[]``: the ``id`` and ``function.name`` on a call's
+    first delta, ``function.arguments`` in pieces; legacy ``delta.function_call``."""
+    event, stream_id, model = unwrap(record)
+    choices = event.get("choices")
+    if not isinstance(choices, list):
+        raise UnknownShape("an OpenAI chat stream chunk needs a choices array")
+    if stream_id is None:
+        own_id = event.get("id")
+        stream_id = own_id if isinstance(own_id, str) or is_index(own_id) else None
+    fragments: list[Fragment] = []
+    groups: list[int] = []
+    ended: list[int] = []
+    notes: list[tuple[int, str]] = []
+    for choice in choices:
+        choice = as_dict(choice)
+        group = choice.get("index", 0)
+        if not is_index(group):
+            raise UnknownShape("an OpenAI chat stream chunk's choice index must be an integer")
+        delta = as_dict(choice.get("delta"))
+        if any(delta.get(field) is not None for field in _CONTENT):
+            groups.append(group)
+        for position, tool_call in enumerate(as_list(delta.get("tool_calls"))):
+            fragments.append(_tool_call(group, position, as_dict(tool_call)))
+        legacy = delta.get("function_call")
+        if isinstance(legacy, Mapping):
+            fragments.append(_function_call(group, legacy))
+        finish = choice.get("finish_reason")
+        if finish is not None:
+            ended.append(group)
+            if finish == "length":
+                notes.append((group, CUT_OFF.format('finish_reason "length"')))
+    model = event.get("model") or model
+    step = StreamStep(
+        NAME,
+        stream_id,
+        BEGINS_OR_CONTINUES if fragments or groups or ended else ACCOMPANIES,
+        "chunk",
+        label="OpenAI chat",
+        model=model,
+        fragments=tuple(fragments),
+        groups=tuple(groups),
+        ended_groups=tuple(ended),
+        notes=tuple(notes),
+    )
+    return Extracted(NAME, model=model, stream=step)
+
+
+def _tool_call(group: int, position: int, tool_call: Mapping[str, Any]) -> Fragment:
+    # Some compatible servers leave the index out, sending each call whole.
+    index = tool_call.get("index", position)
+    if not is_index(index):
+        raise UnknownShape("an OpenAI chat stream chunk's tool call index must be an integer")
+    label = f"tool call index {index}" + (f" of choice {group}" if group else "")
+    slot = (group, _TOOL_CALLS, index)
+    if tool_call.get("type") == "custom":
+        # A custom tool takes free text, not JSON: nothing to validate.
+        return Fragment(slot, label, skipped=True)
+    function = as_dict(tool_call.get("function"))
+    call_id = tool_call.get("id")
+    name = function.get("name")
+    return Fragment(
+        slot,
+        label,
+        begins=call_id is not None or name is not None,
+        id=call_id,
+        name=name,
+        arguments=as_text(function.get("arguments")),
+    )
+
+
+def _function_call(group: int, legacy: Mapping[str, Any]) -> Fragment:
+    name = legacy.get("name")
+    return Fragment(
+        (group, _FUNCTION_CALL, 0),
+        "the function_call" + (f" of choice {group}" if group else ""),
+        begins=name is not None,
+        name=name,
+        arguments=as_text(legacy.get("arguments")),
+    )
+
+
+def _is_chunk(record: Mapping[str, Any]) -> bool:
+    choices = record.get("choices")
+    return isinstance(choices, list) and (
+        record.get("object") == "chat.completion.chunk"
+        or any("delta" in as_dict(choice) for choice in choices)
+    )
+
+
+def _recognises(record: Mapping[str, Any]) -> bool:
+    return _is_chunk(record) or _is_chunk(wrapped(record))
+
+
+OPENAI_CHAT_STREAM = Format(
+    name=NAME,
+    summary="OpenAI Chat Completions stream chunks",
+    recognises=_recognises,
+    keys=("choices", "event"),
+    # Before openai-chat, which would read a chunk's choices as a completion's.
+    priority=55,
+    extract=chunk,
+    family="OpenAI",
+    variant="stream",
+)
