@@ -71,6 +71,15 @@ def test_a_bad_blocksize_stops_the_run(in_repo):
     assert "expected bytes or a size such as 64MiB, not 'x'" in result.stderr
 
 
+def test_a_blocksize_without_dask_is_refused_not_ignored(in_repo):
+    result = invoke("audit", SAMPLE, "-s", SAMPLE_SCHEMAS, "--blocksize", "1MiB")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "toolaudit: error: --blocksize is for --dask: without it, --jobs decides how files "
+        "are cut\n"
+    )
+
+
 def test_without_dask_installed_one_line_says_what_to_install(in_repo, monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)
     result = invoke("audit", SAMPLE, "-s", SAMPLE_SCHEMAS, "--dask", "local")

@@ -59,6 +59,24 @@ def test_memory_urls_are_inputs_schemas_and_outputs(memory):
     ]
 
 
+def test_compare_and_merge_read_summaries_from_urls_and_merge_writes_to_one(memory):
+    fs = fsspec.filesystem("memory")
+    for shard, lines in (("a", SAMPLE_LINES[:100]), ("b", SAMPLE_LINES[100:])):
+        fs.pipe_file(f"{memory}/logs/{shard}.jsonl", b"".join(lines))
+        summary = f"{memory}/sums/{shard}.json"
+        invoke("audit", f"{memory}/logs/{shard}.jsonl", "-s", str(SCHEMAS), "--summary", summary)
+    merged = invoke(
+        "merge", f"{memory}/sums/a.json", f"{memory}/sums/b.json", "-o", f"{memory}/all.json"
+    )
+    assert (merged.exit_code, merged.stderr) == (0, "")
+    whole = json.loads(invoke("audit", str(SAMPLE), "-s", str(SCHEMAS), "--format", "json").stdout)
+    assert json.loads(fs.cat_file(f"{memory}/all.json"))["calls"] == whole["calls"]
+    compared = invoke("compare", f"{memory}/sums/a.json", f"{memory}/all.json", "--format", "json")
+    assert compared.exit_code in (0, 1) and compared.stderr == ""
+    missing = invoke("compare", f"{memory}/sums/a.json", f"{memory}/nope.json")
+    assert missing.exit_code == 2 and f"{memory}/nope.json" in missing.stderr
+
+
 def test_file_urls_with_globs_and_prefixes(tmp_path):
     (tmp_path / "d1").mkdir()
     (tmp_path / "d2").mkdir()

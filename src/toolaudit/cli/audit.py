@@ -150,14 +150,15 @@ def audit(
         ),
     ] = None,
     blocksize: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--blocksize",
             metavar="SIZE",
             help="With --dask: the size of a block of a plain file, in bytes or such as 64MiB "
-            "or 1GB (a gzip file is one block).",
+            "or 1GB (a gzip file is one block).  [default: 64MiB]",
+            show_default=False,
         ),
-    ] = "64MiB",
+    ] = None,
     group_by: Annotated[
         list[str] | None,
         typer.Option(
@@ -208,7 +209,7 @@ def audit(
     from toolaudit.output.json import render_json
     from toolaudit.pipeline import AuditOptions, StopRequest
     from toolaudit.runners import AuditJob, Interrupted, RunHooks, run_job
-    from toolaudit.runners.dask import parse_blocksize
+    from toolaudit.runners.dask import DEFAULT_BLOCKSIZE, parse_blocksize
     from toolaudit.schemas import NO_SCHEMAS, load_schemas
     from toolaudit.sources import STDIN, expand_paths
 
@@ -219,6 +220,9 @@ def audit(
     max_tools, max_params = _parse_max_keys(max_keys)
     if dask_address is not None and jobs != 1:
         raise _fail("--dask and --jobs cannot be combined: the cluster's workers are the jobs")
+    if blocksize is not None and dask_address is None:
+        # Said, not ignored: without --dask, files are cut by --jobs, not into blocks.
+        raise _fail("--blocksize is for --dask: without it, --jobs decides how files are cut")
     storage_options = _storage_options(storage_option)
     try:
         options = AuditOptions(
@@ -246,7 +250,7 @@ def audit(
         show_progress = sys.stderr.isatty() if progress is None else progress
         interrupted: type[KeyboardInterrupt] | None = None
         stop = StopRequest()
-        block_size = parse_blocksize(blocksize)
+        block_size = DEFAULT_BLOCKSIZE if blocksize is None else parse_blocksize(blocksize)
         with (
             _signals_stop(stop),
             _cluster(dask_address) as client,

@@ -12,13 +12,15 @@ from toolaudit.cli.app import (
     EXIT_OK,
     FormatOption,
     HtmlOption,
+    StorageOption,
     _fail,
+    _storage_options,
     _write_text,
     command,
 )
 from toolaudit.errors import ToolAuditError
 
-SUMMARY_FILE_HELP = "A summary written by toolaudit audit --summary (or merge)."
+SUMMARY_FILE_HELP = "A summary written by toolaudit audit --summary (or merge); a URL too."
 
 
 @command(
@@ -70,16 +72,18 @@ def compare(
     ] = None,
     output_format: FormatOption = "table",  # type: ignore[assignment]
     html: HtmlOption = None,
+    storage_option: StorageOption = None,
 ) -> None:
     """Compare two audits' summaries per tool and per error kind; fail if NEW got worse."""
     from toolaudit.output import render_comparison
     from toolaudit.results.compare import compare as compare_summaries
     from toolaudit.results.summary import Summary
 
+    storage_options = _storage_options(storage_option)
     try:
         comparison = compare_summaries(
-            Summary.load(base),
-            Summary.load(new),
+            Summary.load(base, storage_options=storage_options),
+            Summary.load(new, storage_options=storage_options),
             base_label=base,
             new_label=new,
             tolerance=tolerance,
@@ -89,7 +93,7 @@ def compare(
         if html is not None:
             from toolaudit.output.html import render_comparison_html
 
-            _write_text(html, render_comparison_html(comparison))
+            _write_text(html, render_comparison_html(comparison), storage_options)
     except ToolAuditError as error:
         raise _fail(str(error)) from None
     sys.stdout.write(render_comparison(output_format.value, comparison))
@@ -110,16 +114,20 @@ def merge(
             "--output",
             "-o",
             metavar="PATH",
-            help="Where to write the merged summary (- for stdout).",
+            help="Where to write the merged summary (- for stdout; a URL too).",
         ),
     ] = "-",
+    storage_option: StorageOption = None,
 ) -> None:
     """Merge the summaries of shards of one log into the summary of the whole."""
     from toolaudit.output.json import render_json
     from toolaudit.results.summary import Summary, merge_summaries
 
+    storage_options = _storage_options(storage_option)
     try:
-        merged = merge_summaries(Summary.load(path) for path in summaries)
-        _write_text(output, render_json(merged))
+        merged = merge_summaries(
+            Summary.load(path, storage_options=storage_options) for path in summaries
+        )
+        _write_text(output, render_json(merged), storage_options)
     except ToolAuditError as error:
         raise _fail(str(error)) from None

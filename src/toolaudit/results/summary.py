@@ -317,12 +317,18 @@ class Summary:
         }
 
     @classmethod
-    def load(cls, path: str) -> Summary:
-        """Read a summary file written by ``toolaudit audit --summary`` (or ``merge``);
-        :class:`SummaryError` names the file and what is wrong with it."""
+    def load(cls, path: str, *, storage_options: Mapping[str, Any] | None = None) -> Summary:
+        """Read a summary file written by ``toolaudit audit --summary`` (or ``merge``), or
+        a URL (``storage_options`` for its filesystem); :class:`SummaryError` names the
+        file and what is wrong with it."""
+        from toolaudit.storage import is_url, read_bytes
+
         try:
-            with open(path, "rb") as file:
-                data = orjson.loads(file.read())
+            if is_url(path):
+                data = orjson.loads(read_bytes(path, storage_options, what=path))
+            else:
+                with open(path, "rb") as file:
+                    data = orjson.loads(file.read())
         except OSError as error:
             raise SummaryError(f"{path}: cannot read: {error.strerror or error}") from error
         except orjson.JSONDecodeError as error:
