@@ -118,7 +118,11 @@ class Groups:
                 complete=True,
             )
         merged = replace(
-            total, by_tool={}, records_without_calls=0, streams=0, streams_incomplete=0,
+            total,
+            by_tool={},
+            records_without_calls=0,
+            streams=0,
+            streams_incomplete=0,
             record_errors={},
         )
         for group in groups.values():
