@@ -24,6 +24,7 @@ LAYERS = {
     "toolaudit.values": 1,
     "toolaudit.deep": 2,
     "toolaudit.contract": 3,
+    "toolaudit.typed": 3,
     "toolaudit.formats": 4,
     "toolaudit.schemas": 4,
     "toolaudit.sources": 4,
