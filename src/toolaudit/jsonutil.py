@@ -28,6 +28,21 @@ def may_hold_long_integers(data: bytes | str) -> bool:
     return _LONG_RUN in data.translate(_DIGITS_AS_ZEROS)
 
 
+# The same with exponents kept: "e"/"E" as "e", signs as "+", so that a number of
+# three exponent digits (1e400, which orjson refuses) reads "e000" or "e+000".
+_NUMBER_MARKS = bytes(
+    48 if 48 <= byte <= 57 else 101 if byte in b"eE" else 43 if byte in b"+-" else 32
+    for byte in range(256)
+)
+
+
+def orjson_may_differ(data: bytes) -> bool:
+    """Whether orjson may refuse this JSON text for a number (``1e400``) or turn one of
+    its integers into a float: an integer of 19 digits or more, an exponent of three."""
+    marks = data.translate(_NUMBER_MARKS)
+    return _LONG_RUN in marks or b"e000" in marks or b"e+000" in marks
+
+
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 

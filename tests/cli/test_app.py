@@ -75,7 +75,8 @@ def test_start_up_pays_only_for_what_it_uses():
         "import sys, runpy; sys.argv = ['toolaudit', '--version']\n"
         "try:\n    runpy.run_module('toolaudit', run_name='__main__')\n"
         "except SystemExit:\n    pass\n"
-        "heavy = ('orjson', 'tqdm', 'multiprocessing', 'toolaudit.pipeline', 'toolaudit.runners')\n"
+        "heavy = ('orjson', 'msgspec', 'tqdm', 'multiprocessing', 'toolaudit.pipeline',\n"
+        "         'toolaudit.runners')\n"
         "print(sorted(m for m in heavy if m in sys.modules))"
     )
     loaded = subprocess.run(

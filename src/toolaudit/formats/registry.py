@@ -136,6 +136,17 @@ class Registry:
             elif fmt.extract_nested is not None:
                 self._extractors[fmt.name] = _bind(fmt.extract_nested, inner)
 
+    @property
+    def gate_keys(self) -> frozenset[str]:
+        """Every top-level key some format recognises records by."""
+        return self._gate
+
+    def candidates(self, present: frozenset[str]) -> tuple[str, ...]:
+        """The formats whose recognisers detection tries, in order, on a record whose
+        gate keys are ``present`` (then their fallbacks)."""
+        recognisers, _ = self._plans.get(present) or self._plan(present)
+        return tuple(name for _, name in recognisers)
+
     def names(self) -> tuple[str, ...]:
         """The format names, in ``--input-format`` order."""
         return tuple(self._by_name)

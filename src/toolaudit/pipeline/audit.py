@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
@@ -20,7 +20,7 @@ from toolaudit._version import __version__
 from toolaudit.contract import CONSTRAINT, ENUM, MALFORMED, TYPE, format_problems, kind_phrase
 from toolaudit.deep.paths import collapsed, parameter_of
 from toolaudit.errors import InputError, OptionError
-from toolaudit.formats import Extracted, UnknownShape, extract
+from toolaudit.formats import Call, Extracted, UnknownShape, extract
 from toolaudit.formats.flat import call_id as flat_call_id
 from toolaudit.formats.streams import Finished, StreamAssembler, StreamError
 from toolaudit.jsonutil import loads_exact, may_hold_long_integers
@@ -29,6 +29,9 @@ from toolaudit.pipeline.options import AuditOptions
 from toolaudit.pipeline.rows import Row, make_row, write_rows
 from toolaudit.pipeline.stop import StopRequest
 from toolaudit.pipeline.toolsets import NO_TOOLS, RecordTools
+
+if TYPE_CHECKING:
+    from toolaudit.pipeline.typed_reader import TypedReader
 from toolaudit.results.grouping import Groups
 from toolaudit.results.summary import SourceStatus, Summary
 from toolaudit.results.tally import Tally
@@ -56,6 +59,8 @@ class Audit:
 
     #: The inline path for flat calls; tests turn it off to check it changes nothing.
     inline_fast_path = True
+    #: The typed path for provider responses (see typed_reader.py); the same.
+    typed_fast_path = True
 
     def __init__(
         self,
@@ -96,6 +101,8 @@ class Audit:
         self._holds_streams = False
         self._started = False
         self.summary: Summary | None = None
+        #: Reads provider responses with msgspec; None where it cannot serve.
+        self._typed: TypedReader | None = None
 
     @classmethod
     def of_paths(
@@ -217,6 +224,8 @@ class Audit:
             and self.options.input_format in (None, "flat")
         )
         grouped = self._groups is not None
+        typed = self._typed = self._typed_reader()
+        typed_read = typed.read if typed is not None else None
         tools_get = (global_tools or NO_TOOLS).tools.get
         ok_batch: list[str] = []
         ok_names = ok_batch.append
@@ -240,6 +249,27 @@ class Audit:
                 add = out.add  # this batch's list (take() starts a new one)
                 for line in lines:
                     lineno += 1
+                    if typed_read is not None and typed.current is not None:  # type: ignore[union-attr]
+                        read = typed_read(line)
+                        if read is not None:
+                            typed_model, found = read
+                            for index, typed_id, valid_or_call in found:
+                                if type(valid_or_call) is str:  # the tool of a valid call
+                                    ok_names(valid_or_call)
+                                    if valid_rows:
+                                        row = make_row(
+                                            out.source, lineno, index, typed_id, valid_or_call,
+                                            typed_model, [],
+                                        )  # fmt: skip
+                                        add(row)
+                                else:
+                                    assert isinstance(valid_or_call, Call) and global_tools
+                                    verdict = judge(valid_or_call, global_tools, None, exact=False)
+                                    self._count_call(
+                                        global_tally, out, lineno, index, typed_id, typed_model,
+                                        verdict,
+                                    )  # fmt: skip
+                            continue
                     try:
                         record = loads(line)
                     except decode_error as error:
@@ -278,6 +308,10 @@ class Audit:
                         continue
                     name = record.get("name")
                     arguments = record.get("arguments")
+                    if typed is not None:
+                        # A flat log: the inline path reads flat calls faster than the
+                        # typed one (measured), so no typed shape is tried.
+                        typed.current = None
                     if (
                         type(name) is not str
                         or type(arguments) is not dict
@@ -345,6 +379,24 @@ class Audit:
         if rows:
             yield rows
 
+    def _typed_reader(self) -> TypedReader | None:
+        """The typed path, where it gives what the general path would: the global
+        schemas judge every record it reads (none keyed, none deep), and no group
+        needs the record's fields."""
+        validator = self.schemas.validator
+        if (
+            not self.typed_fast_path
+            or validator is None
+            or self._deep
+            or self.schemas.keyed
+            or self._groups is not None
+        ):
+            return None
+        from toolaudit.pipeline.typed_reader import TypedReader  # here: it loads msgspec
+
+        reader = TypedReader(validator, self.options.input_format)
+        return reader if reader.current is not None else None
+
     def _count_lines(self, source: Source, status: SourceStatus, lineno: int, blank: int) -> None:
         tally = self._global
         lines_read = lineno - (source.first_line - 1)
@@ -385,11 +437,15 @@ class Audit:
             return
         if tally is None:
             tally = self._tally_for(record, extracted.model, extracted.fields)
+        if self._typed is not None:
+            self._typed.seen(extracted.format)
         if extracted.stream is not None:
             self._feed_stream(extracted, lineno, out, tally)
             return
         if extracted.defines is not None:
             self._record_tools.remember(extracted)
+            if self._typed is not None:
+                self._typed.stop()
         if not extracted.calls:
             tally.records_without_calls += 1
             return

@@ -1,0 +1,419 @@
+"""Typed record shapes: the audit's fast path decodes a line straight into what a
+format's extractor reads, with msgspec, and names the calls in it.
+
+A shape takes only records its format's extractor would read into exactly these
+calls, with no note and no failure: anything else (a field it does not model
+with a value it does not expect, a cut-off signal, a message without calls whose
+text might hold some, a record carrying its own tools) fails to decode, or makes
+:meth:`TypedShape.calls` say None, and the line takes the general path, which alone
+decides everything but "these calls, to be judged". So:
+
+- every top-level key that detection looks at (the registry's gate keys) is either
+  modelled or must be absent, so no other format can claim a record a shape takes;
+  the formats detection would try before a shape's own, on the keys it allows, are
+  the ones its required values rule out (checked when a shape is built: a new
+  format among them turns the shape off until it is reviewed);
+- a value the extractor would turn into something else (a non-string model, an id
+  of another type) is refused, never converted.
+
+msgspec is imported here only: the registry does not import this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import UNSET, Raw, Struct, UnsetType
+
+from toolaudit.formats.registry import REGISTRY, Registry
+
+#: A call as a shape names it: (its id, the tool's name, its arguments as JSON text).
+TypedCall = tuple[object, str, "str | Raw"]
+
+_Id = str | None | UnsetType
+
+
+def _id(value: object) -> object:
+    return None if value is UNSET else value
+
+
+def _model(value: object) -> str | None:
+    return value if isinstance(value, str) else None  # UNSET and null: none named
+
+
+class TypedShape:
+    """One format's typed record: its decoder, and the calls of a decoded record."""
+
+    __slots__ = ("calls", "decoder", "format")
+
+    def __init__(
+        self,
+        format: str,  # shadows the builtin: the format's name
+        decoder: msgspec.json.Decoder[Any],
+        calls: Callable[[Any], tuple[str | None, list[TypedCall]] | None],
+    ) -> None:
+        self.format = format
+        self.decoder = decoder
+        #: (the model, the calls) of a decoded record; None: the general path decides.
+        self.calls = calls
+
+
+def _record(
+    name: str,
+    fields: list[tuple[str, Any] | tuple[str, Any, Any]],
+    registry: Registry,
+    also_forbidden: Iterable[str] = (),
+) -> type[Struct]:
+    """A top-level struct: ``fields``, and every other gate key of the registry
+    forbidden (a record holding one is another format's, or ambiguous), with the
+    other keys a recogniser tried before this format looks at, ``also_forbidden``."""
+    own = {field[0] for field in fields}
+    forbidden = sorted((registry.gate_keys | set(also_forbidden)) - own)
+    columns = [*fields, *((f"g{i}", UnsetType, UNSET) for i, _ in enumerate(forbidden))]
+    rename = {f"g{i}": key for i, key in enumerate(forbidden)}
+    return msgspec.defstruct(name, columns, rename=rename, kw_only=True, gc=False)
+
+
+#: An id the report echoes as it is: a string, or an integer orjson reads exactly.
+_AnyId = str | Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)] | None | UnsetType
+
+
+# -- OpenAI Chat Completions -----------------------------------------------------------
+
+
+class _Function(Struct, gc=False):
+    name: str
+    arguments: str
+
+
+class _ToolCall(Struct, gc=False):
+    function: _Function
+    id: _Id = UNSET
+    # A custom tool's call (free text) is skipped by the extractor: refused here.
+    type: Literal["function"] | UnsetType = UNSET
+
+
+class _ChatMessage(Struct, gc=False):
+    tool_calls: list[_ToolCall]
+    function_call: UnsetType = UNSET  # a legacy call beside: the general path
+
+
+class _Choice(Struct, gc=False):
+    message: _ChatMessage
+    finish_reason: str | UnsetType | None = UNSET
+    delta: UnsetType = UNSET  # a stream chunk's
+
+
+def _chat_calls(record: Any) -> tuple[str | None, list[TypedCall]] | None:
+    calls: list[TypedCall] = []
+    for choice in record.choices:
+        tool_calls = choice.message.tool_calls
+        if not tool_calls or choice.finish_reason == "length":
+            return None  # text to search for calls, or a cut-off note
+        for tool_call in tool_calls:
+            calls.append((_id(tool_call.id), tool_call.function.name, tool_call.function.arguments))
+    return (_model(record.model), calls) if calls else None
+
+
+# -- OpenAI Responses ------------------------------------------------------------------
+
+
+class _OutputItem(Struct, gc=False):
+    type: str
+    name: str | UnsetType = UNSET
+    arguments: str | UnsetType = UNSET
+    call_id: _Id = UNSET
+    status: str | UnsetType | None = UNSET
+
+
+def _responses_calls(record: Any) -> tuple[str | None, list[TypedCall]] | None:
+    if record.status == "incomplete":
+        return None  # a cut-off note
+    calls: list[TypedCall] = []
+    for item in record.output:
+        if item.type != "function_call":
+            continue
+        if item.name is UNSET or item.arguments is UNSET or item.status == "incomplete":
+            return None
+        calls.append((_id(item.call_id), item.name, item.arguments))
+    return (_model(record.model), calls) if calls else None
+
+
+# -- Anthropic Messages ----------------------------------------------------------------
+
+
+class _Block(Struct, gc=False):
+    type: str
+    name: str | UnsetType = UNSET
+    id: _Id = UNSET
+    input: Raw | UnsetType = UNSET
+
+
+_ANTHROPIC_CUT_OFF = frozenset({"max_tokens", "model_context_window_exceeded"})
+
+
+def _anthropic_calls(record: Any) -> tuple[str | None, list[TypedCall]] | None:
+    if record.stop_reason in _ANTHROPIC_CUT_OFF:
+        return None
+    calls: list[TypedCall] = []
+    for block in record.content:
+        if block.type != "tool_use":
+            continue
+        if block.name is UNSET or block.input is UNSET:
+            return None
+        calls.append((_id(block.id), block.name, block.input))
+    return (_model(record.model), calls) if calls else None
+
+
+# -- Gemini ----------------------------------------------------------------------------
+
+
+class _FunctionCall(Struct, gc=False):
+    name: str
+    args: Raw
+    id: _Id = UNSET
+
+
+class _Part(Struct, gc=False):
+    functionCall: _FunctionCall | UnsetType = UNSET
+    function_call: UnsetType = UNSET  # snake_case dumps: the general path
+
+
+class _Content(Struct, gc=False):
+    parts: list[_Part]
+
+
+class _Candidate(Struct, gc=False):
+    content: _Content
+    finishReason: str | UnsetType | None = UNSET
+    finish_reason: UnsetType = UNSET
+
+
+def _gemini_calls(record: Any) -> tuple[str | None, list[TypedCall]] | None:
+    calls: list[TypedCall] = []
+    for candidate in record.candidates:
+        if candidate.finishReason == "MAX_TOKENS":
+            return None
+        found = [part.functionCall for part in candidate.content.parts if part.functionCall]
+        if not found:
+            return None  # a failure the provider reports, or text to search
+        calls.extend((_id(call.id), call.name, call.args) for call in found)
+    return (_model(record.modelVersion), calls) if calls else None
+
+
+# -- Bedrock Converse ------------------------------------------------------------------
+
+
+class _ToolUse(Struct, gc=False):
+    name: str
+    input: Raw
+    toolUseId: _Id = UNSET
+
+
+class _ContentBlock(Struct, gc=False):
+    toolUse: _ToolUse | UnsetType = UNSET
+
+
+class _BedrockMessage(Struct, gc=False):
+    content: list[_ContentBlock]
+
+
+class _BedrockOutput(Struct, gc=False):
+    message: _BedrockMessage
+
+
+_BEDROCK_NOTED = frozenset({"max_tokens", "malformed_tool_use", "malformed_model_output"})
+
+
+def _bedrock_calls(record: Any) -> tuple[str | None, list[TypedCall]] | None:
+    if record.stopReason in _BEDROCK_NOTED:
+        return None
+    calls: list[TypedCall] = [
+        (_id(block.toolUse.toolUseId), block.toolUse.name, block.toolUse.input)
+        for block in record.output.message.content
+        if block.toolUse
+    ]
+    return (None, calls) if calls else None
+
+
+# -- Batches and MCP: a record wrapped, or a call of its own ----------------------------
+
+#: A JSON-RPC id, a batch line's custom_id.
+_RpcId = _AnyId
+
+
+class _CallParams(Struct, gc=False):
+    name: str
+    arguments: Raw
+
+
+def _batch_calls(record: Any) -> tuple[str | None, list[TypedCall]] | None:
+    return _chat_calls(record.response.body)
+
+
+def _anthropic_batch_calls(record: Any) -> tuple[str | None, list[TypedCall]] | None:
+    return _anthropic_calls(record.result.message)
+
+
+def _mcp_calls(record: Any) -> tuple[str | None, list[TypedCall]] | None:
+    return None, [(_id(record.id), record.params.name, record.params.arguments)]
+
+
+# -- the shapes ------------------------------------------------------------------------
+
+_Model = str | None | UnsetType
+
+
+def _shapes(registry: Registry) -> list[tuple[str, type[Struct], Callable[..., Any], set[str]]]:
+    """(format, struct, calls, the formats detection tries first that the struct's
+    required values rule out), in the order the fast path tries them."""
+    chat = _record(
+        "ChatCompletion",
+        [
+            # openai-chat-stream wants a chunk, openai-completions a text completion.
+            ("object", Literal["chat.completion"]),
+            ("choices", list[_Choice]),
+            ("model", _Model, UNSET),
+        ],
+        registry,
+    )
+    message = _record(
+        "Message",
+        [
+            # The stream formats want event types, never "message".
+            ("type", Literal["message"]),
+            ("content", list[_Block]),
+            ("model", _Model, UNSET),
+            ("stop_reason", str | None | UnsetType, UNSET),
+        ],
+        registry,
+    )
+    batch_response = msgspec.defstruct(
+        "BatchResponse",
+        [("body", chat), ("status_code", Literal[200] | UnsetType, UNSET)],
+        kw_only=True,
+        gc=False,
+    )
+    anthropic_result = msgspec.defstruct(
+        "AnthropicResult", [("type", Literal["succeeded"]), ("message", message)], gc=False
+    )
+    return [
+        ("openai-chat", chat, _chat_calls, {"openai-chat-stream", "openai-completions"}),
+        ("anthropic", message, _anthropic_calls, {"openai-responses-stream", "anthropic-stream"}),
+        (
+            "gemini",
+            _record(
+                "GenerateContentResponse",
+                [
+                    ("candidates", list[_Candidate]),
+                    ("modelVersion", _Model, UNSET),
+                    ("model_version", UnsetType, UNSET),
+                ],
+                registry,
+            ),
+            _gemini_calls,
+            set(),
+        ),
+        (
+            "openai-responses",
+            _record(
+                "Response",
+                [
+                    # openai-completions wants a text completion.
+                    ("object", Literal["response"]),
+                    ("output", list[_OutputItem]),
+                    ("model", _Model, UNSET),
+                    ("status", str | None | UnsetType, UNSET),
+                ],
+                registry,
+            ),
+            _responses_calls,
+            {"openai-completions"},
+        ),
+        (
+            "bedrock",
+            _record(
+                "ConverseResponse",
+                [
+                    # openai-responses wants an output array; this one is an object.
+                    ("output", _BedrockOutput),
+                    ("stopReason", str | None | UnsetType, UNSET),
+                ],
+                registry,
+            ),
+            _bedrock_calls,
+            {"openai-responses"},
+        ),
+        (
+            "openai-batch",
+            _record(
+                "BatchOutput",
+                [("custom_id", _RpcId), ("response", batch_response)],
+                registry,
+                # An input line has both; anthropic-batch wants a result.
+                also_forbidden=("body", "method"),
+            ),
+            _batch_calls,
+            {"anthropic-batch", "openai-batch-input"},
+        ),
+        (
+            "anthropic-batch",
+            _record(
+                "AnthropicBatchResult",
+                [("custom_id", _RpcId), ("result", anthropic_result)],
+                registry,
+            ),
+            _anthropic_batch_calls,
+            set(),
+        ),
+        (
+            "mcp",
+            _record(
+                "ToolsCall",
+                [
+                    ("jsonrpc", Literal["2.0"]),
+                    ("method", Literal["tools/call"]),
+                    ("params", _CallParams),
+                    ("id", _RpcId, UNSET),
+                ],
+                registry,
+            ),
+            _mcp_calls,
+            set(),
+        ),
+    ]
+
+
+def typed_shapes(registry: Registry = REGISTRY) -> list[TypedShape]:
+    """The shapes whose format detection would pick for every record they take."""
+    shapes = []
+    for name, struct, calls, ruled_out in _shapes(registry):
+        if _detection_agrees(registry, name, struct, ruled_out):
+            shapes.append(TypedShape(name, msgspec.json.Decoder(struct), calls))
+    return shapes
+
+
+def _detection_agrees(
+    registry: Registry, name: str, struct: type[Struct], ruled_out: Iterable[str]
+) -> bool:
+    """Whether, on any set of the gate keys ``struct`` allows, detection tries no
+    format before ``name`` but those its values rule out."""
+    allowed = [
+        field.encode_name
+        for field in msgspec.structs.fields(struct)
+        if field.encode_name in registry.gate_keys and field.type is not UnsetType
+    ]
+    required = {
+        field.encode_name for field in msgspec.structs.fields(struct) if field.required
+    } & registry.gate_keys
+    optional = [key for key in allowed if key not in required]
+    for mask in range(1 << len(optional)):
+        present = required | {key for i, key in enumerate(optional) if mask >> i & 1}
+        before = registry.candidates(frozenset(present))
+        if name not in before:
+            return False
+        if not set(before[: before.index(name)]) <= set(ruled_out):
+            return False
+    return True

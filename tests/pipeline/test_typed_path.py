@@ -1,0 +1,561 @@
+"""The typed fast path changes nothing: rows and summaries with it on and forced off are
+identical, byte for byte, on every format case, on the real corpus's calls written as
+each provider returns them, and on generated records; and each line it must not
+decide is left to the general path."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from toolaudit.pipeline.audit import Audit, AuditOptions
+from toolaudit.pipeline.typed_reader import TypedReader
+from toolaudit.schemas import SchemaSet, load_schemas
+from toolaudit.schemas.loading import schema_set
+from toolaudit.sources import Source
+from toolaudit.typed import arguments as typed_arguments
+
+from ..conftest import FIXTURES, REPO
+
+CASES = REPO / "tests" / "cases" / "formats"
+FOLDERS = sorted(path for path in CASES.iterdir() if path.is_dir())
+
+
+def audited(
+    data: bytes, schemas: SchemaSet, *, typed: bool, **options: Any
+) -> tuple[bytes, dict[str, Any]]:
+    run = Audit([Source("-")], schemas, AuditOptions(**options), stdin=io.BytesIO(data))
+    run.typed_fast_path = typed
+    report = io.BytesIO()
+    summary = run.run(report)
+    return report.getvalue(), summary.to_dict()
+
+
+def assert_same_either_way(data: bytes, schemas: SchemaSet, **options: Any) -> None:
+    fast = audited(data, schemas, typed=True, **options)
+    general = audited(data, schemas, typed=False, **options)
+    assert fast[0].decode().splitlines() == general[0].decode().splitlines()
+    assert fast == general
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=[path.name for path in FOLDERS])
+def test_every_format_case_gives_the_same_report_and_summary(folder: Path) -> None:
+    [schemas_file] = sorted(folder.glob("schemas.json*"))
+    schemas = load_schemas(str(schemas_file))
+    assert_same_either_way((folder / "input.jsonl").read_bytes(), schemas)
+    assert_same_either_way((folder / "input.jsonl").read_bytes(), schemas, errors_only=True)
+
+
+# -- the records each typed format is written as ----------------------------------------
+
+
+def openai_chat(calls: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    tool_calls = [
+        {
+            "id": c.get("id"),
+            "type": "function",
+            "function": {"name": c["name"], "arguments": c["text"]},
+        }
+        for c in calls
+    ]
+    message = {"role": "assistant", "content": None, "tool_calls": tool_calls, "refusal": None}
+    choice = {"index": 0, "message": message, "finish_reason": "tool_calls", "logprobs": None}
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "model": "gpt-4o",
+        "choices": [choice],
+        **extra,
+    }
+
+
+def openai_responses(calls: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    output: list[dict[str, Any]] = [{"type": "reasoning", "id": "rs_1", "summary": []}]
+    output += [
+        {
+            "type": "function_call",
+            "id": f"fc_{i}",
+            "call_id": c.get("id"),
+            "name": c["name"],
+            "arguments": c["text"],
+            "status": "completed",
+        }
+        for i, c in enumerate(calls)
+    ]
+    return {
+        "id": "resp_1",
+        "object": "response",
+        "model": "gpt-5",
+        "status": "completed",
+        "output": output,
+        **extra,
+    }
+
+
+def anthropic(calls: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    content: list[dict[str, Any]] = [{"type": "text", "text": "Let me check."}]
+    content += [
+        {"type": "tool_use", "id": c.get("id"), "name": c["name"], "input": c["value"]}
+        for c in calls
+    ]
+    return {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude",
+        "content": content,
+        "stop_reason": "tool_use",
+        **extra,
+    }
+
+
+def gemini(calls: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    parts = [{"functionCall": {"name": c["name"], "args": c["value"]}} for c in calls]
+    candidate = {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
+    return {"candidates": [candidate], "modelVersion": "gemini-2.5-flash", **extra}
+
+
+def bedrock(calls: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    content = [
+        {"toolUse": {"toolUseId": c.get("id"), "name": c["name"], "input": c["value"]}}
+        for c in calls
+    ]
+    message = {"role": "assistant", "content": content}
+    return {
+        "output": {"message": message},
+        "stopReason": "tool_use",
+        "usage": {"inputTokens": 3},
+        **extra,
+    }
+
+
+def openai_batch(calls: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    response = {"status_code": 200, "request_id": "r1", "body": openai_chat(calls, **extra)}
+    return {"id": "batch_req_1", "custom_id": "req-1", "response": response, "error": None}
+
+
+def anthropic_batch(calls: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    return {
+        "custom_id": "req-1",
+        "result": {"type": "succeeded", "message": anthropic(calls, **extra)},
+    }
+
+
+def mcp(calls: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    """A tools/call request: one call a line (the first given)."""
+    params = {"name": calls[0]["name"], "arguments": calls[0]["value"]} if calls else {}
+    return {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params, **extra}
+
+
+WRITERS = {
+    "openai-chat": openai_chat,
+    "openai-batch": openai_batch,
+    "anthropic-batch": anthropic_batch,
+    "mcp": mcp,
+    "openai-responses": openai_responses,
+    "anthropic": anthropic,
+    "gemini": gemini,
+    "bedrock": bedrock,
+}
+
+
+#: The formats whose arguments are an object in the line, not a JSON string.
+OBJECT_FORMATS = ("anthropic", "anthropic-batch", "gemini", "bedrock", "mcp")
+
+
+def call(
+    name: str, value: Any, call_id: str | None = "c1", text: str | None = None
+) -> dict[str, Any]:
+    """A call as the writers take it: its arguments as a value and as JSON text."""
+    return {
+        "name": name,
+        "value": value,
+        "text": json.dumps(value) if text is None else text,
+        "id": call_id,
+    }
+
+
+def test_the_typed_path_reads_each_typed_format(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Not a test that cannot fail: it shows the comparisons above ran the typed path.
+    schemas = schema_set({"get": {"parameters": {"properties": {"city": {"type": "string"}}}}})
+    reader = TypedReader(schemas.validator)  # type: ignore[arg-type]
+    assert reader.formats == set(WRITERS)
+    for name, write in WRITERS.items():
+        reader.seen(name)
+        for calls in ([call("get", {"city": "Oslo"})], [call("get", {"city": 1})]):
+            read = reader.read(orjson.dumps(write(calls)))
+            assert read is not None, name
+            [(_, _, verdict)] = read[1][:1]
+            # Valid: its tool; else handed back to the general judge.
+            assert (verdict == "get") is (calls[0]["value"]["city"] == "Oslo")
+
+
+TOOLS = schema_set(
+    {
+        "get": {
+            "parameters": {
+                "properties": {
+                    "city": {"type": "string"},
+                    "days": {"type": "integer"},
+                    "unit": {"type": "string", "enum": ["c", "f"]},
+                    "near": {"type": ["number", "null"]},
+                },
+                "required": ["city"],
+            }
+        }
+    }
+)
+VALID = call("get", {"city": "Oslo"})
+
+
+def line_of(record: dict[str, Any]) -> bytes:
+    return json.dumps(record, separators=(",", ":")).encode()  # integers of any size
+
+
+#: Lines the typed path must leave whole to the general path, by the reason.
+WHOLE_LINE = {
+    "a value of another type (a numeric call id)": line_of(openai_chat([{**VALID, "id": 7}])),
+    "a model that is not a string": line_of(openai_chat([VALID], model=4)),
+    "a legacy function_call beside the tool calls": line_of(
+        {**openai_chat([VALID]), "choices": [{"message": {"tool_calls": [], "function_call": {}}}]}
+    ),
+    "a message without calls, whose text may hold some": line_of(openai_chat([])),
+    "a response cut by its length limit": line_of(
+        {
+            **openai_chat([VALID]),
+            "choices": [{**openai_chat([VALID])["choices"][0], "finish_reason": "length"}],
+        }
+    ),
+    "a stream chunk": line_of({**openai_chat([VALID]), "object": "chat.completion.chunk"}),
+    "a custom tool's call": line_of(
+        {
+            **openai_chat([VALID]),
+            "choices": [
+                {
+                    "message": {
+                        "tool_calls": [
+                            {"type": "custom", "function": {"name": "get", "arguments": "{}"}}
+                        ]
+                    }
+                }
+            ],
+        }
+    ),
+    "the tools of the request beside (an envelope)": line_of(
+        {"request": {"tools": []}, "response": openai_chat([VALID])}
+    ),
+    "a record key another format is detected by": line_of(openai_chat([VALID], custom_id="x")),
+    "snake_case Gemini": line_of(
+        {"candidates": [{"content": {"parts": [{"function_call": {"name": "get", "args": {}}}]}}]}
+    ),
+    "Anthropic's stop at max_tokens": line_of(anthropic([VALID], stop_reason="max_tokens")),
+    "a lone surrogate": line_of(openai_chat([VALID])).replace(b'"gpt-4o"', b'"\\ud800"'),
+    "a byte order mark": b"\xef\xbb\xbf" + line_of(openai_chat([VALID])),
+    "invalid UTF-8 in a field nobody reads": line_of(openai_chat([VALID], note="x")).replace(
+        b'"x"', b'"\xff"'
+    ),
+    "a failing call on a line with a long integer": line_of(
+        openai_chat([call("get", {"city": 1})], seed=2**70)
+    ),
+    "a thousand opening brackets: nesting that may be as deep as a parser goes": line_of(
+        openai_chat([VALID], deep=[[[[[[[[[[]]]]]]]]]] * 100)
+    ),
+    "a failing call on a line with 1e400": line_of(openai_chat([call("get", {"city": 1})]))[:-1]
+    + b',"x":1e400}',
+}
+
+#: Calls the typed path must hand back to the general judge, by the reason.
+HANDED_BACK = {
+    "a validation error": call("get", {"city": 3}),
+    "an unknown tool": call("nope", {}),
+    "an integer past 64 bits": call("get", {"city": "Oslo", "days": 2**64}),
+    "1e400": call("get", {"city": "Oslo", "near": 0}, text='{"city": "Oslo", "near": 1e400}'),
+    "a lone surrogate in the arguments": call("get", {}, text='{"city": "\\ud800"}'),
+    "arguments that are not JSON": call("get", {}, text='{"city": '),
+    "an empty arguments string": call("get", {}, text=""),
+    "a duplicate key whose first value is wrong": call(
+        "get", {}, text='{"city": 1, "city": "Oslo"}'
+    ),
+    "1.0 for an integer": call("get", {"city": "Oslo", "days": 1.0}),
+    "true for an integer": call("get", {"city": "Oslo", "days": True}),
+}
+
+
+@pytest.mark.parametrize("reason", list(WHOLE_LINE))
+def test_lines_it_must_not_decide_go_to_the_general_path_whole(reason: str) -> None:
+    line = WHOLE_LINE[reason]
+    reader = TypedReader(TOOLS.validator)  # type: ignore[arg-type]
+    for shape in reader.formats:
+        reader.seen(shape)
+        assert reader.read(line) is None, shape
+    assert_same_either_way(line + b"\n", TOOLS)
+
+
+@pytest.mark.parametrize("reason", list(HANDED_BACK))
+@pytest.mark.parametrize("format_name", list(WRITERS))
+def test_calls_it_must_not_decide_go_to_the_general_judge(reason: str, format_name: str) -> None:
+    handed = HANDED_BACK[reason]
+    made = [handed] if format_name == "mcp" else [VALID, handed]  # MCP: a call a line
+    line = line_of(WRITERS[format_name](made))
+    if format_name in OBJECT_FORMATS:  # the arguments as written, in the line itself
+        line = line.replace(line_of(handed["value"]), handed["text"].encode() or b'""')
+    reader = TypedReader(TOOLS.validator)  # type: ignore[arg-type]
+    reader.seen(format_name)
+    read = reader.read(line)
+    if read is not None:  # else the whole line was left to the general path, as it may
+        *valid, (_, _, last) = read[1]
+        assert [verdict for _, _, verdict in valid] == ["get"] * len(valid)
+        assert not isinstance(last, str)
+    assert_same_either_way(line + b"\n", TOOLS)
+
+
+def test_duplicate_keys_are_decided_as_the_general_path_decides() -> None:
+    # Every value of a key given twice is checked, and the last one kept, as orjson keeps it.
+    for text in ('{"city": "Oslo", "city": 3}', '{"city": "Oslo", "city": "Rome"}'):
+        for format_name, write in WRITERS.items():
+            line = line_of(write([call("get", {}, text=text)]))
+            if format_name in OBJECT_FORMATS:
+                line = line.replace(b"{}", text.encode())
+            assert_same_either_way(line + b"\n", TOOLS)
+
+
+# -- generated records ------------------------------------------------------------------
+
+NAMES = st.one_of(
+    st.sampled_from(
+        ["city", "days", "class", "__class__", "", " ", "a.b", 'q"uote', "back\\slash"]
+    ),
+    st.text(max_size=4),
+)
+TYPE_NAMES = ["string", "integer", "number", "boolean", "array", "object", "null"]
+SCALARS = st.one_of(
+    st.booleans(),
+    st.none(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.sampled_from([0, 1, -1, 1.0, -0.0, 0.5, 2**63 - 1, 2**63, 2**64, 1e300]),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=3),
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=2), inner, max_size=2)
+    ),
+    max_leaves=4,
+)
+SPECS = st.fixed_dictionaries(
+    {},
+    optional={
+        "type": st.sampled_from(TYPE_NAMES) | st.lists(st.sampled_from(TYPE_NAMES), max_size=3),
+        "enum": st.lists(SCALARS | st.lists(SCALARS, max_size=1), max_size=3),
+    },
+)
+PARAMETERS = st.dictionaries(NAMES, SPECS, max_size=4)
+
+
+@st.composite
+def tools(draw: st.DrawFn) -> dict[str, Any]:
+    found = {}
+    for name in draw(
+        st.lists(
+            st.sampled_from(["get", "set", "x.y", ""]) | NAMES, min_size=1, max_size=3, unique=True
+        )
+    ):
+        properties = draw(PARAMETERS)
+        required = draw(st.lists(st.sampled_from([*properties, "undeclared"]), max_size=3))
+        found[name] = {
+            "parameters": {"type": "object", "properties": properties, "required": required}
+        }
+    return found
+
+
+#: Values at the edges of each type name: what a typed decoder must accept or refuse.
+EDGES = {
+    "string": st.sampled_from(["", "Oslo", "\u00e9", "1", "true"]) | st.text(max_size=3),
+    "integer": st.sampled_from([0, -1, 2**63 - 1, 2**63, 2**64, -(2**63), 1.0, -0.0, True]),
+    "number": st.sampled_from([0, 0.5, -0.0, 1e300, 2**64, 1.0, False])
+    | st.floats(allow_nan=False, allow_infinity=False),
+    "boolean": st.sampled_from([True, False, 0, 1]),
+    "array": st.sampled_from([[], [1], [[]], {}]),
+    "object": st.sampled_from([{}, {"a": 1}, []]),
+    "null": st.sampled_from([None, 0, ""]),
+}
+
+
+@st.composite
+def value_for(draw: st.DrawFn, spec: dict[str, Any]) -> Any:
+    """A value near what ``spec`` accepts: an enum member, a value at the edges of one
+    of its types, or (now and then) anything."""
+    enum = spec.get("enum")
+    if enum and draw(st.booleans()):
+        return draw(st.sampled_from(enum))
+    declared = spec.get("type", TYPE_NAMES)
+    declared = [declared] if isinstance(declared, str) else declared or TYPE_NAMES
+    return draw(st.sampled_from(declared).flatmap(lambda name: EDGES[name]) | VALUES)
+
+
+@st.composite
+def calls(draw: st.DrawFn, schemas: dict[str, Any]) -> dict[str, Any]:
+    name = draw(st.sampled_from(sorted(schemas)) | NAMES)
+    parameters = schemas.get(name, {}).get("parameters", {})
+    properties = parameters.get("properties", {})
+    arguments = {}
+    for key in (
+        draw(st.lists(st.sampled_from(sorted(properties)), unique=True)) if properties else []
+    ):
+        arguments[key] = draw(value_for(properties[key]))
+    for key in parameters.get("required", []):
+        if key in properties and key not in arguments and draw(st.integers(0, 9)):
+            arguments[key] = draw(value_for(properties[key]))
+    if draw(st.integers(0, 9)) == 0:
+        arguments[draw(NAMES)] = draw(VALUES)  # perhaps undeclared
+    text = json.dumps(arguments)
+    if draw(st.integers(0, 5)) == 0:
+        text = draw(
+            st.sampled_from(["", "{", "[]", '"{}"', text.replace("{", '{"k": 1, "k": 2, ', 1)])
+        )
+    return call(name, arguments, draw(st.sampled_from(["c1", None])), text)
+
+
+@st.composite
+def logs(draw: st.DrawFn) -> tuple[dict[str, Any], bytes]:
+    schemas = draw(tools())
+    lines = []
+    format_name = draw(st.sampled_from(sorted(WRITERS)))
+    for _ in range(draw(st.integers(1, 4))):
+        if draw(st.integers(0, 4)) == 0:  # now and then, another format's line
+            format_name = draw(st.sampled_from(sorted(WRITERS)))
+        made = [draw(calls(schemas)) for _ in range(draw(st.integers(1, 3)))]
+        extra = draw(
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "model": st.sampled_from(["m", 3, None]),
+                    "seed": st.integers(min_value=0, max_value=2**70),
+                },
+            )
+        )
+        record = WRITERS[format_name](made, **extra)
+        line = line_of(record)
+        if format_name in OBJECT_FORMATS:
+            for one in made:
+                line = line.replace(line_of(one["value"]), one["text"].encode() or b'""', 1)
+        lines.append(line)
+    return schemas, b"\n".join(lines) + b"\n"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(logs())
+def test_generated_records_give_the_same_rows_and_summary(
+    log: tuple[dict[str, Any], bytes],
+) -> None:
+    schemas, data = log
+    assert_same_either_way(data, schema_set(schemas))
+
+
+EDGE_TOOLS = {
+    "probe": {
+        "parameters": {
+            "type": "object",
+            "properties": {
+                **{f"p_{name}": {"type": name} for name in TYPE_NAMES},
+                "p_union": {"type": ["integer", "null"]},
+                "p_either": {"type": ["string", "number"]},
+                "p_enum": {"enum": ["a", 1, True, None, 2.5]},
+                "p_typed_enum": {"type": "integer", "enum": [1, 2]},
+                "p_any": {},
+            },
+            "required": ["p_string"],
+        }
+    }
+}
+
+
+@st.composite
+def edge_logs(draw: st.DrawFn) -> bytes:
+    properties = EDGE_TOOLS["probe"]["parameters"]["properties"]
+    format_name = draw(st.sampled_from(sorted(WRITERS)))
+    lines = []
+    for _ in range(draw(st.integers(1, 5))):
+        made = []
+        for _ in range(draw(st.integers(1, 3))):
+            keys = draw(st.lists(st.sampled_from(sorted(properties)), unique=True, max_size=4))
+            arguments = {"p_string": "x", **{key: draw(value_for(properties[key])) for key in keys}}
+            made.append(call("probe", arguments))
+        lines.append(line_of(WRITERS[format_name](made)))
+    return b"\n".join(lines) + b"\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(edge_logs())
+def test_values_at_every_type_edge_give_the_same_rows_and_summary(data: bytes) -> None:
+    # Most of these calls are valid: the typed decoders decide them (see the test above
+    # that counts), so a type rule they got wrong shows here.
+    assert_same_either_way(data, schema_set(EDGE_TOOLS))
+
+
+def test_the_comparison_catches_a_wrong_type_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The hot path stays honest: with one rule flipped (an integer parameter taking 1.0),
+    # the comparison above must fail.
+    monkeypatch.setitem(typed_arguments.TYPE_OF_KIND, "integer", int | float)
+    compare = settings(max_examples=500, deadline=None, phases=[Phase.generate], database=None)(
+        given(edge_logs())(lambda data: assert_same_either_way(data, schema_set(EDGE_TOOLS)))
+    )
+    with pytest.raises(AssertionError):
+        compare()
+
+
+# -- the real corpus ---------------------------------------------------------------------
+
+BFCL = FIXTURES / "bfcl"
+
+
+def corpus() -> tuple[dict[str, Any], list[list[dict[str, Any]]]]:
+    """The corpus's tool definitions, pooled by name, and each result line's calls as
+    the bfcl format reads them (real models' arguments, right and wrong)."""
+    from toolaudit.formats import extract
+    from toolaudit.schemas.tooldefs import normalize_tools
+
+    schemas: dict[str, Any] = {}
+    for questions in sorted(BFCL.glob("BFCL_*.json")):
+        for line in questions.read_text().splitlines():
+            for name, schema in normalize_tools(
+                orjson.loads(line)["function"], source="bfcl"
+            ).items():
+                schemas.setdefault(name.replace(".", "_"), schema)
+                schemas.setdefault(name, schema)
+    records = []
+    for results in sorted(BFCL.glob("*_result.json")):
+        for line in results.read_text().splitlines():
+            made = []
+            for found in extract(orjson.loads(line), "bfcl").calls:
+                if not isinstance(found.name, str):
+                    continue
+                value = found.arguments
+                text = value if isinstance(value, str) else json.dumps(value)
+                made.append(
+                    call(found.name, value if not isinstance(value, str) else {}, None, text)
+                )
+            records.append(made)
+    return schemas, records
+
+
+@pytest.mark.parametrize("format_name", sorted(WRITERS))
+def test_the_corpus_calls_give_the_same_rows_and_summary(format_name: str) -> None:
+    schemas, records = corpus()
+    assert len(schemas) > 200 and len(records) > 800
+    lines = []
+    for made in records:
+        line = line_of(WRITERS[format_name](made))
+        if format_name in OBJECT_FORMATS:
+            for one in made:
+                line = line.replace(line_of(one["value"]), one["text"].encode() or b'""', 1)
+        lines.append(line)
+    assert_same_either_way(b"\n".join(lines) + b"\n", schema_set(schemas))
