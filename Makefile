@@ -31,10 +31,12 @@ lint: $(INSTALLED)
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy
 
-# Figures, not pass/fail: see benchmarks/README.md. BENCH_ARGS="--calls 200000" for a quick run.
+# Figures, not pass/fail: see benchmarks/README.md. BENCH_ARGS="--calls 200000" (and
+# PROVIDERS_ARGS="--calls 200000" for the provider logs) for a quick run.
 bench: $(INSTALLED)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[bench]'
 	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
+	$(BIN)/python benchmarks/providers_bench.py $(PROVIDERS_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis src/*.egg-info

@@ -1,0 +1,196 @@
+"""Realistic provider logs: the benchmark's calls as the APIs return them.
+
+Each call of the flat generator (``synthetic.py``: the same tools, arguments and broken
+calls) becomes one whole response, with the fields the API really sends beside the
+call (usage with its details, fingerprints, ``refusal``, ``annotations``, ids, a text
+block before an Anthropic ``tool_use``...), so that a line weighs what it weighs in a
+production log (OpenAI about 0.8 KB). A line the generator made unparseable stays as
+it is: logs hold those too.
+
+- ``openai``: Chat Completions responses (``chat.completion``), arguments a JSON string;
+- ``anthropic``: Messages responses (``message``), a text block and a ``tool_use`` block
+  whose ``input`` is the arguments object (a string when they are not JSON: a logging
+  deviation, which the audit reports);
+- ``gemini``: ``generateContent`` responses, ``functionCall.args`` the object.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from common import DATA_DIR, READ_BUFFER, atomic_path, progress
+from synthetic import GENERATOR_VERSION, generate_lines
+
+#: Bumped when a shape changes: the cached logs' names carry it.
+PROVIDERS_VERSION = 2
+PROVIDERS = ("openai", "anthropic", "gemini")
+
+
+_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def _token(rng: random.Random, length: int = 24) -> str:
+    """An id's random part, as the APIs make them (base62: few long runs of digits)."""
+    return "".join(rng.choices(_ALPHABET, k=length))
+
+
+def _arguments_object(arguments: object) -> object:
+    """The arguments as an object-sending API logs them: parsed when they parse."""
+    if isinstance(arguments, str):
+        try:
+            return orjson.loads(arguments)
+        except orjson.JSONDecodeError:
+            return arguments
+    return arguments
+
+
+def _arguments_text(arguments: object) -> str:
+    return arguments if isinstance(arguments, str) else orjson.dumps(arguments).decode()
+
+
+def openai_response(number: int, call: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    prompt, completion = rng.randint(200, 4000), rng.randint(15, 120)
+    return {
+        "id": f"chatcmpl-{_token(rng, 29)}",
+        "object": "chat.completion",
+        "created": 1764547200 + number,
+        "model": "gpt-4o-2024-08-06",
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": call.get("id") or f"call_{_token(rng)}",
+                            "type": "function",
+                            "function": {
+                                "name": call.get("name"),
+                                "arguments": _arguments_text(call.get("arguments")),
+                            },
+                        }
+                    ],
+                    "refusal": None,
+                    "annotations": [],
+                },
+                "logprobs": None,
+                "finish_reason": "tool_calls",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+            "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+            "completion_tokens_details": {
+                "reasoning_tokens": 0,
+                "audio_tokens": 0,
+                "accepted_prediction_tokens": 0,
+                "rejected_prediction_tokens": 0,
+            },
+        },
+        "service_tier": "default",
+        "system_fingerprint": "fp_f33640a400",
+    }
+
+
+def anthropic_response(number: int, call: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    prompt, completion = rng.randint(200, 4000), rng.randint(15, 120)
+    return {
+        "id": f"msg_01{_token(rng, 22)}",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5-20250929",
+        "content": [
+            {"type": "text", "text": "I'll look that up for you."},
+            {
+                "type": "tool_use",
+                "id": call.get("id") or f"toolu_01{_token(rng, 22)}",
+                "name": call.get("name"),
+                "input": _arguments_object(call.get("arguments")),
+            },
+        ],
+        "stop_reason": "tool_use",
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": prompt,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+            "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+            "output_tokens": completion,
+            "service_tier": "standard",
+        },
+    }
+
+
+def gemini_response(number: int, call: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    prompt, completion = rng.randint(200, 4000), rng.randint(15, 120)
+    return {
+        "candidates": [
+            {
+                "content": {
+                    "parts": [
+                        {
+                            "functionCall": {
+                                "name": call.get("name"),
+                                "args": _arguments_object(call.get("arguments")),
+                            }
+                        }
+                    ],
+                    "role": "model",
+                },
+                "finishReason": "STOP",
+                "avgLogprobs": -0.0123,
+                "index": 0,
+            }
+        ],
+        "usageMetadata": {
+            "promptTokenCount": prompt,
+            "candidatesTokenCount": completion,
+            "totalTokenCount": prompt + completion,
+            "promptTokensDetails": [{"modality": "TEXT", "tokenCount": prompt}],
+        },
+        "modelVersion": "gemini-2.5-flash",
+        "responseId": _token(rng, 20),
+    }
+
+
+SHAPES: dict[str, Callable[[int, dict[str, Any], random.Random], dict[str, Any]]] = {
+    "openai": openai_response,
+    "anthropic": anthropic_response,
+    "gemini": gemini_response,
+}
+
+
+def provider_lines(provider: str, calls: int, seed: int) -> Iterator[bytes]:
+    shape = SHAPES[provider]
+    rng = random.Random(seed)
+    for number, (line, _) in enumerate(generate_lines(calls, seed), start=1):
+        try:
+            call = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            yield line.encode()  # not JSON in any format
+            continue
+        if not isinstance(call, dict):
+            yield line.encode()
+            continue
+        yield orjson.dumps(shape(number, call, rng))
+
+
+def provider_log(provider: str, calls: int, seed: int) -> Path:
+    """The log of ``calls`` responses of ``provider``: cached, or written now."""
+    path = (
+        DATA_DIR / f"{provider}-v{PROVIDERS_VERSION}.{GENERATOR_VERSION}-seed{seed}-{calls}.jsonl"
+    )
+    if not path.exists():
+        progress(f"writing {path.name} ...")
+        with atomic_path(path) as partial, open(partial, "wb", buffering=READ_BUFFER) as out:
+            for line in provider_lines(provider, calls, seed):
+                out.write(line + b"\n")
+    return path
