@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +37,8 @@ def audited(
     run.typed_fast_path = typed
     report = io.BytesIO()
     summary = run.run(report)
+    if not typed:  # else every comparison here would compare the typed path with itself
+        assert run._typed is None
     return report.getvalue(), summary.to_dict()
 
 
@@ -482,7 +486,9 @@ EDGE_TOOLS = {
 def edge_logs(draw: st.DrawFn) -> bytes:
     properties = EDGE_TOOLS["probe"]["parameters"]["properties"]
     format_name = draw(st.sampled_from(sorted(WRITERS)))
-    lines = []
+    # The first line of a format goes to the general path, which makes the typed one:
+    # the lines after it are the typed path's.
+    lines = [line_of(WRITERS[format_name]([call("probe", {"p_string": "x"})]))]
     for _ in range(draw(st.integers(1, 5))):
         made = []
         for _ in range(draw(st.integers(1, 3))):
@@ -559,3 +565,27 @@ def test_the_corpus_calls_give_the_same_rows_and_summary(format_name: str) -> No
                 line = line.replace(line_of(one["value"]), one["text"].encode() or b'""', 1)
         lines.append(line)
     assert_same_either_way(b"\n".join(lines) + b"\n", schema_set(schemas))
+
+
+def test_the_audit_names_the_formats_the_typed_path_reads() -> None:
+    from toolaudit.formats.typed import typed_shapes
+    from toolaudit.pipeline.audit import TYPED_FORMATS
+
+    assert {shape.format for shape in typed_shapes()} == TYPED_FORMATS
+
+
+def test_a_log_of_no_typed_format_never_loads_msgspec() -> None:
+    code = (
+        "import sys, toolaudit\n"
+        f"toolaudit.audit([{str(REPO / 'sample_logs' / 'calls.jsonl')!r}],"
+        f" {str(REPO / 'sample_logs' / 'schemas.json')!r}).run()\n"
+        "print('msgspec' in sys.modules)"
+    )
+    flat = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert flat.stdout.split() == ["False"]
+    # ... and one of a typed format does: the check above can fail.
+    case = CASES / "openai-chat"
+    code = code.replace(str(REPO / "sample_logs" / "calls.jsonl"), str(case / "input.jsonl"))
+    code = code.replace(str(REPO / "sample_logs" / "schemas.json"), str(case / "schemas.json"))
+    chat = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert chat.stdout.split() == ["True"]

@@ -41,6 +41,20 @@ from toolaudit.sources import DamagedInput, OversizedLine, Source, expand_paths,
 __all__ = ["Audit", "AuditOptions", "Row", "write_rows"]
 
 _BOM = b"\xef\xbb\xbf"
+#: The formats the typed path reads (formats/typed.py builds their shapes; a test
+#: checks the two agree). Named here so that a log of none of them never loads msgspec.
+TYPED_FORMATS = frozenset(
+    {
+        "openai-chat",
+        "openai-responses",
+        "openai-batch",
+        "anthropic",
+        "anthropic-batch",
+        "gemini",
+        "bedrock",
+        "mcp",
+    }
+)
 #: Server-sent-events lines that carry no data (a ":" line is a comment).
 _SSE_FRAMING = (b"event:", b"id:", b"retry:", b":")
 _SSE_DONE = b"[DONE]"
@@ -101,8 +115,10 @@ class Audit:
         self._holds_streams = False
         self._started = False
         self.summary: Summary | None = None
-        #: Reads provider responses with msgspec; None where it cannot serve.
+        #: Reads provider responses with msgspec: made once the general path has read
+        #: a record of a format it reads, where it gives what the general path would.
         self._typed: TypedReader | None = None
+        self._typed_allowed = self._typed_gives_the_same()
 
     @classmethod
     def of_paths(
@@ -224,8 +240,6 @@ class Audit:
             and self.options.input_format in (None, "flat")
         )
         grouped = self._groups is not None
-        typed = self._typed = self._typed_reader()
-        typed_read = typed.read if typed is not None else None
         tools_get = (global_tools or NO_TOOLS).tools.get
         ok_batch: list[str] = []
         ok_names = ok_batch.append
@@ -249,8 +263,9 @@ class Audit:
                 add = out.add  # this batch's list (take() starts a new one)
                 for line in lines:
                     lineno += 1
-                    if typed_read is not None and typed.current is not None:  # type: ignore[union-attr]
-                        read = typed_read(line)
+                    typed = self._typed
+                    if typed is not None and typed.current is not None:
+                        read = typed.read(line)
                         if read is not None:
                             typed_model, found = read
                             for index, typed_id, valid_or_call in found:
@@ -379,23 +394,31 @@ class Audit:
         if rows:
             yield rows
 
-    def _typed_reader(self) -> TypedReader | None:
-        """The typed path, where it gives what the general path would: the global
-        schemas judge every record it reads (none keyed, none deep), and no group
-        needs the record's fields."""
-        validator = self.schemas.validator
-        if (
-            not self.typed_fast_path
-            or validator is None
-            or self._deep
-            or self.schemas.keyed
-            or self._groups is not None
-        ):
-            return None
-        from toolaudit.pipeline.typed_reader import TypedReader  # here: it loads msgspec
+    def _typed_gives_the_same(self) -> bool:
+        """Whether the typed path would give what the general path gives (when
+        :attr:`typed_fast_path` lets it run at all): the global
+        schemas judge every record it reads (none keyed, none deep), no group needs the
+        record's fields, and a forced format is one it reads."""
+        forced = self.options.input_format
+        return (
+            self.schemas.validator is not None
+            and not self._deep
+            and not self.schemas.keyed
+            and self._groups is None
+            and (forced is None or forced in TYPED_FORMATS)
+        )
 
-        reader = TypedReader(validator, self.options.input_format)
-        return reader if reader.current is not None else None
+    def _typed_seen(self, format_name: str) -> None:
+        """The general path read a record of this format: the typed path tries it next,
+        made now if it was not yet (loading msgspec)."""
+        if self._typed is not None:
+            self._typed.seen(format_name)
+        elif self._typed_allowed and self.typed_fast_path and format_name in TYPED_FORMATS:
+            from toolaudit.pipeline.typed_reader import TypedReader
+
+            assert self.schemas.validator is not None
+            self._typed = TypedReader(self.schemas.validator, self.options.input_format)
+            self._typed.seen(format_name)
 
     def _count_lines(self, source: Source, status: SourceStatus, lineno: int, blank: int) -> None:
         tally = self._global
@@ -437,13 +460,13 @@ class Audit:
             return
         if tally is None:
             tally = self._tally_for(record, extracted.model, extracted.fields)
-        if self._typed is not None:
-            self._typed.seen(extracted.format)
+        self._typed_seen(extracted.format)
         if extracted.stream is not None:
             self._feed_stream(extracted, lineno, out, tally)
             return
         if extracted.defines is not None:
             self._record_tools.remember(extracted)
+            self._typed_allowed = False  # the tools judging later records are not the global ones
             if self._typed is not None:
                 self._typed.stop()
         if not extracted.calls:
