@@ -374,8 +374,7 @@ class Audit:
         except InputError as error:
             status.complete = False
             status.error = str(error)
-        except KeyboardInterrupt:
-            self._streams = StreamAssembler(1)  # the run stops: its open streams are not judged
+        except KeyboardInterrupt:  # (the streams still open are not judged: the run stops)
             stop.busy = False
             status.complete = False
             status.error = f"interrupted after line {lineno}"
