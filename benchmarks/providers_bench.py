@@ -24,15 +24,20 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
-
-import orjson
 
 from common import DATA_DIR, BenchmarkError, progress, source_state
 from dataset import prepare_dataset
-from measure import audit_argv, run_child, toolaudit_executable
+from measure import (
+    Variant,
+    audit_argv,
+    measure_round_robin,
+    run_child,
+    timed_child,
+    timed_in_process,
+    toolaudit_executable,
+)
+from peers import floor_pass
 from providers import PROVIDERS, provider_log
 
 SEED = 20261128
@@ -43,18 +48,6 @@ GENERAL_ONLY = (
     "import sys; from toolaudit.pipeline.audit import Audit; Audit.typed_fast_path = False; "
     "from toolaudit.cli import app; sys.argv[0] = 'toolaudit'; app()"
 )
-
-
-def floor_seconds(log: Path) -> float:
-    loads, error = orjson.loads, orjson.JSONDecodeError
-    started = time.perf_counter()
-    with log.open("rb") as lines:
-        for line in lines:
-            try:
-                loads(line)
-            except error:  # the log's few lines that are not JSON: parsed all the same
-                continue
-    return time.perf_counter() - started
 
 
 def hit_rate(log: Path, schemas: Path) -> tuple[float, float]:
@@ -83,20 +76,26 @@ def hit_rate(log: Path, schemas: Path) -> tuple[float, float]:
     return lines / summary.lines, valid / calls if calls else 0.0
 
 
-def variants_for(
-    log: Path, audit: list[str], report: Path
-) -> dict[str, tuple[str, Callable[[], float]]]:
-    """The rows of one log's table: how to run each once."""
+def variants_for(log: Path, audit: list[str], report: Path) -> dict[str, Variant]:
+    """The rows of one log's table, by key."""
     general = [sys.executable, "-c", GENERAL_ONLY, *audit[1:]]
     return {
-        "floor": ("orjson.loads of each line, in-process", lambda: floor_seconds(log)),
-        "summary": ("toolaudit audit, summary only", lambda: run_child(audit).seconds),
-        "report": (
-            "toolaudit audit --report FILE",
-            lambda: run_child([*audit, "--report", str(report)]).seconds,
-        ),
-        "general": ("summary only, the typed path off", lambda: run_child(general).seconds),
-        "jobs": ("summary only, --jobs 2", lambda: run_child([*audit, "--jobs", "2"]).seconds),
+        variant.key: variant
+        for variant in (
+            Variant(
+                "floor",
+                "orjson.loads of each line, in-process",
+                timed_in_process(lambda: floor_pass(log), lambda _: None),
+            ),
+            Variant("summary", "toolaudit audit, summary only", timed_child(audit)),
+            Variant(
+                "report",
+                "toolaudit audit --report FILE",
+                timed_child([*audit, "--report", str(report)]),
+            ),
+            Variant("general", "summary only, the typed path off", timed_child(general)),
+            Variant("jobs", "summary only, --jobs 2", timed_child([*audit, "--jobs", "2"])),
+        )
     }
 
 
@@ -120,14 +119,9 @@ def main(argv: list[str] | None = None) -> int:
             log = provider_log(provider, args.calls, SEED)
             audit = audit_argv(exe, log, schemas)
             variants = variants_for(log, audit, report)
-            seconds: dict[str, list[float]] = {key: [] for key in variants}
-            for round_number in range(1, args.repeat + 1):
-                for key, (_, run) in variants.items():
-                    elapsed = run()
-                    seconds[key].append(elapsed)
-                    progress(
-                        f"  {provider} round {round_number}/{args.repeat} {key:>8} {elapsed:7.3f}s"
-                    )
+            progress(f"{provider}:")
+            measure_round_robin(list(variants.values()), args.repeat)
+            seconds = {key: variant.seconds for key, variant in variants.items()}
             lines_read, calls_valid = hit_rate(log, schemas)
             peak = run_child(audit).peak_rss_kib
             size = log.stat().st_size
@@ -139,8 +133,8 @@ def main(argv: list[str] | None = None) -> int:
             print("\n| variant | seconds | vs floor | target |")
             print("|---|---:|---:|---|")
             floor = statistics.median(seconds["floor"])
-            for key, (label, _) in variants.items():
-                median = statistics.median(seconds[key])
+            for key, variant in variants.items():
+                label, median = variant.label, statistics.median(seconds[key])
                 target = TARGETS.get(key)
                 verdict = ""
                 if target is not None:

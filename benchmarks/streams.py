@@ -28,7 +28,6 @@ import argparse
 import itertools
 import statistics
 import sys
-import time
 from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
@@ -37,7 +36,16 @@ import orjson
 
 from common import DATA_DIR, BenchmarkError, atomic_path, progress, source_state
 from dataset import prepare_dataset
-from measure import audit_argv, run_child, toolaudit_executable
+from measure import (
+    Variant,
+    audit_argv,
+    measure_round_robin,
+    run_child,
+    timed_child,
+    timed_in_process,
+    toolaudit_executable,
+)
+from peers import floor_pass
 
 SEED = 20261128
 #: A chunks log's name says how it was made: regenerated when any of these change.
@@ -132,15 +140,6 @@ def chunks_log(flat_log: Path, open_at_once: int, repeat: int = 1) -> Path:
     return path
 
 
-def floor_seconds(log: Path) -> float:
-    loads = orjson.loads
-    started = time.perf_counter()
-    with log.open("rb") as lines:
-        for line in lines:
-            loads(line)
-    return time.perf_counter() - started
-
-
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=100_000, help="calls (streams) in the log")
@@ -158,35 +157,29 @@ def main(argv: list[str] | None = None) -> int:
         dataset = prepare_dataset(args.calls, SEED)
         log = chunks_log(dataset.log, args.open)
         report = DATA_DIR / "streams-report.jsonl"
-        rows: dict[str, tuple[str, object]] = {
-            "s0": (
+        rows = [
+            Variant(
+                "s0",
                 "floor: orjson.loads of each chunk line, in-process",
-                lambda: floor_seconds(log),
+                timed_in_process(lambda: floor_pass(log), lambda _: None),
             ),
-            "s1": (
+            Variant(
+                "s1",
                 "toolaudit audit, summary only",
-                lambda: run_child(audit_argv(exe, log, dataset.schemas)).seconds,
+                timed_child(audit_argv(exe, log, dataset.schemas)),
             ),
-            "s2": (
+            Variant(
+                "s2",
                 "toolaudit audit --report FILE",
-                lambda: (
-                    run_child(
-                        audit_argv(exe, log, dataset.schemas, "--report", str(report))
-                    ).seconds
-                ),
+                timed_child(audit_argv(exe, log, dataset.schemas, "--report", str(report))),
             ),
-            "b": (
+            Variant(
+                "b",
                 "the flat log of the same calls, summary only",
-                lambda: run_child(audit_argv(exe, dataset.log, dataset.schemas)).seconds,
+                timed_child(audit_argv(exe, dataset.log, dataset.schemas)),
             ),
-        }
-        seconds: dict[str, list[float]] = {key: [] for key in rows}
-        for round_number in range(1, args.repeat + 1):
-            for key, (_, run) in rows.items():
-                assert callable(run)
-                elapsed = run()
-                seconds[key].append(elapsed)
-                progress(f"  round {round_number}/{args.repeat}  {key:>2}  {elapsed:7.3f}s")
+        ]
+        measure_round_robin(rows, args.repeat)
         lines = sum(1 for _ in log.open("rb"))
         size = log.stat().st_size
         print(
@@ -196,11 +189,11 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print("| | variant | seconds | vs floor |")
         print("|---|---|---:|---:|")
-        floor = statistics.median(seconds["s0"])
-        for key, (label, _) in rows.items():
-            median = statistics.median(seconds[key])
-            ratio = f"{median / floor:.2f}x" if key != "b" else ""
-            print(f"| {key} | {label} | {median:.3f} | {ratio} |")
+        floor = statistics.median(rows[0].seconds)
+        for variant in rows:
+            median = statistics.median(variant.seconds)
+            ratio = f"{median / floor:.2f}x" if variant.key != "b" else ""
+            print(f"| {variant.key} | {variant.label} | {median:.3f} | {ratio} |")
         if not args.skip_rss:
             big = chunks_log(dataset.log, args.open, repeat=10)
             few = chunks_log(dataset.log, 10)
