@@ -18,7 +18,8 @@ from toolaudit.formats.base import (
 )
 from toolaudit.formats.text_calls import append_calls_in_text
 
-_FAILED_STOPS = ("malformed_tool_use", "malformed_model_output")
+#: stopReason values that say the model tried to call a tool and failed.
+FAILED_STOPS = ("malformed_tool_use", "malformed_model_output")
 
 
 def converse(record: Mapping[str, Any]) -> Extracted:
@@ -28,7 +29,7 @@ def converse(record: Mapping[str, Any]) -> Extracted:
         raise UnknownShape("a Bedrock Converse response needs output.message.content")
     stop = record.get("stopReason")
     note = CUT_OFF.format('stopReason "max_tokens"') if stop == "max_tokens" else None
-    failure = f'Bedrock reports stopReason "{stop}"' if stop in _FAILED_STOPS else None
+    failure = f'Bedrock reports stopReason "{stop}"' if stop in FAILED_STOPS else None
     calls: list[Call] = []
     for block in content:
         use = as_dict(block).get("toolUse")

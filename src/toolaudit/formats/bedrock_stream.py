@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolaudit.formats.base import CUT_OFF, Extracted, Format, UnknownShape, as_dict
+from toolaudit.formats.bedrock import FAILED_STOPS
 from toolaudit.formats.stream_steps import (
     ACCOMPANIES,
     BEGINS,
@@ -40,8 +41,6 @@ EXCEPTIONS = (
     "serviceUnavailableException",
 )
 ALL_EVENTS = EVENTS + EXCEPTIONS
-#: Stop reasons by which Bedrock says the model's tool use itself is broken.
-FAILED_STOPS = ("malformed_tool_use", "malformed_model_output")
 
 
 def stream_event(record: Mapping[str, Any]) -> Extracted:

@@ -27,6 +27,8 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import UNSET, Raw, Struct, UnsetType
 
+from toolaudit.formats.anthropic import CUT_OFF_REASONS
+from toolaudit.formats.bedrock import FAILED_STOPS
 from toolaudit.formats.registry import REGISTRY, Registry
 
 #: A call as a shape names it: (its id, the tool's name, its arguments as JSON text).
@@ -76,7 +78,8 @@ def _record(
     return msgspec.defstruct(name, columns, rename=rename, kw_only=True, gc=False)
 
 
-#: An id the report echoes as it is: a string, or an integer orjson reads exactly.
+#: An id the report echoes as it is (a JSON-RPC id, a batch line's custom_id): a
+#: string, or an integer orjson reads exactly.
 _AnyId = str | Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)] | None | UnsetType
 
 
@@ -151,11 +154,8 @@ class _Block(Struct, gc=False):
     input: Raw | UnsetType = UNSET
 
 
-_ANTHROPIC_CUT_OFF = frozenset({"max_tokens", "model_context_window_exceeded"})
-
-
 def _anthropic_calls(record: Any) -> tuple[str | None, list[TypedCall]] | None:
-    if record.stop_reason in _ANTHROPIC_CUT_OFF:
+    if record.stop_reason in CUT_OFF_REASONS:
         return None
     calls: list[TypedCall] = []
     for block in record.content:
@@ -224,7 +224,8 @@ class _BedrockOutput(Struct, gc=False):
     message: _BedrockMessage
 
 
-_BEDROCK_NOTED = frozenset({"max_tokens", "malformed_tool_use", "malformed_model_output"})
+#: A cut-off note, or a failure the provider reports: the extractor's to word.
+_BEDROCK_NOTED = frozenset({"max_tokens", *FAILED_STOPS})
 
 
 def _bedrock_calls(record: Any) -> tuple[str | None, list[TypedCall]] | None:
@@ -239,9 +240,6 @@ def _bedrock_calls(record: Any) -> tuple[str | None, list[TypedCall]] | None:
 
 
 # -- Batches and MCP: a record wrapped, or a call of its own ----------------------------
-
-#: A JSON-RPC id, a batch line's custom_id.
-_RpcId = _AnyId
 
 
 class _CallParams(Struct, gc=False):
@@ -350,7 +348,7 @@ def _shapes(registry: Registry) -> list[tuple[str, type[Struct], Callable[..., A
             "openai-batch",
             _record(
                 "BatchOutput",
-                [("custom_id", _RpcId), ("response", batch_response)],
+                [("custom_id", _AnyId), ("response", batch_response)],
                 registry,
                 # An input line has both; anthropic-batch wants a result.
                 also_forbidden=("body", "method"),
@@ -362,7 +360,7 @@ def _shapes(registry: Registry) -> list[tuple[str, type[Struct], Callable[..., A
             "anthropic-batch",
             _record(
                 "AnthropicBatchResult",
-                [("custom_id", _RpcId), ("result", anthropic_result)],
+                [("custom_id", _AnyId), ("result", anthropic_result)],
                 registry,
             ),
             _anthropic_batch_calls,
@@ -376,7 +374,7 @@ def _shapes(registry: Registry) -> list[tuple[str, type[Struct], Callable[..., A
                     ("jsonrpc", Literal["2.0"]),
                     ("method", Literal["tools/call"]),
                     ("params", _CallParams),
-                    ("id", _RpcId, UNSET),
+                    ("id", _AnyId, UNSET),
                 ],
                 registry,
             ),

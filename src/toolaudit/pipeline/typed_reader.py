@@ -91,8 +91,8 @@ class TypedReader:
         for index, (call_id, name, arguments) in enumerate(calls):
             decoder = decoders.get(name)
             if decoder is not None and accepts(decoder, arguments):
-                # Exact: an integer past 64 bits is an integer, 1e400 refused. So valid
-                # here is valid for the general path, whichever way it parses the line.
+                # Exact: integers bounded to 64 bits, 1e400 refused. So valid here is
+                # valid for the general path, whichever way it parses the line.
                 found.append((index, call_id, tools[name]))
             elif orjson_may_differ(line):
                 # orjson, the general path's parser, may refuse a number of this line or
