@@ -47,6 +47,11 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+#: ``loads_exact``'s parser, for JSON that starts inside a text and may be followed by
+#: more: its ``raw_decode`` says where the value ended.
+EXACT_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+
+
 def loads_exact(data: bytes | str) -> Any:
     """Parse with the standard library: exact integers, ``1e400`` as infinity,
     lone surrogates kept. ``NaN`` and ``Infinity`` literals (not JSON) and

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolaudit.formats.base import ABSENT, OBJECT, Call, is_one_of
-from toolaudit.jsonutil import loads_exact
+from toolaudit.jsonutil import EXACT_DECODER, loads_exact
 from toolaudit.values import kind_phrase, shown
 
 #: The markups, by the names a report row gives them ("found in the message text
@@ -43,13 +43,6 @@ _CALL_ID_RUN = re.compile(r"[A-Za-z0-9]*")
 _TEXT_PARTS = frozenset({"text", "output_text"})
 
 
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-#: ``loads_exact``'s parser (exact integers, NaN refused) for JSON that starts
-#: mid-text and is followed by more: ``raw_decode`` says where the value ended.
-_EXACT = json.JSONDecoder(parse_constant=_refuse_constant)
 #: JSON is decoded from a window of the text, doubled while the value may go on
 #: past its end: the parser's error counts the lines before the failure, so
 #: decoding in the whole text would cost the text's length for every broken call.
@@ -272,7 +265,7 @@ def _decode(text: str, at: int) -> tuple[Any, int] | _Unparsed:
         part = text[at : at + window]
         whole = at + window >= len(text)
         try:
-            value, end = _EXACT.raw_decode(part)
+            value, end = EXACT_DECODER.raw_decode(part)
         except json.JSONDecodeError as error:
             cut = error.pos >= len(part) - _MARGIN or error.msg.startswith("Unterminated")
             if cut and not whole:
