@@ -10,13 +10,12 @@ import orjson
 
 from toolaudit.boundary.compiled import validator_for
 from toolaudit.boundary.responses import calls_in
-from toolaudit.contract import MALFORMED, UNKNOWN_TOOL, Validator, format_problems
+from toolaudit.contract import UNKNOWN_TOOL, Validator, format_problems
 from toolaudit.deep.reasons import sentence
 from toolaudit.errors import NoSchemasError
 from toolaudit.formats import Call
 from toolaudit.jsonutil import may_hold_long_integers
 from toolaudit.pipeline.judge import judge_decoding, reasons
-from toolaudit.results.tally import IN_TEXT
 
 #: An error as the tool-result messages word it: (kind, subject, reason).
 Finding = tuple[str, str, tuple[Any, ...]]
@@ -100,36 +99,27 @@ def _checked(call: Call, validator: Validator, response_format: str, shape: str)
             call.id, call.index, tool, True, [], {}, decoded, detail, response_format, shape
         )
     tool_validator = validator.tools.get(call.name) if isinstance(call.name, str) else None
+    # Each error's finding: the tool's own where it judged the arguments; the reason the
+    # verdict gives for the others (unreadable arguments, where a call was found...).
+    by_tool: dict[tuple[str, str], tuple[str, str, tuple[Any, ...]]] = {}
     if decoded is not None and tool_validator is not None:
-        findings = tuple(tool_validator.findings(decoded))
-        reasons_of = {f"{kind}:{subject}": sentence(reason) for kind, subject, reason in findings}
-    else:
-        reasons_of = dict(reasons(why))
-        findings = tuple(
-            (kind, subject, ("text", reasons_of.get(f"{kind}:{subject}", "")))
-            for kind, subject in problems
-        )
-        if problems[0][0] == UNKNOWN_TOOL:
-            findings = ((UNKNOWN_TOOL, problems[0][1], ("unknown_tool", validator.tool_names)),)
-            decoded = _decoded_anyway(call.arguments)
-        elif (UNKNOWN_TOOL, call.name) in problems:  # found in text, to an unknown tool
-            findings = tuple(
-                (
-                    kind,
-                    subject,
-                    ("unknown_tool", validator.tool_names) if kind == UNKNOWN_TOOL else r,
-                )
-                for kind, subject, r in findings
-            )
-            decoded = _decoded_anyway(call.arguments)
-    found_in_text = f"{MALFORMED}:{IN_TEXT}"
-    if call.in_text is not None and found_in_text not in reasons_of:
-        # The tool's own findings know nothing of where the call was found.
-        reason = reasons(why)[found_in_text]
-        findings = tuple(
-            sorted((*findings, (MALFORMED, IN_TEXT, ("text", reason))), key=lambda f: f[:2])
-        )
-        reasons_of = dict(sorted({**reasons_of, found_in_text: reason}.items()))
+        by_tool = {finding[:2]: finding for finding in tool_validator.findings(decoded)}
+    said: Mapping[str, str] | None = None
+    findings = []
+    reasons_of = {}
+    for kind, subject in problems:
+        error = f"{kind}:{subject}"
+        finding = by_tool.get((kind, subject))
+        if finding is not None:
+            reasons_of[error] = sentence(finding[2])
+        else:
+            said = said if said is not None else reasons(why)
+            reasons_of[error] = said.get(error, "")
+            reason = ("unknown_tool", validator.tool_names) if kind == UNKNOWN_TOOL else None
+            finding = (kind, subject, reason or ("text", reasons_of[error]))
+        findings.append(finding)
+    if (UNKNOWN_TOOL, call.name) in problems:
+        decoded = _decoded_anyway(call.arguments)
     return CallCheck(
         call.id,
         call.index,
@@ -141,7 +131,7 @@ def _checked(call: Call, validator: Validator, response_format: str, shape: str)
         detail,
         response_format,
         shape,
-        findings,
+        tuple(findings),
     )
 
 
