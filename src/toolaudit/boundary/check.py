@@ -14,8 +14,7 @@ from toolaudit.contract import UNKNOWN_TOOL, Validator, format_problems
 from toolaudit.deep.reasons import sentence
 from toolaudit.errors import NoSchemasError
 from toolaudit.formats import Call
-from toolaudit.jsonutil import may_hold_long_integers
-from toolaudit.pipeline.judge import judge_decoding, reasons
+from toolaudit.pipeline.judge import judge_apart, reasons
 
 #: An error as the tool-result messages word it: (kind, subject, reason).
 Finding = tuple[str, str, tuple[Any, ...]]
@@ -90,10 +89,7 @@ def check_response(
 
 
 def _checked(call: Call, validator: Validator, response_format: str, shape: str) -> CallCheck:
-    (tool, problems, detail, why), decoded = judge_decoding(call, validator, None, exact=False)
-    if problems and isinstance(call.arguments, str) and may_hold_long_integers(call.arguments):
-        # orjson reads integers past 64 bits as floats: judge such arguments exactly.
-        (tool, problems, detail, why), decoded = judge_decoding(call, validator, None, exact=True)
+    (tool, problems, detail, why), decoded = judge_apart(call, validator, None)
     if not problems:
         return CallCheck(
             call.id, call.index, tool, True, [], {}, decoded, detail, response_format, shape

@@ -24,7 +24,7 @@ from toolaudit.formats import Call, Extracted, UnknownShape, extract
 from toolaudit.formats.flat import call_id as flat_call_id
 from toolaudit.formats.streams import Finished, StreamAssembler, StreamError
 from toolaudit.jsonutil import loads_exact, may_hold_long_integers
-from toolaudit.pipeline.judge import Problems, Verdict, judge, reasons
+from toolaudit.pipeline.judge import Problems, Verdict, judge, judge_apart, reasons
 from toolaudit.pipeline.options import AuditOptions
 from toolaudit.pipeline.rows import Row, make_row, write_rows
 from toolaudit.pipeline.stop import StopRequest
@@ -491,16 +491,12 @@ class Audit:
             detail = f"its tool definitions are malformed: {why_unjudged}"
             self._record_error(tally, out, lineno, "record", detail)
             return
-        exact = line is None and not assembled
-        verdicts = [judge(call, validator, why_unjudged, exact=exact) for call in extracted.calls]
         if assembled:
+            verdicts = [judge_apart(call, validator, why_unjudged)[0] for call in extracted.calls]
+        else:
+            exact = line is None
             verdicts = [
-                judge(call, validator, why_unjudged, exact=True)
-                if verdict[1]
-                and isinstance(call.arguments, str)
-                and may_hold_long_integers(call.arguments)
-                else verdict
-                for call, verdict in zip(extracted.calls, verdicts, strict=True)
+                judge(call, validator, why_unjudged, exact=exact) for call in extracted.calls
             ]
         if (
             line is not None

@@ -22,7 +22,7 @@ from toolaudit.contract import (
     kind_phrase,
 )
 from toolaudit.formats import ABSENT, JSON_STRING, OBJECT, Call
-from toolaudit.jsonutil import loads_exact
+from toolaudit.jsonutil import loads_exact, may_hold_long_integers
 from toolaudit.results.tally import IN_TEXT
 
 Problems = tuple[Problem, ...] | list[Problem]
@@ -117,6 +117,18 @@ def _with_reason(subject: tuple[Why, str, str]) -> Mapping[str, str]:
     """The reasons of ``why`` and one more, in the order of their errors."""
     why, error, reason = subject
     return dict(sorted({**reasons(why), error: reason}.items()))
+
+
+def judge_apart(
+    call: Call, validator: Validator, context: str | None
+) -> tuple[Verdict, Mapping[str, Any] | None]:
+    """:func:`judge_decoding` for a call judged apart from any line (assembled from a
+    stream, checked at the agent boundary): with orjson, and again exactly when it
+    fails and its arguments may hold an integer orjson reads as a float."""
+    judged = judge_decoding(call, validator, context, exact=False)
+    if judged[0][1] and isinstance(call.arguments, str) and may_hold_long_integers(call.arguments):
+        judged = judge_decoding(call, validator, context, exact=True)
+    return judged
 
 
 def reasons(why: Why) -> Mapping[str, str]:
