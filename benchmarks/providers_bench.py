@@ -24,7 +24,9 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from common import DATA_DIR, BenchmarkError, progress, source_state
 from dataset import prepare_dataset
@@ -56,22 +58,33 @@ def hit_rate(log: Path, schemas: Path) -> tuple[float, float]:
     import toolaudit
     from toolaudit.pipeline import typed_reader
 
-    lines = calls = valid = 0
-    read = typed_reader.TypedReader.read
+    lines = valid = 0
+    read_lines = typed_reader.TypedReader.read_lines
 
-    def counted(self: typed_reader.TypedReader, line: bytes) -> object:
+    def counted(
+        self: typed_reader.TypedReader,
+        batch: list[bytes],
+        start: int,
+        first_line: int,
+        count_valid: Callable[[str], object],
+        *rest: Any,
+    ) -> int:
         nonlocal lines, valid
-        found = read(self, line)
-        if found is not None:
-            lines += 1
-            valid += sum(isinstance(tool, str) for _, _, tool in found[1])
-        return found
 
-    typed_reader.TypedReader.read = counted  # type: ignore[method-assign]
+        def counting(tool: str) -> None:
+            nonlocal valid
+            valid += 1
+            count_valid(tool)
+
+        end = read_lines(self, batch, start, first_line, counting, *rest)
+        lines += end - start
+        return end
+
+    typed_reader.TypedReader.read_lines = counted  # type: ignore[method-assign]
     try:
         summary = toolaudit.audit([str(log)], str(schemas)).run()
     finally:
-        typed_reader.TypedReader.read = read  # type: ignore[method-assign]
+        typed_reader.TypedReader.read_lines = read_lines  # type: ignore[method-assign]
     calls = summary.calls
     return lines / summary.lines, valid / calls if calls else 0.0
 

@@ -50,3 +50,36 @@ def test_an_interruption_mid_batch_stops_at_its_end_with_rows_and_counts_in_step
     assert {row["line"] for row in rows} == non_blank
     assert summary.calls + summary.malformed_records == len(rows)
     assert summary.lines == summary.blank_lines + summary.records
+
+
+def test_an_interruption_inside_the_typed_path_counts_the_lines_it_read(monkeypatch):
+    # An interruption no signal handler deferred (a library user's Ctrl-C) may come while
+    # the typed path reads a run of lines: they are counted as read up to its line.
+    from .test_typed_path import call, line_of, openai_chat
+
+    schemas = load_schemas(
+        str(REPO / "tests" / "cases" / "formats" / "openai-chat" / "schemas.json")
+    )
+    [name] = list(schemas.validator.tools)[:1]
+    data = b"".join(
+        line_of(openai_chat([call(name, {"no such parameter": n})])) + b"\n" for n in range(50)
+    )
+    run = Audit([Source("-")], schemas, stdin=io.BytesIO(data))
+    counted = 0
+    count_call = Audit._count_call
+
+    def count_then_interrupt(self, *args):
+        nonlocal counted
+        counted += 1
+        if counted == 10:  # on line 10: lines 2 to 9 were the typed path's
+            raise KeyboardInterrupt
+        count_call(self, *args)
+
+    monkeypatch.setattr(Audit, "_count_call", count_then_interrupt)
+    report = io.BytesIO()
+    with pytest.raises(KeyboardInterrupt):
+        run.run(report)
+    summary = run.summary
+    assert summary is not None and run._typed is not None
+    assert summary.lines == 10 and summary.sources[0].error == "interrupted after line 10"
+    assert summary.calls == len(report.getvalue().splitlines()) == 9

@@ -265,14 +265,32 @@ WHOLE_LINE = {
     "invalid UTF-8 in a field nobody reads": line_of(openai_chat([VALID], note="x")).replace(
         b'"x"', b'"\xff"'
     ),
-    "a failing call on a line with a long integer": line_of(
-        openai_chat([call("get", {"city": 1})], seed=2**70)
+    "arguments that are not JSON on a line with a long integer": line_of(
+        openai_chat([call("get", {}, text='{"city": ')], seed=2**70)
+    ),
+    "arguments that are not JSON on a line with 1e400": line_of(
+        openai_chat([call("get", {}, text='{"city": ')])
+    )[:-1]
+    + b',"x":1e400}',
+    "a failing call whose arguments hold an integer past 64 bits, a float to orjson": line_of(
+        openai_chat([call("get", {"city": "Oslo", "days": 2**70})])
     ),
     "a thousand opening brackets: nesting that may be as deep as a parser goes": line_of(
         openai_chat([VALID], deep=[[[[[[[[[[]]]]]]]]]] * 100)
     ),
+}
+
+#: Lines whose parse the general path may redo exactly, for a number elsewhere in the
+#: line: the typed path still decides their failing calls, as the exact parse would.
+DECIDED_ANYWAY = {
+    "a failing call on a line with a long integer": line_of(
+        openai_chat([call("get", {"city": 1})], seed=2**70)
+    ),
     "a failing call on a line with 1e400": line_of(openai_chat([call("get", {"city": 1})]))[:-1]
     + b',"x":1e400}',
+    "a failing call with a long integer in its arguments' strings": line_of(
+        openai_chat([call("get", {"city": 1, "unit": "1" * 30})])
+    ),
 }
 
 #: Calls the typed path must hand back to the general judge, by the reason.
@@ -299,6 +317,20 @@ def test_lines_it_must_not_decide_go_to_the_general_path_whole(reason: str) -> N
     for shape in reader.formats:
         reader.seen(shape)
         assert reader.read(line) is None, shape
+    assert_same_either_way(line + b"\n", TOOLS)
+
+
+@pytest.mark.parametrize("reason", list(DECIDED_ANYWAY))
+def test_a_number_elsewhere_in_the_line_does_not_change_a_failing_calls_verdict(
+    reason: str,
+) -> None:
+    line = DECIDED_ANYWAY[reason]
+    reader = TypedReader(TOOLS.validator)  # type: ignore[arg-type]
+    reader.seen("openai-chat")
+    read = reader.read(line)
+    assert read is not None
+    [(_, _, verdict)] = read[1]
+    assert not isinstance(verdict, str) and verdict[1]  # judged here, and failing
     assert_same_either_way(line + b"\n", TOOLS)
 
 

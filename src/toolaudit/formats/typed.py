@@ -34,15 +34,9 @@ from toolaudit.formats.registry import REGISTRY, Registry
 #: A call as a shape names it: (its id, the tool's name, its arguments as JSON text).
 TypedCall = tuple[object, str, "str | Raw"]
 
-_Id = str | None | UnsetType
-
-
-def _id(value: object) -> object:
-    return None if value is UNSET else value
-
-
-def _model(value: object) -> str | None:
-    return value if isinstance(value, str) else None  # UNSET and null: none named
+#: An id, or a model's name: absent reads as null (None), as the extractors read it;
+#: a value of another type is refused (the extractor would not pass it on unchanged).
+_Text = str | None
 
 
 class TypedShape:
@@ -80,7 +74,7 @@ def _record(
 
 #: An id the report echoes as it is (a JSON-RPC id, a batch line's custom_id): a
 #: string, or an integer orjson reads exactly.
-_AnyId = str | Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)] | None | UnsetType
+_AnyId = str | Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)] | None
 
 
 # -- OpenAI Chat Completions -----------------------------------------------------------
@@ -93,7 +87,7 @@ class _Function(Struct, gc=False):
 
 class _ToolCall(Struct, gc=False):
     function: _Function
-    id: _Id = UNSET
+    id: _Text = None
     # A custom tool's call (free text) is skipped by the extractor: refused here.
     type: Literal["function"] | UnsetType = UNSET
 
@@ -116,8 +110,8 @@ def _chat_calls(record: Any) -> tuple[str | None, list[TypedCall]] | None:
         if not tool_calls or choice.finish_reason == "length":
             return None  # text to search for calls, or a cut-off note
         for tool_call in tool_calls:
-            calls.append((_id(tool_call.id), tool_call.function.name, tool_call.function.arguments))
-    return (_model(record.model), calls) if calls else None
+            calls.append((tool_call.id, tool_call.function.name, tool_call.function.arguments))
+    return (record.model, calls) if calls else None
 
 
 # -- OpenAI Responses ------------------------------------------------------------------
@@ -127,7 +121,7 @@ class _OutputItem(Struct, gc=False):
     type: str
     name: str | UnsetType = UNSET
     arguments: str | UnsetType = UNSET
-    call_id: _Id = UNSET
+    call_id: _Text = None
     status: str | UnsetType | None = UNSET
 
 
@@ -140,8 +134,8 @@ def _responses_calls(record: Any) -> tuple[str | None, list[TypedCall]] | None:
             continue
         if item.name is UNSET or item.arguments is UNSET or item.status == "incomplete":
             return None
-        calls.append((_id(item.call_id), item.name, item.arguments))
-    return (_model(record.model), calls) if calls else None
+        calls.append((item.call_id, item.name, item.arguments))
+    return (record.model, calls) if calls else None
 
 
 # -- Anthropic Messages ----------------------------------------------------------------
@@ -150,7 +144,7 @@ def _responses_calls(record: Any) -> tuple[str | None, list[TypedCall]] | None:
 class _Block(Struct, gc=False):
     type: str
     name: str | UnsetType = UNSET
-    id: _Id = UNSET
+    id: _Text = None
     input: Raw | UnsetType = UNSET
 
 
@@ -163,8 +157,8 @@ def _anthropic_calls(record: Any) -> tuple[str | None, list[TypedCall]] | None:
             continue
         if block.name is UNSET or block.input is UNSET:
             return None
-        calls.append((_id(block.id), block.name, block.input))
-    return (_model(record.model), calls) if calls else None
+        calls.append((block.id, block.name, block.input))
+    return (record.model, calls) if calls else None
 
 
 # -- Gemini ----------------------------------------------------------------------------
@@ -173,7 +167,7 @@ def _anthropic_calls(record: Any) -> tuple[str | None, list[TypedCall]] | None:
 class _FunctionCall(Struct, gc=False):
     name: str
     args: Raw
-    id: _Id = UNSET
+    id: _Text = None
 
 
 class _Part(Struct, gc=False):
@@ -199,8 +193,8 @@ def _gemini_calls(record: Any) -> tuple[str | None, list[TypedCall]] | None:
         found = [part.functionCall for part in candidate.content.parts if part.functionCall]
         if not found:
             return None  # a failure the provider reports, or text to search
-        calls.extend((_id(call.id), call.name, call.args) for call in found)
-    return (_model(record.modelVersion), calls) if calls else None
+        calls.extend((call.id, call.name, call.args) for call in found)
+    return (record.modelVersion, calls) if calls else None
 
 
 # -- Bedrock Converse ------------------------------------------------------------------
@@ -209,7 +203,7 @@ def _gemini_calls(record: Any) -> tuple[str | None, list[TypedCall]] | None:
 class _ToolUse(Struct, gc=False):
     name: str
     input: Raw
-    toolUseId: _Id = UNSET
+    toolUseId: _Text = None
 
 
 class _ContentBlock(Struct, gc=False):
@@ -232,7 +226,7 @@ def _bedrock_calls(record: Any) -> tuple[str | None, list[TypedCall]] | None:
     if record.stopReason in _BEDROCK_NOTED:
         return None
     calls: list[TypedCall] = [
-        (_id(block.toolUse.toolUseId), block.toolUse.name, block.toolUse.input)
+        (block.toolUse.toolUseId, block.toolUse.name, block.toolUse.input)
         for block in record.output.message.content
         if block.toolUse
     ]
@@ -256,12 +250,10 @@ def _anthropic_batch_calls(record: Any) -> tuple[str | None, list[TypedCall]] | 
 
 
 def _mcp_calls(record: Any) -> tuple[str | None, list[TypedCall]] | None:
-    return None, [(_id(record.id), record.params.name, record.params.arguments)]
+    return None, [(record.id, record.params.name, record.params.arguments)]
 
 
 # -- the shapes ------------------------------------------------------------------------
-
-_Model = str | None | UnsetType
 
 
 def _shapes(registry: Registry) -> list[tuple[str, type[Struct], Callable[..., Any], set[str]]]:
@@ -273,7 +265,7 @@ def _shapes(registry: Registry) -> list[tuple[str, type[Struct], Callable[..., A
             # openai-chat-stream wants a chunk, openai-completions a text completion.
             ("object", Literal["chat.completion"]),
             ("choices", list[_Choice]),
-            ("model", _Model, UNSET),
+            ("model", _Text, None),
         ],
         registry,
     )
@@ -283,7 +275,7 @@ def _shapes(registry: Registry) -> list[tuple[str, type[Struct], Callable[..., A
             # The stream formats want event types, never "message".
             ("type", Literal["message"]),
             ("content", list[_Block]),
-            ("model", _Model, UNSET),
+            ("model", _Text, None),
             ("stop_reason", str | None | UnsetType, UNSET),
         ],
         registry,
@@ -306,7 +298,7 @@ def _shapes(registry: Registry) -> list[tuple[str, type[Struct], Callable[..., A
                 "GenerateContentResponse",
                 [
                     ("candidates", list[_Candidate]),
-                    ("modelVersion", _Model, UNSET),
+                    ("modelVersion", _Text, None),
                     ("model_version", UnsetType, UNSET),
                 ],
                 registry,
@@ -322,7 +314,7 @@ def _shapes(registry: Registry) -> list[tuple[str, type[Struct], Callable[..., A
                     # openai-completions wants a text completion.
                     ("object", Literal["response"]),
                     ("output", list[_OutputItem]),
-                    ("model", _Model, UNSET),
+                    ("model", _Text, None),
                     ("status", str | None | UnsetType, UNSET),
                 ],
                 registry,
@@ -374,7 +366,7 @@ def _shapes(registry: Registry) -> list[tuple[str, type[Struct], Callable[..., A
                     ("jsonrpc", Literal["2.0"]),
                     ("method", Literal["tools/call"]),
                     ("params", _CallParams),
-                    ("id", _AnyId, UNSET),
+                    ("id", _AnyId, None),
                 ],
                 registry,
             ),

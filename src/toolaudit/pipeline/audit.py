@@ -2,14 +2,17 @@
 
 Nothing here prints, and nothing here knows of processes: a runner
 (:mod:`toolaudit.runners`) decides where an :class:`Audit` runs. The loop in
-:meth:`Audit._audit_source` is the hot path: it handles the common case (a
-line holding one flat, well-formed call to a declared tool) inline, and hands
-everything else to :meth:`Audit._audit_record`, which may be slower because it
-is rarer: format detection, decoding, record-carried tools, malformed input.
+:meth:`Audit._audit_source` is the hot path. Lines of a provider's format the
+typed path reads (typed_reader.py) go to it a run of lines at a time; of the rest,
+the common case (a line holding one flat, well-formed call to a declared tool) is
+handled inline, and everything else goes to :meth:`Audit._audit_record`, which may
+be slower because it is rarer: format detection, decoding, record-carried tools,
+malformed input.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -17,14 +20,21 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import orjson
 
 from toolaudit._version import __version__
-from toolaudit.contract import CONSTRAINT, ENUM, MALFORMED, TYPE, format_problems, kind_phrase
-from toolaudit.deep.paths import collapsed, parameter_of
+from toolaudit.contract import MALFORMED, format_problems, kind_phrase
+from toolaudit.deep.paths import collapsed
 from toolaudit.errors import InputError, OptionError
-from toolaudit.formats import Call, Extracted, UnknownShape, extract
+from toolaudit.formats import Extracted, UnknownShape, extract
 from toolaudit.formats.flat import call_id as flat_call_id
 from toolaudit.formats.streams import Finished, StreamAssembler, StreamError
 from toolaudit.jsonutil import loads_exact, may_hold_long_integers
-from toolaudit.pipeline.judge import Problems, Verdict, judge, judge_apart, reasons
+from toolaudit.pipeline.judge import (
+    Problems,
+    Verdict,
+    judge,
+    judge_apart,
+    number_may_be_inexact,
+    reasons,
+)
 from toolaudit.pipeline.options import AuditOptions
 from toolaudit.pipeline.rows import Row, make_row, write_rows
 from toolaudit.pipeline.stop import StopRequest
@@ -245,6 +255,8 @@ class Audit:
         ok_names = ok_batch.append
         global_tally = self._global
         count_ok = global_tally.count_ok
+        # Where the typed path hands each call it did not call valid.
+        judged = functools.partial(self._count_call, global_tally, out)
         valid_rows = out.rows is not None and not self.options.errors_only
         wants_model = grouped or valid_rows
         stop = self.stop
@@ -261,105 +273,84 @@ class Audit:
             ):
                 stop.busy = True
                 add = out.add  # this batch's list (take() starts a new one)
-                for line in lines:
-                    lineno += 1
+                first = lineno + 1  # the number of lines[0]
+                end = len(lines)
+                position = 0
+                while position < end:
                     typed = self._typed
                     if typed is not None and typed.current is not None:
-                        read = typed.read(line)
-                        if read is not None:
-                            typed_model, found = read
-                            for index, typed_id, valid_or_call in found:
-                                if type(valid_or_call) is str:  # the tool of a valid call
-                                    ok_names(valid_or_call)
-                                    if valid_rows:
-                                        row = make_row(
-                                            out.source, lineno, index, typed_id, valid_or_call,
-                                            typed_model, [],
-                                        )  # fmt: skip
-                                        add(row)
-                                else:
-                                    assert isinstance(valid_or_call, Call) and global_tools
-                                    verdict = judge(valid_or_call, global_tools, None, exact=False)
-                                    self._count_call(
-                                        global_tally, out, lineno, index, typed_id, typed_model,
-                                        verdict,
-                                    )  # fmt: skip
-                            continue
-                    try:
-                        record = loads(line)
-                    except decode_error as error:
-                        if type(line) is bytes and (not line.strip() or line == _BOM):
-                            blank += 1
-                            continue
-                        refused: ValueError = error
-                        if line.startswith(b"data:"):  # a server-sent event's data
-                            line = line[5:].strip()
-                            if line == _SSE_DONE:
+                        position = typed.read_lines(
+                            lines, position, first, ok_names, add if valid_rows else None,
+                            out.source, judged,
+                        )  # fmt: skip
+                        if position == end:
+                            break
+                    resume = position  # the general path reads this line, at least
+                    for position in range(resume, end):
+                        line = lines[position]
+                        lineno = first + position
+                        if (
+                            position != resume
+                            and (typed := self._typed) is not None
+                            and typed.current is not None
+                        ):
+                            break  # the last record read makes the typed path read on
+                        try:
+                            record = loads(line)
+                        except decode_error as error:
+                            if self._audit_unparsed(line, error, lineno, out):
                                 blank += 1
-                                continue
-                            try:
-                                record = loads(line)
-                            except decode_error as data_error:
-                                refused = data_error  # its column counts from after "data:"
-                            else:
-                                self._audit_record(record, lineno, out, line)
-                                continue
-                        elif line.startswith(_SSE_FRAMING):
-                            blank += 1  # framing between events, no record
                             continue
-                        parsed, detail = _parse_refused(line, refused)
-                        if detail is not None:
-                            self._record_error(
-                                self._tally_for(None, None), out, lineno, "json", detail
+                        # The common case, inline: a flat call to a declared tool, arguments
+                        # an object. (The registry reads name + arguments as a flat call,
+                        # whatever else is there.) Anything else takes _audit_record.
+                        if not inline or type(record) is not dict:
+                            self._audit_record(record, lineno, out, line)
+                            continue
+                        name = record.get("name")
+                        arguments = record.get("arguments")
+                        if typed is not None:
+                            # A flat log: the inline path reads flat calls faster than the
+                            # typed one (measured), so no typed shape is tried.
+                            typed.current = None
+                        if (
+                            type(name) is not str
+                            or type(arguments) is not dict
+                            or (tool := tools_get(name)) is None
+                        ):
+                            self._audit_record(record, lineno, out, line)
+                            continue
+                        # The model (and a group's tally) are read before judging only where
+                        # a valid call needs them: one counted in the global tally with no row
+                        # needs neither, and is most calls, often.
+                        if wants_model:
+                            model = m if type(m := record.get("model")) is str else None
+                            tally = self._tally_for(record, model) if grouped else global_tally
+                        problems = tool.check(arguments)
+                        if not problems:
+                            if grouped:  # each group counts its own
+                                tally.count_one_ok(tool.name)
+                            else:
+                                ok_names(tool.name)
+                            if valid_rows:
+                                call_id = flat_call_id(record)
+                                add(make_row(out.source, lineno, 0, call_id, tool.name, model, []))
+                            continue
+                        if not wants_model:  # a failing call's row, or its sample, names it
+                            model = m if type(m := record.get("model")) is str else None
+                            tally = global_tally
+                        if number_may_be_inexact(problems, arguments) and may_hold_long_integers(
+                            line
+                        ):
+                            self._audit_record(record, lineno, out, line, tally=tally)
+                        else:
+                            verdict = (tool.name, problems, None, (tool.explain, arguments))
+                            self._count_call(
+                                tally, out, lineno, 0, flat_call_id(record), model, verdict
                             )
-                        else:
-                            self._audit_record(parsed, lineno, out)
-                        continue
-                    # The common case, inline: a flat call to a declared tool, arguments
-                    # an object. (The registry reads name + arguments as a flat call,
-                    # whatever else is there.) Anything else takes _audit_record.
-                    if not inline or type(record) is not dict:
-                        self._audit_record(record, lineno, out, line)
-                        continue
-                    name = record.get("name")
-                    arguments = record.get("arguments")
-                    if typed is not None:
-                        # A flat log: the inline path reads flat calls faster than the
-                        # typed one (measured), so no typed shape is tried.
-                        typed.current = None
-                    if (
-                        type(name) is not str
-                        or type(arguments) is not dict
-                        or (tool := tools_get(name)) is None
-                    ):
-                        self._audit_record(record, lineno, out, line)
-                        continue
-                    # The model (and a group's tally) are read before judging only where
-                    # a valid call needs them: one counted in the global tally with no row
-                    # needs neither, and is most calls, often.
-                    if wants_model:
-                        model = m if type(m := record.get("model")) is str else None
-                        tally = self._tally_for(record, model) if grouped else global_tally
-                    problems = tool.check(arguments)
-                    if not problems:
-                        if grouped:  # each group counts its own
-                            tally.count_one_ok(tool.name)
-                        else:
-                            ok_names(tool.name)
-                        if valid_rows:
-                            call_id = flat_call_id(record)
-                            add(make_row(out.source, lineno, 0, call_id, tool.name, model, []))
-                        continue
-                    if not wants_model:  # a failing call's row, or its sample, names it
-                        model = m if type(m := record.get("model")) is str else None
-                        tally = global_tally
-                    if _number_may_be_inexact(problems, arguments) and may_hold_long_integers(line):
-                        self._audit_record(record, lineno, out, line, tally=tally)
                     else:
-                        verdict = (tool.name, problems, None, (tool.explain, arguments))
-                        self._count_call(
-                            tally, out, lineno, 0, flat_call_id(record), model, verdict
-                        )
+                        position = end
+                lineno = first + end - 1
                 # Valid calls are tallied per batch, in C: cheaper than a dict update per call.
                 count_ok(ok_batch)
                 ok_batch.clear()
@@ -377,6 +368,8 @@ class Audit:
         except KeyboardInterrupt:  # (the streams still open are not judged: the run stops)
             stop.busy = False
             status.complete = False
+            if self._typed is not None:  # it may have been reading when interrupted
+                lineno = max(lineno, self._typed.interrupted_at)
             status.error = f"interrupted after line {lineno}"
             count_ok(ok_batch)  # the valid calls of the batch in progress were audited too
             self._count_lines(source, status, lineno, blank)
@@ -392,6 +385,31 @@ class Audit:
         rows = out.take()
         if rows:
             yield rows
+
+    def _audit_unparsed(self, line: bytes, error: ValueError, lineno: int, out: _Rows) -> bool:
+        """A line orjson refused: blank (True), server-sent-event framing (True) or
+        data, valid JSON orjson refuses (1e400...), or a located JSON error."""
+        if type(line) is bytes and (not line.strip() or line == _BOM):
+            return True
+        if line.startswith(b"data:"):  # a server-sent event's data
+            line = line[5:].strip()
+            if line == _SSE_DONE:
+                return True
+            try:
+                record = _loads(line)
+            except _JSONDecodeError as data_error:
+                error = data_error  # its column counts from after "data:"
+            else:
+                self._audit_record(record, lineno, out, line)
+                return False
+        elif line.startswith(_SSE_FRAMING):
+            return True  # framing between events, no record
+        parsed, detail = _parse_refused(line, error)
+        if detail is not None:
+            self._record_error(self._tally_for(None, None), out, lineno, "json", detail)
+        else:
+            self._audit_record(parsed, lineno, out)
+        return False
 
     def _typed_gives_the_same(self) -> bool:
         """Whether the typed path would give what the general path gives (when
@@ -633,19 +651,6 @@ def _parse_refused(line: bytes, error: ValueError) -> tuple[object, str | None]:
         return loads_exact(line), None
     except (ValueError, RecursionError):
         return None, f"not valid JSON: {message} (column {getattr(error, 'colno', '?')})"
-
-
-def _number_may_be_inexact(problems: Problems, arguments: Mapping[str, Any]) -> bool:
-    """Whether a type, enum or constraint error may come from orjson's float for a huge
-    integer: only a float, or an array or object holding one, can be such a value. A
-    deep error's subject is a path: the argument it starts from is looked at."""
-    for kind, subject in problems:
-        if kind in (TYPE, ENUM, CONSTRAINT):
-            for name in (subject, parameter_of(subject)):
-                value_type = type(arguments.get(name))
-                if value_type is float or value_type is list or value_type is dict:
-                    return True
-    return False
 
 
 def counted(problems: Problems) -> Problems:

@@ -13,7 +13,10 @@ from typing import Any
 import orjson
 
 from toolaudit.contract import (
+    CONSTRAINT,
+    ENUM,
     MALFORMED,
+    TYPE,
     UNKNOWN_TOOL,
     Problem,
     ToolValidator,
@@ -21,6 +24,7 @@ from toolaudit.contract import (
     explain_malformed_name,
     kind_phrase,
 )
+from toolaudit.deep.paths import parameter_of
 from toolaudit.formats import ABSENT, JSON_STRING, OBJECT, Call
 from toolaudit.jsonutil import loads_exact, may_hold_long_integers
 from toolaudit.results.tally import IN_TEXT
@@ -209,3 +213,16 @@ def _decode(text: str, exact: bool) -> tuple[Any, str | None]:
         return None, "nested too deeply"
     except ValueError as error:
         return None, complaint if not exact else str(error)
+
+
+def number_may_be_inexact(problems: Problems, arguments: Mapping[str, Any]) -> bool:
+    """Whether a type, enum or constraint error may come from orjson's float for a huge
+    integer: only a float, or an array or object holding one, can be such a value. A
+    deep error's subject is a path: the argument it starts from is looked at."""
+    for kind, subject in problems:
+        if kind in (TYPE, ENUM, CONSTRAINT):
+            for name in (subject, parameter_of(subject)):
+                value_type = type(arguments.get(name))
+                if value_type is float or value_type is list or value_type is dict:
+                    return True
+    return False

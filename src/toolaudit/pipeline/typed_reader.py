@@ -1,30 +1,39 @@
 """The audit's typed fast path: a line decoded into its format's typed shape, and each
 call's arguments into its tool's typed struct, by msgspec, without the general path.
 
-It only ever says "valid": a call whose arguments its tool's decoder does not take is
-handed back, as the :class:`~toolaudit.formats.Call` the format's extractor would have
-made, for the general judge to decide; a line it cannot read as a whole goes to the
-general path unread. So the rows and the summary are the general path's, byte for byte
+It only ever says "valid" from a typed decode: a call whose arguments its tool's
+decoder does not take is judged as the general judge judges it (by the contract, on
+the arguments orjson reads), and a line it cannot read as a whole goes to the general
+path unread. So the rows and the summary are the general path's, byte for byte
 (tests/pipeline/test_typed_path.py compares them on every case, the real corpus and
 generated records).
+
+The reader reads a batch of lines in one loop, not a call per line: what a line costs
+in Python beyond the two decodes is most of what the fast path costs.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 import msgspec
 import orjson
 
 from toolaudit.contract import Validator
 from toolaudit.formats import OBJECT, Call
-from toolaudit.formats.typed import TypedShape, typed_shapes
-from toolaudit.jsonutil import orjson_may_differ
-from toolaudit.typed.arguments import accepts, arguments_decoders
+from toolaudit.formats.typed import TypedCall, TypedShape, typed_shapes
+from toolaudit.jsonutil import may_hold_long_integers, orjson_may_differ
+from toolaudit.pipeline.judge import Verdict, judge, number_may_be_inexact
+from toolaudit.pipeline.rows import Row, make_row
+from toolaudit.typed.arguments import DECODER_DECIDES_LENGTH, REFUSALS, accepts, arguments_decoders
 
-#: A call the typed path read: (its index, its id, and the tool it counts under when
-#: it is valid, or else the call for the general judge).
-Found = tuple[int, object, "str | Call"]
+#: Told of each call the reader did not call valid, with its verdict:
+#: (its line, its index, its id, the model, the verdict).
+Judged = Callable[[int, int, object, "str | None", Verdict], object]
 
 _FAILED = (msgspec.DecodeError, RecursionError)
+_JSONDecodeError = orjson.JSONDecodeError
 #: Fewer opening brackets than this cannot nest as deep as the standard library's
 #: limit (about 990 levels), where it and msgspec part ways by a few levels.
 MOST_OPENING_BRACKETS = 900
@@ -33,7 +42,15 @@ MOST_OPENING_BRACKETS = 900
 class TypedReader:
     """Reads lines of the formats with a typed shape, against one validator's tools."""
 
-    __slots__ = ("_by_format", "_decoders", "_off", "_tools", "current")
+    __slots__ = (
+        "_by_format",
+        "_decoders",
+        "_off",
+        "_tools",
+        "_validator",
+        "current",
+        "interrupted_at",
+    )
 
     def __init__(self, validator: Validator, input_format: str | None = None) -> None:
         shapes = [
@@ -44,9 +61,12 @@ class TypedReader:
         self._by_format = {shape.format: shape for shape in shapes}
         #: The shape lines are tried as: the format the last line read was of.
         self.current: TypedShape | None = shapes[0] if shapes else None
+        self._validator = validator
         self._tools = {name: tool.name for name, tool in validator.tools.items()}
         self._decoders = arguments_decoders(validator)
         self._off = False
+        #: The number of the line being read when an interruption came (0: none came).
+        self.interrupted_at = 0
 
     @property
     def formats(self) -> frozenset[str]:
@@ -63,49 +83,169 @@ class TypedReader:
         every line from now on."""
         self.current, self._off = None, True
 
-    def read(self, line: bytes) -> tuple[str | None, list[Found]] | None:
-        """(the model, the calls) of a line the typed path can read; None: the general
-        path reads it."""
+    def read_lines(
+        self,
+        lines: list[bytes],
+        start: int,
+        first_line: int,
+        valid: Callable[[str], object],
+        add_row: Callable[[Row], object] | None,
+        source: str,
+        judged: Judged,
+    ) -> int:
+        """Read ``lines`` from ``start`` while each is of the current shape; return the
+        index of the first one it cannot read (``len(lines)`` when it read them all),
+        which the general path reads.
+
+        Each valid call's tool is given to ``valid``, and its report row to ``add_row``
+        when rows of valid calls are wanted; every other call goes to ``judged``, in
+        order. ``first_line`` is the line number of ``lines[0]``.
+        """
         shape = self.current
         assert shape is not None
-        # msgspec does not check the UTF-8 of what it skips; the general path does.
-        if not line.isascii():
-            try:
-                line.decode()
-            except UnicodeDecodeError:
-                return None
-        if line.count(b"[") + line.count(b"{") > MOST_OPENING_BRACKETS:
-            # Nesting this deep may be refused by the standard library, which parses
-            # the lines orjson refuses, and not by msgspec: the general path decides.
-            return None
+        decode = shape.decoder.decode
+        calls_of = shape.calls
+        decoder_of = self._decoders.get
+        tools = self._tools
+        end = len(lines)
+        position = start
         try:
-            record = shape.decoder.decode(line)
-        except _FAILED:
-            return None
-        named = shape.calls(record)
-        if named is None:
-            return None
-        model, calls = named
-        found: list[Found] = []
-        tools, decoders = self._tools, self._decoders
-        for index, (call_id, name, arguments) in enumerate(calls):
-            decoder = decoders.get(name)
-            if decoder is not None and accepts(decoder, arguments):
-                # Exact: integers bounded to 64 bits, 1e400 refused. So valid here is
-                # valid for the general path, whichever way it parses the line.
-                found.append((index, call_id, tools[name]))
-            elif orjson_may_differ(line):
-                # orjson, the general path's parser, may refuse a number of this line or
-                # round one: its verdict on this call is then the standard library's.
-                return None
-            elif isinstance(arguments, str):
-                found.append((index, call_id, Call(index, name, arguments, id=call_id)))
-            else:
+            for position in range(start, end):
+                line = lines[position]
+                # msgspec does not check the UTF-8 of what it skips; the general path does.
+                if not line.isascii():
+                    try:
+                        line.decode()
+                    except UnicodeDecodeError:
+                        return position
+                if len(line) > MOST_OPENING_BRACKETS and (
+                    line.count(b"[") + line.count(b"{") > MOST_OPENING_BRACKETS
+                ):
+                    # Nesting this deep may be refused by the standard library, which parses
+                    # the lines orjson refuses, and not by msgspec: the general path decides.
+                    return position
                 try:
-                    value = orjson.loads(bytes(arguments))  # as the line's parse made it
-                except orjson.JSONDecodeError:
-                    return None  # orjson refuses the line: the general path is exact then
-                found.append(
-                    (index, call_id, Call(index, name, value, id=call_id, encoding=OBJECT))
-                )
-        return model, found
+                    record = decode(line)
+                except _FAILED:
+                    return position
+                named = calls_of(record)
+                if named is None:
+                    return position
+                model, calls = named
+                # (``failed`` is read after the loop: the call that broke it.)
+                for failed, (_, name, arguments) in enumerate(calls):  # noqa: B007
+                    decoder = decoder_of(name)
+                    if decoder is None:
+                        break
+                    # A short text needs no more than its decoder (a Raw is a slice of the
+                    # line, whose UTF-8 was checked above); a long one, accepts().
+                    if len(arguments) > DECODER_DECIDES_LENGTH:
+                        if not accepts(decoder, arguments):
+                            break
+                    else:
+                        try:
+                            decoder.decode(arguments)
+                        except REFUSALS:
+                            break
+                else:  # every call valid: most lines
+                    for index, (call_id, name, _) in enumerate(calls):
+                        tool = tools[name]
+                        valid(tool)
+                        if add_row is not None:
+                            row = make_row(
+                                source, first_line + position, index, call_id, tool, model, []
+                            )
+                            add_row(row)
+                    continue
+                verdicts = self._judge_line(line, calls, failed)
+                if verdicts is None:
+                    return position
+                lineno = first_line + position
+                for index, (call_id, _, _) in enumerate(calls):
+                    verdict = verdicts[index]
+                    if isinstance(verdict, str):
+                        valid(verdict)
+                        if add_row is not None:
+                            add_row(make_row(source, lineno, index, call_id, verdict, model, []))
+                    else:
+                        judged(lineno, index, call_id, model, verdict)
+            return end
+        except KeyboardInterrupt:  # the audit counts the lines up to this one as read
+            self.interrupted_at = first_line + position
+            raise
+
+    def read(
+        self, line: bytes
+    ) -> tuple[str | None, list[tuple[int, object, str | Verdict]]] | None:
+        """(the model, each call's (index, id, and its tool when valid, else its verdict))
+        of one line, or None when the general path reads it: :meth:`read_lines` on one
+        line, to look at what it decides."""
+        found: list[tuple[int, object, str | Verdict]] = []
+        models: list[str | None] = [None]
+        rows: list[Row] = []
+
+        def judged(
+            _: int, index: int, call_id: object, model: str | None, verdict: Verdict
+        ) -> None:
+            models[0] = model
+            found.append((index, call_id, verdict))
+
+        if not self.read_lines([line], 0, 1, lambda tool: None, rows.append, "", judged):
+            return None
+        for row in rows:
+            models[0] = row.get("model")
+            found.append((row["index"], row["id"], row["tool"]))
+        return models[0], sorted(found, key=lambda item: item[0])
+
+    def _judge_line(
+        self, line: bytes, calls: list[TypedCall], failed: int
+    ) -> list[str | Verdict] | None:
+        """Each call's tool when valid, else its verdict as judge() gives it, for a line
+        whose call ``failed`` (an index) the typed decoders did not take, after valid
+        ones; None when the general path must read the line."""
+        tools = self._tools
+        declared = self._validator.tools
+        verdicts: list[str | Verdict] = [tools[name] for _, name, _ in calls[:failed]]
+        for index in range(failed, len(calls)):
+            call_id, name, arguments = calls[index]
+            if index != failed:
+                decoder = self._decoders.get(name)
+                if decoder is not None and accepts(decoder, arguments):
+                    # Exact: integers bounded to 64 bits, 1e400 refused. So valid here is
+                    # valid for the general path, whichever way it parses the line.
+                    verdicts.append(tools[name])
+                    continue
+            tool = declared.get(name)
+            # A Raw is read as the line's orjson parse made it.
+            text: str | bytes = arguments if isinstance(arguments, str) else bytes(arguments)
+            value: Any = None
+            if tool is not None or type(text) is bytes:
+                try:
+                    value = orjson.loads(text)
+                except _JSONDecodeError:
+                    if type(text) is bytes:
+                        return None  # orjson refuses the line: the general path is exact
+            if tool is not None and type(value) is dict:
+                # What judge() does with arguments that are an object, without a Call:
+                # most failing calls of a log. Its parse differs from the exact one the
+                # general path may make only for an integer past 64 bits, turned into a
+                # float (as the inline path checks for flat calls).
+                problems = tool.check(value)
+                if (
+                    problems
+                    and number_may_be_inexact(problems, value)
+                    and may_hold_long_integers(text)
+                ):
+                    return None
+                verdicts.append((tool.name, problems, None, (tool.explain, value)))
+                continue
+            if orjson_may_differ(line):
+                # The general path may read this line with the standard library, which
+                # words what orjson refuses in its own way.
+                return None
+            if isinstance(arguments, str):
+                call = Call(index, name, arguments, id=call_id)
+            else:
+                call = Call(index, name, value, id=call_id, encoding=OBJECT)
+            verdicts.append(judge(call, self._validator, None, exact=False))
+        return verdicts

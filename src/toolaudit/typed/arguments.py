@@ -83,14 +83,16 @@ MOST_PARAMETERS = 100
 #: library can follow; orjson, the general path's first parser, stops at 255 too.
 MOST_OPENING_BRACKETS = 255
 
-_NESTING_LENGTH = 2 * MOST_OPENING_BRACKETS
+#: A text no longer than this can neither nest that deep nor hold an integer too long
+#: for Python: its decoder alone decides it (the reader's loop skips :func:`accepts`).
+DECODER_DECIDES_LENGTH = 2 * MOST_OPENING_BRACKETS
 
 # Python's limit on the digits of an int read from text (0: none; absent before 3.10.7).
 _INT_DIGITS_LIMIT = getattr(sys, "get_int_max_str_digits", lambda: 0)
 
 # What decoding raises for a text it refuses: msgspec's own errors (ValidationError
 # among them), nesting beyond the recursion limit, a str holding a lone surrogate.
-_REFUSALS = (msgspec.DecodeError, RecursionError, UnicodeEncodeError)
+REFUSALS = (msgspec.DecodeError, RecursionError, UnicodeEncodeError)
 
 _LITERAL_INTEGERS = range(-(2**63), 2**63)
 
@@ -158,13 +160,13 @@ def accepts(decoder: Decoder, arguments: JSONText) -> bool:
             return False
     # Both need long texts (nesting twice as many characters as its depth; Python's digit
     # limit is 640 at least): most texts are shorter, and cost one comparison.
-    if len(arguments) > _NESTING_LENGTH and (
+    if len(arguments) > DECODER_DECIDES_LENGTH and (
         _may_nest_deeply(arguments) or _may_hold_huge_integer(arguments)
     ):
         return False
     try:
         decoder.decode(arguments)
-    except _REFUSALS:
+    except REFUSALS:
         return False
     return True
 
