@@ -36,7 +36,7 @@ from toolaudit.pipeline.judge import (
     reasons,
 )
 from toolaudit.pipeline.options import AuditOptions
-from toolaudit.pipeline.rows import Row, make_row, write_rows
+from toolaudit.pipeline.rows import Row, dump_row, make_row, valid_row_writer
 from toolaudit.pipeline.stop import StopRequest
 from toolaudit.pipeline.toolsets import NO_TOOLS, RecordTools
 
@@ -48,7 +48,7 @@ from toolaudit.results.tally import Tally
 from toolaudit.schemas import NO_SCHEMAS, SchemaSet
 from toolaudit.sources import DamagedInput, OversizedLine, Source, expand_paths, read_line_batches
 
-__all__ = ["Audit", "AuditOptions", "Row", "write_rows"]
+__all__ = ["Audit", "AuditOptions", "Row"]
 
 _BOM = b"\xef\xbb\xbf"
 #: The formats the typed path reads (formats/typed.py builds their shapes; a test
@@ -173,12 +173,10 @@ class Audit:
         Interrupted (Ctrl-C, SIGTERM), the report keeps every complete row and
         :attr:`summary` says the audit is incomplete; the interruption goes on.
         """
-        # Each row is written as soon as it is dumped: holding many orjson
-        # results alive at once (a list, a join) was 10x slower, measured.
         try:
-            for rows in self._row_batches(want_rows=report is not None):
+            for rows in self._row_batches(want_rows=report is not None, encoded=True):
                 if report is not None:
-                    write_rows(report, rows)
+                    report.writelines(rows)
         except KeyboardInterrupt:
             self.finish(interrupted=True)  # interrupted while writing: the summary still says so
             raise
@@ -206,8 +204,9 @@ class Audit:
             self.summary = summary
         return self.summary
 
-    def _row_batches(self, *, want_rows: bool) -> Iterator[list[Row]]:
-        """The report rows, a batch at a time; sets :attr:`summary` at the end.
+    def _row_batches(self, *, want_rows: bool, encoded: bool = False) -> Iterator[list[Any]]:
+        """The report rows, a batch at a time (dicts, or JSON lines when ``encoded``);
+        sets :attr:`summary` at the end.
 
         Interrupted, it still yields every complete row and sets a summary that
         says it is incomplete, then lets the interruption go on.
@@ -221,7 +220,8 @@ class Audit:
                 self._statuses.append(status)
                 self._record_tools.new_stream()
                 self._streams = StreamAssembler(self.options.max_open_streams)
-                yield from self._audit_source(source, status, _Rows(source.name, want_rows))
+                rows = _Rows(source.name, want_rows, encoded=encoded)
+                yield from self._audit_source(source, status, rows)
         except KeyboardInterrupt:
             self.finish(interrupted=True)
             raise
@@ -258,6 +258,7 @@ class Audit:
         # Where the typed path hands each call it did not call valid.
         judged = functools.partial(self._count_call, global_tally, out)
         valid_rows = out.rows is not None and not self.options.errors_only
+        valid_row = out.valid_row
         wants_model = grouped or valid_rows
         stop = self.stop
         loads = _loads
@@ -272,7 +273,7 @@ class Audit:
                 stdin=self._stdin,
             ):
                 stop.busy = True
-                add = out.add  # this batch's list (take() starts a new one)
+                add_valid = out.add_valid  # this batch's list (take() starts a new one)
                 first = lineno + 1  # the number of lines[0]
                 end = len(lines)
                 position = 0
@@ -280,8 +281,8 @@ class Audit:
                     typed = self._typed
                     if typed is not None and typed.current is not None:
                         position = typed.read_lines(
-                            lines, position, first, ok_names, add if valid_rows else None,
-                            out.source, judged,
+                            lines, position, first, ok_names,
+                            add_valid if valid_rows else None, valid_row, judged,
                         )  # fmt: skip
                         if position == end:
                             break
@@ -334,7 +335,7 @@ class Audit:
                                 ok_names(tool.name)
                             if valid_rows:
                                 call_id = flat_call_id(record)
-                                add(make_row(out.source, lineno, 0, call_id, tool.name, model, []))
+                                add_valid(valid_row(lineno, 0, call_id, tool.name, model))
                             continue
                         if not wants_model:  # a failing call's row, or its sample, names it
                             model = m if type(m := record.get("model")) is str else None
@@ -611,23 +612,48 @@ class Audit:
 
 class _Rows:
     """The rows of the batch being audited, for one source; ``rows`` is None when
-    no rows are wanted (a summary-only run)."""
+    no rows are wanted (a summary-only run).
 
-    __slots__ = ("add", "rows", "source")
+    ``encoded``: the rows are JSON lines (bytes) as soon as they are made, for a run
+    that writes them; else dicts. A valid call's row is made by :attr:`valid_row`
+    and added with :attr:`add_valid`; any other row, a dict, with :attr:`add`.
+    """
 
-    def __init__(self, source: str, want_rows: bool) -> None:
+    __slots__ = ("add", "add_valid", "encoded", "rows", "source", "valid_row")
+
+    def __init__(self, source: str, want_rows: bool, *, encoded: bool = False) -> None:
         self.source = source
-        self.rows: list[Row] | None = [] if want_rows else None
-        self.add: Callable[[Row], None] = self.rows.append if self.rows is not None else _drop
+        self.encoded = encoded
+        self.valid_row: Callable[[int, int, object, str, str | None], Row | bytes]
+        if encoded:
+            self.valid_row = valid_row_writer(source)
+        else:
+            self.valid_row = functools.partial(_valid_row_dict, source)
+        self.rows: list[Any] | None = None
+        self.add: Callable[[Row], None] = _drop
+        self.add_valid: Callable[[Any], None] = _drop
+        if want_rows:
+            self._start()
 
-    def take(self) -> list[Row]:
+    def _start(self) -> None:
+        rows: list[Any] = []
+        self.rows = rows
+        self.add_valid = rows.append
+        self.add = rows.append if not self.encoded else lambda row: rows.append(dump_row(row))
+
+    def take(self) -> list[Any]:
         """The batch's rows; the next batch starts empty."""
         rows = self.rows
         if not rows:
             return []
-        self.rows = []
-        self.add = self.rows.append
+        self._start()
         return rows
+
+
+def _valid_row_dict(
+    source: str, line: int, index: int, call_id: object, tool: str, model: str | None
+) -> Row:
+    return make_row(source, line, index, call_id, tool, model, [])
 
 
 def _drop(row: Row) -> None:

@@ -2,13 +2,16 @@
 
 A row is a plain dict, so that library users get ordinary data and orjson
 writes it in C. Its keys come in one order, which the golden report files fix:
-``source, line, index, id, tool, [model], ok, errors, [detail]``.
+``source, line, index, id, tool, [model], ok, errors, [detail]``. An audit that
+writes its report writes a valid call's row without making the dict
+(:func:`valid_row_writer`): the same bytes, for about half the cost.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any, BinaryIO
+from collections.abc import Callable
+from typing import Any
 
 import orjson
 
@@ -79,18 +82,53 @@ def make_row(
     }
 
 
-def write_rows(report: BinaryIO, rows: list[Row]) -> None:
-    """Write rows as JSON lines, fast with orjson; a row orjson cannot write (a
-    lone surrogate from the standard library's parser) goes through dumps_any."""
-    pending = iter(rows)
-    while True:
-        try:
-            report.writelines(map(_dump_line, pending))
-            return
-        except TypeError:
-            # writelines wrote every row before the one that failed; map took that
-            # one from `pending` too, so it is just before what `pending` has left.
-            rest = list(pending)
-            failed = rows[len(rows) - len(rest) - 1]
-            report.write(dumps_any(failed, option=orjson.OPT_APPEND_NEWLINE))
-            pending = iter(rest)
+#: Distinct tools (or models) a valid row writer keeps encoded; past it, it encodes
+#: each time.
+MOST_KEPT = 1000
+
+
+def valid_row_writer(source: str) -> Callable[[int, int, object, str, str | None], bytes]:
+    """What writes a valid call's report line, for one source: (its line, its index,
+    its id, its tool, the model) -> the bytes ``orjson.dumps`` makes of :func:`make_row`'s
+    dict (a newline after), without the dict. Most rows of a report are valid calls',
+    so this is what a report costs per line, mostly.
+
+    Each part is orjson's own encoding of its value, and the keys and punctuation are
+    fixed; the tests compare the two on every kind of value. A closure: a call costs
+    less than a method's (measured).
+    """
+    head = b'{"source":' + orjson.dumps(source) + b',"line":'
+    tools: dict[str, bytes] = {}
+    models: dict[str | None, bytes] = {None: b',"ok":true,"errors":[]}\n'}
+    dumps = orjson.dumps
+
+    def write(line: int, index: int, call_id: object, tool: str, model: str | None) -> bytes:
+        tool_part = tools.get(tool)
+        if tool_part is None:
+            tool_part = b',"tool":' + dumps(tool)
+            if len(tools) < MOST_KEPT:
+                tools[tool] = tool_part
+        model_part = models.get(model)
+        if model_part is None:
+            model_part = b',"model":' + dumps(model) + b',"ok":true,"errors":[]}\n'
+            if len(models) < MOST_KEPT:
+                models[model] = model_part
+        return b'%s%d,"index":%d,"id":%s%s%s' % (
+            head,
+            line,
+            index,
+            dumps(call_id),
+            tool_part,
+            model_part,
+        )
+
+    return write
+
+
+def dump_row(row: Row) -> bytes:
+    """One row as a JSON line: with orjson, or dumps_any for what orjson cannot write
+    (a lone surrogate from the standard library's parser)."""
+    try:
+        return _dump_line(row)
+    except TypeError:
+        return dumps_any(row, option=orjson.OPT_APPEND_NEWLINE)

@@ -25,12 +25,13 @@ from toolaudit.formats import OBJECT, Call
 from toolaudit.formats.typed import TypedCall, TypedShape, typed_shapes
 from toolaudit.jsonutil import may_hold_long_integers, orjson_may_differ
 from toolaudit.pipeline.judge import Verdict, judge, number_may_be_inexact
-from toolaudit.pipeline.rows import Row, make_row
 from toolaudit.typed.arguments import DECODER_DECIDES_LENGTH, REFUSALS, accepts, arguments_decoders
 
 #: Told of each call the reader did not call valid, with its verdict:
 #: (its line, its index, its id, the model, the verdict).
 Judged = Callable[[int, int, object, "str | None", Verdict], object]
+#: Makes a valid call's report row of (its line, its index, its id, its tool, the model).
+ValidRow = Callable[[int, int, object, str, "str | None"], object]
 
 _FAILED = (msgspec.DecodeError, RecursionError)
 _JSONDecodeError = orjson.JSONDecodeError
@@ -89,17 +90,18 @@ class TypedReader:
         start: int,
         first_line: int,
         valid: Callable[[str], object],
-        add_row: Callable[[Row], object] | None,
-        source: str,
+        add_row: Callable[[Any], object] | None,
+        valid_row: ValidRow,
         judged: Judged,
     ) -> int:
         """Read ``lines`` from ``start`` while each is of the current shape; return the
         index of the first one it cannot read (``len(lines)`` when it read them all),
         which the general path reads.
 
-        Each valid call's tool is given to ``valid``, and its report row to ``add_row``
-        when rows of valid calls are wanted; every other call goes to ``judged``, in
-        order. ``first_line`` is the line number of ``lines[0]``.
+        Each valid call's tool is given to ``valid``, and when rows of valid calls are
+        wanted (``add_row`` not None), the row ``valid_row`` makes of it to ``add_row``;
+        every other call goes to ``judged``, in order. ``first_line`` is the line
+        number of ``lines[0]``.
         """
         shape = self.current
         assert shape is not None
@@ -152,10 +154,7 @@ class TypedReader:
                         tool = tools[name]
                         valid(tool)
                         if add_row is not None:
-                            row = make_row(
-                                source, first_line + position, index, call_id, tool, model, []
-                            )
-                            add_row(row)
+                            add_row(valid_row(first_line + position, index, call_id, tool, model))
                     continue
                 verdicts = self._judge_line(line, calls, failed)
                 if verdicts is None:
@@ -166,7 +165,7 @@ class TypedReader:
                     if isinstance(verdict, str):
                         valid(verdict)
                         if add_row is not None:
-                            add_row(make_row(source, lineno, index, call_id, verdict, model, []))
+                            add_row(valid_row(lineno, index, call_id, verdict, model))
                     else:
                         judged(lineno, index, call_id, model, verdict)
             return end
@@ -182,7 +181,10 @@ class TypedReader:
         line, to look at what it decides."""
         found: list[tuple[int, object, str | Verdict]] = []
         models: list[str | None] = [None]
-        rows: list[Row] = []
+
+        def valid_row(_: int, index: int, call_id: object, tool: str, model: str | None) -> None:
+            models[0] = model
+            found.append((index, call_id, tool))
 
         def judged(
             _: int, index: int, call_id: object, model: str | None, verdict: Verdict
@@ -190,12 +192,9 @@ class TypedReader:
             models[0] = model
             found.append((index, call_id, verdict))
 
-        if not self.read_lines([line], 0, 1, lambda tool: None, rows.append, "", judged):
+        if not self.read_lines([line], 0, 1, _ignored, _ignored, valid_row, judged):
             return None
-        for row in rows:
-            models[0] = row.get("model")
-            found.append((row["index"], row["id"], row["tool"]))
-        return models[0], sorted(found, key=lambda item: item[0])
+        return models[0], found
 
     def _judge_line(
         self, line: bytes, calls: list[TypedCall], failed: int
@@ -249,3 +248,7 @@ class TypedReader:
                 call = Call(index, name, value, id=call_id, encoding=OBJECT)
             verdicts.append(judge(call, self._validator, None, exact=False))
         return verdicts
+
+
+def _ignored(_: object) -> None:
+    """Where :meth:`TypedReader.read` sends what it does not keep."""

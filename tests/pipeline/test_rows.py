@@ -1,0 +1,68 @@
+"""A valid call's report line, written without its dict, is the dict's line byte for byte."""
+
+from __future__ import annotations
+
+import io
+
+import orjson
+from hypothesis import given
+from hypothesis import strategies as st
+
+from toolaudit.pipeline import rows
+from toolaudit.pipeline.audit import Audit
+from toolaudit.pipeline.rows import make_row, valid_row_writer
+from toolaudit.schemas.loading import load_schemas
+
+from ..conftest import REPO
+
+TEXTS = st.text() | st.sampled_from(["", 'q"uote', "back\\slash", "\u00e9\u2028\x00", "\U0001f600"])
+#: Ids as a line's parse gives them: any JSON value (flat calls echo theirs as they are).
+IDS = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.floats() | TEXTS,
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(TEXTS, inner, max_size=2),
+    max_leaves=4,
+)
+
+
+def dict_line(source, line, index, call_id, tool, model):
+    return orjson.dumps(
+        make_row(source, line, index, call_id, tool, model, []), option=orjson.OPT_APPEND_NEWLINE
+    )
+
+
+@given(
+    TEXTS,
+    st.integers(1, 2**40),
+    st.integers(0, 2**20),
+    IDS,
+    TEXTS,
+    st.none() | TEXTS,
+)
+def test_a_valid_row_is_written_as_its_dict_would_be(source, line, index, call_id, tool, model):
+    write = valid_row_writer(source)
+    for _ in range(2):  # the second time from what it kept
+        assert write(line, index, call_id, tool, model) == dict_line(
+            source, line, index, call_id, tool, model
+        )
+
+
+def test_past_the_tools_and_models_it_keeps_it_writes_the_same(monkeypatch):
+    monkeypatch.setattr(rows, "MOST_KEPT", 2)
+    write = valid_row_writer("s")
+    for n in range(6):
+        assert write(n + 1, 0, n, f"tool{n}", f"m{n}") == dict_line(
+            "s", n + 1, 0, n, f"tool{n}", f"m{n}"
+        )
+
+
+def test_the_written_report_is_the_rows_the_audit_yields():
+    # A run writing its report writes valid rows without dicts; iterating the audit
+    # yields the dicts: on every format case, the lines are those dicts dumped.
+    for folder in sorted((REPO / "tests" / "cases" / "formats").iterdir()):
+        [schemas_file] = sorted(folder.glob("schemas.json*"))
+        schemas = load_schemas(str(schemas_file))
+        log = str(folder / "input.jsonl")
+        report = io.BytesIO()
+        Audit([log], schemas).run(report)
+        dumped = b"".join(rows.dump_row(row) for row in Audit([log], schemas))
+        assert report.getvalue() == dumped, folder.name
