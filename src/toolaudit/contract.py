@@ -154,6 +154,7 @@ class ToolValidator:
     __slots__ = (
         "_enums",
         "_exact_types",
+        "_names",
         "_required_set",
         "_usual_type",
         "name",
@@ -192,6 +193,7 @@ class ToolValidator:
             param_name: _Parameter(name, param_name, spec)
             for param_name, spec in properties.items()
         }
+        self._names = tuple(self.parameters)  # what an unexpected argument's reason lists
         # A name listed twice is required once: dict.fromkeys keeps the first.
         self.required: tuple[str, ...] = tuple(dict.fromkeys(required))
         self._required_set = frozenset(self.required)
@@ -277,13 +279,14 @@ class ToolValidator:
         """(kind, subject, reason) of each error, sorted as :meth:`check` sorts them: the
         rules of _check_fully, with what the reasons are worded from."""
         found: list[tuple[str, str, tuple[Any, ...]]] = []
+        parameters = self.parameters
+        exact_types = self._exact_types
         for key, value in arguments.items():
-            param = self.parameters.get(key)
+            param = parameters.get(key)
             subject = key if isinstance(key, str) else str(key)
             if param is None:
-                declared = tuple(self.parameters)
-                found.append((UNEXPECTED, subject, ("unexpected_parameter", declared)))
-            elif not param.accepts(value):
+                found.append((UNEXPECTED, subject, ("unexpected_parameter", self._names)))
+            elif type(value) not in exact_types[key] and not param.accepts(value):
                 assert param.accepted_kinds is not None
                 found.append((TYPE, subject, ("type", param.accepted_kinds, value)))
             elif param.enum is not None and not param.enum_allows(value):

@@ -9,6 +9,7 @@ personal data).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Any
 
@@ -56,10 +57,12 @@ def sentence(reason: tuple[Any, ...]) -> str:
     if how == "unexpected_parameter":
         if not reason[1]:
             return "not a parameter: this tool takes none"
-        return f"not a parameter of this tool (parameters: {listed(reason[1])})"
+        return f"not a parameter of this tool (parameters: {_names_listed(tuple(reason[1]))})"
     if how == "unknown_tool":
         tools = reason[1]
-        return f"no tool of this name (tools: {listed(tools)})" if tools else "no tools are defined"
+        if not tools:
+            return "no tools are defined"
+        return f"no tool of this name (tools: {_names_listed(tuple(tools))})"
     if how == "text":
         return str(reason[1])
     raise ValueError(f"no words for the reason {how!r}")
@@ -90,6 +93,13 @@ def _constraint(keyword: str, limit: Any, value: Any) -> str:
     if keyword in ("minProperties", "maxProperties"):
         return f"{rule}, got {len(value)}"
     return f"{rule}, got {shown(value)}"
+
+
+@functools.lru_cache(maxsize=256)
+def _names_listed(names: tuple[str, ...]) -> str:
+    """A tool's parameters or a schema set's tools, listed: the same few lists, worded
+    for many failing calls of a report."""
+    return listed(names)
 
 
 def listed(names: Iterable[str], limit: int = SHOWN_CHARACTERS) -> str:

@@ -221,7 +221,9 @@ def number_may_be_inexact(problems: Problems, arguments: Mapping[str, Any]) -> b
     deep error's subject is a path: the argument it starts from is looked at."""
     for kind, subject in problems:
         if kind in (TYPE, ENUM, CONSTRAINT):
-            for name in (subject, parameter_of(subject)):
+            # parameter_of() gives back a subject holding neither "." nor "[": skipped.
+            also = parameter_of(subject) if "." in subject or "[" in subject else subject
+            for name in (subject, also):
                 value_type = type(arguments.get(name))
                 if value_type is float or value_type is list or value_type is dict:
                     return True

@@ -232,8 +232,8 @@ class TypedReader:
                 problems = tool.check(value)
                 if (
                     problems
+                    and may_hold_long_integers(text)  # the cheaper test first: rarely true
                     and number_may_be_inexact(problems, value)
-                    and may_hold_long_integers(text)
                 ):
                     return None
                 verdicts.append((tool.name, problems, None, (tool.explain, value)))
