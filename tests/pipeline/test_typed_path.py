@@ -55,6 +55,7 @@ def test_every_format_case_gives_the_same_report_and_summary(folder: Path) -> No
     schemas = load_schemas(str(schemas_file))
     assert_same_either_way((folder / "input.jsonl").read_bytes(), schemas)
     assert_same_either_way((folder / "input.jsonl").read_bytes(), schemas, errors_only=True)
+    assert_same_either_way((folder / "input.jsonl").read_bytes(), schemas, group_by=("model",))
 
 
 # -- the records each typed format is written as ----------------------------------------
@@ -494,6 +495,34 @@ def test_generated_records_give_the_same_rows_and_summary(
 ) -> None:
     schemas, data = log
     assert_same_either_way(data, schema_set(schemas))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(logs())
+def test_generated_records_give_the_same_groups_by_model(
+    log: tuple[dict[str, Any], bytes],
+) -> None:
+    # Each format names its model in its own place, and a record may hold a top-level
+    # "model" beside (the group of a record whose format names none).
+    schemas, data = log
+    assert_same_either_way(data, schema_set(schemas), group_by=("model",))
+
+
+@pytest.mark.parametrize("format_name", sorted(WRITERS))
+def test_a_top_level_model_beside_the_formats_own_groups_the_same(format_name: str) -> None:
+    lines = [line_of(WRITERS[format_name]([VALID], model=model)) for model in ("top", 3, None)]
+    log = b"\n".join(lines * 2) + b"\n"  # the second of each is the typed path's to read
+    assert_same_either_way(log, TOOLS, group_by=("model",))
+
+
+def test_the_typed_path_reads_on_with_groups_by_model_only() -> None:
+    line = line_of(openai_chat([VALID])) + b"\n"
+    for group_by, typed in ((("model",), True), (("id",), False), (("model", "id"), False)):
+        run = Audit(
+            [Source("-")], TOOLS, AuditOptions(group_by=group_by), stdin=io.BytesIO(line * 3)
+        )
+        run.run()
+        assert (run._typed is not None) is typed, group_by
 
 
 EDGE_TOOLS = {

@@ -256,6 +256,12 @@ def _mcp_calls(record: Any) -> tuple[str | None, list[TypedCall]] | None:
 # -- the shapes ------------------------------------------------------------------------
 
 
+#: A top-level "model" of a format that names its model elsewhere, or not at all: the
+#: group --group-by model gives a record whose format names none. Absent here, so that
+#: the shape's model is the record's group.
+_NO_OTHER_MODEL: tuple[str, Any, Any] = ("model", UnsetType, UNSET)
+
+
 def _shapes(registry: Registry) -> list[tuple[str, type[Struct], Callable[..., Any], set[str]]]:
     """(format, struct, calls, the formats detection tries first that the struct's
     required values rule out), in the order the fast path tries them."""
@@ -300,6 +306,7 @@ def _shapes(registry: Registry) -> list[tuple[str, type[Struct], Callable[..., A
                     ("candidates", list[_Candidate]),
                     ("modelVersion", _Text, None),
                     ("model_version", UnsetType, UNSET),
+                    _NO_OTHER_MODEL,
                 ],
                 registry,
             ),
@@ -330,6 +337,7 @@ def _shapes(registry: Registry) -> list[tuple[str, type[Struct], Callable[..., A
                     # openai-responses wants an output array; this one is an object.
                     ("output", _BedrockOutput),
                     ("stopReason", str | None | UnsetType, UNSET),
+                    _NO_OTHER_MODEL,
                 ],
                 registry,
             ),
@@ -340,7 +348,7 @@ def _shapes(registry: Registry) -> list[tuple[str, type[Struct], Callable[..., A
             "openai-batch",
             _record(
                 "BatchOutput",
-                [("custom_id", _AnyId), ("response", batch_response)],
+                [("custom_id", _AnyId), ("response", batch_response), _NO_OTHER_MODEL],
                 registry,
                 # An input line has both; anthropic-batch wants a result.
                 also_forbidden=("body", "method"),
@@ -352,7 +360,7 @@ def _shapes(registry: Registry) -> list[tuple[str, type[Struct], Callable[..., A
             "anthropic-batch",
             _record(
                 "AnthropicBatchResult",
-                [("custom_id", _AnyId), ("result", anthropic_result)],
+                [("custom_id", _AnyId), ("result", anthropic_result), _NO_OTHER_MODEL],
                 registry,
             ),
             _anthropic_batch_calls,
@@ -367,6 +375,7 @@ def _shapes(registry: Registry) -> list[tuple[str, type[Struct], Callable[..., A
                     ("method", Literal["tools/call"]),
                     ("params", _CallParams),
                     ("id", _AnyId, None),
+                    _NO_OTHER_MODEL,
                 ],
                 registry,
             ),

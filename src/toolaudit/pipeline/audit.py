@@ -256,7 +256,8 @@ class Audit:
         global_tally = self._global
         count_ok = global_tally.count_ok
         # Where the typed path hands each call it did not call valid.
-        judged = functools.partial(self._count_call, global_tally, out)
+        judged = functools.partial(self._count_typed, out)
+        group_of = None if self._groups is None else functools.partial(self._tally_for, None)
         valid_rows = out.rows is not None and not self.options.errors_only
         valid_row = out.valid_row
         wants_model = grouped or valid_rows
@@ -282,7 +283,7 @@ class Audit:
                     if typed is not None and typed.current is not None:
                         position = typed.read_lines(
                             lines, position, first, ok_names,
-                            add_valid if valid_rows else None, valid_row, judged,
+                            add_valid if valid_rows else None, valid_row, judged, group_of,
                         )  # fmt: skip
                         if position == end:
                             break
@@ -415,14 +416,14 @@ class Audit:
     def _typed_gives_the_same(self) -> bool:
         """Whether the typed path would give what the general path gives (when
         :attr:`typed_fast_path` lets it run at all): the global
-        schemas judge every record it reads (none keyed, none deep), no group needs the
-        record's fields, and a forced format is one it reads."""
+        schemas judge every record it reads (none keyed, none deep), no group needs more
+        of the record than the model its shape reads, and a forced format is one it reads."""
         forced = self.options.input_format
         return (
             self.schemas.validator is not None
             and not self._deep
             and not self.schemas.keyed
-            and self._groups is None
+            and (self._groups is None or self.options.group_by == ("model",))
             and (forced is None or forced in TYPED_FORMATS)
         )
 
@@ -557,6 +558,21 @@ class Audit:
             tally.records_without_calls += 1
             return
         self._judge_calls(stream.extracted, stream.line, out, tally, None, assembled=True)
+
+    def _count_typed(
+        self,
+        out: _Rows,
+        tally: Tally | None,
+        lineno: int,
+        index: int,
+        call_id: object,
+        model: str | None,
+        verdict: Verdict,
+    ) -> None:
+        """Count a call the typed path read and did not call valid (``tally`` its group's,
+        None without groups)."""
+        counted_in = tally if tally is not None else self._global
+        self._count_call(counted_in, out, lineno, index, call_id, model, verdict)
 
     def _count_call(
         self,

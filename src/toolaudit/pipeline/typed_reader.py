@@ -25,11 +25,12 @@ from toolaudit.formats import OBJECT, Call
 from toolaudit.formats.typed import TypedCall, TypedShape, typed_shapes
 from toolaudit.jsonutil import may_hold_long_integers, orjson_may_differ
 from toolaudit.pipeline.judge import Verdict, judge, number_may_be_inexact
+from toolaudit.results.tally import Tally
 from toolaudit.typed.arguments import DECODER_DECIDES_LENGTH, REFUSALS, accepts, arguments_decoders
 
-#: Told of each call the reader did not call valid, with its verdict:
-#: (its line, its index, its id, the model, the verdict).
-Judged = Callable[[int, int, object, "str | None", Verdict], object]
+#: Told of each call the reader did not call valid, with its verdict: (its line's group's
+#: tally, None without groups; its line, its index, its id, the model, the verdict).
+Judged = Callable[["Tally | None", int, int, object, "str | None", Verdict], object]
 #: Makes a valid call's report row of (its line, its index, its id, its tool, the model).
 ValidRow = Callable[[int, int, object, str, "str | None"], object]
 
@@ -93,6 +94,7 @@ class TypedReader:
         add_row: Callable[[Any], object] | None,
         valid_row: ValidRow,
         judged: Judged,
+        group_of: Callable[[str | None], Tally] | None = None,
     ) -> int:
         """Read ``lines`` from ``start`` while each is of the current shape; return the
         index of the first one it cannot read (``len(lines)`` when it read them all),
@@ -101,7 +103,8 @@ class TypedReader:
         Each valid call's tool is given to ``valid``, and when rows of valid calls are
         wanted (``add_row`` not None), the row ``valid_row`` makes of it to ``add_row``;
         every other call goes to ``judged``, in order. ``first_line`` is the line
-        number of ``lines[0]``.
+        number of ``lines[0]``. With ``--group-by model``, ``group_of`` gives the tally
+        of a line's model (counting one more record in it), which counts its valid calls.
         """
         shape = self.current
         assert shape is not None
@@ -150,9 +153,10 @@ class TypedReader:
                         except REFUSALS:
                             break
                 else:  # every call valid: most lines
+                    count = valid if group_of is None else group_of(model).count_one_ok
                     for index, (call_id, name, _) in enumerate(calls):
                         tool = tools[name]
-                        valid(tool)
+                        count(tool)
                         if add_row is not None:
                             add_row(valid_row(first_line + position, index, call_id, tool, model))
                     continue
@@ -160,14 +164,18 @@ class TypedReader:
                 if verdicts is None:
                     return position
                 lineno = first_line + position
+                tally = None if group_of is None else group_of(model)
                 for index, (call_id, _, _) in enumerate(calls):
                     verdict = verdicts[index]
                     if isinstance(verdict, str):
-                        valid(verdict)
+                        if tally is None:
+                            valid(verdict)
+                        else:
+                            tally.count_one_ok(verdict)
                         if add_row is not None:
                             add_row(valid_row(lineno, index, call_id, verdict, model))
                     else:
-                        judged(lineno, index, call_id, model, verdict)
+                        judged(tally, lineno, index, call_id, model, verdict)
             return end
         except KeyboardInterrupt:  # the audit counts the lines up to this one as read
             self.interrupted_at = first_line + position
@@ -187,7 +195,7 @@ class TypedReader:
             found.append((index, call_id, tool))
 
         def judged(
-            _: int, index: int, call_id: object, model: str | None, verdict: Verdict
+            _: object, __: int, index: int, call_id: object, model: str | None, verdict: Verdict
         ) -> None:
             models[0] = model
             found.append((index, call_id, verdict))
