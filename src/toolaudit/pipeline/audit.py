@@ -256,7 +256,7 @@ class Audit:
         global_tally = self._global
         count_ok = global_tally.count_ok
         # Where the typed path hands each call it did not call valid.
-        judged = functools.partial(self._count_typed, out)
+        judged = functools.partial(self._count_call, out)
         group_of = None if self._groups is None else functools.partial(self._tally_for, None)
         valid_rows = out.rows is not None and not self.options.errors_only
         valid_row = out.valid_row
@@ -348,7 +348,7 @@ class Audit:
                         else:
                             verdict = (tool.name, problems, None, (tool.explain, arguments))
                             self._count_call(
-                                tally, out, lineno, 0, flat_call_id(record), model, verdict
+                                out, tally, lineno, 0, flat_call_id(record), model, verdict
                             )
                     else:
                         position = end
@@ -531,7 +531,7 @@ class Audit:
                 self._audit_record(exact_record, lineno, out, tally=tally)
                 return
         for call, verdict in zip(extracted.calls, verdicts, strict=True):
-            self._count_call(tally, out, lineno, call.index, call.id, extracted.model, verdict)
+            self._count_call(out, tally, lineno, call.index, call.id, extracted.model, verdict)
 
     def _feed_stream(self, extracted: Extracted, lineno: int, out: _Rows, tally: Tally) -> None:
         """One chunk of a streamed response: judge the streams it finishes (and any
@@ -559,7 +559,7 @@ class Audit:
             return
         self._judge_calls(stream.extracted, stream.line, out, tally, None, assembled=True)
 
-    def _count_typed(
+    def _count_call(
         self,
         out: _Rows,
         tally: Tally | None,
@@ -569,23 +569,10 @@ class Audit:
         model: str | None,
         verdict: Verdict,
     ) -> None:
-        """Count a call the typed path read and did not call valid (``tally`` its group's,
-        None without groups)."""
-        counted_in = tally if tally is not None else self._global
-        self._count_call(counted_in, out, lineno, index, call_id, model, verdict)
-
-    def _count_call(
-        self,
-        tally: Tally,
-        out: _Rows,
-        lineno: int,
-        index: int,
-        call_id: object,
-        model: str | None,
-        verdict: Verdict,
-    ) -> None:
-        """Count one call in ``tally``; report it where rows are wanted, and keep
-        it as a sample when it failed."""
+        """Count one call in ``tally`` (None: the audit's own); report it where rows are
+        wanted, and keep it as a sample when it failed."""
+        if tally is None:
+            tally = self._global
         tool, problems, detail, why = verdict
         if problems:
             tally.count_problems(tool, counted(problems) if self._deep else problems)
