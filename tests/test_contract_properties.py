@@ -249,3 +249,19 @@ def test_json_equal_matches_the_reference(a, b):
 
     assert json_equal(a, b) == reference_equal(a, b)
     assert json_equal(a, b) == json_equal(b, a)
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(schemas_and_calls(), st.booleans())
+def test_reasons_worded_from_the_problems_are_the_reasons_explain_finds(case, deep):
+    # The report words a failing call's reasons from the problems check() found; explain()
+    # judges the arguments again: the two must say the same, in the same order.
+    schemas, call = case
+    validator = compile_schemas(schemas, deep=deep)
+    tool = validator.tools.get(call.get("name")) if isinstance(call, dict) else None
+    arguments = call.get("arguments") if isinstance(call, dict) else None
+    if tool is None or not isinstance(arguments, Mapping):
+        return
+    problems = tool.check(arguments)
+    worded = tool.explain_problems((arguments, problems))
+    assert list(worded.items()) == list(tool.explain(arguments).items())

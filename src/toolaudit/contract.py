@@ -15,7 +15,7 @@ prefix of another, sorting the pairs sorts the strings the same way.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from toolaudit.errors import SchemaError
@@ -275,6 +275,31 @@ class ToolValidator:
             for kind, subject, reason in self.findings(arguments)
         }
 
+    def explain_problems(
+        self, judged: tuple[Mapping[Any, Any], Sequence[Problem]]
+    ) -> dict[str, str]:
+        """:meth:`explain` of arguments and the problems :meth:`check` found in them, each
+        reason worded from its problem without judging the arguments again (the report
+        words the reasons of every failing call)."""
+        from toolaudit.deep.reasons import sentence
+
+        arguments, problems = judged
+        worded = {}
+        for kind, subject in problems:
+            if kind == UNEXPECTED:
+                reason: tuple[Any, ...] = ("unexpected_parameter", self._names)
+            elif kind == MISSING:
+                reason = ("missing",)
+            elif kind == TYPE and subject in arguments:
+                accepted = self.parameters[subject].accepted_kinds
+                reason = ("type", accepted, arguments[subject])
+            elif kind == ENUM and subject in arguments:
+                reason = ("enum", self.parameters[subject].enum, arguments[subject])
+            else:  # a key that is no string, say: as explain() finds it
+                return self.explain(arguments)
+            worded[f"{kind}:{subject}"] = sentence(reason)
+        return worded
+
     def findings(self, arguments: Mapping[Any, Any]) -> list[tuple[str, str, tuple[Any, ...]]]:
         """(kind, subject, reason) of each error, sorted as :meth:`check` sorts them: the
         rules of _check_fully, with what the reasons are worded from."""
@@ -318,6 +343,11 @@ class _DeepToolValidator(ToolValidator):
         if not inside:
             return problems
         return sorted([*problems, *((kind, path) for path, (kind, _) in inside.items())])
+
+    def explain_problems(
+        self, judged: tuple[Mapping[Any, Any], Sequence[Problem]]
+    ) -> dict[str, str]:
+        return self.explain(judged[0])  # deep errors are worded where they are found
 
     def findings(self, arguments: Mapping[Any, Any]) -> list[tuple[str, str, tuple[Any, ...]]]:
         found = super().findings(arguments)

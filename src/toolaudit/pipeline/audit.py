@@ -346,7 +346,12 @@ class Audit:
                         ):
                             self._audit_record(record, lineno, out, line, tally=tally)
                         else:
-                            verdict = (tool.name, problems, None, (tool.explain, arguments))
+                            verdict = (
+                                tool.name,
+                                problems,
+                                None,
+                                (tool.explain_problems, (arguments, problems)),
+                            )
                             self._count_call(
                                 out, tally, lineno, 0, flat_call_id(record), model, verdict
                             )

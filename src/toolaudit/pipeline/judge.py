@@ -104,7 +104,7 @@ def judge_decoding(
                 else:
                     problems = tool.check(decoded)
                     if problems:
-                        why = (tool.explain, decoded)
+                        why = (tool.explain_problems, (decoded, problems))
     if call.in_text is not None and name is not None:
         found = (
             f"found in the message text as {call.in_text} markup: the call never reached the tool"

@@ -244,7 +244,9 @@ class TypedReader:
                     and number_may_be_inexact(problems, value)
                 ):
                     return None
-                verdicts.append((tool.name, problems, None, (tool.explain, value)))
+                verdicts.append(
+                    (tool.name, problems, None, (tool.explain_problems, (value, problems)))
+                )
                 continue
             if orjson_may_differ(line):
                 # The general path may read this line with the standard library, which
