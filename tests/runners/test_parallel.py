@@ -57,6 +57,31 @@ def test_ranges_start_at_line_starts_and_cover_the_file_once():
         assert part.first_line == data[: part.start].count(b"\n") + 1
 
 
+def test_each_range_is_numbered_from_the_newlines_before_it_not_counting_a_files_last(
+    tmp_path,
+):
+    copy = tmp_path / "c.jsonl"
+    shutil.copy(SAMPLE, copy)
+    parts = parallel.plan_parts([Source(str(SAMPLE)), Source(str(copy))], 2)
+    counted = []
+
+    class Pool:  # counts in this process, noting what it was asked to count
+        def map(self, count, ranges):
+            counted.extend(ranges)
+            return [count(part) for part in ranges]
+
+    numbered = parallel._number_lines(parts, parallel._newlines(Pool(), parts))
+    following = [*parts[1:], None]
+    lasts = [
+        p for p, after in zip(parts, following, strict=True) if not after or after.name != p.name
+    ]
+    assert len(lasts) == 2 and not set(counted) & set(lasts)
+    assert len(counted) == len(parts) - 2
+    data = SAMPLE.read_bytes()
+    for part in numbered:
+        assert part.first_line == data[: part.start].count(b"\n") + 1
+
+
 def test_several_files_gzip_and_a_last_line_without_newline(tmp_path):
     plain = tmp_path / "a.jsonl"
     plain.write_bytes(SAMPLE.read_bytes().rstrip(b"\n"))  # no final newline

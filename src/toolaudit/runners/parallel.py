@@ -15,6 +15,7 @@ them; when a worker meets one, the audit is done again in one process.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.pool
 import os
 import shutil
 import signal
@@ -106,6 +107,17 @@ def _count_newlines(part: Source) -> int:
             count += buffer.count(b"\n", 0, got)
             left -= got
     return count
+
+
+def _newlines(pool: multiprocessing.pool.Pool, parts: list[Source]) -> list[int]:
+    """The newlines of each range, counted in ``pool``, where they number the lines after
+    it: not in a file's last range (0 for it)."""
+    numbering = [
+        i for i, part in enumerate(parts[:-1]) if part.is_part and parts[i + 1].name == part.name
+    ]
+    counts = pool.map(_count_newlines, [parts[i] for i in numbering])
+    counted = dict(zip(numbering, counts, strict=True))
+    return [counted.get(i, 0) for i in range(len(parts))]
 
 
 def _number_lines(parts: list[Source], newlines: list[int]) -> list[Source]:
@@ -223,7 +235,7 @@ class ParallelRunner:
             ) as pool:
                 # Rows (in the report, and the summary's samples) give line numbers:
                 # a first pass counts each range's lines, in parallel too.
-                parts = _number_lines(parts, pool.map(_count_newlines, parts))
+                parts = _number_lines(parts, _newlines(pool, parts))
                 tasks = [(part, report_dir if report is not None else None) for part in parts]
                 for result in pool.imap(_audit_part, tasks):
                     results.append(result)
