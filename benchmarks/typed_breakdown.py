@@ -80,7 +80,7 @@ def steps(lines: list[bytes], schemas: SchemaSet, provider: str) -> dict[str, Ca
                 refused += 1
                 continue
             for _, name, arguments in named[1] if named else ():
-                decoder = decoders.get(name)
+                decoder = decoders[name]
                 if decoder is not None:
                     try:
                         decoder.decode(arguments)

@@ -29,6 +29,7 @@ from toolaudit.contract import ToolValidator
 from toolaudit.jsonutil import loads_exact
 from toolaudit.typed import accepts, arguments_decoder, arguments_decoders
 from toolaudit.typed import arguments as typed
+from toolaudit.typed.arguments import DecodersOnDemand
 from toolaudit.values import ALL_KINDS, TYPE_NAMES
 
 from ..conftest import FIXTURES, REPO
@@ -341,6 +342,26 @@ def test_an_alias_shares_its_tools_decoder():
     ]
     decoders = arguments_decoders(validator)
     assert decoders["math_factorial"] is decoders["math.factorial"]
+
+
+def test_decoders_on_demand_are_built_as_calls_name_their_tools(monkeypatch):
+    validator = load_schemas(str(FIXTURES / "formats" / "bfcl_questions.jsonl")).keyed[
+        "simple_python_1"
+    ]
+    built = []
+    monkeypatch.setattr(typed, "arguments_decoder", lambda tool: built.append(tool) or object())
+    decoders = DecodersOnDemand(validator)
+    assert not built and not decoders  # nothing until a call names a tool
+    first = decoders["math.factorial"]
+    assert decoders["math_factorial"] is first and len(built) == 1  # an alias: the same one
+    assert decoders["no such tool"] is None and len(built) == 1
+
+
+def test_decoders_on_demand_keep_a_bounded_number_of_unknown_names(monkeypatch):
+    monkeypatch.setattr(DecodersOnDemand, "MOST_UNKNOWN", 3)
+    decoders = DecodersOnDemand(compile_schemas({"get": {"parameters": {}}}))
+    assert [decoders[f"made up {n}"] for n in range(10)] == [None] * 10
+    assert len(decoders) == 3 and decoders["get"] is not None
 
 
 def test_text_is_taken_as_str_bytes_or_a_raw():

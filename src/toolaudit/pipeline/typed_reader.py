@@ -26,7 +26,12 @@ from toolaudit.formats.typed import TypedCall, TypedShape, typed_shapes
 from toolaudit.jsonutil import may_hold_long_integers, orjson_may_differ
 from toolaudit.pipeline.judge import Verdict, judge, number_may_be_inexact
 from toolaudit.results.tally import Tally
-from toolaudit.typed.arguments import DECODER_DECIDES_LENGTH, REFUSALS, accepts, arguments_decoders
+from toolaudit.typed.arguments import (
+    DECODER_DECIDES_LENGTH,
+    REFUSALS,
+    DecodersOnDemand,
+    accepts,
+)
 
 #: Told of each call the reader did not call valid, with its verdict: (its line's group's
 #: tally, None without groups; its line, its index, its id, the model, the verdict).
@@ -65,7 +70,7 @@ class TypedReader:
         self.current: TypedShape | None = shapes[0] if shapes else None
         self._validator = validator
         self._tools = {name: tool.name for name, tool in validator.tools.items()}
-        self._decoders = arguments_decoders(validator)
+        self._decoders = DecodersOnDemand(validator)
         self._off = False
         #: The number of the line being read when an interruption came (0: none came).
         self.interrupted_at = 0
@@ -110,7 +115,7 @@ class TypedReader:
         assert shape is not None
         decode = shape.decoder.decode
         calls_of = shape.calls
-        decoder_of = self._decoders.get
+        decoders = self._decoders
         tools = self._tools
         end = len(lines)
         position = start
@@ -139,7 +144,7 @@ class TypedReader:
                 model, calls = named
                 # (``failed`` is read after the loop: the call that broke it.)
                 for failed, (_, name, arguments) in enumerate(calls):  # noqa: B007
-                    decoder = decoder_of(name)
+                    decoder = decoders[name]
                     if decoder is None:
                         break
                     # A short text needs no more than its decoder (a Raw is a slice of the
@@ -216,7 +221,7 @@ class TypedReader:
         for index in range(failed, len(calls)):
             call_id, name, arguments = calls[index]
             if index != failed:
-                decoder = self._decoders.get(name)
+                decoder = self._decoders[name]
                 if decoder is not None and accepts(decoder, arguments):
                     # Exact: integers bounded to 64 bits, 1e400 refused. So valid here is
                     # valid for the general path, whichever way it parses the line.

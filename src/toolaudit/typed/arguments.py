@@ -133,19 +133,39 @@ def arguments_decoder(tool: ToolValidator) -> Decoder | None:
     return msgspec.json.Decoder(struct, strict=True)
 
 
+class DecodersOnDemand(dict[str, "Decoder | None"]):
+    """The decoder of each of ``validator``'s tools by the name a call gives, built the
+    first time a call names the tool (None: the tool cannot be typed, or there is no tool
+    of that name): a schema set of thousands of tools costs only the ones a log calls.
+    An alias shares its tool's decoder. Read it with ``decoders[name]``."""
+
+    #: Names of no tool kept (as None), at most: models invent names without end.
+    MOST_UNKNOWN = 10_000
+
+    def __init__(self, validator: Validator) -> None:
+        super().__init__()
+        self._tools = validator.tools
+        self._built: dict[int, Decoder | None] = {}
+        self._unknown = 0
+
+    def __missing__(self, name: str) -> Decoder | None:
+        tool = self._tools.get(name)
+        if tool is None:
+            if self._unknown < self.MOST_UNKNOWN:
+                self._unknown += 1
+                self[name] = None
+            return None
+        if id(tool) not in self._built:
+            self._built[id(tool)] = arguments_decoder(tool)
+        decoder = self[name] = self._built[id(tool)]
+        return decoder
+
+
 def arguments_decoders(validator: Validator) -> dict[str, Decoder]:
     """The decoder of each of ``validator``'s tools that can be typed, under every name
-    the tool is called by (an alias shares its tool's decoder). Build it once per
-    validator: each decoder costs a struct."""
-    built: dict[int, Decoder | None] = {}
-    decoders: dict[str, Decoder] = {}
-    for name, tool in validator.tools.items():
-        if id(tool) not in built:
-            built[id(tool)] = arguments_decoder(tool)
-        decoder = built[id(tool)]
-        if decoder is not None:
-            decoders[name] = decoder
-    return decoders
+    the tool is called by (an alias shares its tool's decoder), all built now."""
+    on_demand = DecodersOnDemand(validator)
+    return {name: decoder for name in validator.tools if (decoder := on_demand[name]) is not None}
 
 
 JSONText = str | bytes | bytearray | memoryview | msgspec.Raw
