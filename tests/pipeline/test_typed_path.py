@@ -17,9 +17,11 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from toolaudit.errors import NoSchemasError
 from toolaudit.pipeline.audit import Audit, AuditOptions
+from toolaudit.pipeline.toolsets import RecordTools
 from toolaudit.pipeline.typed_reader import TypedReader
-from toolaudit.schemas import SchemaSet, load_schemas
+from toolaudit.schemas import NO_SCHEMAS, SchemaSet, load_schemas
 from toolaudit.schemas.loading import schema_set
 from toolaudit.sources import Source
 from toolaudit.typed import arguments as typed_arguments
@@ -40,6 +42,11 @@ def audited(
     if not typed:  # else every comparison here would compare the typed path with itself
         assert run._typed is None
     return report.getvalue(), summary.to_dict()
+
+
+def reader_of(schemas: SchemaSet) -> TypedReader:
+    """A typed reader as the audit makes one (records' own tools compiled as it does)."""
+    return TypedReader(schemas.validator, None, RecordTools(schemas).compile)
 
 
 def assert_same_either_way(data: bytes, schemas: SchemaSet, **options: Any) -> None:
@@ -159,6 +166,11 @@ def mcp(calls: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params, **extra}
 
 
+def envelope(calls: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    """A request/response pair with no tools of its own (the schemas judge it)."""
+    return {"request": {"model": "requested"}, "response": openai_chat(calls), **extra}
+
+
 WRITERS = {
     "openai-chat": openai_chat,
     "openai-batch": openai_batch,
@@ -168,6 +180,7 @@ WRITERS = {
     "anthropic": anthropic,
     "gemini": gemini,
     "bedrock": bedrock,
+    "envelope": envelope,
 }
 
 
@@ -190,7 +203,7 @@ def call(
 def test_the_typed_path_reads_each_typed_format(monkeypatch: pytest.MonkeyPatch) -> None:
     # Not a test that cannot fail: it shows the comparisons above ran the typed path.
     schemas = schema_set({"get": {"parameters": {"properties": {"city": {"type": "string"}}}}})
-    reader = TypedReader(schemas.validator)  # type: ignore[arg-type]
+    reader = reader_of(schemas)
     assert reader.formats == set(WRITERS)
     for name, write in WRITERS.items():
         reader.seen(name)
@@ -253,8 +266,22 @@ WHOLE_LINE = {
             ],
         }
     ),
-    "the tools of the request beside (an envelope)": line_of(
-        {"request": {"tools": []}, "response": openai_chat([VALID])}
+    "a pair whose request's tools are malformed": line_of(
+        {
+            "request": {"tools": [{"name": "get", "parameters": "none"}]},
+            "response": openai_chat([VALID]),
+        }
+    ),
+    "a pair whose request's tools hold an integer past 64 bits": line_of(
+        {
+            "request": {
+                "tools": [{"name": "get", "parameters": {"properties": {"n": {"enum": [2**70]}}}}]
+            },
+            "response": openai_chat([VALID]),
+        }
+    ),
+    "a pair with a key Batch lines are detected by": line_of(
+        {"custom_id": "x", "request": {}, "response": openai_chat([VALID])}
     ),
     "a record key another format is detected by": line_of(openai_chat([VALID], custom_id="x")),
     "snake_case Gemini": line_of(
@@ -314,7 +341,7 @@ HANDED_BACK = {
 @pytest.mark.parametrize("reason", list(WHOLE_LINE))
 def test_lines_it_must_not_decide_go_to_the_general_path_whole(reason: str) -> None:
     line = WHOLE_LINE[reason]
-    reader = TypedReader(TOOLS.validator)  # type: ignore[arg-type]
+    reader = reader_of(TOOLS)
     for shape in reader.formats:
         reader.seen(shape)
         assert reader.read(line) is None, shape
@@ -326,7 +353,7 @@ def test_a_number_elsewhere_in_the_line_does_not_change_a_failing_calls_verdict(
     reason: str,
 ) -> None:
     line = DECIDED_ANYWAY[reason]
-    reader = TypedReader(TOOLS.validator)  # type: ignore[arg-type]
+    reader = reader_of(TOOLS)
     reader.seen("openai-chat")
     read = reader.read(line)
     assert read is not None
@@ -343,7 +370,7 @@ def test_calls_it_must_not_decide_go_to_the_general_judge(reason: str, format_na
     line = line_of(WRITERS[format_name](made))
     if format_name in OBJECT_FORMATS:  # the arguments as written, in the line itself
         line = line.replace(line_of(handed["value"]), handed["text"].encode() or b'""')
-    reader = TypedReader(TOOLS.validator)  # type: ignore[arg-type]
+    reader = reader_of(TOOLS)
     reader.seen(format_name)
     read = reader.read(line)
     if read is not None:  # else the whole line was left to the general path, as it may
@@ -361,6 +388,87 @@ def test_duplicate_keys_are_decided_as_the_general_path_decides() -> None:
             if format_name in OBJECT_FORMATS:
                 line = line.replace(b"{}", text.encode())
             assert_same_either_way(line + b"\n", TOOLS)
+
+
+# -- request/response pairs, whose request may carry the tools ---------------------------
+
+
+def pair(calls: list[dict[str, Any]], request: dict[str, Any], inner: str = "openai-chat") -> bytes:
+    return line_of({"request": request, "response": WRITERS[inner](calls)})
+
+
+def tool(name: str, **properties: Any) -> dict[str, Any]:
+    """A tool definition as OpenAI's requests send it."""
+    parameters = {"type": "object", "properties": properties, "required": sorted(properties)}
+    return {"type": "function", "function": {"name": name, "parameters": parameters}}
+
+
+WEATHER = tool("get", city={"type": "integer"})  # not TOOLS' "get": a string city
+OTHER = tool("put", key={"type": "string", "enum": ["a", "b"]})
+
+
+@pytest.mark.parametrize(
+    "inner", ["openai-chat", "anthropic", "gemini", "openai-responses", "bedrock"]
+)
+def test_pairs_are_judged_by_their_requests_tools_either_way(inner: str) -> None:
+    made = [call("get", {"city": "Oslo"}), call("get", {"city": 3})]
+    if inner in OBJECT_FORMATS:
+        made = [{**one, "text": json.dumps(one["value"])} for one in made]
+    requests = [
+        {"model": "m", "tools": [WEATHER]},  # the request's own
+        {"tools": [WEATHER, OTHER], "modelId": "bedrock-model"},
+        {"functions": [WEATHER["function"]]},  # the legacy field
+        {
+            "toolConfig": {
+                "tools": [
+                    {
+                        "toolSpec": {
+                            "name": "get",
+                            "inputSchema": {
+                                "json": {
+                                    "type": "object",
+                                    "properties": {"city": {"type": "string"}},
+                                }
+                            },
+                        }
+                    }
+                ]
+            }
+        },
+        {"tools": []},  # none: the schemas judge it
+        {"tools": "not a list"},  # read as none
+        {},
+        {"model": None, "modelId": "second"},  # the first present names the model
+    ]
+    lines = [pair(made, request, inner) for request in requests]
+    log = b"\n".join(lines * 2) + b"\n"
+    for options in ({}, {"group_by": ("model",)}, {"errors_only": True}):
+        assert_same_either_way(log, TOOLS, **options)
+
+
+def test_pairs_are_read_without_schemas_when_each_request_carries_its_tools() -> None:
+    lines = [pair([call("get", {"city": n})], {"tools": [WEATHER]}) for n in (1, "x", 2)]
+    log = b"\n".join(lines) + b"\n"
+    assert_same_either_way(log, NO_SCHEMAS)
+    fast = Audit([Source("-")], NO_SCHEMAS, stdin=io.BytesIO(log))
+    fast.run()
+    assert fast._typed is not None
+    # One without tools stops both ways alike: nothing can judge it.
+    with pytest.raises(NoSchemasError) as typed_error:
+        audited(log + pair([VALID], {}) + b"\n", NO_SCHEMAS, typed=True)
+    with pytest.raises(NoSchemasError) as general_error:
+        audited(log + pair([VALID], {}) + b"\n", NO_SCHEMAS, typed=False)
+    assert str(typed_error.value) == str(general_error.value)
+
+
+def test_a_pair_is_read_by_the_typed_path_with_its_requests_tools() -> None:
+    reader = reader_of(TOOLS)
+    reader.seen("envelope")
+    line = pair([call("get", {"city": 3})], {"tools": [WEATHER]})  # valid by its own tools
+    assert reader.read(line) == ("gpt-4o", [(0, "c1", "get")])
+    line = pair([call("get", {"city": 3})], {})  # TOOLS' get wants a string
+    read = reader.read(line)
+    assert read is not None and not isinstance(read[1][0][2], str)
 
 
 # -- generated records ------------------------------------------------------------------

@@ -75,6 +75,7 @@ class Extracted:
 
     __slots__ = (
         "calls",
+        "container",
         "defines",
         "fields",
         "format",
@@ -97,6 +98,7 @@ class Extracted:
         more_pages: bool = False,
         stream: object = None,
         fields: Mapping[str, object] | None = None,
+        container: str | None = None,
     ) -> None:
         self.format = format
         self.calls = calls if calls is not None else []
@@ -119,6 +121,9 @@ class Extracted:
         #: the field as written: an OpenTelemetry span's attributes, whose keys hold
         #: dots (``{"attributes.service.name": "checkout"}``).
         self.fields = fields
+        #: The format of the record this one came wrapped in (a request/response
+        #: pair's "envelope"), whose calls are ``format``'s.
+        self.container = container
 
 
 def as_dict(value: object) -> Mapping[str, Any]:

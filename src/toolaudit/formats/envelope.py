@@ -32,7 +32,12 @@ def pair(record: Mapping[str, Any], inner: Inner) -> Extracted:
         )
     model = found.model or first_present(request, "model", "modelId")
     return Extracted(
-        found.format, found.calls, model=model, tools=tools or found.tools, key=record.get("key")
+        found.format,
+        found.calls,
+        model=model,
+        tools=tools or found.tools,
+        key=record.get("key"),
+        container="envelope",
     )
 
 

@@ -33,6 +33,8 @@ from toolaudit.formats.registry import REGISTRY, Registry
 
 #: A call as a shape names it: (its id, the tool's name, its arguments as JSON text).
 TypedCall = tuple[object, str, "str | Raw"]
+#: The fields of a record that may hold its tools, as JSON text (UNSET where absent).
+RecordTools = tuple["Raw | UnsetType", ...]
 
 #: An id, or a model's name: absent reads as null (None), as the extractors read it;
 #: a value of another type is refused (the extractor would not pass it on unchanged).
@@ -42,18 +44,22 @@ _Text = str | None
 class TypedShape:
     """One format's typed record: its decoder, and the calls of a decoded record."""
 
-    __slots__ = ("calls", "decoder", "format")
+    __slots__ = ("calls", "decoder", "format", "record_tools")
 
     def __init__(
         self,
         format: str,  # shadows the builtin: the format's name
         decoder: msgspec.json.Decoder[Any],
         calls: Callable[[Any], tuple[str | None, list[TypedCall]] | None],
+        record_tools: Callable[[Any], RecordTools] | None = None,
     ) -> None:
         self.format = format
         self.decoder = decoder
         #: (the model, the calls) of a decoded record; None: the general path decides.
         self.calls = calls
+        #: For a format whose records may carry the tools that judge them (a logged
+        #: request's): the fields that hold them, as JSON text, in a decoded record.
+        self.record_tools = record_tools
 
 
 def _record(
@@ -253,6 +259,51 @@ def _mcp_calls(record: Any) -> tuple[str | None, list[TypedCall]] | None:
     return None, [(record.id, record.params.name, record.params.arguments)]
 
 
+# -- Request/response pairs -----------------------------------------------------------
+
+
+class _Request(Struct, gc=False):
+    # Where a logged request keeps its tools (formats/openai.py request_tools): only a
+    # list counts, and toolConfig's tools.
+    tools: Raw | UnsetType = UNSET
+    functions: Raw | UnsetType = UNSET
+    toolConfig: Raw | UnsetType = UNSET
+    # The pair's model when its response names none: the first of these present.
+    model: str | UnsetType | None = UNSET
+    modelId: str | UnsetType | None = UNSET
+
+
+def _request_tools(record: Any) -> RecordTools:
+    request = record.request
+    return request.tools, request.functions, request.toolConfig
+
+
+def _pair_calls(
+    inner: list[TypedShape],
+) -> Callable[[Any], tuple[str | None, list[TypedCall]] | None]:
+    """The calls of a pair: its response read as the first of ``inner`` that takes it
+    (the one that took the last, tried first)."""
+
+    def calls(record: Any) -> tuple[str | None, list[TypedCall]] | None:
+        for position, shape in enumerate(inner):
+            try:
+                response = shape.decoder.decode(record.response)
+            except msgspec.DecodeError:
+                continue
+            if position:
+                inner.insert(0, inner.pop(position))
+            named = shape.calls(response)
+            if named is None:
+                return None
+            request = record.request
+            requested = request.model if request.model is not UNSET else request.modelId
+            model = named[0] or (requested if requested is not UNSET else None)
+            return model, named[1]
+        return None
+
+    return calls
+
+
 # -- the shapes ------------------------------------------------------------------------
 
 
@@ -391,7 +442,25 @@ def typed_shapes(registry: Registry = REGISTRY) -> list[TypedShape]:
     for name, struct, calls, ruled_out in _shapes(registry):
         if _detection_agrees(registry, name, struct, ruled_out):
             shapes.append(TypedShape(name, msgspec.json.Decoder(struct), calls))
+    # A pair's response is one of the provider responses above (not a batch line or an
+    # MCP request, whose tools come from elsewhere).
+    inner = [shape for shape in shapes if shape.format in _PAIRED]
+    pair = _record(
+        "Pair",
+        [("request", _Request), ("response", Raw), _NO_OTHER_MODEL],
+        registry,
+    )
+    if inner and _detection_agrees(registry, "envelope", pair, _PAIR_RULED_OUT):
+        decoder = msgspec.json.Decoder(pair)
+        shapes.append(TypedShape("envelope", decoder, _pair_calls(inner), _request_tools))
     return shapes
+
+
+#: The formats a pair's response is read as.
+_PAIRED = frozenset({"openai-chat", "anthropic", "gemini", "openai-responses", "bedrock"})
+#: The formats detection tries before envelope on a pair's keys, which its values rule
+#: out: a Batch line needs a custom_id.
+_PAIR_RULED_OUT = {"openai-batch", "anthropic-batch", "openai-batch-input"}
 
 
 def _detection_agrees(

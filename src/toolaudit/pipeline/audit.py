@@ -63,6 +63,7 @@ TYPED_FORMATS = frozenset(
         "gemini",
         "bedrock",
         "mcp",
+        "envelope",
     }
 )
 #: Server-sent-events lines that carry no data (a ":" line is a comment).
@@ -425,8 +426,7 @@ class Audit:
         of the record than the model its shape reads, and a forced format is one it reads."""
         forced = self.options.input_format
         return (
-            self.schemas.validator is not None
-            and not self._deep
+            not self._deep
             and not self.schemas.keyed
             and (self._groups is None or self.options.group_by == ("model",))
             and (forced is None or forced in TYPED_FORMATS)
@@ -437,11 +437,18 @@ class Audit:
         made now if it was not yet (loading msgspec)."""
         if self._typed is not None:
             self._typed.seen(format_name)
-        elif self._typed_allowed and self.typed_fast_path and format_name in TYPED_FORMATS:
+        elif (
+            self._typed_allowed
+            and self.typed_fast_path
+            and format_name in TYPED_FORMATS
+            # Without --schemas, only records that carry their tools can be read.
+            and (self.schemas.validator is not None or format_name == "envelope")
+        ):
             from toolaudit.pipeline.typed_reader import TypedReader
 
-            assert self.schemas.validator is not None
-            self._typed = TypedReader(self.schemas.validator, self.options.input_format)
+            self._typed = TypedReader(
+                self.schemas.validator, self.options.input_format, self._record_tools.compile
+            )
             self._typed.seen(format_name)
 
     def _count_lines(self, source: Source, status: SourceStatus, lineno: int, blank: int) -> None:
@@ -484,7 +491,7 @@ class Audit:
             return
         if tally is None:
             tally = self._tally_for(record, extracted.model, extracted.fields)
-        self._typed_seen(extracted.format)
+        self._typed_seen(extracted.container or extracted.format)
         if extracted.stream is not None:
             self._feed_stream(extracted, lineno, out, tally)
             return

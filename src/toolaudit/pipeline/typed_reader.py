@@ -19,10 +19,11 @@ from typing import Any
 
 import msgspec
 import orjson
+from msgspec import UNSET
 
 from toolaudit.contract import Validator
 from toolaudit.formats import OBJECT, Call
-from toolaudit.formats.typed import TypedCall, TypedShape, typed_shapes
+from toolaudit.formats.typed import RecordTools, TypedCall, TypedShape, typed_shapes
 from toolaudit.jsonutil import may_hold_long_integers, orjson_may_differ
 from toolaudit.pipeline.judge import Verdict, judge, number_may_be_inexact
 from toolaudit.results.tally import Tally
@@ -46,31 +47,55 @@ _JSONDecodeError = orjson.JSONDecodeError
 MOST_OPENING_BRACKETS = 900
 
 
+class _ToolSet:
+    """The tools that judge some lines: the validator, their decoders, and each name a
+    call may give -> the tool's own name (aliases)."""
+
+    __slots__ = ("decoders", "names", "validator")
+
+    def __init__(self, validator: Validator) -> None:
+        self.validator = validator
+        self.decoders = DecodersOnDemand(validator)
+        self.names = {name: tool.name for name, tool in validator.tools.items()}
+
+
+#: Tool sets of records (logged requests) kept, at most, as toolsets.py keeps them.
+MOST_RECORD_TOOLSETS = 1024
+
+
 class TypedReader:
-    """Reads lines of the formats with a typed shape, against one validator's tools."""
+    """Reads lines of the formats with a typed shape, against one validator's tools
+    (None: only records that carry their own are read) and the tools records carry,
+    compiled by ``compile_tools`` (a Validator, or why the tools cannot be)."""
 
     __slots__ = (
         "_by_format",
-        "_decoders",
+        "_compile_tools",
+        "_global",
         "_off",
-        "_tools",
-        "_validator",
+        "_record_toolsets",
         "current",
         "interrupted_at",
     )
 
-    def __init__(self, validator: Validator, input_format: str | None = None) -> None:
+    def __init__(
+        self,
+        validator: Validator | None,
+        input_format: str | None = None,
+        compile_tools: Callable[[list[Any]], Validator | str] | None = None,
+    ) -> None:
         shapes = [
             shape
             for shape in typed_shapes()
-            if input_format is None or shape.format == input_format
+            if (input_format is None or shape.format == input_format)
+            and (shape.record_tools is None or compile_tools is not None)
         ]
         self._by_format = {shape.format: shape for shape in shapes}
         #: The shape lines are tried as: the format the last line read was of.
         self.current: TypedShape | None = shapes[0] if shapes else None
-        self._validator = validator
-        self._tools = {name: tool.name for name, tool in validator.tools.items()}
-        self._decoders = DecodersOnDemand(validator)
+        self._global = _ToolSet(validator) if validator is not None else None
+        self._compile_tools = compile_tools
+        self._record_toolsets: dict[tuple[bytes | None, ...], _ToolSet | None] = {}
         self._off = False
         #: The number of the line being read when an interruption came (0: none came).
         self.interrupted_at = 0
@@ -115,8 +140,14 @@ class TypedReader:
         assert shape is not None
         decode = shape.decoder.decode
         calls_of = shape.calls
-        decoders = self._decoders
-        tools = self._tools
+        record_tools = shape.record_tools
+        toolset = self._global
+        if toolset is None:
+            if record_tools is None:
+                return start  # no tools to judge these lines by: the general path says so
+            toolset = _NO_TOOLSET
+        decoders = toolset.decoders
+        tools = toolset.names
         end = len(lines)
         position = start
         try:
@@ -142,6 +173,12 @@ class TypedReader:
                 if named is None:
                     return position
                 model, calls = named
+                if record_tools is not None:  # its own tools, or the global ones
+                    found_toolset = self._toolset_of(record_tools(record))
+                    if found_toolset is None:
+                        return position
+                    toolset = found_toolset
+                    decoders, tools = toolset.decoders, toolset.names
                 # (``failed`` is read after the loop: the call that broke it.)
                 for failed, (_, name, arguments) in enumerate(calls):  # noqa: B007
                     decoder = decoders[name]
@@ -165,7 +202,7 @@ class TypedReader:
                         if add_row is not None:
                             add_row(valid_row(first_line + position, index, call_id, tool, model))
                     continue
-                verdicts = self._judge_line(line, calls, failed)
+                verdicts = self._judge_line(line, calls, failed, toolset)
                 if verdicts is None:
                     return position
                 lineno = first_line + position
@@ -209,19 +246,59 @@ class TypedReader:
             return None
         return models[0], found
 
+    def _toolset_of(self, fields: RecordTools) -> _ToolSet | None:
+        """The tools that judge a record whose tool fields are ``fields`` (JSON text or
+        UNSET): its own, compiled as the general path compiles them, or the global ones
+        where it has none; None when the general path must read it (tools it cannot
+        compile, no tools at all, numbers orjson may read otherwise than the exact parse
+        the general path may make)."""
+        if all(field is UNSET for field in fields):
+            return self._global
+        key = tuple(None if field is UNSET else bytes(field) for field in fields)
+        if key in self._record_toolsets:
+            return self._record_toolsets[key]
+        toolset = self._record_toolset(key)
+        if len(self._record_toolsets) >= MOST_RECORD_TOOLSETS:
+            self._record_toolsets.clear()
+        self._record_toolsets[key] = toolset
+        return toolset
+
+    def _record_toolset(self, texts: tuple[bytes | None, ...]) -> _ToolSet | None:
+        if any(text is not None and orjson_may_differ(text) for text in texts):
+            return None
+        try:
+            tools_field, functions, config = (
+                None if text is None else orjson.loads(text) for text in texts
+            )
+        except _JSONDecodeError:
+            return None
+        # As formats/openai.py request_tools reads them.
+        tools = [
+            *(tools_field if isinstance(tools_field, list) else ()),
+            *(functions if isinstance(functions, list) else ()),
+        ]
+        listed = config.get("tools") if isinstance(config, dict) else None
+        if isinstance(listed, list):
+            tools.extend(listed)
+        if not tools:
+            return self._global
+        assert self._compile_tools is not None
+        compiled = self._compile_tools(tools)
+        return None if isinstance(compiled, str) else _ToolSet(compiled)
+
     def _judge_line(
-        self, line: bytes, calls: list[TypedCall], failed: int
+        self, line: bytes, calls: list[TypedCall], failed: int, toolset: _ToolSet
     ) -> list[str | Verdict] | None:
         """Each call's tool when valid, else its verdict as judge() gives it, for a line
         whose call ``failed`` (an index) the typed decoders did not take, after valid
         ones; None when the general path must read the line."""
-        tools = self._tools
-        declared = self._validator.tools
+        tools = toolset.names
+        declared = toolset.validator.tools
         verdicts: list[str | Verdict] = [tools[name] for _, name, _ in calls[:failed]]
         for index in range(failed, len(calls)):
             call_id, name, arguments = calls[index]
             if index != failed:
-                decoder = self._decoders[name]
+                decoder = toolset.decoders[name]
                 if decoder is not None and accepts(decoder, arguments):
                     # Exact: integers bounded to 64 bits, 1e400 refused. So valid here is
                     # valid for the general path, whichever way it parses the line.
@@ -261,9 +338,14 @@ class TypedReader:
                 call = Call(index, name, arguments, id=call_id)
             else:
                 call = Call(index, name, value, id=call_id, encoding=OBJECT)
-            verdicts.append(judge(call, self._validator, None, exact=False))
+            verdicts.append(judge(call, toolset.validator, None, exact=False))
         return verdicts
 
 
 def _ignored(_: object) -> None:
     """Where :meth:`TypedReader.read` sends what it does not keep."""
+
+
+#: The tool set of lines of a pair format when there are no global tools: none
+#: (a record without tools of its own then goes to the general path, which says so).
+_NO_TOOLSET = _ToolSet(Validator({}))
