@@ -11,11 +11,15 @@ it is: logs hold those too.
 - ``anthropic``: Messages responses (``message``), a text block and a ``tool_use`` block
   whose ``input`` is the arguments object (a string when they are not JSON: a logging
   deviation, which the audit reports);
-- ``gemini``: ``generateContent`` responses, ``functionCall.args`` the object.
+- ``gemini``: ``generateContent`` responses, ``functionCall.args`` the object;
+- ``openai-pair`` (not in ``make bench``: 4 KB a line): request/response pairs as an
+  agent logs them, the request with its messages and every tool, the OpenAI response;
+  the request's tools judge the calls.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -25,10 +29,13 @@ import orjson
 
 from common import DATA_DIR, READ_BUFFER, atomic_path, progress
 from synthetic import GENERATOR_VERSION, generate_lines
+from tools import tool_schemas
 
 #: Bumped when a shape changes: the cached logs' names carry it.
 PROVIDERS_VERSION = 2
 PROVIDERS = ("openai", "anthropic", "gemini")
+#: Logs measured only when asked for (``--providers``): heavier than the others.
+MORE_PROVIDERS = ("openai-pair",)
 
 
 _ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -161,10 +168,34 @@ def gemini_response(number: int, call: dict[str, Any], rng: random.Random) -> di
     }
 
 
+def openai_pair(number: int, call: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    request = {
+        "model": "gpt-4o-2024-08-06",
+        "messages": [
+            {"role": "system", "content": "You are a helpful assistant with tools."},
+            {"role": "user", "content": f"Request number {number}: please help."},
+        ],
+        "tools": _request_tools(),
+        "tool_choice": "auto",
+        "temperature": 0.2,
+    }
+    return {"request": request, "response": openai_response(number, call, rng)}
+
+
+@functools.cache
+def _request_tools() -> list[dict[str, Any]]:
+    """The benchmark's tools as an OpenAI request sends them."""
+    return [
+        {"type": "function", "function": {"name": name, "description": f"The {name} tool.", **tool}}
+        for name, tool in tool_schemas().items()
+    ]
+
+
 SHAPES: dict[str, Callable[[int, dict[str, Any], random.Random], dict[str, Any]]] = {
     "openai": openai_response,
     "anthropic": anthropic_response,
     "gemini": gemini_response,
+    "openai-pair": openai_pair,
 }
 
 

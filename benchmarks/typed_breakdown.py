@@ -31,18 +31,24 @@ import orjson
 
 from common import DATA_DIR
 from dataset import prepare_dataset
-from providers import PROVIDERS, provider_log
+from providers import MORE_PROVIDERS, PROVIDERS, provider_log
 from toolaudit.pipeline.audit import Audit
+from toolaudit.pipeline.toolsets import RecordTools
 from toolaudit.pipeline.typed_reader import TypedReader
 from toolaudit.schemas import SchemaSet, load_schemas
 
 SEED = 20261128
-FORMAT_OF = {"openai": "openai-chat", "anthropic": "anthropic", "gemini": "gemini"}
+FORMAT_OF = {
+    "openai": "openai-chat",
+    "anthropic": "anthropic",
+    "gemini": "gemini",
+    "openai-pair": "envelope",
+}
 
 
 def reader_for(schemas: SchemaSet, provider: str) -> TypedReader:
     assert schemas.validator is not None
-    reader = TypedReader(schemas.validator)
+    reader = TypedReader(schemas.validator, None, RecordTools(schemas).compile)
     reader.seen(FORMAT_OF[provider])
     return reader
 
@@ -144,7 +150,7 @@ def table(title: str, figures: dict[str, float], floor: float, count: int) -> No
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--provider", default="openai", choices=PROVIDERS)
+    parser.add_argument("--provider", default="openai", choices=PROVIDERS + MORE_PROVIDERS)
     parser.add_argument("--calls", type=int, default=200_000)
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
