@@ -288,7 +288,7 @@ def _pair_calls(
         for position, shape in enumerate(inner):
             try:
                 response = shape.decoder.decode(record.response)
-            except msgspec.DecodeError:
+            except (msgspec.DecodeError, RecursionError):
                 continue
             if position:
                 inner.insert(0, inner.pop(position))
