@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 
 import orjson
 from hypothesis import given
@@ -46,6 +47,22 @@ def test_a_valid_row_is_written_as_its_dict_would_be(source, line, index, call_i
         )
 
 
+def test_what_orjson_cannot_write_is_written_as_the_dicts_line_is():
+    # A lone surrogate (a file name's undecodable byte, a tool name the standard library
+    # parsed): the row is the standard library's, every non-ASCII character escaped.
+    for source, call_id, tool, model in (
+        ("logs/\udcff.jsonl", "c1", "get", "m\u00e9"),
+        ("logs/a.jsonl", "c1", "g\ud800t", "m\u00e9"),
+        ("logs/a.jsonl", "c\udc80", "get", "m"),
+        ("logs/a.jsonl", 1, "get", "\ud800"),
+    ):
+        write = valid_row_writer(source)
+        for _ in range(2):
+            line = write(3, 0, call_id, tool, model)
+            assert line == rows.dump_row(make_row(source, 3, 0, call_id, tool, model, []))
+            assert line.isascii()
+
+
 def test_past_the_tools_and_models_it_keeps_it_writes_the_same(monkeypatch):
     monkeypatch.setattr(rows, "MOST_KEPT", 2)
     write = valid_row_writer("s")
@@ -66,3 +83,15 @@ def test_the_written_report_is_the_rows_the_audit_yields():
         Audit([log], schemas).run(report)
         dumped = b"".join(rows.dump_row(row) for row in Audit([log], schemas))
         assert report.getvalue() == dumped, folder.name
+
+
+def test_a_log_whose_name_is_no_utf_8_is_reported_as_its_rows_are(tmp_path):
+    # The bug this caught: the writer of valid rows failed on such a name.
+    log = os.path.join(os.fsdecode(tmp_path), os.fsdecode(b"\xff.jsonl"))
+    with open(log, "wb") as file:
+        file.write(b'{"name": "get_weather", "arguments": {"city": "Oslo"}}\n' * 3)
+    schemas = load_schemas(str(REPO / "sample_logs" / "schemas.json"))
+    report = io.BytesIO()
+    Audit([log], schemas).run(report)
+    assert report.getvalue() == b"".join(rows.dump_row(row) for row in Audit([log], schemas))
+    assert report.getvalue().count(b'"ok":true') == 3
