@@ -35,6 +35,8 @@ from toolaudit.formats.registry import REGISTRY, Registry
 TypedCall = tuple[object, str, "str | Raw"]
 #: The fields of a record that may hold its tools, as JSON text (UNSET where absent).
 RecordTools = tuple["Raw | UnsetType", ...]
+#: What msgspec raises for a text it refuses, nesting beyond the recursion limit among it.
+DECODE_FAILURES = (msgspec.DecodeError, RecursionError)
 
 #: An id, or a model's name: absent reads as null (None), as the extractors read it;
 #: a value of another type is refused (the extractor would not pass it on unchanged).
@@ -263,14 +265,18 @@ def _mcp_calls(record: Any) -> tuple[str | None, list[TypedCall]] | None:
 
 
 class _Request(Struct, gc=False):
-    # Where a logged request keeps its tools (formats/openai.py request_tools): only a
-    # list counts, and toolConfig's tools.
+    # Where a logged request keeps its tools (REQUEST_TOOL_FIELDS, read by
+    # formats/openai.py request_tools).
     tools: Raw | UnsetType = UNSET
     functions: Raw | UnsetType = UNSET
     toolConfig: Raw | UnsetType = UNSET
     # The pair's model when its response names none: the first of these present.
     model: str | UnsetType | None = UNSET
     modelId: str | UnsetType | None = UNSET
+
+
+#: The fields of a request its tools may be in, in the order _request_tools gives them.
+REQUEST_TOOL_FIELDS = ("tools", "functions", "toolConfig")
 
 
 def _request_tools(record: Any) -> RecordTools:
@@ -288,7 +294,7 @@ def _pair_calls(
         for position, shape in enumerate(inner):
             try:
                 response = shape.decoder.decode(record.response)
-            except (msgspec.DecodeError, RecursionError):
+            except DECODE_FAILURES:
                 continue
             if position:
                 inner.insert(0, inner.pop(position))

@@ -36,7 +36,7 @@ from toolaudit.pipeline.judge import (
     reasons,
 )
 from toolaudit.pipeline.options import AuditOptions
-from toolaudit.pipeline.rows import Row, dump_row, make_row, valid_row_writer
+from toolaudit.pipeline.rows import Row, dump_row, make_row, valid_row, valid_row_writer
 from toolaudit.pipeline.stop import StopRequest
 from toolaudit.pipeline.toolsets import NO_TOOLS, RecordTools
 
@@ -643,7 +643,7 @@ class _Rows:
         if encoded:
             self.valid_row = valid_row_writer(source)
         else:
-            self.valid_row = functools.partial(_valid_row_dict, source)
+            self.valid_row = functools.partial(valid_row, source)
         self.rows: list[Any] | None = None
         self.add: Callable[[Row], None] = _drop
         self.add_valid: Callable[[Any], None] = _drop
@@ -663,12 +663,6 @@ class _Rows:
             return []
         self._start()
         return rows
-
-
-def _valid_row_dict(
-    source: str, line: int, index: int, call_id: object, tool: str, model: str | None
-) -> Row:
-    return make_row(source, line, index, call_id, tool, model, [])
 
 
 def _drop(row: Row) -> None:

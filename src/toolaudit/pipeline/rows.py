@@ -19,8 +19,6 @@ from toolaudit.jsonutil import dumps_any
 
 Row = dict[str, Any]
 
-_dump_line = functools.partial(orjson.dumps, option=orjson.OPT_APPEND_NEWLINE)
-
 
 def make_row(
     source: str,
@@ -82,6 +80,13 @@ def make_row(
     }
 
 
+def valid_row(
+    source: str, line: int, index: int, call_id: object, tool: str, model: str | None
+) -> Row:
+    """A valid call's report row."""
+    return make_row(source, line, index, call_id, tool, model, [])
+
+
 #: Distinct tools (or models) a valid row writer keeps encoded; past it, it encodes
 #: each time.
 MOST_KEPT = 1000
@@ -89,9 +94,9 @@ MOST_KEPT = 1000
 
 def valid_row_writer(source: str) -> Callable[[int, int, object, str, str | None], bytes]:
     """What writes a valid call's report line, for one source: (its line, its index,
-    its id, its tool, the model) -> the bytes ``orjson.dumps`` makes of :func:`make_row`'s
-    dict (a newline after), without the dict. Most rows of a report are valid calls',
-    so this is what a report costs per line, mostly.
+    its id, its tool, the model) -> the bytes ``orjson.dumps`` makes of the dict
+    :func:`valid_row` makes (a newline after), without the dict. Most rows of a report
+    are valid calls', so this is what a report costs per line, mostly.
 
     Each part is orjson's own encoding of its value, and the keys and punctuation are
     fixed; the tests compare the two on every kind of value. A closure: a call costs
@@ -103,7 +108,7 @@ def valid_row_writer(source: str) -> Callable[[int, int, object, str, str | None
     ) -> bytes:
         # What orjson cannot write (a lone surrogate, from a file's name or the standard
         # library's parser) makes the whole row the standard library's: so here too.
-        return dump_row(make_row(source, line, index, call_id, tool, model, []))
+        return dump_row(valid_row(source, line, index, call_id, tool, model))
 
     try:
         head = b'{"source":' + orjson.dumps(source) + b',"line":'
@@ -139,10 +144,6 @@ def valid_row_writer(source: str) -> Callable[[int, int, object, str, str | None
     return write
 
 
-def dump_row(row: Row) -> bytes:
-    """One row as a JSON line: with orjson, or dumps_any for what orjson cannot write
-    (a lone surrogate from the standard library's parser)."""
-    try:
-        return _dump_line(row)
-    except TypeError:
-        return dumps_any(row, option=orjson.OPT_APPEND_NEWLINE)
+#: One row as a JSON line: orjson's, or the standard library's for what orjson cannot
+#: write (a lone surrogate from the standard library's parser, or a file's name).
+dump_row = functools.partial(dumps_any, option=orjson.OPT_APPEND_NEWLINE)

@@ -17,15 +17,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import msgspec
 import orjson
 from msgspec import UNSET
 
 from toolaudit.contract import Validator
 from toolaudit.formats import OBJECT, Call
-from toolaudit.formats.typed import RecordTools, TypedCall, TypedShape, typed_shapes
+from toolaudit.formats.openai import request_tools
+from toolaudit.formats.typed import (
+    DECODE_FAILURES,
+    REQUEST_TOOL_FIELDS,
+    RecordTools,
+    TypedCall,
+    TypedShape,
+    typed_shapes,
+)
 from toolaudit.jsonutil import may_hold_long_integers, orjson_may_differ
 from toolaudit.pipeline.judge import Verdict, judge, number_may_be_inexact
+from toolaudit.pipeline.toolsets import RECORD_TOOLS_CACHE
 from toolaudit.results.tally import Tally
 from toolaudit.typed.arguments import (
     DECODER_DECIDES_LENGTH,
@@ -40,7 +48,6 @@ Judged = Callable[["Tally | None", int, int, object, "str | None", Verdict], obj
 #: Makes a valid call's report row of (its line, its index, its id, its tool, the model).
 ValidRow = Callable[[int, int, object, str, "str | None"], object]
 
-_FAILED = (msgspec.DecodeError, RecursionError)
 _JSONDecodeError = orjson.JSONDecodeError
 #: Fewer opening brackets than this cannot nest as deep as the standard library's
 #: limit (about 990 levels), where it and msgspec part ways by a few levels.
@@ -57,10 +64,6 @@ class _ToolSet:
         self.validator = validator
         self.decoders = DecodersOnDemand(validator)
         self.names = {name: tool.name for name, tool in validator.tools.items()}
-
-
-#: Tool sets of records (logged requests) kept, at most, as toolsets.py keeps them.
-MOST_RECORD_TOOLSETS = 1024
 
 
 class TypedReader:
@@ -167,7 +170,7 @@ class TypedReader:
                     return position
                 try:
                     record = decode(line)
-                except _FAILED:
+                except DECODE_FAILURES:
                     return position
                 named = calls_of(record)
                 if named is None:
@@ -258,7 +261,7 @@ class TypedReader:
         if key in self._record_toolsets:
             return self._record_toolsets[key]
         toolset = self._record_toolset(key)
-        if len(self._record_toolsets) >= MOST_RECORD_TOOLSETS:
+        if len(self._record_toolsets) >= RECORD_TOOLS_CACHE:
             self._record_toolsets.clear()
         self._record_toolsets[key] = toolset
         return toolset
@@ -267,19 +270,11 @@ class TypedReader:
         if any(text is not None and orjson_may_differ(text) for text in texts):
             return None
         try:
-            tools_field, functions, config = (
-                None if text is None else orjson.loads(text) for text in texts
-            )
+            values = [None if text is None else orjson.loads(text) for text in texts]
         except _JSONDecodeError:
             return None
-        # As formats/openai.py request_tools reads them.
-        tools = [
-            *(tools_field if isinstance(tools_field, list) else ()),
-            *(functions if isinstance(functions, list) else ()),
-        ]
-        listed = config.get("tools") if isinstance(config, dict) else None
-        if isinstance(listed, list):
-            tools.extend(listed)
+        # The fields a request keeps its tools in, read as the extractor reads them.
+        tools = request_tools(dict(zip(REQUEST_TOOL_FIELDS, values, strict=True)))
         if not tools:
             return self._global
         assert self._compile_tools is not None
