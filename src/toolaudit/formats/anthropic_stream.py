@@ -16,11 +16,11 @@ from toolaudit.formats.stream_steps import (
     CONTINUES,
     Fragment,
     StreamStep,
+    alone_or_wrapped,
     as_text,
     is_index,
     reported,
     unwrap,
-    wrapped,
 )
 from toolaudit.jsonutil import dumps_any
 
@@ -119,14 +119,10 @@ def _is_event(record: Mapping[str, Any]) -> bool:
     return is_one_of(kind, EVENTS)
 
 
-def _recognises(record: Mapping[str, Any]) -> bool:
-    return _is_event(record) or _is_event(wrapped(record))
-
-
 ANTHROPIC_STREAM = Format(
     name=NAME,
     summary="Anthropic Messages stream events",
-    recognises=_recognises,
+    recognises=alone_or_wrapped(_is_event),
     keys=("type", "event"),
     # Before anthropic, and before ollama, which would read message_start's message.
     priority=75,

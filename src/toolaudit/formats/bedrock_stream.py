@@ -16,11 +16,11 @@ from toolaudit.formats.stream_steps import (
     CONTINUES,
     Fragment,
     StreamStep,
+    alone_or_wrapped,
     as_text,
     is_index,
     reported,
     unwrap,
-    wrapped,
 )
 
 NAME = "bedrock-stream"
@@ -124,14 +124,10 @@ def _is_event(record: Mapping[str, Any]) -> bool:
     return "usage" in metadata or "metrics" in metadata
 
 
-def _recognises(record: Mapping[str, Any]) -> bool:
-    return _is_event(record) or _is_event(wrapped(record))
-
-
 BEDROCK_STREAM = Format(
     name=NAME,
     summary="Bedrock ConverseStream events",
-    recognises=_recognises,
+    recognises=alone_or_wrapped(_is_event),
     keys=(*ALL_EVENTS, "event"),
     priority=125,
     extract=stream_event,

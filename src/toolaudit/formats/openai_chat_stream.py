@@ -12,10 +12,10 @@ from toolaudit.formats.stream_steps import (
     BEGINS_OR_CONTINUES,
     Fragment,
     StreamStep,
+    alone_or_wrapped,
     as_text,
     is_index,
     unwrap,
-    wrapped,
 )
 
 NAME = "openai-chat-stream"
@@ -115,14 +115,10 @@ def _is_chunk(record: Mapping[str, Any]) -> bool:
     )
 
 
-def _recognises(record: Mapping[str, Any]) -> bool:
-    return _is_chunk(record) or _is_chunk(wrapped(record))
-
-
 OPENAI_CHAT_STREAM = Format(
     name=NAME,
     summary="OpenAI Chat Completions stream chunks",
-    recognises=_recognises,
+    recognises=alone_or_wrapped(_is_chunk),
     keys=("choices", "event"),
     # Before openai-chat, which would read a chunk's choices as a completion's.
     priority=55,

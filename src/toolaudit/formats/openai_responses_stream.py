@@ -16,11 +16,11 @@ from toolaudit.formats.stream_steps import (
     Fragment,
     StreamStep,
     Whole,
+    alone_or_wrapped,
     as_text,
     is_index,
     reported,
     unwrap,
-    wrapped,
 )
 
 NAME = "openai-responses-stream"
@@ -119,14 +119,10 @@ def _is_event(record: Mapping[str, Any]) -> bool:
     return kind.startswith("response.") or (kind == "error" and "sequence_number" in record)
 
 
-def _recognises(record: Mapping[str, Any]) -> bool:
-    return _is_event(record) or _is_event(wrapped(record))
-
-
 OPENAI_RESPONSES_STREAM = Format(
     name=NAME,
     summary="OpenAI Responses stream events",
-    recognises=_recognises,
+    recognises=alone_or_wrapped(_is_event),
     keys=("type", "event"),
     # Before envelope, which would take response.created's "response" for a pair's.
     priority=35,

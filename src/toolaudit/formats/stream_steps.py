@@ -5,7 +5,7 @@ a provider's error event."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any, TypeGuard
 
 from toolaudit.formats.base import UnknownShape, as_dict
@@ -40,6 +40,17 @@ def unwrap(record: Mapping[str, Any]) -> tuple[Mapping[str, Any], Hashable | Non
 def wrapped(record: Mapping[str, Any]) -> Mapping[str, Any]:
     """The event a line wraps ({} if none), for the formats' recognisers."""
     return as_dict(record.get(WRAPPED_EVENT))
+
+
+def alone_or_wrapped(
+    is_event: Callable[[Mapping[str, Any]], bool],
+) -> Callable[[Mapping[str, Any]], bool]:
+    """A stream format's recogniser: a line that is one of its events, or wraps one."""
+
+    def recognises(record: Mapping[str, Any]) -> bool:
+        return is_event(record) or is_event(wrapped(record))
+
+    return recognises
 
 
 def is_index(value: object) -> TypeGuard[int]:
