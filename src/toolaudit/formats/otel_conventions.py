@@ -14,7 +14,7 @@ Attribute values arrive as plain values (see :mod:`toolaudit.formats.otel`).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolaudit.formats.base import (
@@ -190,21 +190,14 @@ def _openllmetry_calls(view: Mapping[str, Any]) -> list[Call]:
             prefix, completion, position, field = match.groups()
             found.setdefault((int(completion), int(position)), {})[field] = value
             prefixes[int(completion)] = prefix
-    calls: list[Call] = []
-    for (completion, _), fields in sorted(found.items()):
-        finish = view.get(f"{prefixes[completion]}.{completion}.finish_reason")
-        arguments = fields.get("arguments", ABSENT)
-        calls.append(
-            Call(
-                len(calls),
-                fields.get("name"),
-                arguments,
-                id=fields.get("id"),
-                encoding=_encoding(arguments),
-                note=_cut_note([finish]),
-            )
-        )
-    return calls
+    return _indexed_calls(
+        found,
+        "name",
+        "arguments",
+        lambda completion: _cut_note(
+            [view.get(f"{prefixes[completion]}.{completion}.finish_reason")]
+        ),
+    )
 
 
 def _openinference_calls(view: Mapping[str, Any]) -> list[Call]:
@@ -218,16 +211,28 @@ def _openinference_calls(view: Mapping[str, Any]) -> list[Call]:
         if match is not None:
             message, position, field = match.groups()
             found.setdefault((int(message), int(position)), {})[field] = value
+    return _indexed_calls(found, "function.name", "function.arguments")
+
+
+def _indexed_calls(
+    found: Mapping[tuple[int, int], Mapping[str, object]],
+    name: str,
+    arguments: str,
+    note_of: Callable[[int], str | None] | None = None,
+) -> list[Call]:
+    """The calls of flattened attributes, (message, position) -> {field: value}, in
+    order; ``name`` and ``arguments`` name their fields, ``note_of`` a message's note."""
     calls: list[Call] = []
-    for _, fields in sorted(found.items()):
-        arguments = fields.get("function.arguments", ABSENT)
+    for (message, _), fields in sorted(found.items()):
+        given = fields.get(arguments, ABSENT)
         calls.append(
             Call(
                 len(calls),
-                fields.get("function.name"),
-                arguments,
+                fields.get(name),
+                given,
                 id=fields.get("id"),
-                encoding=_encoding(arguments),
+                encoding=_encoding(given),
+                note=None if note_of is None else note_of(message),
             )
         )
     return calls
