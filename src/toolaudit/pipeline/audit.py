@@ -24,6 +24,7 @@ from toolaudit.contract import MALFORMED, format_problems, kind_phrase
 from toolaudit.deep.paths import collapsed
 from toolaudit.errors import InputError, OptionError
 from toolaudit.formats import Extracted, UnknownShape, extract
+from toolaudit.formats.flat import FLAT
 from toolaudit.formats.flat import call_id as flat_call_id
 from toolaudit.formats.streams import Finished, StreamAssembler, StreamError
 from toolaudit.jsonutil import loads_exact, may_hold_long_integers
@@ -55,6 +56,7 @@ _BOM = b"\xef\xbb\xbf"
 #: checks the two agree). Named here so that a log of none of them never loads msgspec.
 TYPED_FORMATS = frozenset(
     {
+        "flat",
         "openai-chat",
         "openai-responses",
         "openai-batch",
@@ -251,6 +253,7 @@ class Audit:
             and self.options.input_format in (None, "flat")
         )
         grouped = self._groups is not None
+        typed_flat = inline and self._typed_allowed and self.typed_fast_path
         tools_get = (global_tools or NO_TOOLS).tools.get
         ok_batch: list[str] = []
         ok_names = ok_batch.append
@@ -312,10 +315,6 @@ class Audit:
                             continue
                         name = record.get("name")
                         arguments = record.get("arguments")
-                        if typed is not None:
-                            # A flat log: the inline path reads flat calls faster than the
-                            # typed one (measured), so no typed shape is tried.
-                            typed.current = None
                         if (
                             type(name) is not str
                             or type(arguments) is not dict
@@ -323,6 +322,8 @@ class Audit:
                         ):
                             self._audit_record(record, lineno, out, line)
                             continue
+                        if typed_flat:  # the typed path reads the next lines as flat calls
+                            self._flat_call_seen(name)
                         # The model (and a group's tally) are read before judging only where
                         # a valid call needs them: one counted in the global tally with no row
                         # needs neither, and is most calls, often.
@@ -450,6 +451,14 @@ class Audit:
                 self.schemas.validator, self.options.input_format, self._record_tools.compile
             )
             self._typed.seen(format_name)
+
+    def _flat_call_seen(self, name: str) -> None:
+        """The inline path judged a flat call to the tool called ``name``: the typed path
+        reads the next lines as flat calls, that tool's among them."""
+        if self._typed is None:
+            self._typed_seen(FLAT.name)
+        if self._typed is not None:
+            self._typed.flat_call_seen(name)
 
     def _count_lines(self, source: Source, status: SourceStatus, lineno: int, blank: int) -> None:
         tally = self._global

@@ -22,6 +22,8 @@ from msgspec import UNSET
 
 from toolaudit.contract import Validator
 from toolaudit.formats import OBJECT, Call
+from toolaudit.formats.flat import FLAT
+from toolaudit.formats.flat import call_id as flat_call_id
 from toolaudit.formats.openai import request_tools
 from toolaudit.formats.typed import (
     DECODE_FAILURES,
@@ -40,7 +42,9 @@ from toolaudit.typed.arguments import (
     REFUSALS,
     DecodersOnDemand,
     accepts,
+    beyond_decoders,
 )
+from toolaudit.typed.flat import FlatCalls
 
 #: Told of each call the reader did not call valid, with its verdict: (its line's group's
 #: tally, None without groups; its line, its index, its id, the model, the verdict).
@@ -74,6 +78,7 @@ class TypedReader:
     __slots__ = (
         "_by_format",
         "_compile_tools",
+        "_flat",
         "_global",
         "_off",
         "_record_toolsets",
@@ -93,10 +98,14 @@ class TypedReader:
             if (input_format is None or shape.format == input_format)
             and (shape.record_tools is None or compile_tools is not None)
         ]
-        self._by_format = {shape.format: shape for shape in shapes}
+        self._by_format: dict[str, TypedShape | FlatCalls] = {s.format: s for s in shapes}
         #: The shape lines are tried as: the format the last line read was of.
-        self.current: TypedShape | None = shapes[0] if shapes else None
+        self.current: TypedShape | FlatCalls | None = shapes[0] if shapes else None
         self._global = _ToolSet(validator) if validator is not None else None
+        #: Flat calls need the global tools: flat records carry none.
+        self._flat: FlatCalls | None = None
+        if self._global is not None and input_format in (None, FLAT.name):
+            self._flat = self._by_format[FLAT.name] = FlatCalls(self._global.decoders)
         self._compile_tools = compile_tools
         self._record_toolsets: dict[tuple[bytes | None, ...], _ToolSet | None] = {}
         self._off = False
@@ -111,6 +120,14 @@ class TypedReader:
         """The general path read a record of this format: try its shape next (or none)."""
         if not self._off:
             self.current = self._by_format.get(format_name)
+
+    def flat_call_seen(self, name: str) -> None:
+        """The general path read a flat call to the tool called ``name``: read flat calls
+        next, that tool's among them."""
+        if not self._off and self._flat is not None:
+            assert self._global is not None
+            self._flat.add(name, self._global.names[name])
+            self.current = self._flat
 
     def stop(self) -> None:
         """A record defined tools for the records after it (an MCP tools/list result, a
@@ -141,6 +158,10 @@ class TypedReader:
         """
         shape = self.current
         assert shape is not None
+        if isinstance(shape, FlatCalls):
+            return self._read_flat(
+                shape, lines, start, first_line, valid, add_row, valid_row, judged, group_of
+            )
         decode = shape.decoder.decode
         calls_of = shape.calls
         record_tools = shape.record_tools
@@ -225,6 +246,106 @@ class TypedReader:
         except KeyboardInterrupt:  # the audit counts the lines up to this one as read
             self.interrupted_at = first_line + position
             raise
+
+    def _read_flat(
+        self,
+        flat: FlatCalls,
+        lines: list[bytes],
+        start: int,
+        first_line: int,
+        valid: Callable[[str], object],
+        add_row: Callable[[Any], object] | None,
+        valid_row: ValidRow,
+        judged: Judged,
+        group_of: Callable[[str | None], Tally] | None,
+    ) -> int:
+        """:meth:`read_lines` for flat calls, a call a line: valid if its decode says so,
+        else judged as the audit's inline path judges a flat call (orjson, then the
+        contract), or left to the general path when it is not one."""
+        assert self._global is not None
+        declared = self._global.validator.tools
+        decode = flat.decoder_worth_trying()
+        loads = orjson.loads
+        end = len(lines)
+        position = start
+        failing = 0
+        try:
+            for position in range(start, end):
+                line = lines[position]
+                if not line.isascii():  # as in read_lines
+                    try:
+                        line.decode()
+                    except UnicodeDecodeError:
+                        return position
+                if len(line) > DECODER_DECIDES_LENGTH and beyond_decoders(line):
+                    return position
+                if decode is not None:
+                    try:
+                        call = decode(line)
+                    except DECODE_FAILURES:
+                        pass
+                    else:  # most lines
+                        tool = call.tool
+                        if group_of is None:
+                            valid(tool)
+                        else:
+                            group_of(call.model).count_one_ok(tool)
+                        if add_row is not None:
+                            lineno = first_line + position
+                            add_row(valid_row(lineno, 0, call.call_id_or_id, tool, call.model))
+                        continue
+                try:
+                    record = loads(line)
+                except _JSONDecodeError:
+                    return position
+                if type(record) is not dict:
+                    return position
+                name = record.get("name")
+                arguments = record.get("arguments")
+                if (
+                    type(name) is not str
+                    or type(arguments) is not dict
+                    or (judge_by := declared.get(name)) is None
+                ):
+                    return position
+                problems = judge_by.check(arguments)
+                # An integer past 64 bits, which orjson read as a float, may be why the call
+                # fails: the general path judges it on the exact parse.
+                if problems and (
+                    number_may_be_inexact(problems, arguments) and may_hold_long_integers(line)
+                ):
+                    return position
+                model = record.get("model")
+                if type(model) is not str:
+                    if model is not None and group_of is not None:
+                        return position  # its group is named by the value: the general path's
+                    model = None
+                tally = None if group_of is None else group_of(model)
+                lineno = first_line + position
+                if problems:
+                    failing += 1
+                    explained = (judge_by.explain_problems, (arguments, problems))
+                    verdict = (judge_by.name, problems, None, explained)
+                    judged(tally, lineno, 0, flat_call_id(record), model, verdict)
+                    continue
+                # Valid, and not decoded: of a tool the decoder does not know yet (or
+                # cannot type), or one it was not worth trying on.
+                if name not in flat:
+                    flat.add(name, judge_by.name)
+                    decode = flat.decoder_worth_trying()
+                if tally is None:
+                    valid(judge_by.name)
+                else:
+                    tally.count_one_ok(judge_by.name)
+                if add_row is not None:
+                    add_row(valid_row(lineno, 0, flat_call_id(record), judge_by.name, model))
+            return end
+        except KeyboardInterrupt:  # the audit counts the lines up to this one as read
+            self.interrupted_at = first_line + position
+            raise
+        finally:
+            flat.lines += position - start
+            flat.failing += failing
 
     def read(
         self, line: bytes

@@ -180,9 +180,7 @@ def accepts(decoder: Decoder, arguments: JSONText) -> bool:
             return False
     # Both need long texts (nesting twice as many characters as its depth; Python's digit
     # limit is 640 at least): most texts are shorter, and cost one comparison.
-    if len(arguments) > DECODER_DECIDES_LENGTH and (
-        _may_nest_deeply(arguments) or _may_hold_huge_integer(arguments)
-    ):
+    if len(arguments) > DECODER_DECIDES_LENGTH and beyond_decoders(arguments):
         return False
     try:
         decoder.decode(arguments)
@@ -197,6 +195,13 @@ def _is_utf8(data: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+def beyond_decoders(text: str | bytes) -> bool:
+    """Whether ``text`` may nest deeper than the standard library follows, or hold an
+    integer of more digits than Python reads: then no decoder may decide it alone.
+    Only a text longer than DECODER_DECIDES_LENGTH can."""
+    return _may_nest_deeply(text) or _may_hold_huge_integer(text)
 
 
 def _may_nest_deeply(text: str | bytes) -> bool:
@@ -221,7 +226,7 @@ def _may_hold_huge_integer(text: str | bytes) -> bool:
 def _can_be_renamed(name: str) -> bool:
     """Whether msgspec takes ``name`` as a field's JSON name."""
     return not ('"' in name or "\\" in name or any(ord(char) < 0x20 for char in name)) and (
-        _encodes(name)
+        encodes(name)
     )
 
 
@@ -254,7 +259,7 @@ def _literal_of(allowed: object) -> object:
     allowed_type = type(allowed)
     if allowed_type is str:
         assert isinstance(allowed, str)
-        return allowed if _encodes(allowed) else _REFUSED
+        return allowed if encodes(allowed) else _REFUSED
     if allowed_type is bool or allowed is None:
         return allowed
     if allowed_type is float:
@@ -268,7 +273,7 @@ def _literal_of(allowed: object) -> object:
     return _REFUSED
 
 
-def _encodes(text: str) -> bool:
+def encodes(text: str) -> bool:
     """Whether ``text`` is UTF-8 (holds no lone surrogate)."""
     try:
         text.encode()
