@@ -115,6 +115,12 @@ def test_the_union_grows_at_once_while_small_then_an_eighth_at_a_time() -> None:
         if count <= 8:
             assert waiting == 0
     assert rebuilt < 40  # not 200
+    # A waiting tool called often is not left waiting for more tools to come.
+    waiting = next(name for name in names if name not in flat)
+    for _ in range(FlatCalls.MOST_WAITING_CALLS):
+        assert decoded(flat, line % waiting.encode()) is None
+        flat.add(waiting, waiting)
+    assert decoded(flat, line % waiting.encode()) == waiting
 
 
 def test_decoding_is_not_tried_while_a_third_of_the_calls_fail() -> None:

@@ -6,7 +6,9 @@ One decode of the line both reads it and validates the call, where reading the l
 and then its arguments takes two (measured on the benchmark's flat log: 0.84x the
 time orjson takes to parse the lines alone, against 2.5x for orjson and the
 contract's check). As everywhere on the typed path, decoding succeeds only for a
-call the contract calls valid; any other line is the general path's to judge.
+call the contract calls valid; the reader judges any other flat call as the audit's
+inline path does (orjson and the contract), and leaves any other line to the general
+path.
 
 The union holds the tools the log has called so far (:meth:`FlatCalls.add`), not
 every tool of the schemas: a schema set of thousands of tools costs only those a
@@ -63,22 +65,36 @@ class FlatCalls:
     """The decoder of flat calls to the tools added so far (None before the first).
 
     The union is built again as tools are added: at once while it is small, then
-    when the tools waiting reach an eighth of it, so that a log calling thousands
-    of tools rebuilds it a few dozen times, not thousands (a waiting tool's calls
-    go to the general path meanwhile).
+    when the tools waiting reach an eighth of it, or have been called
+    MOST_WAITING_CALLS times, so that a log calling thousands of tools rebuilds it
+    a few dozen times, not thousands (a waiting tool's calls are judged by the
+    contract meanwhile).
     """
 
-    __slots__ = ("_decoders", "_structs", "_untyped", "_waiting", "decode", "failing", "lines")
+    __slots__ = (
+        "_decoders",
+        "_structs",
+        "_untyped",
+        "_waiting",
+        "_waiting_calls",
+        "decode",
+        "failing",
+        "lines",
+    )
 
     #: Names of tools that cannot be typed kept, at most (as in DecodersOnDemand).
     MOST_UNTYPED = 10_000
     #: The lines that decide whether decoding is worth trying: about the last this many.
     RECENT_LINES = 8192
+    #: Calls to waiting tools that make the union be built again however few they are
+    #: (about what one build of a thousand tools costs, in calls judged the slow way).
+    MOST_WAITING_CALLS = 256
 
     def __init__(self, decoders: DecodersOnDemand) -> None:
         self._decoders = decoders
         self._structs: dict[str, type[FlatCall]] = {}
         self._waiting: dict[str, type[FlatCall]] = {}
+        self._waiting_calls = 0
         self._untyped: set[str] = set()
         #: Decodes a line into its FlatCall; raises what msgspec raises for any other.
         self.decode: Any = None
@@ -89,7 +105,7 @@ class FlatCalls:
     def decoder_worth_trying(self) -> Any:
         """The decoder, unless a third of the recent calls or more failed: a decode that
         fails costs about twice what one that succeeds saves (a refusal is an exception
-        msgspec words, about 1.6 µs), so then orjson and the contract alone are faster."""
+        msgspec words, about 1.6 us), so then orjson and the contract alone are faster."""
         if self.lines > self.RECENT_LINES:
             self.lines //= 2
             self.failing //= 2
@@ -99,18 +115,26 @@ class FlatCalls:
         return name in self._structs
 
     def add(self, name: str, tool: str) -> None:
-        """The log called the tool ``tool`` by ``name`` (its own name or an alias)."""
-        if name in self._structs or name in self._waiting or name in self._untyped:
+        """The log called the tool ``tool`` by ``name`` (its own name or an alias), and its
+        decoder did not read the call."""
+        if name in self._structs or name in self._untyped:
             return
-        struct = self._struct(name, tool)
-        if struct is None:
-            if len(self._untyped) < self.MOST_UNTYPED:
-                self._untyped.add(name)
-            return
-        self._waiting[name] = struct
-        if len(self._waiting) >= max(1, len(self._structs) // 8):
+        if name in self._waiting:
+            self._waiting_calls += 1
+        else:
+            struct = self._struct(name, tool)
+            if struct is None:
+                if len(self._untyped) < self.MOST_UNTYPED:
+                    self._untyped.add(name)
+                return
+            self._waiting[name] = struct
+        if (
+            len(self._waiting) >= max(1, len(self._structs) // 8)
+            or self._waiting_calls >= self.MOST_WAITING_CALLS
+        ):
             self._structs.update(self._waiting)
             self._waiting.clear()
+            self._waiting_calls = 0
             union: Any = Union[tuple([*self._structs.values(), _NO_CALL])]  # noqa: UP007
             self.decode = msgspec.json.Decoder(union).decode
 
