@@ -127,7 +127,11 @@ class Extracted:
 
 
 def as_dict(value: object) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
+    # A parser's dict, or nothing, is told apart first: the test against the Mapping
+    # ABC costs several times more, and every format calls this on every record.
+    if type(value) is dict:
+        return value
+    return value if value is not None and isinstance(value, Mapping) else {}
 
 
 def as_list(value: object) -> list[Any]:

@@ -45,12 +45,14 @@ def chunk(record: Mapping[str, Any]) -> Extracted:
         if not is_index(group):
             raise UnknownShape("an OpenAI chat stream chunk's choice index must be an integer")
         delta = as_dict(choice.get("delta"))
-        if any(delta.get(field) is not None for field in _CONTENT):
-            groups.append(group)
+        for field in _CONTENT:
+            if delta.get(field) is not None:
+                groups.append(group)
+                break
         for position, tool_call in enumerate(as_list(delta.get("tool_calls"))):
             fragments.append(_tool_call(group, position, as_dict(tool_call)))
         legacy = delta.get("function_call")
-        if isinstance(legacy, Mapping):
+        if legacy is not None and isinstance(legacy, Mapping):  # (None first: most chunks)
             fragments.append(_function_call(group, legacy))
         finish = choice.get("finish_reason")
         if finish is not None:

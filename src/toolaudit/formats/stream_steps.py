@@ -27,7 +27,7 @@ WRAPPER_IDS = ("stream_id", "request_id")
 def unwrap(record: Mapping[str, Any]) -> tuple[Mapping[str, Any], Hashable | None, object]:
     """(the event, the wrapper's stream id or None, the wrapper's model) of a line."""
     event = record.get(WRAPPED_EVENT)
-    if not isinstance(event, Mapping):
+    if event is None or not isinstance(event, Mapping):  # (None first: most lines)
         return record, None, None
     stream_id = next((record[f] for f in WRAPPER_IDS if record.get(f) is not None), None)
     if stream_id is not None and not is_index(stream_id) and not isinstance(stream_id, str):
