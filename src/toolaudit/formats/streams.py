@@ -138,9 +138,13 @@ class _Stream:
                 self._start(fragment)
             else:
                 current.add(fragment)
-        self.seen_groups.update(step.groups, step.ended_groups)
-        self.ended_groups.update(step.ended_groups)
-        self.notes.update(step.notes)
+        if step.groups:
+            self.seen_groups.update(step.groups)
+        if step.ended_groups:  # (most chunks end nothing)
+            self.seen_groups.update(step.ended_groups)
+            self.ended_groups.update(step.ended_groups)
+        if step.notes:
+            self.notes.update(step.notes)
         if step.failure is not None:
             self.failure = step.failure
         if step.ends or step.cut is not None:
@@ -252,6 +256,8 @@ class StreamAssembler:
 
     def _check(self, step: StreamStep, stream: _Stream | None) -> None:
         """Raise StreamError for a fragment of a call that never started."""
+        if not step.fragments:
+            return
         begun: set[tuple[int, ...]] = set()
         for fragment in step.fragments:
             slot = fragment.slot
