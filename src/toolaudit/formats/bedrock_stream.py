@@ -61,7 +61,7 @@ def stream_event(record: Mapping[str, Any]) -> Extracted:
     elif kind == "contentBlockStart":
         slot, label = _slot(body)
         use = as_dict(body.get("start")).get("toolUse")
-        if isinstance(use, Mapping):
+        if use is not None and isinstance(use, Mapping):
             start = Fragment(
                 slot, label, begins=True, id=use.get("toolUseId"), name=use.get("name")
             )
@@ -71,7 +71,7 @@ def stream_event(record: Mapping[str, Any]) -> Extracted:
     elif kind == "contentBlockDelta":
         # Text and reasoning deltas have no start event: only a tool use's are placed.
         use = as_dict(body.get("delta")).get("toolUse")
-        if isinstance(use, Mapping):
+        if use is not None and isinstance(use, Mapping):
             slot, label = _slot(body)
             fragments = (Fragment(slot, label, arguments=as_text(use.get("input"))),)
     elif kind == "messageStop":
@@ -110,7 +110,8 @@ def _slot(body: Mapping[str, Any]) -> tuple[tuple[int, ...], str]:
 
 def _kind(event: Mapping[str, Any]) -> str | None:
     for kind in ALL_EVENTS:
-        if isinstance(event.get(kind), Mapping):
+        body = event.get(kind)
+        if body is not None and isinstance(body, Mapping):  # (None first: the ABC is slow)
             return kind
     return None
 
