@@ -443,6 +443,18 @@ def test_each_kind_of_flat_line_is_decided_as_the_general_path_decides(line: byt
         assert_same_either_way(valid + line + b"\n" + valid, TOOLS, **options)
 
 
+def test_a_flat_call_to_an_undeclared_tool_is_judged_in_the_reader() -> None:
+    reader = reader_of(TOOLS)
+    reader.seen("flat")
+    read = reader.read(b'{"name": "nope", "arguments": {"city": "Oslo"}, "id": "n"}')
+    assert read is not None
+    [(index, call_id, verdict)] = read[1]
+    assert (index, call_id) == (0, "n")
+    assert not isinstance(verdict, str) and verdict[1][0][0] == "unknown_tool"
+    # A line that may hold a long integer: the general path parses it again, exactly.
+    assert reader.read(b'{"name": "nope", "arguments": {"n": 36893488147419103232}}') is None
+
+
 def test_a_flat_log_whose_calls_mostly_fail_is_judged_alike_as_decoding_stops_and_resumes() -> None:
     good = b'{"name": "get", "arguments": {"city": "Oslo"}, "id": "g"}\n'
     bad = b'{"name": "get", "arguments": {"city": 3}, "id": "b"}\n'

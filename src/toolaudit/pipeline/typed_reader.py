@@ -21,7 +21,7 @@ import orjson
 from msgspec import UNSET
 
 from toolaudit.contract import Validator
-from toolaudit.formats import OBJECT, Call
+from toolaudit.formats import JSON_STRING, OBJECT, Call
 from toolaudit.formats.flat import FLAT
 from toolaudit.formats.flat import call_id as flat_call_id
 from toolaudit.formats.openai import request_tools
@@ -260,10 +260,12 @@ class TypedReader:
         group_of: Callable[[str | None], Tally] | None,
     ) -> int:
         """:meth:`read_lines` for flat calls, a call a line: valid if its decode says so,
-        else judged as the audit's inline path judges a flat call (orjson, then the
-        contract), or left to the general path when it is not one."""
+        else judged as the audit judges a flat call (orjson, then the contract; judge()
+        for a tool the schemas lack), or left to the general path when it is not a flat
+        call whose arguments are an object."""
         assert self._global is not None
-        declared = self._global.validator.tools
+        validator = self._global.validator
+        declared = validator.tools
         decode = flat.decoder_worth_trying()
         loads = orjson.loads
         end = len(lines)
@@ -302,19 +304,26 @@ class TypedReader:
                     return position
                 name = record.get("name")
                 arguments = record.get("arguments")
-                if (
-                    type(name) is not str
-                    or type(arguments) is not dict
-                    or (judge_by := declared.get(name)) is None
-                ):
+                if type(name) is not str or type(arguments) is not dict:
                     return position
-                problems = judge_by.check(arguments)
-                # An integer past 64 bits, which orjson read as a float, may be why the call
-                # fails: the general path judges it on the exact parse.
-                if problems and (
-                    number_may_be_inexact(problems, arguments) and may_hold_long_integers(line)
-                ):
-                    return position
+                judge_by = declared.get(name)
+                if judge_by is None:
+                    # A tool the schemas do not declare (a model's invention, often in a
+                    # log of failing calls): judged as the general path judges it, which
+                    # parses the line again exactly if it may hold a long integer.
+                    if may_hold_long_integers(line):
+                        return position
+                    call = Call(0, name, arguments, id=flat_call_id(record), encoding=JSON_STRING)
+                    verdict = judge(call, validator, None, exact=False)
+                    problems = verdict[1]
+                else:
+                    problems = judge_by.check(arguments)
+                    # An integer past 64 bits, which orjson read as a float, may be why the
+                    # call fails: the general path judges it on the exact parse.
+                    if problems and (
+                        number_may_be_inexact(problems, arguments) and may_hold_long_integers(line)
+                    ):
+                        return position
                 model = record.get("model")
                 if type(model) is not str:
                     if model is not None and group_of is not None:
@@ -322,6 +331,10 @@ class TypedReader:
                     model = None
                 tally = None if group_of is None else group_of(model)
                 lineno = first_line + position
+                if judge_by is None:
+                    failing += bool(problems)
+                    judged(tally, lineno, 0, call.id, model, verdict)
+                    continue
                 if problems:
                     failing += 1
                     explained = (judge_by.explain_problems, (arguments, problems))
