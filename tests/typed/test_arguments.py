@@ -690,7 +690,7 @@ MUTATIONS: dict[str, Callable[[], AbstractContextManager[Any]]] = {
     "unknown keys allowed": lambda: mock.patch.object(
         msgspec, "defstruct", _defstruct_with_unknown_fields
     ),
-    "no UTF-8 check": lambda: mock.patch.object(typed, "_is_utf8", lambda data: True),
+    "no UTF-8 check": lambda: mock.patch.object(typed, "is_utf8", lambda data: True),
     "no digit limit": lambda: mock.patch.object(
         typed, "_may_hold_huge_integer", lambda text: False
     ),

@@ -43,6 +43,7 @@ from toolaudit.typed.arguments import (
     DecodersOnDemand,
     accepts,
     beyond_decoders,
+    is_utf8,
 )
 from toolaudit.typed.flat import FlatCalls
 
@@ -178,11 +179,8 @@ class TypedReader:
             for position in range(start, end):
                 line = lines[position]
                 # msgspec does not check the UTF-8 of what it skips; the general path does.
-                if not line.isascii():
-                    try:
-                        line.decode()
-                    except UnicodeDecodeError:
-                        return position
+                if not line.isascii() and not is_utf8(line):
+                    return position
                 if len(line) > MOST_OPENING_BRACKETS and (
                     line.count(b"[") + line.count(b"{") > MOST_OPENING_BRACKETS
                 ):
@@ -274,11 +272,8 @@ class TypedReader:
         try:
             for position in range(start, end):
                 line = lines[position]
-                if not line.isascii():  # as in read_lines
-                    try:
-                        line.decode()
-                    except UnicodeDecodeError:
-                        return position
+                if not line.isascii() and not is_utf8(line):  # as in read_lines
+                    return position
                 if len(line) > DECODER_DECIDES_LENGTH and beyond_decoders(line):
                     return position
                 if decode is not None:

@@ -176,7 +176,7 @@ def accepts(decoder: Decoder, arguments: JSONText) -> bool:
     contract calls valid; False means "ask the contract" (which may still find them valid)."""
     if not isinstance(arguments, str):
         arguments = bytes(arguments)  # no copy when it is bytes already
-        if not arguments.isascii() and not _is_utf8(arguments):
+        if not arguments.isascii() and not is_utf8(arguments):
             return False
     # Both need long texts (nesting twice as many characters as its depth; Python's digit
     # limit is 640 at least): most texts are shorter, and cost one comparison.
@@ -189,7 +189,7 @@ def accepts(decoder: Decoder, arguments: JSONText) -> bool:
     return True
 
 
-def _is_utf8(data: bytes) -> bool:
+def is_utf8(data: bytes) -> bool:
     try:
         data.decode()
     except UnicodeDecodeError:
