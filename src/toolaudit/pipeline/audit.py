@@ -34,6 +34,7 @@ from toolaudit.pipeline.judge import (
     judge,
     judge_apart,
     number_may_be_inexact,
+    object_verdict,
     reasons,
 )
 from toolaudit.pipeline.options import AuditOptions
@@ -348,12 +349,7 @@ class Audit:
                         ):
                             self._audit_record(record, lineno, out, line, tally=tally)
                         else:
-                            verdict = (
-                                tool.name,
-                                problems,
-                                None,
-                                (tool.explain_problems, (arguments, problems)),
-                            )
+                            verdict = object_verdict(tool, arguments, problems)
                             self._count_call(
                                 out, tally, lineno, 0, flat_call_id(record), model, verdict
                             )

@@ -215,6 +215,17 @@ def _decode(text: str, exact: bool) -> tuple[Any, str | None]:
         return None, complaint if not exact else str(error)
 
 
+def object_verdict(
+    tool: ToolValidator, arguments: Mapping[str, Any], problems: Problems
+) -> Verdict:
+    """The verdict judge() gives a call of ``tool`` whose arguments, an object, hold
+    ``problems`` by the contract's check, with no detail: its reasons are worded from the
+    problems when a row asks for them. The inline and typed paths judge most failing
+    calls so, without making a Call."""
+    why: Why = (tool.explain_problems, (arguments, problems)) if problems else None
+    return (tool.name, problems, None, why)
+
+
 def number_may_be_inexact(problems: Problems, arguments: Mapping[str, Any]) -> bool:
     """Whether a type, enum or constraint error may come from orjson's float for a huge
     integer: only a float, or an array or object holding one, can be such a value. A

@@ -34,7 +34,7 @@ from toolaudit.formats.typed import (
     typed_shapes,
 )
 from toolaudit.jsonutil import may_hold_long_integers, orjson_may_differ
-from toolaudit.pipeline.judge import Verdict, judge, number_may_be_inexact
+from toolaudit.pipeline.judge import Verdict, judge, number_may_be_inexact, object_verdict
 from toolaudit.pipeline.toolsets import RECORD_TOOLS_CACHE
 from toolaudit.results.tally import Tally
 from toolaudit.typed.arguments import (
@@ -332,8 +332,7 @@ class TypedReader:
                     continue
                 if problems:
                     failing += 1
-                    explained = (judge_by.explain_problems, (arguments, problems))
-                    verdict = (judge_by.name, problems, None, explained)
+                    verdict = object_verdict(judge_by, arguments, problems)
                     judged(tally, lineno, 0, flat_call_id(record), model, verdict)
                     continue
                 # Valid, and not decoded: of a tool the decoder does not know yet (or
@@ -450,9 +449,7 @@ class TypedReader:
                     and number_may_be_inexact(problems, value)
                 ):
                     return None
-                verdicts.append(
-                    (tool.name, problems, None, (tool.explain_problems, (value, problems)))
-                )
+                verdicts.append(object_verdict(tool, value, problems))
                 continue
             if orjson_may_differ(line):
                 # The general path may read this line with the standard library, which
