@@ -36,6 +36,7 @@ from toolaudit.pipeline.audit import Audit
 from toolaudit.pipeline.toolsets import RecordTools
 from toolaudit.pipeline.typed_reader import TypedReader
 from toolaudit.schemas import SchemaSet, load_schemas
+from toolaudit.typed.arguments import DecodersOnDemand
 
 SEED = 20261128
 FORMAT_OF = {
@@ -59,7 +60,8 @@ def steps(lines: list[bytes], schemas: SchemaSet, provider: str) -> dict[str, Ca
     shape = reader.current
     assert shape is not None
     decode = shape.decoder.decode
-    decoders = reader._decoders
+    assert schemas.validator is not None
+    decoders = DecodersOnDemand(schemas.validator)
     log = DATA_DIR / "typed-breakdown.jsonl"
     log.write_bytes(b"\n".join(lines) + b"\n")
 

@@ -1,0 +1,42 @@
+"""The benchmark scripts still run, each on a log of a few hundred lines.
+
+They reach into the pipeline's pieces (the typed reader, its decoders, the runners), so a
+change there can break one long before anybody runs ``make bench`` again: this happened
+to ``typed_breakdown.py``. Only that they run to the end and print their table is
+checked here; their figures mean nothing at this size. ``run.py`` is left out: its
+peer rows need the ``bench`` extra, which the test install does not have.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+SCRIPTS = [
+    ["typed_breakdown.py", "--calls", "300", "--rounds", "1"],
+    ["typed_breakdown.py", "--provider", "openai-pair", "--calls", "300", "--rounds", "1"],
+    ["typed_args.py", "--calls", "300", "--rounds", "1"],
+    ["boundary.py", "--rounds", "1", "--number", "20"],
+    ["streams.py", "--calls", "300", "--open", "30", "--repeat", "1", "--skip-rss"],
+    ["providers_bench.py", "--calls", "300", "--repeat", "1"],
+    ["dask_bench.py", "--lines", "3000", "--repeat", "1", "--skip-report"],
+]
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda args: " ".join(args[:3]))
+def test_the_benchmark_script_runs(script: list[str]) -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / script[0]), *script[1:]],
+        cwd=BENCHMARKS.parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "|---" in done.stdout.replace(":", ""), done.stdout[-3000:]  # a table printed
