@@ -207,6 +207,45 @@ def test_an_output_that_is_also_an_input_is_refused(tmp_path):
     assert log.read_text() == '{"name": "ping"}\n'
 
 
+@pytest.mark.parametrize("option", ["--report", "--summary", "--html"])
+def test_an_output_that_is_the_schemas_file_is_refused(tmp_path, option):
+    log, schemas = ping_log(tmp_path, '{"name": "ping"}\n')
+    before = schemas.read_text()
+    result = invoke("audit", str(log), "-s", str(schemas), option, str(schemas))
+    assert result.exit_code == 2
+    assert "is the schemas file; refusing to overwrite it" in result.stderr
+    assert schemas.read_text() == before
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "said"),
+    [
+        (["--report", "out"], ["--summary", "out"], "--summary out: also given as --report"),
+        (["--summary", "out"], ["--html", "./x/../out"], "also given as --summary"),
+        (["--report", "-"], ["--summary", "-"], "--summary -: --report already writes to stdout"),
+    ],
+)
+def test_two_outputs_in_one_place_are_refused(tmp_path, monkeypatch, first, second, said):
+    """The last one written would win, and the other output would be lost."""
+    log, schemas = ping_log(tmp_path, '{"name": "ping"}\n')
+    monkeypatch.chdir(tmp_path)
+    result = invoke("audit", str(log), "-s", str(schemas), *first, *second)
+    assert result.exit_code == 2
+    assert said in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("option", ["--summary", "--html"])
+def test_an_output_on_stdout_sends_the_table_to_stderr(in_repo, option):
+    result = invoke("audit", SAMPLE, "-s", SAMPLE_SCHEMAS, option, "-")
+    if option == "--summary":
+        assert json.loads(result.stdout)["calls"] == 361  # the summary alone: JSON
+    else:
+        assert result.stdout.startswith("<!DOCTYPE html>") and "</html>" in result.stdout
+        assert "calls" not in result.stdout.rsplit("</html>", 1)[1]
+    assert "361 calls: 310 ok" in result.stderr  # the table
+
+
 def test_formats_and_schemas_from_the_records(tmp_path):
     fixtures = FIXTURES / "formats"
     # Bedrock request/response pairs carry their tools: no --schemas needed.

@@ -205,7 +205,7 @@ def audit(
     """Audit logs of tool calls: a report row per call and a summary of what failed."""
     from toolaudit.cli.progress import byte_progress
     from toolaudit.output import render_summary
-    from toolaudit.output.files import check_outputs_differ_from_inputs
+    from toolaudit.output.files import STDOUT, check_outputs
     from toolaudit.output.json import render_json
     from toolaudit.pipeline import AuditOptions, StopRequest
     from toolaudit.runners import AuditJob, Interrupted, RunHooks, run_job
@@ -244,8 +244,8 @@ def audit(
         # walking them again and again (it costs with large schemas).
         gc.freeze()
         sources = expand_paths(paths, skip=schemas or (), storage_options=storage_options)
-        outputs = [report, summary_path, html]
-        check_outputs_differ_from_inputs(outputs, sources, storage_options=storage_options)
+        outputs = {"--report": report, "--summary": summary_path, "--html": html}
+        check_outputs(outputs, sources, schemas=schemas or (), storage_options=storage_options)
         job = AuditJob(sources, schema_set, options)
         show_progress = sys.stderr.isatty() if progress is None else progress
         interrupted: type[KeyboardInterrupt] | None = None
@@ -286,8 +286,8 @@ def audit(
             EXIT_TERMINATED if issubclass(interrupted, Terminated) else EXIT_INTERRUPTED
         )
     rendered = render_summary(output_format.value, summary)
-    if report == "-":
-        # stdout carries the report: the summary must not be mixed into it.
+    if STDOUT in (report, summary_path, html):
+        # stdout carries an output: the summary printed must not be mixed into it.
         sys.stderr.write(rendered)
     else:
         sys.stdout.write(rendered)

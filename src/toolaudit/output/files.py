@@ -145,28 +145,63 @@ def _flush_quietly_on_interrupt(stream: BinaryIO, *, interrupted: bool) -> None:
             raise
 
 
-def check_outputs_differ_from_inputs(
-    outputs: Iterable[str | None],
+def check_outputs(
+    outputs: Mapping[str, str | None],
     sources: Iterable[Source],
     *,
+    schemas: Iterable[str] = (),
     storage_options: Mapping[str, Any] | None = None,
 ) -> None:
-    """Refuse, before reading anything, an output path that is also an input, or a URL
+    """Refuse, before reading anything, an output (``{"--report": path, ...}``, None
+    where not asked for) that is also an input or a schemas file, that another output
+    names too (the last one written would win), a second output to stdout, or a URL
     that cannot be written at all (its filesystem not installed, its bucket missing)."""
     sources = list(sources)
     inputs = [s.name for s in sources if not s.is_stdin and not s.is_remote]
     urls = [s.name for s in sources if s.is_remote]
-    for given in outputs:
-        if given is None or given == STDOUT:
+    schemas_local = [local_path(name) or name for name in schemas]
+    schemas_urls = [name for name in schemas_local if is_url(name)]
+    schemas_files = [name for name in schemas_local if not is_url(name)]
+    seen: list[tuple[str, str]] = []  # (option, output) of the outputs checked so far
+    for option, given in outputs.items():
+        if given is None:
+            continue
+        if given == STDOUT:
+            earlier = next((o for o, g in seen if g == STDOUT), None)
+            if earlier is not None:
+                raise OutputError(
+                    f"{option} -: {earlier} already writes to stdout; only one output can"
+                )
+            seen.append((option, given))
             continue
         output = local_path(given) or given
+        earlier = next((o for o, g in seen if g != STDOUT and _same_output(output, g)), None)
+        if earlier is not None:
+            raise OutputError(
+                f"{option} {given}: also given as {earlier}; each output needs its own path"
+            )
+        seen.append((option, output))
         if is_url(output):
             check_output(output, storage_options)
             if any(same_object(output, url) for url in urls):
                 raise OutputError(f"{given}: is also an input; refusing to overwrite it")
+            if any(same_object(output, url) for url in schemas_urls):
+                raise OutputError(f"{given}: is the schemas file; refusing to overwrite it")
             continue
         if not os.path.exists(output):
             continue
         for path in [*inputs, *filter(None, map(local_path, urls))]:
             if os.path.samefile(output, path):
                 raise OutputError(f"{given}: is also an input; refusing to overwrite it")
+        for path in schemas_files:
+            if os.path.exists(path) and os.path.samefile(output, path):
+                raise OutputError(f"{given}: is the schemas file; refusing to overwrite it")
+
+
+def _same_output(first: str, second: str) -> bool:
+    """Whether two outputs (local paths or URLs) name the same file or object."""
+    if is_url(first) or is_url(second):
+        return is_url(first) and is_url(second) and same_object(first, second)
+    if os.path.exists(first) and os.path.exists(second):
+        return os.path.samefile(first, second)
+    return os.path.realpath(first) == os.path.realpath(second)
