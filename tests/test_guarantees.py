@@ -68,6 +68,18 @@ def errors(rows):
         ),  # a raw NUL in a string
         (b'{"name": "t", "arguments": {"s": "a\\u0000b"}}\n', [(1, [])]),  # an escaped NUL is fine
         (
+            b'{"name": "t", "arguments": {"s": "\xed\xa0\x80"}}\n',
+            [(1, ["malformed:json"])],
+        ),  # a surrogate encoded in UTF-8 is not UTF-8 (the standard library would take it)
+        (
+            '{"name": "t"}\n{"name": "t"}\n'.encode("utf-16-le"),
+            [(1, ["malformed:json"]), (2, ["malformed:json"]), (3, ["malformed:json"])],
+        ),  # UTF-16 (the standard library would read its first line)
+        (
+            '{"name": "t"}\n'.encode("utf-32"),
+            [(1, ["malformed:json"]), (2, ["malformed:json"])],
+        ),  # UTF-32, with its byte order mark
+        (
             b'{"name": "t", "arguments": {"n": "x", "n": 2}}\n',
             [(1, [])],
         ),  # duplicate keys: the last wins
@@ -81,6 +93,22 @@ def errors(rows):
 def test_dirty_lines(data, expected):
     rows, _ = audit(data)
     assert errors(rows) == expected
+
+
+@pytest.mark.parametrize(
+    ("data", "detail"),
+    [
+        (b'{"name": "t", "x": "caf\xe9"}', "not valid UTF-8: byte 0xe9 at byte 24"),
+        (b'{"name": "t", "x": "\xed\xa0\x80"}', "not valid UTF-8: byte 0xed at byte 21"),
+        (
+            '{"name": "t"}'.encode("utf-16-le"),
+            "not valid JSON: a NUL byte at byte 2 (UTF-16 or UTF-32 text? logs are read as UTF-8)",
+        ),
+    ],
+)
+def test_text_that_is_not_utf8_is_said_so_where_it_stops(data, detail):
+    rows, _ = audit(data + b"\n")
+    assert rows[0]["detail"] == detail
 
 
 def test_blank_lines_are_counted():

@@ -56,6 +56,10 @@ def loads_exact(data: bytes | str) -> Any:
     """Parse with the standard library: exact integers, ``1e400`` as infinity,
     lone surrogates kept. ``NaN`` and ``Infinity`` literals (not JSON) and
     invalid UTF-8 raise ``ValueError``; too deep nesting raises ``RecursionError``."""
+    if not isinstance(data, str):
+        # UTF-8 only (after a byte order mark, if any): given bytes, the standard library
+        # would also read UTF-16 and UTF-32, and surrogates encoded in UTF-8.
+        data = data.decode("utf-8-sig")
     return json.loads(data, parse_constant=_refuse_constant)
 
 

@@ -689,7 +689,16 @@ def _parse_refused(line: bytes, error: ValueError) -> tuple[object, str | None]:
         # Valid JSON that orjson refuses: 1e400, a lone surrogate escape, a
         # UTF-8 byte order mark (an editor's, or from concatenated files).
         return loads_exact(line), None
+    except UnicodeDecodeError as undecodable:
+        byte = undecodable.object[undecodable.start]
+        return None, f"not valid UTF-8: byte 0x{byte:02x} at byte {undecodable.start + 1}"
     except (ValueError, RecursionError):
+        nul = line.find(0)
+        if nul >= 0:
+            return None, (
+                f"not valid JSON: a NUL byte at byte {nul + 1} "
+                "(UTF-16 or UTF-32 text? logs are read as UTF-8)"
+            )
         return None, f"not valid JSON: {message} (column {getattr(error, 'colno', '?')})"
 
 
