@@ -16,11 +16,26 @@ def call_id(record: Mapping[str, Any]) -> object:
     return record["call_id"] if "call_id" in record else record.get("id")
 
 
+#: Where a call logged alone in another shape keeps its arguments, when it has no
+#: ``arguments``: an Anthropic ``tool_use`` block's ``input``, a LangChain ToolCall's or
+#: a Gemini functionCall's ``args``, a Llama JSON call's ``parameters``.
+ARGUMENTS_ELSEWHERE = ("input", "args", "parameters")
+
+
 def extract(record: Mapping[str, Any]) -> Extracted:
     """One call; ``arguments`` an object or a JSON string."""
     if "name" not in record and "arguments" not in record:
         raise UnknownShape("a flat record needs name and arguments")
-    arguments = record.get("arguments", ABSENT)
+    if "arguments" in record:
+        arguments = record["arguments"]
+    else:
+        # Not a call without arguments, which is valid when none are required: its
+        # arguments are elsewhere (only records no other format reads get here).
+        elsewhere = [key for key in ARGUMENTS_ELSEWHERE if key in record]
+        if len(elsewhere) > 1:
+            keys = " and ".join(elsewhere)
+            raise UnknownShape(f"a call with no arguments but both {keys}: which are they?")
+        arguments = record[elsewhere[0]] if elsewhere else ABSENT
     call = Call(0, record.get("name"), arguments, id=call_id(record), encoding=JSON_STRING)
     return Extracted("flat", [call], model=record.get("model"))
 
