@@ -25,6 +25,30 @@ def test_a_file_of_lines_of_tool_definitions(tmp_path):
     assert set(load_schemas(str(path)).validator.tools) == {"a", "b"}
 
 
+@pytest.mark.parametrize(
+    "request_body",
+    [
+        {"model": "gpt-4o", "messages": [], "tools": [{"type": "function", "function": {
+            "name": "get_weather", "parameters": CITY}}]},
+        {"contents": [], "tools": [{"functionDeclarations": [{"name": "get_weather",
+            "parameters": {"type": "OBJECT", "properties": {"city": {"type": "STRING"}},
+            "required": ["city"]}}]}]},
+        {"modelId": "m", "messages": [], "toolConfig": {"tools": [{"toolSpec": {
+            "name": "get_weather", "inputSchema": {"json": CITY}}}]}},
+    ],
+    ids=["openai", "gemini", "bedrock"],
+)  # fmt: skip
+def test_a_saved_request_gives_its_tools(tmp_path, request_body):
+    """Not a tool named after the request's key (a Bedrock request gave one, toolConfig)."""
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(request_body))
+    validator = load_schemas(str(path)).validator
+    assert set(validator.tools) == {"get_weather"}
+    assert validator.validate({"name": "get_weather", "arguments": {}})["errors"] == [
+        "missing:city"
+    ]
+
+
 def test_several_files_merge_and_conflicts_name_both_files(tmp_path):
     first, second, third = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "c.json"
     first.write_text(json.dumps({"get_weather": {"parameters": CITY}}))

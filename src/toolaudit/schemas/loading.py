@@ -332,6 +332,9 @@ def _in_document(path: str, document: object, where: str) -> SchemasFile:
     for key in ("tools", "functions"):
         if isinstance(document.get(key), list):
             return SchemasFile(path, [DefinitionList(where, document[key])], {})
+    config = document.get("toolConfig")  # a Bedrock Converse request keeps its tools here
+    if isinstance(config, Mapping) and isinstance(config.get("tools"), list):
+        return SchemasFile(path, [DefinitionList(where, config["tools"])], {})
     if _is_one_tool(document):
         return SchemasFile(path, [DefinitionList(where, [document])], {})
     if all(isinstance(schema, Mapping) for schema in document.values()):
@@ -342,7 +345,7 @@ def _in_document(path: str, document: object, where: str) -> SchemasFile:
 
 _EXPECTED = (
     "expected a JSON object mapping tool names to schemas, a list (or lines) of tool "
-    "definitions, an MCP tools/list result, or a BFCL question file"
+    "definitions, a request holding them, an MCP tools/list result, or a BFCL question file"
 )
 #: Keys of a lone tool definition that has no top-level name (a Gemini tool
 #: holding its declarations, a Bedrock tool holding its toolSpec).
