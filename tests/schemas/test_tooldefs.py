@@ -151,6 +151,28 @@ def test_gemini_dialect():
     }
 
 
+def test_gemini_int64_bounds_written_as_strings_are_integers():
+    """As the REST (proto-JSON) form writes them; a bound of another text is left to
+    deep mode, which refuses it as a defect."""
+    converted = gemini_to_json_schema(
+        {
+            "type": "OBJECT",
+            "properties": {
+                "tags": {"type": "ARRAY", "maxItems": "3", "minItems": "1",
+                         "items": {"type": "STRING", "maxLength": "20", "minLength": "-0"}},
+                "meta": {"type": "OBJECT", "maxProperties": "2", "minProperties": "x"},
+                "n": {"type": "NUMBER", "maximum": "3"},
+            },
+        }
+    )  # fmt: skip
+    assert converted["properties"] == {
+        "tags": {"type": "array", "maxItems": 3, "minItems": 1,
+                 "items": {"type": "string", "maxLength": 20, "minLength": 0}},
+        "meta": {"type": "object", "maxProperties": 2, "minProperties": "x"},
+        "n": {"type": "number", "maximum": "3"},  # a double, not an int64: never a string
+    }  # fmt: skip
+
+
 def test_parameters_omitted_or_null_mean_no_parameters(tmp_path):
     path = tmp_path / "tools.json"
     path.write_text(

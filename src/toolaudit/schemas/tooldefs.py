@@ -13,7 +13,8 @@ anything else is taken as JSON Schema and judged by the contract's rules.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -214,8 +215,10 @@ def bfcl_to_json_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
 
 def gemini_to_json_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     """Gemini's OpenAPI subset -> JSON Schema: lowercase type names,
-    ``nullable: true`` -> ``[type, "null"]``, string enums of numbers made numbers."""
-    return _translate(schema, _gemini_type)
+    ``nullable: true`` -> ``[type, "null"]``, string enums of numbers made numbers,
+    int64 bounds written as strings (``"maxItems": "3"``, as proto-JSON writes them)
+    made integers."""
+    return _translate(schema, _gemini_type, _gemini_bounds)
 
 
 def _bfcl_type(declared: object, schema: dict[str, Any]) -> object:
@@ -238,6 +241,26 @@ def _gemini_type(declared: object, schema: dict[str, Any]) -> object:
     return lowered
 
 
+#: The bounds Gemini's Schema declares as int64, which its REST (proto-JSON) form writes
+#: as strings.
+GEMINI_INT64_BOUNDS = (
+    "minItems",
+    "maxItems",
+    "minLength",
+    "maxLength",
+    "minProperties",
+    "maxProperties",
+)
+_INTEGER_TEXT = re.compile(r"-?[0-9]+")
+
+
+def _gemini_bounds(schema: dict[str, Any]) -> None:
+    for key in GEMINI_INT64_BOUNDS:
+        value = schema.get(key)
+        if isinstance(value, str) and _INTEGER_TEXT.fullmatch(value):
+            schema[key] = int(value)
+
+
 def _number_or_same(value: object) -> object:
     if isinstance(value, str):
         try:
@@ -250,13 +273,20 @@ def _number_or_same(value: object) -> object:
     return value
 
 
-def _translate(schema: Mapping[str, Any], translate_type: Any) -> dict[str, Any]:
-    """Copy ``schema`` with every ``type`` rewritten by ``translate_type``,
-    through ``properties`` and ``items`` at any depth (iteratively)."""
+def _translate(
+    schema: Mapping[str, Any],
+    translate_type: Callable[[object, dict[str, Any]], object],
+    each_node: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """Copy ``schema`` with every ``type`` rewritten by ``translate_type`` (and each node
+    given to ``each_node`` to rewrite), through ``properties`` and ``items`` at any
+    depth (iteratively)."""
     root: dict[str, Any] = dict(schema)
     pending = [root]
     while pending:
         node = pending.pop()
+        if each_node is not None:
+            each_node(node)
         if "type" in node:
             translated = translate_type(node["type"], node)
             if translated is None:
