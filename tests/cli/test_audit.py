@@ -246,6 +246,37 @@ def test_an_output_on_stdout_sends_the_table_to_stderr(in_repo, option):
     assert "361 calls: 310 ok" in result.stderr  # the table
 
 
+BATCH_INPUT = {
+    "custom_id": "req-1",
+    "method": "POST",
+    "url": "/v1/chat/completions",
+    "body": {"model": "m", "tools": [{"type": "function", "function": {
+        "name": "t", "parameters": {"type": "object", "properties": {"x": {"type": "integer"}}}}}]},
+}  # fmt: skip
+BATCH_OUTPUT = {
+    "custom_id": "req-1",
+    "response": {"status_code": 200, "body": {"object": "chat.completion", "model": "m",
+        "choices": [{"finish_reason": "tool_calls", "message": {"role": "assistant",
+            "tool_calls": [{"id": "c1", "type": "function",
+                "function": {"name": "t", "arguments": '{"x": 1}'}}]}}]}},
+}  # fmt: skip
+
+
+def test_a_batch_output_line_is_judged_by_the_tools_of_its_input_line(tmp_path):
+    inputs, outputs = tmp_path / "input.jsonl", tmp_path / "output.jsonl"
+    inputs.write_text(json.dumps(BATCH_INPUT) + "\n")
+    outputs.write_text(json.dumps(BATCH_OUTPUT) + "\n")
+    result = invoke("audit", str(inputs), str(outputs), "--report", "-")
+    assert result.exit_code == 0
+    assert [json.loads(line)["ok"] for line in result.stdout.splitlines()] == [True]
+    # Given the other way round, the output line has no tools yet: the run says which
+    # line it needed, and in what order to give the files.
+    result = invoke("audit", str(outputs), str(inputs))
+    assert result.exit_code == 2
+    assert "no batch input line with custom_id 'req-1' came before it" in result.stderr
+    assert "give the input file before the output file" in result.stderr
+
+
 def test_formats_and_schemas_from_the_records(tmp_path):
     fixtures = FIXTURES / "formats"
     # Bedrock request/response pairs carry their tools: no --schemas needed.

@@ -18,6 +18,9 @@ from toolaudit.schemas.tooldefs import normalize_tools
 
 #: Compiled tool sets of records (logged requests) kept for reuse, at most.
 RECORD_TOOLS_CACHE = 1024
+#: Formats whose records take their tools from an earlier record with the same key: an
+#: OpenAI Batch output line from its input line (openai-batch-input).
+_KEYED_BY_INPUT = frozenset({"openai-batch"})
 NO_TOOLS = Validator({})
 
 
@@ -60,9 +63,17 @@ class RecordTools:
         if extracted.format == "mcp" and self._stream_tools is not None:
             return self._as_result(self.compile(self._stream_tools))
         if self.schemas.validator is None:
+            # A batch output line's tools are those of the input line of its custom_id,
+            # which must have come first (the audit reads once, in order).
+            earlier = (
+                f" and no batch input line with custom_id {key!r} came before it (give the "
+                "input file before the output file)"
+                if extracted.format in _KEYED_BY_INPUT and isinstance(key, (str, int))
+                else ""
+            )
             raise NoSchemasError(
                 f"{source}:{lineno}: no tool schemas for this call: the record carries no tool "
-                "definitions and no --schemas was given"
+                f"definitions{earlier}, and no --schemas was given"
             )
         return self.schemas.validator, None
 
