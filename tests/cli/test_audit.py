@@ -152,6 +152,17 @@ def ping_log(tmp_path: Path, text: str) -> tuple[Path, Path]:
     return log, schemas
 
 
+def test_an_empty_input_passes_with_a_warning(tmp_path):
+    """Exit 0 (no call failed), but said: `zcat log.gz | toolaudit audit` with a zcat that
+    failed would pass in silence."""
+    _, schemas = ping_log(tmp_path, "")
+    result = invoke("audit", "-s", str(schemas), input=b"")
+    assert result.exit_code == 0
+    assert "warning: the input is empty: no line to audit" in result.stderr
+    log, _ = ping_log(tmp_path, '{"name": "ping"}\n')
+    assert "warning" not in invoke("audit", str(log), "-s", str(schemas)).stderr
+
+
 def test_exit_0_when_every_call_is_valid(tmp_path):
     log, schemas = ping_log(tmp_path, '{"name": "ping"}\n\n{"name": "ping", "arguments": "{}"}\n')
     result = invoke("audit", str(log), "-s", str(schemas))

@@ -57,10 +57,36 @@ def test_merge_refuses_what_cannot_be_added_honestly(in_repo, tmp_path, change, 
 
 
 def test_merge_names_the_file_that_is_not_a_summary(tmp_path):
-    bad = tmp_path / "bad.json"
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_text(json.dumps(grouped("model").to_dict()))
     bad.write_text('{"hello": 1}')
-    result = invoke("merge", str(bad), str(bad))
+    result = invoke("merge", str(good), str(bad))
     assert result.exit_code == 2 and f"{bad}: not a toolaudit summary" in result.stderr
+
+
+def test_merge_refuses_a_summary_given_twice_and_notes_a_shared_input(in_repo, tmp_path):
+    summary = tmp_path / "s.json"
+    invoke("audit", SAMPLE, "-s", SAMPLE_SCHEMAS, "--summary", str(summary))
+    twice = invoke("merge", str(summary), str(tmp_path / "." / "s.json"))
+    assert twice.exit_code == 2
+    assert "given twice: its counts would be added twice" in twice.stderr
+    # A copy is another file: merged (it may be a part of the same input audited apart),
+    # and said so.
+    copy = tmp_path / "copy.json"
+    copy.write_bytes(summary.read_bytes())
+    merged = invoke("merge", str(summary), str(copy))
+    assert merged.exit_code == 0
+    assert json.loads(merged.stdout)["calls"] == 2 * 361
+    assert f"note: {SAMPLE} is in {summary} and in {copy}: its counts are added" in merged.stderr
+
+
+def test_compare_warns_of_a_summary_of_an_audit_that_did_not_finish(model_summaries, tmp_path):
+    claude, gpt = model_summaries["claude-sonnet-4-5"], model_summaries["gpt-4o-mini"]
+    cut = tmp_path / "cut.json"
+    cut.write_text(json.dumps({**json.loads(gpt.read_text()), "complete": False}))
+    result = invoke("compare", str(claude), str(cut))
+    assert f"warning: {cut}: its audit did not read all of its input" in result.stderr
+    assert "warning" not in invoke("compare", str(claude), str(gpt)).stderr
 
 
 @pytest.fixture

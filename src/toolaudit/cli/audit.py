@@ -281,6 +281,10 @@ def audit(
         raise _fail(str(error)) from None
 
     _warn_incomplete(summary)
+    if summary.lines == 0 and summary.complete:
+        # Exit 0 all the same (no call failed), but `zcat log.gz | toolaudit audit` where
+        # zcat failed would otherwise pass in silence.
+        typer.echo("toolaudit: warning: the input is empty: no line to audit", err=True)
     if interrupted is not None:
         raise typer.Exit(
             EXIT_TERMINATED if issubclass(interrupted, Terminated) else EXIT_INTERRUPTED

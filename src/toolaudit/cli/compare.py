@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -19,6 +20,9 @@ from toolaudit.cli.app import (
     command,
 )
 from toolaudit.errors import ToolAuditError
+
+if TYPE_CHECKING:
+    from toolaudit.results.summary import Summary
 
 SUMMARY_FILE_HELP = "A summary written by toolaudit audit --summary (or merge); a URL too."
 
@@ -81,9 +85,17 @@ def compare(
 
     storage_options = _storage_options(storage_option)
     try:
+        base_summary = Summary.load(base, storage_options=storage_options)
+        new_summary = Summary.load(new, storage_options=storage_options)
+        for label, loaded in ((base, base_summary), (new, new_summary)):
+            if not loaded.complete:
+                _warn(
+                    f"{label}: its audit did not read all of its input (complete: false): "
+                    "the rates compared are of what it read"
+                )
         comparison = compare_summaries(
-            Summary.load(base, storage_options=storage_options),
-            Summary.load(new, storage_options=storage_options),
+            base_summary,
+            new_summary,
             base_label=base,
             new_label=new,
             tolerance=tolerance,
@@ -124,10 +136,49 @@ def merge(
     from toolaudit.results.summary import Summary, merge_summaries
 
     storage_options = _storage_options(storage_option)
+    same = next(
+        (path for i, path in enumerate(summaries) if _given_before(path, summaries[:i])), None
+    )
+    if same is not None:
+        raise _fail(f"{same}: given twice: its counts would be added twice")
     try:
-        merged = merge_summaries(
-            Summary.load(path, storage_options=storage_options) for path in summaries
-        )
+        loaded = [(path, Summary.load(path, storage_options=storage_options)) for path in summaries]
+        _note_shared_sources(loaded)
+        merged = merge_summaries(summary for _, summary in loaded)
         _write_text(output, render_json(merged), storage_options)
     except ToolAuditError as error:
         raise _fail(str(error)) from None
+
+
+def _given_before(path: str, earlier: list[str]) -> bool:
+    """Whether ``path`` names the same summary as one of ``earlier``."""
+    from toolaudit.storage import is_url
+
+    for other in earlier:
+        if is_url(path) or is_url(other):
+            if path == other:
+                return True
+        elif os.path.exists(path) and os.path.exists(other) and os.path.samefile(path, other):
+            return True
+    return False
+
+
+def _note_shared_sources(loaded: list[tuple[str, Summary]]) -> None:
+    """Say so when two summaries counted one input: merged, its counts are added (right
+    for parts of one file audited apart, wrong for one audit merged twice)."""
+    first_in: dict[str, str] = {}
+    for path, summary in loaded:
+        for source in summary.sources:
+            earlier = first_in.setdefault(source.path, path)
+            if earlier != path:
+                _warn(
+                    f"{source.path} is in {earlier} and in {path}: its counts are added, "
+                    "as for parts of one input audited apart",
+                    kind="note",
+                )
+
+
+def _warn(message: str, *, kind: str = "warning") -> None:
+    from toolaudit.output.text import printable
+
+    typer.echo(f"toolaudit: {kind}: {printable(message)}", err=True)
