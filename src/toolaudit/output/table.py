@@ -48,10 +48,10 @@ def _headline(summary: Summary) -> list[str]:
         else ""
     )
     headline = [
-        f"{summary.lines:,} lines in {sources} source{'s' if sources != 1 else ''}"
-        f" ({summary.blank_lines:,} blank), {summary.records:,} records"
+        f"{_counted(summary.lines, 'line')} in {_counted(sources, 'source')}"
+        f" ({summary.blank_lines:,} blank), {_counted(summary.records, 'record')}"
         f" ({summary.malformed_records:,} malformed{without_calls})",
-        f"{summary.calls:,} calls: {summary.ok:,} ok, {summary.invalid:,} invalid"
+        f"{_counted(summary.calls, 'call')}: {summary.ok:,} ok, {summary.invalid:,} invalid"
         f" | error rate {percent(summary.error_rate)} (invalid calls and malformed records)"
         + (" | deep validation" if summary.deep else ""),
     ]
@@ -59,6 +59,10 @@ def _headline(summary: Summary) -> list[str]:
     if extra:
         headline.append(extra)
     return headline
+
+
+def _counted(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def _streams_and_text(summary: Summary) -> str:

@@ -358,7 +358,8 @@ class Summary:
         ):
             if mine != theirs:
                 raise SummaryError(
-                    f"cannot merge summaries made with different {what} ({mine} and {theirs})"
+                    f"cannot merge summaries made with different {what} "
+                    f"({_shown(mine)} and {_shown(theirs)})"
                 )
         sources = {s.path: replace(s) for s in self.sources}
         for status in other.sources:
@@ -393,6 +394,14 @@ class Summary:
             group_by=self.group_by,
             groups=groups,
         )
+
+
+def _shown(value: object) -> str:
+    """A setting as a message shows it: ``--group-by`` fields and ``--max-keys`` limits
+    as the command line writes them, not as Python tuples."""
+    if isinstance(value, tuple):
+        return ",".join(str(item) for item in value) if value else "none"
+    return str(value)
 
 
 def _mode(summary: Summary) -> str:
