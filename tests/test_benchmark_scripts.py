@@ -25,6 +25,7 @@ SCRIPTS = [
     ["streams.py", "--calls", "300", "--open", "30", "--repeat", "1", "--skip-rss"],
     ["providers_bench.py", "--calls", "300", "--repeat", "1"],
     ["dask_bench.py", "--lines", "3000", "--repeat", "1", "--skip-report"],
+    ["s3_bench.py", "--calls", "300", "--repeat", "1"],
 ]
 
 
