@@ -318,9 +318,9 @@ def test_an_object_cut_off_mid_read_is_incomplete_and_the_others_are_audited(
         "day/c.jsonl": b"".join(SAMPLE_LINES[120:240]),
     }
     put_everywhere(bucket, tmp_path, files)
-    # Small blocks, so that b's first block arrives and a later one is cut; every
-    # retry of s3fs is cut too.
-    monkeypatch.setattr(storage, "READ_BLOCK_BYTES", 32 << 10)
+    # Small blocks, so that b's first block arrives and a later one is cut (fetched in
+    # the background, as whole objects are read); every retry of s3fs is cut too.
+    monkeypatch.setattr(storage, "PREFETCH_BLOCK_BYTES", 96 << 10)  # > a read of 64 KiB
     port = int(bucket.endpoint.rsplit(":", 1)[1])
     cut = rb"^GET /" + bucket.name.encode() + rb"/day/b\.jsonl.*?[Rr]ange: bytes=[1-9]"
     proxy = CuttingProxy(port, cut, after=10_000)
