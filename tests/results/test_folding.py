@@ -47,13 +47,56 @@ def audit(lines: list[bytes], max_tools: int = 100, max_params: int = 40):
 def test_folded_names_go_to_other_and_totals_still_add_up():
     run, summary = audit(invented_lines())
     assert_counts_add_up(summary)
-    assert len(summary.by_tool) == 100 + 1
-    assert OTHER in summary.by_tool
+    assert len(summary.by_tool) == 100 + 1 + 1  # the invented kept, t (declared), <other>
+    assert "t" in summary.by_tool and OTHER in summary.by_tool
     assert all(len(tool.by_param) <= 40 + 1 for tool in summary.by_tool.values())
     assert summary.calls == 6500
     assert summary.by_kind["unknown_tool"] == 3000
     # The memory bound holds during the run too: tables never exceed twice their limit.
-    assert len(run._global.by_tool) <= 2 * 100 + 2
+    assert len(run._global.by_tool) <= 2 * 100 + 1 + 2
+
+
+def test_invented_names_never_push_a_declared_one_into_other():
+    """However many tools and parameters a model invents, and however low --max-keys,
+    the tools of the schemas and their parameters keep their own rows: declared names
+    are bounded apart, by the same limit."""
+    schemas = schema_set(
+        {
+            "get_weather": {"parameters": {"properties": {"city": {"type": "string"}}}},
+            "convert": {"parameters": {"properties": {"amount": {"type": "number"}}}},
+        }
+    )
+    lines = [orjson.dumps({"name": f"tool{i}", "arguments": {}}) for i in range(50)]
+    lines += [
+        orjson.dumps({"name": "get_weather", "arguments": {"city": 1, f"p{i}": 1}})
+        for i in range(50)
+    ]
+    lines += [orjson.dumps({"name": "convert", "arguments": {"amount": "x"}})]
+    run = Audit(
+        [Source("-")],
+        schemas,
+        AuditOptions(max_tools=2, max_params=2),
+        stdin=io.BytesIO(b"\n".join(lines) + b"\n"),
+    )
+    summary = run.run()
+    assert_counts_add_up(summary)
+    assert {"get_weather", "convert"} <= set(summary.by_tool)
+    assert len(summary.by_tool) == 2 + 2 + 1  # two declared, two invented, <other>
+    assert summary.by_tool["get_weather"].by_param["city"] == {"type": 50}
+    assert "city" in summary.by_tool["get_weather"].by_param
+    assert len(summary.by_tool["get_weather"].by_param) == 1 + 2 + 1  # city, two p*, <other>
+    assert summary.by_tool[OTHER].calls == 48
+    # And so in any order, and once merged from shards.
+    shuffled = list(lines)
+    random.Random(3).shuffle(shuffled)
+    again = Audit(
+        [Source("-")],
+        schemas,
+        AuditOptions(max_tools=2, max_params=2),
+        stdin=io.BytesIO(b"\n".join(shuffled) + b"\n"),
+    ).run()
+    again.samples = summary.samples = []
+    assert again.to_dict() == summary.to_dict()
 
 
 def test_the_folded_count_is_a_fair_estimate():

@@ -7,6 +7,11 @@ the order names arrive in: shards of a log audited apart and merged keep the
 same names as the audit of the whole, and the same ``<other>`` counts. The
 same sample estimates how many distinct names were folded.
 
+A table may also tell names that something declared (a tool of the schemas, a
+parameter of a tool) from those a model invented, by their counts: each kind then has
+its own ``limit``, so that invented names, however many, never push a declared one
+into ``<other>``.
+
 Tables hold up to twice their limit between compactions, so that adding a
 name costs O(1) amortised.
 """
@@ -15,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping, MutableMapping
-from typing import TypeVar
+from typing import Any, TypeVar
 
 OTHER = "<other>"
 #: Where calls that gave no usable tool name are counted.
@@ -53,18 +58,25 @@ def stable_hash(name: str) -> int:
 
 
 class Folding:
-    """Which names one bounded table keeps. ``threshold`` is None until the
-    first fold; from then on a new name is kept only if its hash is below it."""
+    """Which names one bounded table keeps. ``threshold`` is None until the first fold
+    of invented names (``declared_threshold``, of declared ones); from then on a new
+    name of that kind is kept only if its hash is below it.
 
-    __slots__ = ("limit", "threshold")
+    ``declared`` tells, from a table's value, whether its name was declared (None: all
+    names are of one kind). Declared names are kept up to ``limit`` of their own."""
 
-    def __init__(self, limit: int) -> None:
+    __slots__ = ("declared", "declared_threshold", "limit", "threshold")
+
+    def __init__(self, limit: int, declared: Callable[[Any], bool] | None = None) -> None:
         self.limit = limit
+        self.declared = declared
         self.threshold: int | None = None
+        self.declared_threshold: int | None = None
 
-    def admits(self, name: str) -> bool:
+    def admits(self, name: str, *, declared: bool = False) -> bool:
         """Whether a name not yet in the table may enter it (else it counts as <other>)."""
-        return self.threshold is None or name in _BUCKETS or stable_hash(name) < self.threshold
+        threshold = self.declared_threshold if declared else self.threshold
+        return threshold is None or name in _BUCKETS or stable_hash(name) < threshold
 
     def entry(
         self,
@@ -72,12 +84,15 @@ class Folding:
         name: str,
         new: Callable[[], V],
         merge: Callable[[V, V], V],
+        *,
+        declared: bool = False,
     ) -> tuple[str, V]:
         """(the key, the entry) that counts ``name`` in ``table``: its own, made with
-        ``new`` if it is admitted, else <other>'s. Compacts the table when it is full."""
+        ``new`` if it is admitted, else <other>'s. Compacts the table when it is full.
+        ``declared``: the name is counted as declared (see the class)."""
         value = table.get(name)
         if value is None:
-            if not self.admits(name):
+            if not self.admits(name, declared=declared and self.declared is not None):
                 name = OTHER
             value = table.get(name)
             if value is None:
@@ -86,33 +101,68 @@ class Folding:
         return name, value
 
     def maybe_compact(self, table: MutableMapping[str, V], merge: Callable[[V, V], V]) -> None:
-        """Compact when the table has grown to twice its limit."""
-        if len(table) > 2 * self.limit + len(_BUCKETS):
+        """Compact when the table has grown to twice its limit (of each kind)."""
+        kinds = 1 if self.declared is None else 2
+        if len(table) > kinds * 2 * self.limit + len(_BUCKETS):
             self.compact(table, merge)
 
     def compact(self, table: MutableMapping[str, V], merge: Callable[[V, V], V]) -> None:
-        """Keep the ``limit`` names with the smallest hashes; fold the others into <other>."""
+        """Keep the ``limit`` names with the smallest hashes (of each kind); fold the
+        others into <other>."""
         if len(table) - sum(bucket in table for bucket in _BUCKETS) <= self.limit:
             return  # nothing to fold: spare hashing every name (summaries compact on creation)
-        ranked = sorted((stable_hash(name), name) for name in table if name not in _BUCKETS)
+        names = [name for name in table if name not in _BUCKETS]
+        if self.declared is None:
+            self.threshold = self._fold(table, names, merge, self.threshold)
+        else:
+            declared = self.declared
+            by_kind: tuple[list[str], list[str]] = ([], [])
+            for name in names:
+                by_kind[bool(declared(table[name]))].append(name)
+            self.threshold = self._fold(table, by_kind[0], merge, self.threshold)
+            self.declared_threshold = self._fold(table, by_kind[1], merge, self.declared_threshold)
+
+    def _fold(
+        self,
+        table: MutableMapping[str, V],
+        names: list[str],
+        merge: Callable[[V, V], V],
+        threshold: int | None,
+    ) -> int | None:
+        """Fold all but the ``limit`` smallest hashes of ``names``; the new threshold."""
+        if len(names) <= self.limit:
+            return threshold
+        ranked = sorted((stable_hash(name), name) for name in names)
         for _, name in ranked[self.limit :]:
             folded = table.pop(name)
             table[OTHER] = merge(table[OTHER], folded) if OTHER in table else folded
         kept_max = ranked[self.limit - 1][0]
-        self.threshold = kept_max if self.threshold is None else min(self.threshold, kept_max)
+        return kept_max if threshold is None else min(threshold, kept_max)
 
 
-def folded_estimate(table: Mapping[str, object], limit: int) -> int:
+def folded_estimate(
+    table: Mapping[str, Any], limit: int, declared: Callable[[Any], bool] | None = None
+) -> int:
     """About how many distinct names were folded into <other> in a compacted
-    table (0 when nothing was).
+    table (0 when nothing was); with ``declared`` (see :class:`Folding`), the sum of the
+    estimates of each kind.
 
-    The table then keeps the ``limit`` smallest hashes of all n names, and the
-    k-th smallest of n uniform hashes lies near k/n of the hash space: n is
-    about (k - 1) / (k-th smallest / space).
+    The table then keeps the ``limit`` smallest hashes of all n names (of a kind), and
+    the k-th smallest of n uniform hashes lies near k/n of the hash space: n is about
+    (k - 1) / (k-th smallest / space).
     """
     if OTHER not in table:
         return 0
-    kept = [stable_hash(name) for name in table if name not in _BUCKETS]
+    names = [name for name in table if name not in _BUCKETS]
+    if declared is None:
+        return _estimate([stable_hash(name) for name in names], limit)
+    kinds: tuple[list[int], list[int]] = ([], [])
+    for name in names:
+        kinds[bool(declared(table[name]))].append(stable_hash(name))
+    return _estimate(kinds[0], limit) + _estimate(kinds[1], limit)
+
+
+def _estimate(kept: list[int], limit: int) -> int:
     if len(kept) < limit or limit < 2:
         return 0
     estimate = (limit - 1) * _HASH_SPACE / max(max(kept), 1)

@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from toolaudit.contract import KINDS, MALFORMED
+from toolaudit.contract import KINDS, MALFORMED, UNEXPECTED, UNKNOWN_TOOL
 from toolaudit.errors import SummaryError
 from toolaudit.results.folding import (
     DEFAULT_MAX_PARAMS,
@@ -122,6 +122,18 @@ class ToolSummary:
         )
 
 
+def tool_declared(tool: ToolSummary) -> bool:
+    """Whether a tool's name was declared where its calls were judged: some call of it was
+    not refused as an unknown tool. Declared names are kept apart from invented ones
+    when tables are folded (see results/folding.py)."""
+    return tool.calls > tool.by_kind.get(UNKNOWN_TOOL, 0)
+
+
+def param_declared(counts: Counts) -> bool:
+    """Whether a parameter's name was declared: it has errors other than being unexpected."""
+    return any(kind != UNEXPECTED for kind in counts)
+
+
 @dataclass
 class Summary:
     """The aggregate of one audit (or of several merged).
@@ -160,11 +172,11 @@ class Summary:
     def __post_init__(self) -> None:
         # Compact copies: the caller's tables and lists are left as they were given.
         self.by_tool = dict(self.by_tool)
-        Folding(self.max_tools).compact(self.by_tool, ToolSummary.merged)
+        Folding(self.max_tools, tool_declared).compact(self.by_tool, ToolSummary.merged)
         for name, tool in self.by_tool.items():
             if len(tool.by_param) > self.max_params:
                 tool = self.by_tool[name] = replace(tool, by_param=dict(tool.by_param))
-                Folding(self.max_params).compact(tool.by_param, merged_counts)
+                Folding(self.max_params, param_declared).compact(tool.by_param, merged_counts)
         self.groups = dict(self.groups)
         Folding(MAX_GROUPS).compact(self.groups, Summary.merged)
         self.samples = self.samples[:SAMPLE_ROWS]
@@ -212,13 +224,14 @@ class Summary:
     @property
     def folded_tools(self) -> int:
         """About how many distinct tool names were folded into ``<other>``."""
-        return folded_estimate(self.by_tool, self.max_tools)
+        return folded_estimate(self.by_tool, self.max_tools, tool_declared)
 
     @property
     def folded_params(self) -> int:
         """About how many distinct (tool, parameter) names were folded."""
         return sum(
-            folded_estimate(tool.by_param, self.max_params) for tool in self.by_tool.values()
+            folded_estimate(tool.by_param, self.max_params, param_declared)
+            for tool in self.by_tool.values()
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from toolaudit.contract import MALFORMED, PARAMETER_KINDS
+from toolaudit.contract import MALFORMED, PARAMETER_KINDS, UNEXPECTED, UNKNOWN_TOOL
 from toolaudit.results.folding import DEFAULT_MAX_PARAMS, DEFAULT_MAX_TOOLS, Folding, table_key
 from toolaudit.results.summary import (
     SAMPLE_ROWS,
@@ -15,6 +15,8 @@ from toolaudit.results.summary import (
     Summary,
     ToolSummary,
     merged_counts,
+    param_declared,
+    tool_declared,
 )
 
 #: The subject of ``malformed:text``: a call found in a message's text.
@@ -61,12 +63,15 @@ class Tally:
         #: The first failing report rows, in input order (see summary.SAMPLE_ROWS).
         self.samples: list[dict[str, Any]] = []
         self.max_params = max_params
-        self._tool_folding = Folding(max_tools)
+        self._tool_folding = Folding(max_tools, tool_declared)
         self._param_foldings: dict[str, Folding] = {}  # by tool name, once it has a parameter error
 
-    def _tool(self, name: str) -> tuple[str, ToolSummary]:
-        """The table entry that counts calls to ``name``: its own, or <other>'s."""
-        return self._tool_folding.entry(self.by_tool, name, ToolSummary, ToolSummary.merged)
+    def _tool(self, name: str, *, declared: bool = True) -> tuple[str, ToolSummary]:
+        """The table entry that counts calls to ``name`` (``declared``: not an unknown
+        tool): its own, or <other>'s."""
+        return self._tool_folding.entry(
+            self.by_tool, name, ToolSummary, ToolSummary.merged, declared=declared
+        )
 
     def count_ok(self, names: Iterable[str]) -> None:
         """Count valid calls, given their tools' names (many at once: counted in C)."""
@@ -91,7 +96,9 @@ class Tally:
         tool = self.by_tool.get(name)
         key = name
         if tool is None:
-            key, tool = self._tool(name)
+            problems = list(problems)
+            unknown = any(kind == UNKNOWN_TOOL for kind, _ in problems)
+            key, tool = self._tool(name, declared=not unknown)
         tool.calls += 1
         tool.invalid += 1
         by_kind = tool.by_kind
@@ -105,14 +112,14 @@ class Tally:
                     subject = table_key(subject)
                 kinds = tool.by_param.get(subject)
                 if kinds is None:
-                    kinds = self._new_param(key, tool, subject)
+                    kinds = self._new_param(key, tool, subject, declared=kind != UNEXPECTED)
                 kinds[kind] = kinds.get(kind, 0) + 1
 
-    def _new_param(self, key: str, tool: ToolSummary, param: str) -> Counts:
+    def _new_param(self, key: str, tool: ToolSummary, param: str, *, declared: bool) -> Counts:
         folding = self._param_foldings.get(key)
         if folding is None:
-            folding = self._param_foldings[key] = Folding(self.max_params)
-        return folding.entry(tool.by_param, param, dict, merged_counts)[1]
+            folding = self._param_foldings[key] = Folding(self.max_params, param_declared)
+        return folding.entry(tool.by_param, param, dict, merged_counts, declared=declared)[1]
 
     def absorbed(self, other: Tally) -> Tally:
         """This tally, with ``other``'s counts added (for folding groups together)."""
@@ -124,7 +131,7 @@ class Tally:
         self.streams_incomplete += other.streams_incomplete
         self.record_errors = merged_counts(self.record_errors, other.record_errors)
         for name, tool in other.by_tool.items():
-            key, mine = self._tool(name)
+            key, mine = self._tool(name, declared=tool_declared(tool))
             self.by_tool[key] = mine.merged(tool)
         self.samples.extend(other.samples[: SAMPLE_ROWS - len(self.samples)])
         return self
