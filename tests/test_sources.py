@@ -134,3 +134,11 @@ def test_stdin_dash_and_explicit_files_are_kept_as_given(tmp_path):
     path = tmp_path / "whatever.txt"
     path.write_bytes(b"")
     assert [s.name for s in expand_paths(["-", str(path)])] == ["-", str(path)]
+
+
+def test_stdin_given_twice_is_refused(tmp_path):
+    """It can be read once: the second would be an empty source, counted as one."""
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b"")
+    with pytest.raises(InputError, match="standard input is given twice"):
+        expand_paths(["-", str(path), "-"])

@@ -120,6 +120,8 @@ def expand_paths(
     sources: list[Source] = []
     for path in paths:
         if path == STDIN:
+            if any(source.is_stdin for source in sources):
+                raise InputError("-: standard input is given twice; it can be read once")
             sources.append(Source(STDIN))
         elif is_url(path):
             objects = expand_url(path, storage_options, keep=is_log_name, skip=skip)
