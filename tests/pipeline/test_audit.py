@@ -286,3 +286,44 @@ def test_the_inline_fast_path_changes_nothing(records, group_by):
     assert fast_rows == slow_rows
     assert fast.summary == slow.summary
     assert_counts_add_up(fast.summary)
+
+
+def _chat(finish: str, arguments: str) -> dict:
+    call = {
+        "id": "c",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": arguments},
+    }
+    message = {"role": "assistant", "tool_calls": [call]}
+    return {"object": "chat.completion", "model": "m", "choices": [
+        {"finish_reason": finish, "message": message}]}  # fmt: skip
+
+
+def _anthropic(stop: str) -> dict:
+    block = {"type": "tool_use", "id": "t", "name": "get_weather", "input": {"city": "Oslo"}}
+    return {"type": "message", "role": "assistant", "model": "m", "content": [block],
+            "stop_reason": stop}  # fmt: skip
+
+
+def _bedrock(stop: str) -> dict:
+    block = {"toolUse": {"toolUseId": "t", "name": "get_weather", "input": {}}}
+    return {"output": {"message": {"role": "assistant", "content": [block]}}, "stopReason": stop}
+
+
+def test_calls_of_a_response_cut_off_at_its_length_limit_are_counted_valid_or_not():
+    """Flagged on their rows, and counted in the summary (per tool), so that CI sees them."""
+    records = [
+        _chat("length", '{"city": "Paris"}'),  # valid, but maybe cut: counted
+        _chat("length", '{"city": "Par'),  # cut mid-text: malformed, and counted
+        _chat("tool_calls", '{"city": "Rome"}'),  # not cut
+        _anthropic("max_tokens"),
+        _anthropic("tool_use"),
+        _bedrock("max_tokens"),  # missing:city, and counted
+    ]
+    rows, summary = audit_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    assert [("length limit" in row.get("detail", "")) for row in rows] == [
+        True, True, False, True, False, True]  # fmt: skip
+    assert summary.calls_cut_off == 4
+    assert summary.by_tool["get_weather"].calls_cut_off == 4
+    again = Summary.from_dict(orjson.loads(orjson.dumps(summary.to_dict())))
+    assert again.calls_cut_off == 4 and again.merged(again).calls_cut_off == 8

@@ -25,6 +25,13 @@ OBJECT_ONLY = "object-only"  # LangChain: parsed upstream, so a string means a d
 
 #: The note on calls of a response cut off by its length limit ({} names the signal).
 CUT_OFF = "the response hit its length limit ({}), so these arguments may be cut off"
+_CUT_OFF_TAIL = CUT_OFF.split("{}")[1]
+
+
+def is_cut_off(note: str | None) -> bool:
+    """Whether a call's note (which only formats write, from their own texts) says its
+    response hit its length limit: such calls are counted apart, valid or not."""
+    return note is not None and _CUT_OFF_TAIL in note
 
 
 class UnknownShape(Exception):

@@ -47,6 +47,11 @@ def render_markdown(summary: Summary) -> str:
             f" **{summary.calls_in_text:,} calls found in message text** "
             "(they never reached the tool)."
         )
+    if summary.calls_cut_off:
+        out[-1] += (
+            f" **{summary.calls_cut_off:,} calls of responses that hit their length limit** "
+            "(their arguments may be cut off)."
+        )
     if not summary.complete:
         out += ["", "**Incomplete:** some input was not read to the end."]
     kinds = ordered_kinds(summary.by_kind)

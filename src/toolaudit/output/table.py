@@ -75,6 +75,11 @@ def _streams_and_text(summary: Summary) -> str:
         said.append(
             f"{summary.calls_in_text:,} calls found in message text (never reached the tool)"
         )
+    if summary.calls_cut_off:
+        said.append(
+            f"{_counted(summary.calls_cut_off, 'call')} of responses that hit their length "
+            "limit (arguments may be cut off)"
+        )
     return "; ".join(said)
 
 

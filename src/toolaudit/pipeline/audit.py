@@ -24,6 +24,7 @@ from toolaudit.contract import MALFORMED, format_problems, kind_phrase
 from toolaudit.deep.paths import collapsed
 from toolaudit.errors import InputError, OptionError
 from toolaudit.formats import Extracted, UnknownShape, extract
+from toolaudit.formats.base import is_cut_off
 from toolaudit.formats.flat import FLAT
 from toolaudit.formats.flat import call_id as flat_call_id
 from toolaudit.formats.streams import Finished, StreamAssembler, StreamError
@@ -549,6 +550,8 @@ class Audit:
                 return
         for call, verdict in zip(extracted.calls, verdicts, strict=True):
             self._count_call(out, tally, lineno, call.index, call.id, extracted.model, verdict)
+            if is_cut_off(call.note):
+                (tally if tally is not None else self._global).count_cut_off(verdict[0])
 
     def _feed_stream(self, extracted: Extracted, lineno: int, out: _Rows, tally: Tally) -> None:
         """One chunk of a streamed response: judge the streams it finishes (and any

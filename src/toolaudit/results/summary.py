@@ -75,6 +75,9 @@ class ToolSummary:
     invalid: int = 0
     #: Calls found in a message's text, which never reached the tool (all invalid).
     calls_in_text: int = 0
+    #: Calls of a response that hit its length limit: their arguments may be incomplete
+    #: (valid or not, they are counted here too).
+    calls_cut_off: int = 0
     by_kind: Counts = field(default_factory=dict)
     by_param: dict[str, Counts] = field(default_factory=dict)
 
@@ -88,6 +91,7 @@ class ToolSummary:
             "ok": self.ok,
             "invalid": self.invalid,
             "calls_in_text": self.calls_in_text,
+            "calls_cut_off": self.calls_cut_off,
             "error_rate": self.error_rate,
             "by_kind": _sorted_counts(self.by_kind),
             "by_param": {p: _sorted_counts(k) for p, k in sorted(self.by_param.items())},
@@ -100,6 +104,7 @@ class ToolSummary:
             ok=int(data["ok"]),
             invalid=int(data["invalid"]),
             calls_in_text=int(data.get("calls_in_text", 0)),
+            calls_cut_off=int(data.get("calls_cut_off", 0)),
             by_kind={_kind(k): int(v) for k, v in data.get("by_kind", {}).items()},
             by_param={
                 p: {_kind(k): int(v) for k, v in kinds.items()}
@@ -117,6 +122,7 @@ class ToolSummary:
             ok=self.ok + other.ok,
             invalid=self.invalid + other.invalid,
             calls_in_text=self.calls_in_text + other.calls_in_text,
+            calls_cut_off=self.calls_cut_off + other.calls_cut_off,
             by_kind=_add_counts(dict(self.by_kind), other.by_kind),
             by_param=by_param,
         )
@@ -199,6 +205,10 @@ class Summary:
         return sum(t.calls_in_text for t in self.by_tool.values())
 
     @property
+    def calls_cut_off(self) -> int:
+        return sum(t.calls_cut_off for t in self.by_tool.values())
+
+    @property
     def by_kind(self) -> Counts:
         kinds: Counts = {}
         for tool in self.by_tool.values():
@@ -265,6 +275,7 @@ class Summary:
             "ok": self.ok,
             "invalid": self.invalid,
             "calls_in_text": self.calls_in_text,
+            "calls_cut_off": self.calls_cut_off,
             "error_rate": self.error_rate,
             "by_kind": _sorted_counts(self.by_kind),
             "by_tool": {name: t.to_dict() for name, t in sorted(self.by_tool.items())},

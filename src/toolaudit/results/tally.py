@@ -7,7 +7,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from toolaudit.contract import MALFORMED, PARAMETER_KINDS, UNEXPECTED, UNKNOWN_TOOL
-from toolaudit.results.folding import DEFAULT_MAX_PARAMS, DEFAULT_MAX_TOOLS, Folding, table_key
+from toolaudit.results.folding import (
+    DEFAULT_MAX_PARAMS,
+    DEFAULT_MAX_TOOLS,
+    OTHER,
+    Folding,
+    table_key,
+)
 from toolaudit.results.summary import (
     SAMPLE_ROWS,
     Counts,
@@ -89,6 +95,15 @@ class Tally:
             _, tool = self._tool(name)
         tool.calls += 1
         tool.ok += 1
+
+    def count_cut_off(self, name: str | None) -> None:
+        """Count, besides, that a call just counted came from a response that hit its
+        length limit."""
+        name = name if name and name[0] not in _ESCAPABLE else table_key(name)
+        tool = self.by_tool.get(name)
+        if tool is None:  # folded into <other>, where it was counted
+            tool = self.by_tool[OTHER]
+        tool.calls_cut_off += 1
 
     def count_problems(self, name: str | None, problems: Iterable[tuple[str, str]]) -> None:
         """Count one invalid call and its problems."""

@@ -116,6 +116,10 @@ def _facts(summary: Summary) -> str:
         )
     if summary.calls_in_text:
         facts.append(("calls found in text", p.num(summary.calls_in_text)))
+    if summary.calls_cut_off:
+        facts.append(
+            ("calls of responses cut off at their length limit", p.num(summary.calls_cut_off))
+        )
     items = "".join(f"<div><dt>{label}</dt><dd>{value}</dd></div>" for label, value in facts)
     return f'<dl class="facts">{items}</dl>'
 
