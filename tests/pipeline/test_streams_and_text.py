@@ -151,6 +151,37 @@ def test_group_by_counts_a_stream_in_the_group_of_its_first_record():
     assert summary.streams == 1
 
 
+def test_group_by_counts_every_record_of_a_stream_in_the_group_of_its_first():
+    """Anthropic names the model in message_start only: the chunks after it counted in
+    the group of no model, which then held records and no calls."""
+    starts = [
+        {"type": "message_start", "message": {"id": f"msg_{m}", "type": "message",
+            "role": "assistant", "model": m, "content": [], "stop_reason": None}}
+        for m in ("claude-a", "claude-b")
+    ]  # fmt: skip
+    block = {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {}}
+
+    def rest(index: int) -> list[dict]:
+        delta = {"type": "input_json_delta", "partial_json": '{"city": "Oslo"}'}
+        return [
+            {"type": "content_block_start", "index": index, "content_block": block},
+            {"type": "content_block_delta", "index": index, "delta": delta},
+            {"type": "content_block_stop", "index": index},
+            {"type": "message_delta", "delta": {"stop_reason": "tool_use"}},
+            {"type": "message_stop"},
+        ]
+
+    records = [starts[0], *rest(0), {"type": "ping"}, starts[1], *rest(0)]
+    _, summary = audit_bytes(
+        b"".join(orjson.dumps(r) + b"\n" for r in records), group_by=("model",)
+    )
+    assert {key: (g.records, g.calls) for key, g in summary.groups.items()} == {
+        "claude-a": (6, 1),
+        "claude-b": (6, 1),
+        "null": (1, 0),  # the ping, of no stream
+    }
+
+
 def test_the_open_limit_is_checked_when_the_options_are_made():
     with pytest.raises(OptionError, match="max_open_streams"):
         AuditOptions(max_open_streams=0)

@@ -233,6 +233,15 @@ class StreamAssembler:
         self._open[step.key] = stream
         return True, self._applied(step, stream, line, ended)
 
+    def context_of(self, extracted: Extracted) -> object | None:
+        """The context of the open stream whose next step this record holds (None when
+        it begins a stream, or continues none)."""
+        step = extracted.stream
+        if not isinstance(step, StreamStep) or step.role == BEGINS:
+            return None
+        stream = self._open.get(step.key)
+        return None if stream is None else stream.context
+
     def close(self) -> list[Finished]:
         """The source ended: every open stream, cut, in the order they began."""
         streams = list(self._open.values())

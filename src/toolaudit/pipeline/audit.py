@@ -496,7 +496,16 @@ class Audit:
             self._record_error(tally, out, lineno, "record", str(shape))
             return
         if tally is None:
-            tally = self._tally_for(record, extracted.model, extracted.fields)
+            continued = None
+            if self._groups is not None and extracted.stream is not None:
+                # A stream's records count in the group of its first, which names its
+                # model where the chunks after it do not (Anthropic's message_start).
+                continued = self._streams.context_of(extracted)
+            if isinstance(continued, Tally):
+                tally = continued
+                tally.records += 1
+            else:
+                tally = self._tally_for(record, extracted.model, extracted.fields)
         self._typed_seen(extracted.container or extracted.format)
         if extracted.stream is not None:
             self._feed_stream(extracted, lineno, out, tally)
