@@ -36,6 +36,9 @@ DOCS = REPO / "docs" / "formats.md"
 #: One record of each format, as detect() must name it.
 RECORDS = [
     ({"name": "x", "arguments": {}}, "flat"),
+    ({"id": "c", "type": "function", "function": {"name": "x", "arguments": "{}"}}, "single-call"),
+    ({"functionCall": {"name": "x", "args": {}}}, "single-call"),
+    ({"toolUse": {"toolUseId": "t", "name": "x", "input": {}}}, "single-call"),
     ({"choices": []}, "openai-chat"),
     ({"object": "response", "output": []}, "openai-responses"),
     ({"custom_id": "a", "response": None, "error": {}}, "openai-batch"),
@@ -124,6 +127,7 @@ def test_the_detection_order_is_the_priorities() -> None:
         "bedrock-stream",
         "bedrock",
         "tgi",
+        "single-call",
         "ollama",
         "otlp-json",
         "otel-span",
@@ -134,6 +138,7 @@ def test_the_choices_keep_their_order() -> None:
     # The order --help lists them in (and the docs show its output).
     assert format_names() == (
         "flat",
+        "single-call",
         "openai-chat",
         "openai-responses",
         "openai-batch",

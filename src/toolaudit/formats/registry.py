@@ -41,11 +41,13 @@ from toolaudit.formats.openai import (
 from toolaudit.formats.openai_chat_stream import OPENAI_CHAT_STREAM
 from toolaudit.formats.openai_responses_stream import OPENAI_RESPONSES_STREAM
 from toolaudit.formats.otel import OTEL_SPAN, OTLP_JSON
+from toolaudit.formats.single_call import SINGLE_CALL
 
 #: Every format, in ``--input-format`` order (the "expected" message names
 #: their families in this order too). Detection order is their priorities'.
 FORMATS = (
     FLAT,
+    SINGLE_CALL,
     OPENAI_CHAT,
     OPENAI_RESPONSES,
     OPENAI_BATCH,
