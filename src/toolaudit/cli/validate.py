@@ -69,4 +69,12 @@ def validate(
         raise _fail(f"the call is not valid JSON: {error}") from None
     result = schema_set.validator.validate(parsed, explain=explain)
     sys.stdout.write(orjson.dumps(result).decode() + "\n")
+    if result["errors"] == ["malformed:arguments"] and isinstance(parsed.get("arguments"), str):
+        # The contract takes arguments as an object; a provider's call (OpenAI's) carries
+        # them as JSON text, which `audit` decodes and `validate` does not.
+        typer.echo(
+            "toolaudit: note: arguments is a string; the contract takes an object "
+            "(give the decoded arguments, or audit the call as a log line)",
+            err=True,
+        )
     raise typer.Exit(EXIT_OK if result["ok"] else EXIT_INVALID)
