@@ -158,9 +158,16 @@ def decode_call_arguments(
         return decode_arguments(arguments, tool, exact=exact)
     if call.encoding == OBJECT:
         decoded, why = decode_arguments(arguments, tool, exact=exact)
-        return (
-            decoded,
-            why or "arguments were logged as a JSON string, though this format sends an object",
+        if why is None:
+            return (
+                decoded,
+                "arguments were logged as a JSON string, though this format sends an object",
+            )
+        # Every reason decode_arguments gives starts "arguments ...": what a string is
+        # not, said after what it should have been.
+        return decoded, (
+            "arguments were logged as a string, though this format sends an object, and "
+            + why.removeprefix("arguments ")
         )
     return (
         None,
