@@ -138,7 +138,6 @@ def test_the_choices_keep_their_order() -> None:
     # The order --help lists them in (and the docs show its output).
     assert format_names() == (
         "flat",
-        "single-call",
         "openai-chat",
         "openai-responses",
         "openai-batch",
@@ -161,6 +160,7 @@ def test_the_choices_keep_their_order() -> None:
         "otlp-json",
         "otel-span",
         "envelope",
+        "single-call",
     )
     assert format_names() == tuple(fmt.name for fmt in FORMATS)
 

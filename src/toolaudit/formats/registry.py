@@ -47,7 +47,6 @@ from toolaudit.formats.single_call import SINGLE_CALL
 #: their families in this order too). Detection order is their priorities'.
 FORMATS = (
     FLAT,
-    SINGLE_CALL,
     OPENAI_CHAT,
     OPENAI_RESPONSES,
     OPENAI_BATCH,
@@ -70,6 +69,7 @@ FORMATS = (
     OTLP_JSON,
     OTEL_SPAN,
     ENVELOPE,
+    SINGLE_CALL,
 )
 
 
