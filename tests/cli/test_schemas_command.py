@@ -135,7 +135,8 @@ def test_a_bfcl_question_file_lists_its_tools_with_depths_and_questions(in_repo)
         path,
     ]
     tools = json.loads(invoke("schemas", path, "-f", "json").stdout)["tools"]
-    assert lines[-1] == f"{len(tools)} tools, 0 warnings, 0 defects"
+    names = len({tool["name"] for tool in tools})  # a tool may be in several questions
+    assert lines[-1] == f"{names} tools ({len(tools)} definitions), 0 warnings, 0 defects"
     assert len({tool["question"] for tool in tools}) == 200
 
 
@@ -154,3 +155,14 @@ def test_the_command_is_listed_and_its_help_gives_the_exit_codes():
     assert "schemas" in invoke("--help").stdout
     help_text = invoke("schemas", "--help").stdout
     assert "1 warnings only" in help_text and "text or json" in help_text
+
+
+def test_a_tool_defined_in_two_files_is_one_tool_of_two_definitions(tmp_path):
+    alike = [write(tmp_path, {"t": {"parameters": CITY}}, name) for name in ("a.json", "b.json")]
+    result = invoke("schemas", *alike)
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[-1] == "1 tool (2 definitions), 0 warnings, 0 defects"
+    other = write(tmp_path, {"t": {"parameters": {"type": "object"}}}, "c.json")
+    result = invoke("schemas", alike[0], other)
+    assert result.exit_code == 2
+    assert result.stdout.splitlines()[-1] == "1 tool (2 definitions), 0 warnings, 1 defect"

@@ -38,13 +38,12 @@ def render_text(report: SchemaReport) -> str:
         sections.append(["warnings", *_warning_lines(report.warnings)])
     if report.defects:
         sections.append(["defects", *(_unprintables_escaped(d.message) for d in report.defects)])
+    names = len({tool.name for tool in report.tools})
+    tools = _counted(names, "tool")
+    if names != len(report.tools):  # a tool defined in several files (alike, or a defect)
+        tools += f" ({len(report.tools)} definitions)"
     totals = ", ".join(
-        _counted(len(items), noun)
-        for items, noun in (
-            (report.tools, "tool"),
-            (report.warnings, "warning"),
-            (report.defects, "defect"),
-        )
+        [tools, _counted(len(report.warnings), "warning"), _counted(len(report.defects), "defect")]
     )
     sections.append([totals])
     return "\n\n".join("\n".join(lines) for lines in sections) + "\n"
