@@ -177,7 +177,9 @@ def read_line_batches(
         return
     try:
         if source.is_remote:
-            stream = open_input(source.name, source.storage_options, whole=not source.is_part)
+            stream = open_input(
+                source.name, source.storage_options, part_end=source.end if source.is_part else None
+            )
         else:
             stream = open(source.name, "rb", buffering=0)  # noqa: SIM115 - closed below
         if source.start:

@@ -442,3 +442,36 @@ def test_schemas_and_validate_read_schemas_from_the_bucket(bucket):
     assert one_line(missing.stderr).startswith(
         f"toolaudit: error: schemas file {bucket.url('none.json')}: no such object"
     )
+
+
+def test_a_part_of_an_object_is_downloaded_up_to_its_end_and_no_further(bucket, monkeypatch):
+    """A Dask block of an object: fsspec's read-ahead fetched a block beyond each read, so
+    a 64 MiB part downloaded up to 100 MiB. Each part is fetched exactly; the whole object
+    in blocks of its own, the next one ahead."""
+    import s3fs
+
+    from toolaudit.sources import Source, read_line_batches
+
+    data = b"".join(SAMPLE_LINES * 20)  # about 1.2 MB
+    bucket.put("day/log.jsonl", data)
+    monkeypatch.setattr(storage, "READ_BLOCK_BYTES", 256 << 10)
+    monkeypatch.setattr(storage, "PREFETCH_BLOCK_BYTES", 256 << 10)
+    fetched: list[tuple[int, int]] = []
+    fetch_range = s3fs.core.S3File._fetch_range
+
+    def spy(self, start, end):
+        fetched.append((start, end))
+        return fetch_range(self, start, end)
+
+    monkeypatch.setattr(s3fs.core.S3File, "_fetch_range", spy)
+    end = data.index(b"\n", 300_000) + 1  # a line-aligned part, as Dask cuts them
+    part = Source(bucket.url("day/log.jsonl"), start=0, end=end, storage_options=bucket.options)
+    lines = [line for batch in read_line_batches(part) for line in batch]
+    assert b"\n".join(lines) + b"\n" == data[:end]
+    assert max(stop for _, stop in fetched) == end  # nothing past the part's end
+    assert sum(stop - start for start, stop in fetched) == end
+    fetched.clear()
+    whole = Source(bucket.url("day/log.jsonl"), storage_options=bucket.options)
+    assert sum(len(batch) for batch in read_line_batches(whole)) == data.count(b"\n")
+    # (the last block asked for runs past the end: S3 sends what there is)
+    assert sum(min(stop, len(data)) - start for start, stop in fetched) == len(data)
