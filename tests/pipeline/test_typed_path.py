@@ -323,6 +323,7 @@ WHOLE_LINE = {
     "a thousand opening brackets: nesting that may be as deep as a parser goes": line_of(
         openai_chat([VALID], deep=[[[[[[[[[[]]]]]]]]]] * 100)
     ),
+    "two calls sharing an id, which each row notes": line_of(openai_chat([VALID, VALID])),
 }
 
 #: Lines whose parse the general path may redo exactly, for a number elsewhere in the
@@ -487,7 +488,7 @@ OTHER = tool("put", key={"type": "string", "enum": ["a", "b"]})
     "inner", ["openai-chat", "anthropic", "gemini", "openai-responses", "bedrock"]
 )
 def test_pairs_are_judged_by_their_requests_tools_either_way(inner: str) -> None:
-    made = [call("get", {"city": "Oslo"}), call("get", {"city": 3})]
+    made = [call("get", {"city": "Oslo"}), call("get", {"city": 3}, call_id="c2")]
     if inner in OBJECT_FORMATS:
         made = [{**one, "text": json.dumps(one["value"])} for one in made]
     requests = [
@@ -654,6 +655,8 @@ def logs(draw: st.DrawFn) -> tuple[dict[str, Any], bytes]:
         if draw(st.integers(0, 4)) == 0:  # now and then, another format's line
             format_name = draw(st.sampled_from(sorted(WRITERS)))
         made = [draw(calls(schemas)) for _ in range(draw(st.integers(1, 3)))]
+        if draw(st.integers(0, 4)):  # mostly ids apart; else "c1" twice, which rows note
+            made = [{**one, "id": f"c{i}"} if one["id"] else one for i, one in enumerate(made)]
         extra = draw(
             st.fixed_dictionaries(
                 {},
@@ -739,7 +742,7 @@ def edge_logs(draw: st.DrawFn) -> bytes:
         for _ in range(draw(st.integers(1, 3))):
             keys = draw(st.lists(st.sampled_from(sorted(properties)), unique=True, max_size=4))
             arguments = {"p_string": "x", **{key: draw(value_for(properties[key])) for key in keys}}
-            made.append(call("probe", arguments))
+            made.append(call("probe", arguments, call_id=f"c{len(made)}"))  # ids apart
         lines.append(line_of(WRITERS[format_name](made)))
     return b"\n".join(lines) + b"\n"
 

@@ -77,6 +77,23 @@ class Call:
         return f"Call({self.index}, {self.name!r}, {self.arguments!r}, id={self.id!r})"
 
 
+def note_repeated_ids(calls: list[Call]) -> None:
+    """Note on each call of one response whose id another of its calls has too: the
+    results sent back cannot tell them apart (a flag, not an error: the contract
+    judges each call alone)."""
+    if len(calls) < 2:
+        return
+    seen: dict[tuple[type, object], int] = {}
+    for call in calls:
+        if isinstance(call.id, (str, int)) and not isinstance(call.id, bool):
+            key = (type(call.id), call.id)
+            seen[key] = seen.get(key, 0) + 1
+    for call in calls:
+        if isinstance(call.id, (str, int)) and seen.get((type(call.id), call.id), 0) > 1:
+            repeated = "another call of this response has the same id"
+            call.note = repeated if call.note is None else f"{call.note}; {repeated}"
+
+
 class Extracted:
     """What one record holds: its calls, and what decides how to judge them."""
 

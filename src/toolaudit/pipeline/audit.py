@@ -24,7 +24,8 @@ from toolaudit.contract import MALFORMED, format_problems, kind_phrase
 from toolaudit.deep.paths import collapsed
 from toolaudit.errors import InputError, OptionError
 from toolaudit.formats import Extracted, UnknownShape, extract
-from toolaudit.formats.base import is_cut_off
+from toolaudit.formats.base import is_cut_off, note_repeated_ids
+from toolaudit.formats.bfcl import BFCL
 from toolaudit.formats.flat import FLAT
 from toolaudit.formats.flat import call_id as flat_call_id
 from toolaudit.formats.streams import Finished, StreamAssembler, StreamError
@@ -538,6 +539,8 @@ class Audit:
             detail = f"its tool definitions are malformed: {why_unjudged}"
             self._record_error(tally, out, lineno, "record", detail)
             return
+        if extracted.format != BFCL.name:  # whose calls all carry their question's id
+            note_repeated_ids(extracted.calls)
         if assembled:
             verdicts = [judge_apart(call, validator, why_unjudged)[0] for call in extracted.calls]
         else:
