@@ -563,7 +563,7 @@ class Audit:
         for call, verdict in zip(extracted.calls, verdicts, strict=True):
             self._count_call(out, tally, lineno, call.index, call.id, extracted.model, verdict)
             if is_cut_off(call.note):
-                (tally if tally is not None else self._global).count_cut_off(verdict[0])
+                tally.count_cut_off(verdict[0])
 
     def _feed_stream(self, extracted: Extracted, lineno: int, out: _Rows, tally: Tally) -> None:
         """One chunk of a streamed response: judge the streams it finishes (and any
