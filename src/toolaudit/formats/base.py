@@ -3,6 +3,7 @@ each format module declares about itself (:class:`Format`)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -77,21 +78,31 @@ class Call:
         return f"Call({self.index}, {self.name!r}, {self.arguments!r}, id={self.id!r})"
 
 
+def _id_key(call_id: object) -> tuple[type, object] | None:
+    """What tells two calls' ids apart: a string or an integer, each of its own type
+    (None for no id, or for one of another type)."""
+    if isinstance(call_id, (str, int)) and not isinstance(call_id, bool):
+        return type(call_id), call_id
+    return None
+
+
+def repeated_ids(ids: Iterable[object]) -> set[tuple[type, object]]:
+    """The ids (as :func:`_id_key` makes them) that two or more of ``ids`` share."""
+    counts = Counter(key for key in map(_id_key, ids) if key is not None)
+    return {key for key, count in counts.items() if count > 1}
+
+
 def note_repeated_ids(calls: list[Call]) -> None:
     """Note on each call of one response whose id another of its calls has too: the
     results sent back cannot tell them apart (a flag, not an error: the contract
     judges each call alone)."""
     if len(calls) < 2:
         return
-    seen: dict[tuple[type, object], int] = {}
+    repeated = repeated_ids(call.id for call in calls)
     for call in calls:
-        if isinstance(call.id, (str, int)) and not isinstance(call.id, bool):
-            key = (type(call.id), call.id)
-            seen[key] = seen.get(key, 0) + 1
-    for call in calls:
-        if isinstance(call.id, (str, int)) and seen.get((type(call.id), call.id), 0) > 1:
-            repeated = "another call of this response has the same id"
-            call.note = repeated if call.note is None else f"{call.note}; {repeated}"
+        if repeated and _id_key(call.id) in repeated:
+            same = "another call of this response has the same id"
+            call.note = same if call.note is None else f"{call.note}; {same}"
 
 
 class Extracted:

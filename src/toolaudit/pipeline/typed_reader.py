@@ -22,6 +22,7 @@ from msgspec import UNSET
 
 from toolaudit.contract import Validator
 from toolaudit.formats import JSON_STRING, OBJECT, Call
+from toolaudit.formats.base import repeated_ids
 from toolaudit.formats.flat import FLAT
 from toolaudit.formats.flat import call_id as flat_call_id
 from toolaudit.formats.openai import request_tools
@@ -195,7 +196,7 @@ class TypedReader:
                 if named is None:
                     return position
                 model, calls = named
-                if len(calls) > 1 and _ids_repeat(calls):
+                if len(calls) > 1 and repeated_ids(call_id for call_id, _, _ in calls):
                     return position  # each such call's row notes it: the general path's
                 if record_tools is not None:  # its own tools, or the global ones
                     found_toolset = self._toolset_of(record_tools(record))
@@ -463,12 +464,6 @@ class TypedReader:
                 call = Call(index, name, value, id=call_id, encoding=OBJECT)
             verdicts.append(judge(call, toolset.validator, None, exact=False))
         return verdicts
-
-
-def _ids_repeat(calls: list[TypedCall]) -> bool:
-    """Whether two calls of a line share an id (see formats.base.note_repeated_ids)."""
-    ids = [(type(call_id), call_id) for call_id, _, _ in calls if call_id is not None]
-    return len(set(ids)) != len(ids)
 
 
 def _ignored(_: object) -> None:
