@@ -156,12 +156,9 @@ def check_outputs(
     where not asked for) that is also an input or a schemas file, that another output
     names too (the last one written would win), a second output to stdout, or a URL
     that cannot be written at all (its filesystem not installed, its bucket missing)."""
-    sources = list(sources)
-    inputs = [s.name for s in sources if not s.is_stdin and not s.is_remote]
-    urls = [s.name for s in sources if s.is_remote]
-    schemas_local = [local_path(name) or name for name in schemas]
-    schemas_urls = [name for name in schemas_local if is_url(name)]
-    schemas_files = [name for name in schemas_local if not is_url(name)]
+    # What no output may overwrite: (the place, as local_path() reads it, and why).
+    kept = [(local_path(s.name) or s.name, "is also an input") for s in sources if not s.is_stdin]
+    kept += [(local_path(name) or name, "is the schemas file") for name in schemas]
     seen: list[tuple[str, str]] = []  # (option, output) of the outputs checked so far
     for option, given in outputs.items():
         if given is None:
@@ -175,7 +172,7 @@ def check_outputs(
             seen.append((option, given))
             continue
         output = local_path(given) or given
-        earlier = next((o for o, g in seen if g != STDOUT and _same_output(output, g)), None)
+        earlier = next((o for o, g in seen if g != STDOUT and same_place(output, g)), None)
         if earlier is not None:
             raise OutputError(
                 f"{option} {given}: also given as {earlier}; each output needs its own path"
@@ -183,23 +180,14 @@ def check_outputs(
         seen.append((option, output))
         if is_url(output):
             check_output(output, storage_options)
-            if any(same_object(output, url) for url in urls):
-                raise OutputError(f"{given}: is also an input; refusing to overwrite it")
-            if any(same_object(output, url) for url in schemas_urls):
-                raise OutputError(f"{given}: is the schemas file; refusing to overwrite it")
-            continue
-        if not os.path.exists(output):
-            continue
-        for path in [*inputs, *filter(None, map(local_path, urls))]:
-            if os.path.samefile(output, path):
-                raise OutputError(f"{given}: is also an input; refusing to overwrite it")
-        for path in schemas_files:
-            if os.path.exists(path) and os.path.samefile(output, path):
-                raise OutputError(f"{given}: is the schemas file; refusing to overwrite it")
+        for place, why in kept:
+            if same_place(output, place):
+                raise OutputError(f"{given}: {why}; refusing to overwrite it")
 
 
-def _same_output(first: str, second: str) -> bool:
-    """Whether two outputs (local paths or URLs) name the same file or object."""
+def same_place(first: str, second: str) -> bool:
+    """Whether two local paths or URLs name the same file or object (a path and a URL
+    never do: give local_path()'s reading of a file:// URL)."""
     if is_url(first) or is_url(second):
         return is_url(first) and is_url(second) and same_object(first, second)
     if os.path.exists(first) and os.path.exists(second):
