@@ -111,16 +111,9 @@ class Folding:
         others into <other>."""
         if len(table) - sum(bucket in table for bucket in _BUCKETS) <= self.limit:
             return  # nothing to fold: spare hashing every name (summaries compact on creation)
-        names = [name for name in table if name not in _BUCKETS]
-        if self.declared is None:
-            self.threshold = self._fold(table, names, merge, self.threshold)
-        else:
-            declared = self.declared
-            by_kind: tuple[list[str], list[str]] = ([], [])
-            for name in names:
-                by_kind[bool(declared(table[name]))].append(name)
-            self.threshold = self._fold(table, by_kind[0], merge, self.threshold)
-            self.declared_threshold = self._fold(table, by_kind[1], merge, self.declared_threshold)
+        invented, declared = _by_kind(table, self.declared)
+        self.threshold = self._fold(table, invented, merge, self.threshold)
+        self.declared_threshold = self._fold(table, declared, merge, self.declared_threshold)
 
     def _fold(
         self,
@@ -153,16 +146,23 @@ def folded_estimate(
     """
     if OTHER not in table:
         return 0
-    names = [name for name in table if name not in _BUCKETS]
-    if declared is None:
-        return _estimate([stable_hash(name) for name in names], limit)
-    kinds: tuple[list[int], list[int]] = ([], [])
-    for name in names:
-        kinds[bool(declared(table[name]))].append(stable_hash(name))
-    return _estimate(kinds[0], limit) + _estimate(kinds[1], limit)
+    return sum(_estimate(names, limit) for names in _by_kind(table, declared))
 
 
-def _estimate(kept: list[int], limit: int) -> int:
+def _by_kind(
+    table: Mapping[str, Any], declared: Callable[[Any], bool] | None
+) -> tuple[list[str], list[str]]:
+    """(the invented names, the declared ones) of a table, buckets left out; with no
+    ``declared``, every name is of the first kind."""
+    kinds: tuple[list[str], list[str]] = ([], [])
+    for name, value in table.items():
+        if name not in _BUCKETS:
+            kinds[declared is not None and bool(declared(value))].append(name)
+    return kinds
+
+
+def _estimate(names: list[str], limit: int) -> int:
+    kept = [stable_hash(name) for name in names]
     if len(kept) < limit or limit < 2:
         return 0
     estimate = (limit - 1) * _HASH_SPACE / max(max(kept), 1)
