@@ -113,6 +113,13 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(EXIT_CANNOT_RUN)
 
 
+def _tell(message: str, *, kind: str = "note") -> None:
+    """One line on stderr that does not stop the command: a note, or a warning."""
+    from toolaudit.output.text import printable
+
+    typer.echo(f"toolaudit: {kind}: {printable(message)}", err=True)
+
+
 def _storage_options(pairs: list[str] | None) -> dict[str, Any]:
     """--storage-option KEY=VALUE pairs -> storage options; a bad pair stops the command."""
     from toolaudit.errors import OptionError

@@ -23,6 +23,7 @@ from toolaudit.cli.app import (
     StorageOption,
     _fail,
     _storage_options,
+    _tell,
     _write_text,
     command,
 )
@@ -257,7 +258,7 @@ def audit(
             byte_progress(sources, enabled=show_progress) as on_bytes,
             _block_progress(enabled=show_progress and client is not None) as on_block,
         ):
-            hooks = RunHooks(on_bytes=on_bytes, stop=stop, notify=_note, on_block=on_block)
+            hooks = RunHooks(on_bytes=on_bytes, stop=stop, notify=_tell, on_block=on_block)
             try:
                 summary = run_job(
                     job,
@@ -284,7 +285,7 @@ def audit(
     if summary.lines == 0 and summary.complete:
         # Exit 0 all the same (no call failed), but `zcat log.gz | toolaudit audit` where
         # zcat failed would otherwise pass in silence.
-        typer.echo("toolaudit: warning: the input is empty: no line to audit", err=True)
+        _tell("the input is empty: no line to audit", kind="warning")
     if interrupted is not None:
         raise typer.Exit(
             EXIT_TERMINATED if issubclass(interrupted, Terminated) else EXIT_INTERRUPTED
@@ -345,12 +346,6 @@ def _block_progress(*, enabled: bool) -> Iterator[Callable[[int, int], object] |
             bar.refresh()
 
         yield update
-
-
-def _note(message: str) -> None:
-    from toolaudit.output.text import printable
-
-    typer.echo(f"toolaudit: note: {printable(message)}", err=True)
 
 
 def _parse_max_keys(text: str) -> tuple[int, int]:

@@ -16,6 +16,7 @@ from toolaudit.cli.app import (
     StorageOption,
     _fail,
     _storage_options,
+    _tell,
     _write_text,
     command,
 )
@@ -89,9 +90,10 @@ def compare(
         new_summary = Summary.load(new, storage_options=storage_options)
         for label, loaded in ((base, base_summary), (new, new_summary)):
             if not loaded.complete:
-                _warn(
+                _tell(
                     f"{label}: its audit did not read all of its input (complete: false): "
-                    "the rates compared are of what it read"
+                    "the rates compared are of what it read",
+                    kind="warning",
                 )
         comparison = compare_summaries(
             base_summary,
@@ -171,14 +173,7 @@ def _note_shared_sources(loaded: list[tuple[str, Summary]]) -> None:
         for source in summary.sources:
             earlier = first_in.setdefault(source.path, path)
             if earlier != path:
-                _warn(
+                _tell(
                     f"{source.path} is in {earlier} and in {path}: its counts are added, "
-                    "as for parts of one input audited apart",
-                    kind="note",
+                    "as for parts of one input audited apart"
                 )
-
-
-def _warn(message: str, *, kind: str = "warning") -> None:
-    from toolaudit.output.text import printable
-
-    typer.echo(f"toolaudit: {kind}: {printable(message)}", err=True)

@@ -14,6 +14,7 @@ from toolaudit.cli.app import (
     StorageOption,
     _fail,
     _storage_options,
+    _tell,
     command,
 )
 from toolaudit.errors import ToolAuditError
@@ -72,9 +73,8 @@ def validate(
     if result["errors"] == ["malformed:arguments"] and isinstance(parsed.get("arguments"), str):
         # The contract takes arguments as an object; a provider's call (OpenAI's) carries
         # them as JSON text, which `audit` decodes and `validate` does not.
-        typer.echo(
-            "toolaudit: note: arguments is a string; the contract takes an object "
-            "(give the decoded arguments, or audit the call as a log line)",
-            err=True,
+        _tell(
+            "arguments is a string; the contract takes an object "
+            "(give the decoded arguments, or audit the call as a log line)"
         )
     raise typer.Exit(EXIT_OK if result["ok"] else EXIT_INVALID)
