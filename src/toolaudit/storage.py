@@ -235,11 +235,16 @@ def object_size(url: str, options: StorageOptions | None) -> int | None:
 
 
 def open_input(
-    url: str, options: StorageOptions | None, *, part_end: int | None = None
+    url: str,
+    options: StorageOptions | None,
+    *,
+    part_end: int | None = None,
+    read_ahead: bool = True,
 ) -> BinaryIO:
     """An object opened for reading, in binary, seekable where its filesystem is: read
     whole, the next block fetched in the background; or a part of it, read up to byte
-    ``part_end`` and never a block beyond.
+    ``part_end`` and never a block beyond; or, without ``read_ahead``, each read fetched
+    as asked and nothing more (for reads that jump, or stop anywhere).
 
     A read that fails (a connection lost, a 5xx after the filesystem's retries) or
     that ends before the object's known size raises :class:`OSError`, as a local
@@ -247,7 +252,9 @@ def open_input(
     """
     fs, path = _filesystem(url, options, InputError)
     try:
-        if part_end is None:
+        if not read_ahead:
+            file = _open_unbuffered(fs, path)
+        elif part_end is None:
             file = fs.open(
                 path,
                 "rb",
@@ -272,6 +279,15 @@ def _open_part(fs: FileSystem, path: str, part_end: int) -> Any:
         return fs.open(path, "rb", block_size=READ_BLOCK_BYTES, size=part_end)
     except TypeError:
         return fs.open(path, "rb", block_size=READ_BLOCK_BYTES)
+
+
+def _open_unbuffered(fs: FileSystem, path: str) -> Any:
+    """An object opened so that a read fetches its bytes and no more (a filesystem
+    without fsspec's caches is opened as it comes)."""
+    try:
+        return fs.open(path, "rb", cache_type="none")
+    except TypeError:
+        return fs.open(path, "rb")
 
 
 class _Reader(io.RawIOBase):

@@ -421,3 +421,33 @@ def test_a_bucket_prefix_is_audited_in_blocks_and_the_parts_written_back(client,
     assert len(parts) > 2 * len(data) // BLOCK  # the plain object was cut into blocks
     assert parts[-1].endswith(f"part-{len(parts) - 1:05d}.jsonl")  # the stale one is gone
     assert b"".join(fs.cat_file(p) for p in parts) == (tmp_path / "one.jsonl").read_bytes()
+
+
+def test_an_object_cut_off_mid_read_is_incomplete_as_in_one_process(client, s3):
+    """Every download of one object is cut: the pass that counts its blocks cannot read
+    it, so it is audited whole, where its reading stops as one process's does."""
+    import s3fs
+
+    from ..storage.cutting_proxy import CuttingProxy
+
+    fs = s3fs.S3FileSystem(skip_instance_cache=True, **s3)
+    fs.mkdir("cut")
+    data = SAMPLE.read_bytes()
+    fs.pipe_file("cut/a.jsonl", data)
+    fs.pipe_file("cut/b.jsonl", data * 3)
+    port = int(s3["endpoint_url"].rsplit(":", 1)[1])
+    proxy = CuttingProxy(port, rb"^GET /cut/b\.jsonl", after=10_000)
+    options = {**s3, "endpoint_url": proxy.endpoint}
+    try:
+        one = toolaudit.run_audit(["s3://cut/"], SCHEMAS, storage_options=options)
+        # b in two blocks, one a worker (s3fs tries each cut download again, after a pause).
+        blocksize = len(data) * 3 // 2
+        on_dask = toolaudit.run_audit(
+            ["s3://cut/"], SCHEMAS, storage_options=options, dask=client, blocksize=blocksize
+        )
+    finally:
+        proxy.close()
+    assert on_dask.to_dict() == one.to_dict()
+    a, b = on_dask.to_dict()["sources"]
+    assert a["complete"] is True
+    assert b["complete"] is False and "reading stopped after line" in b["error"]

@@ -1,10 +1,10 @@
 """The units of a Dask audit: line-aligned blocks of files, and what a worker does with one.
 
 Planning happens in the caller's process and submits nothing: plain files are cut
-with ``dask.bytes.read_bytes`` (newline delimiter) into lazy blocks, gzip files
-stay whole (they cannot be entered in the middle). A first pass on the workers
-counts each block's bytes and newlines (:func:`block_counts`); prefix sums then
-give each block its byte range and the number of its first line
+at even offsets, gzip files stay whole (they cannot be entered in the middle). A
+first pass on the workers moves each cut to the start of a line and counts each
+block's newlines (:func:`count_block`), reading through one buffer, never a whole
+block at once; prefix sums then give each block the number of its first line
 (:func:`numbered_units`), so that report rows carry the file's own line numbers.
 
 Every task here is pure: run twice (a worker died and Dask ran it again), it
@@ -18,32 +18,54 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import accumulate
-from typing import TYPE_CHECKING, Any
+from typing import Any, BinaryIO, NamedTuple
 
 from toolaudit.errors import InputError, OptionError, ToolAuditError
 from toolaudit.output.files import AtomicOutput
 from toolaudit.pipeline import Audit, AuditOptions
 from toolaudit.results.summary import Summary, merge_summaries
+from toolaudit.runners.ranges import count_newlines, line_start
 from toolaudit.schemas import SchemaSet
 from toolaudit.sources import GZIP_MAGIC, Source, is_gzip
-
-if TYPE_CHECKING:
-    from dask.delayed import Delayed
+from toolaudit.storage import open_input
 
 #: --blocksize's default: big enough that a task's overhead is lost in its work.
 DEFAULT_BLOCKSIZE = 64 << 20
-#: Characters that read_bytes would take for a glob: such a name is audited whole.
+#: Characters of a glob: a name that holds one (a file that expansion found so named)
+#: is audited whole, as it is.
 _GLOB = re.compile(r"[*?\[]")
 _SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]*)?)\s*([kmgt]?)(i?)b?\s*", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class File:
-    """One input as planned: audited whole, or as lazy blocks still to be counted."""
+    """One input as planned: audited whole, or cut into blocks still to be counted."""
 
     source: Source
-    #: ``dask.bytes.read_bytes``'s blocks; empty when the file is audited whole.
-    blocks: Sequence[Delayed] = ()
+    #: Where its blocks are cut, before the cuts move to the start of a line (the first
+    #: is 0); empty when the file is audited whole.
+    cuts: tuple[int, ...] = ()
+
+    def blocks(self) -> list[tuple[Source, int, int | None]]:
+        """What :func:`count_block` is given for each block: the source, the block's cut
+        and the next one (None for the last block, which runs to the end); none for a
+        file audited whole."""
+        ends: list[int | None] = [*self.cuts[1:], None] if self.cuts else []
+        return [(self.source, cut, end) for cut, end in zip(self.cuts, ends, strict=True)]
+
+
+class Counted(NamedTuple):
+    """A block as a worker found it: its byte range, from the start of a line to the
+    start of a line, and its newlines."""
+
+    start: int
+    end: int
+    newlines: int
+    #: It starts like gzip (only a first block can): the file is audited whole.
+    gzip: bool = False
+    #: It could not be read to its end: the file is audited whole, so that the reading
+    #: of one process says what happened, where.
+    unreadable: bool = False
 
 
 @dataclass(frozen=True)
@@ -104,7 +126,7 @@ def parse_blocksize(text: str | int) -> int:
 
 
 def plan_files(sources: Sequence[Source], blocksize: int, threads: int = 1) -> list[File]:
-    """Each source, whole or with its lazy blocks of at most ``blocksize`` bytes;
+    """Each source, whole or cut into blocks of at most about ``blocksize`` bytes;
     :class:`InputError` for a missing one. Nothing is submitted to the cluster here.
 
     A file of at least as many blocks as the cluster has ``threads`` is cut into a
@@ -112,8 +134,6 @@ def plan_files(sources: Sequence[Source], blocksize: int, threads: int = 1) -> l
     blocks on 2 threads leave one idle for the last block's time (6% of the run,
     measured on 1 GB), 16 smaller ones do not.
     """
-    from dask.bytes import read_bytes
-
     files = []
     for source in sources:
         size = source.size()
@@ -122,30 +142,18 @@ def plan_files(sources: Sequence[Source], blocksize: int, threads: int = 1) -> l
         if size is None or size <= blocksize or _whole(source):
             files.append(File(source))
             continue
-        count = size // blocksize  # as read_bytes cuts
+        count = size // blocksize
         if count >= threads:
             count = -(-count // threads) * threads
-        try:
-            _, blocks = read_bytes(
-                source.name,
-                delimiter=b"\n",
-                blocksize=max(1, size // count),
-                sample=False,
-                **dict(source.storage_options or {}),
-            )
-        except FileNotFoundError as error:
-            raise InputError(f"{source.name}: no such file or directory") from error
-        except (OSError, ValueError) as error:
-            raise InputError(f"{source.name}: cannot read: {error}") from error
-        files.append(File(source, tuple(blocks[0])))
+        files.append(File(source, tuple(size * i // count for i in range(count))))
     return files
 
 
 def _whole(source: Source) -> bool:
-    """Whether a source is audited whole: a part already, a name read_bytes would take
-    for a glob, gzip. Gzip by content for a local file; a URL's name is taken at its
+    """Whether a source is audited whole: a part already, a name with a glob's
+    characters, gzip. Gzip by content for a local file; a URL's name is taken at its
     word (a misnamed one is found by its first block's magic bytes: see
-    block_counts). A file that cannot be opened is audited whole too: its task then
+    count_block). A file that cannot be opened is audited whole too: its task then
     says so in the summary, as one process would."""
     if source.is_part or _GLOB.search(source.name):
         return True
@@ -157,30 +165,50 @@ def _whole(source: Source) -> bool:
         return True
 
 
-def block_counts(block: bytes) -> tuple[int, int, bool]:
-    """On a worker: a block's bytes, its newlines, and whether it starts like gzip."""
-    return len(block), block.count(b"\n"), block.startswith(GZIP_MAGIC)
+def count_block(source: Source, cut: int, next_cut: int | None) -> Counted:
+    """On a worker: the block from the first line that starts at or after ``cut`` to the
+    first that starts at or after ``next_cut`` (None: to the end), and its newlines.
+    Neighbouring blocks meet where one ends, whatever the lines' lengths: a block
+    holding no line start is empty."""
+    try:
+        with _open_to_count(source) as file:
+            start = line_start(file, cut)
+            end = None if next_cut is None else line_start(file, next_cut)
+            if start is None or (end is not None and end <= start):
+                return Counted(cut, cut, 0)
+            newlines, read, head = count_newlines(file, start, end)
+    except (OSError, InputError):
+        return Counted(cut, cut, 0, unreadable=True)
+    return Counted(start, start + read, newlines, gzip=cut == 0 and head == GZIP_MAGIC)
 
 
-def numbered_units(files: Sequence[File], counts: Sequence[tuple[int, int, bool]]) -> list[Unit]:
+def _open_to_count(source: Source) -> BinaryIO:
+    if source.is_remote:
+        # (Read as asked: a block's count must not fetch the next block too.)
+        return open_input(source.name, source.storage_options, read_ahead=False)
+    return open(source.name, "rb", buffering=0)
+
+
+def numbered_units(files: Sequence[File], counts: Sequence[Counted]) -> list[Unit]:
     """Every task's unit, in input order: a file's blocks with their byte ranges and
     first line numbers (prefix sums of the counts), empty blocks left out; whole files."""
     units = []
     remaining = iter(counts)
     for number, file in enumerate(files):
-        if not file.blocks:
+        if not file.cuts:
             units.append(Unit(file.source, number, file.source.size() or 0))
             continue
-        mine = [next(remaining) for _ in file.blocks]
-        if mine[0][2]:  # gzip after all: it cannot be entered in the middle
-            units.append(Unit(file.source, number, sum(size for size, _, _ in mine)))
+        mine = [next(remaining) for _ in file.cuts]
+        if any(block.gzip or block.unreadable for block in mine):
+            # gzip after all (it cannot be entered in the middle), or a block that could
+            # not be read: the file is audited whole, as one process would.
+            units.append(Unit(file.source, number, file.source.size() or 0))
             continue
-        starts = accumulate((size for size, _, _ in mine), initial=0)
-        lines = accumulate((newlines for _, newlines, _ in mine), initial=1)
-        for (size, _, _), start, first_line in zip(mine, starts, lines, strict=False):
-            if size:
-                part = replace(file.source, start=start, end=start + size, first_line=first_line)
-                units.append(Unit(part, number, size))
+        lines = accumulate((block.newlines for block in mine), initial=1)
+        for block, first_line in zip(mine, lines, strict=False):
+            if block.end > block.start:
+                part = replace(file.source, start=block.start, end=block.end, first_line=first_line)
+                units.append(Unit(part, number, block.end - block.start))
     return units
 
 

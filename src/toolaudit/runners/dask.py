@@ -34,12 +34,13 @@ from toolaudit.results.summary import Summary, merge_summaries
 from toolaudit.runners.base import AuditJob, Interrupted, RunHooks
 from toolaudit.runners.blocks import (
     DEFAULT_BLOCKSIZE,
+    Counted,
     File,
     Result,
     Task,
     Unit,
     audit_task,
-    block_counts,
+    count_block,
     merged_results,
     numbered_units,
     parse_blocksize,
@@ -136,18 +137,11 @@ class _Run:
         self.merges: list[Future] = []
 
     def audit(self, files: Sequence[File]) -> Summary:
-        from dask import delayed
-
         try:
             schemas = self.client.submit(
                 _arrived, self.job.schemas, key=f"toolaudit-schemas-{self.name}", pure=False
             )
-            blocks = [block for file in files for block in file.blocks]
-            counts = cluster_faults(
-                self.client.gather,
-                self.client.compute([delayed(block_counts)(block) for block in blocks]),
-            )
-            self.units = numbered_units(files, counts)
+            self.units = numbered_units(files, self._counted(files))
             self.part_names = [part_name(i, len(self.units)) for i in range(len(self.units))]
             units_of = Counter(unit.file for unit in self.units)
             tasks = [self._task(i, unit) for i, unit in enumerate(self.units)]
@@ -172,6 +166,16 @@ class _Run:
             raise result.error
         self._finish()
         return result.summary
+
+    def _counted(self, files: Sequence[File]) -> list[Counted]:
+        """Every block of the files, counted on the workers, in order."""
+        blocks = [block for file in files for block in file.blocks()]
+        if not blocks:
+            return []
+        keys = [f"toolaudit-count-{self.name}-{i}" for i in range(len(blocks))]
+        futures = self.client.map(count_block, *zip(*blocks, strict=True), key=keys, pure=False)
+        counted: list[Counted] = cluster_faults(self.client.gather, futures)
+        return counted
 
     def _task(self, index: int, unit: Unit, emptied: Sequence[int] = ()) -> Task:
         parts = self.parts

@@ -27,6 +27,7 @@ from toolaudit.errors import ToolAuditError
 from toolaudit.pipeline import Audit, AuditOptions
 from toolaudit.results.summary import Summary, merge_summaries
 from toolaudit.runners.base import AuditJob, Interrupted, RunHooks
+from toolaudit.runners.ranges import count_newlines, line_start
 from toolaudit.runners.serial import SerialRunner
 from toolaudit.schemas import SchemaSet
 from toolaudit.sources import Source, is_gzip
@@ -35,7 +36,6 @@ from toolaudit.sources import Source, is_gzip
 MIN_PART_BYTES = 4 << 20
 #: Ranges per worker, so that a slow range does not leave the other workers idle.
 PARTS_PER_JOB = 4
-_COUNT_CHUNK = 8 << 20
 
 
 def job_count(jobs: int) -> int:
@@ -65,7 +65,7 @@ def plan_parts(sources: list[Source], jobs: int) -> list[Source]:
         with open(source.name, "rb") as file:
             starts = [0]
             for number in range(1, count):
-                start = _next_line_start(file, size * number // count)
+                start = line_start(file, size * number // count)
                 if start is None or start >= size:
                     break
                 if start > starts[-1]:
@@ -77,36 +77,13 @@ def plan_parts(sources: list[Source], jobs: int) -> list[Source]:
     return parts
 
 
-def _next_line_start(file: BinaryIO, offset: int) -> int | None:
-    """The offset just after the first newline at or after ``offset - 1``."""
-    file.seek(offset - 1)
-    position = offset - 1
-    while True:
-        block = file.read(1 << 16)
-        if not block:
-            return None
-        found = block.find(b"\n")
-        if found >= 0:
-            return position + found + 1
-        position += len(block)
-
-
 def _count_newlines(part: Source) -> int:
     """Newlines in a range of a file (0 for a whole source, which starts at line 1 anyway)."""
     if not part.is_part:
         return 0
-    buffer = bytearray(_COUNT_CHUNK)
-    count = 0
     with open(part.name, "rb", buffering=0) as file:
-        file.seek(part.start)
-        left = (part.end if part.end is not None else part.start) - part.start
-        while left > 0:
-            got = file.readinto(memoryview(buffer)[: min(_COUNT_CHUNK, left)])
-            if not got:
-                break
-            count += buffer.count(b"\n", 0, got)
-            left -= got
-    return count
+        newlines, _, _ = count_newlines(file, part.start, part.end)
+    return newlines
 
 
 def _newlines(pool: multiprocessing.pool.Pool, parts: list[Source]) -> list[int]:

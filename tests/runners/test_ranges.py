@@ -1,0 +1,94 @@
+"""Cutting a file into line-aligned blocks, and numbering their lines, without reading a
+block whole: the blocks tile the file, each starts where a line starts, and the line
+numbers are the file's own, whatever the lines' lengths against the cuts."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import os
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolaudit.runners.blocks import Counted, File, count_block, numbered_units
+from toolaudit.runners.ranges import count_newlines, line_start
+from toolaudit.sources import GZIP_MAGIC, Source
+
+from ..conftest import REPO
+
+SAMPLE = REPO / "sample_logs" / "calls.jsonl"
+
+
+def test_a_line_starts_just_after_a_newline_at_or_after_the_offset():
+    data = io.BytesIO(b"ab\ncd\n\nef")
+    assert line_start(data, 0) == 0
+    assert line_start(data, 1) == 3
+    assert line_start(data, 3) == 3  # the offset is a line's start already
+    assert line_start(data, 4) == 6
+    assert line_start(data, 6) == 6
+    assert line_start(data, 7) == 7  # the empty line's start
+    assert line_start(data, 8) is None  # inside the last line, which has no newline
+    assert line_start(data, 100) is None
+
+
+def test_newlines_are_counted_between_two_offsets_or_to_the_end():
+    data = io.BytesIO(b"\x1f\x8bab\ncd\n\nef")
+    assert count_newlines(data, 0) == (3, 11, GZIP_MAGIC)
+    assert count_newlines(data, 5, 9) == (2, 4, b"cd")
+    assert count_newlines(data, 13) == (0, 0, b"")
+
+
+@st.composite
+def files_and_cuts(draw):
+    line = st.binary(max_size=40).map(lambda text: text.replace(b"\n", b"x"))
+    lines = draw(st.lists(line, max_size=30))
+    data = b"\n".join(lines) + draw(st.sampled_from([b"", b"\n"]))
+    cuts = sorted(draw(st.sets(st.integers(1, max(1, len(data) + 5)), max_size=8)))
+    return data, (0, *cuts)
+
+
+@settings(max_examples=300, deadline=None)
+@given(files_and_cuts())
+def test_blocks_tile_the_file_from_line_start_to_line_start_and_number_its_lines(
+    tmp_path_factory, case
+):
+    data, cuts = case
+    path = tmp_path_factory.mktemp("ranges") / "log.jsonl"
+    path.write_bytes(data)
+    file = File(Source(str(path)), cuts)
+    units = numbered_units([file], [count_block(*block) for block in file.blocks()])
+    if not data:
+        assert units == []
+        return
+    assert units[0].source.start == 0
+    assert units[-1].source.end == len(data)
+    for before, after in itertools.pairwise(units):
+        assert before.source.end == after.source.start
+    line_starts = [0] + [i + 1 for i, byte in enumerate(data) if byte == 0x0A]
+    for unit in units:
+        part = unit.source
+        assert part.end > part.start == line_starts[part.first_line - 1]
+        assert unit.size == part.end - part.start
+
+
+def test_a_block_that_cannot_be_read_has_its_file_audited_whole(tmp_path):
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(SAMPLE.read_bytes() * 4)
+    size = os.path.getsize(path)
+    file = File(Source(str(path)), (0, size // 2))
+    counts = [count_block(*block) for block in file.blocks()]
+    counts[1] = count_block(Source(str(tmp_path / "gone.jsonl")), size // 2, None)
+    assert counts[1].unreadable
+    [unit] = numbered_units([file], counts)
+    assert unit.source == Source(str(path)) and unit.size == size
+
+
+def test_a_file_that_starts_like_gzip_is_audited_whole(tmp_path):
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(GZIP_MAGIC + b"not really\n" * 100)
+    file = File(Source(str(path)), (0, 500))
+    counts = [count_block(*block) for block in file.blocks()]
+    assert counts[0] == Counted(0, 508, 46, gzip=True)
+    [unit] = numbered_units([file], counts)
+    assert not unit.source.is_part
