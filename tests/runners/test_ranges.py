@@ -56,7 +56,7 @@ def test_blocks_tile_the_file_from_line_start_to_line_start_and_number_its_lines
     data, cuts = case
     path = tmp_path_factory.mktemp("ranges") / "log.jsonl"
     path.write_bytes(data)
-    file = File(Source(str(path)), cuts)
+    file = File(Source(str(path)), len(data), cuts)
     units = numbered_units([file], [count_block(*block) for block in file.blocks()])
     if not data:
         assert units == []
@@ -76,7 +76,7 @@ def test_a_block_that_cannot_be_read_has_its_file_audited_whole(tmp_path):
     path = tmp_path / "log.jsonl"
     path.write_bytes(SAMPLE.read_bytes() * 4)
     size = os.path.getsize(path)
-    file = File(Source(str(path)), (0, size // 2))
+    file = File(Source(str(path)), size, (0, size // 2))
     counts = [count_block(*block) for block in file.blocks()]
     counts[1] = count_block(Source(str(tmp_path / "gone.jsonl")), size // 2, None)
     assert counts[1].unreadable
@@ -87,7 +87,7 @@ def test_a_block_that_cannot_be_read_has_its_file_audited_whole(tmp_path):
 def test_a_file_that_starts_like_gzip_is_audited_whole(tmp_path):
     path = tmp_path / "log.jsonl"
     path.write_bytes(GZIP_MAGIC + b"not really\n" * 100)
-    file = File(Source(str(path)), (0, 500))
+    file = File(Source(str(path)), path.stat().st_size, (0, 500))
     counts = [count_block(*block) for block in file.blocks()]
     assert counts[0] == Counted(0, 508, 46, gzip=True)
     [unit] = numbered_units([file], counts)

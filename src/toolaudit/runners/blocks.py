@@ -42,6 +42,8 @@ class File:
     """One input as planned: audited whole, or cut into blocks still to be counted."""
 
     source: Source
+    #: Bytes as stored, as planning found them (0 when unknown).
+    size: int = 0
     #: Where its blocks are cut, before the cuts move to the start of a line (the first
     #: is 0); empty when the file is audited whole.
     cuts: tuple[int, ...] = ()
@@ -140,12 +142,12 @@ def plan_files(sources: Sequence[Source], blocksize: int, threads: int = 1) -> l
         if size is None and not source.is_remote:
             raise InputError(f"{source.name}: no such file or directory")
         if size is None or size <= blocksize or _whole(source):
-            files.append(File(source))
+            files.append(File(source, size or 0))
             continue
         count = size // blocksize
         if count >= threads:
             count = -(-count // threads) * threads
-        files.append(File(source, tuple(size * i // count for i in range(count))))
+        files.append(File(source, size, tuple(size * i // count for i in range(count))))
     return files
 
 
@@ -196,13 +198,13 @@ def numbered_units(files: Sequence[File], counts: Sequence[Counted]) -> list[Uni
     remaining = iter(counts)
     for number, file in enumerate(files):
         if not file.cuts:
-            units.append(Unit(file.source, number, file.source.size() or 0))
+            units.append(Unit(file.source, number, file.size))
             continue
         mine = [next(remaining) for _ in file.cuts]
         if any(block.gzip or block.unreadable for block in mine):
             # gzip after all (it cannot be entered in the middle), or a block that could
             # not be read: the file is audited whole, as one process would.
-            units.append(Unit(file.source, number, file.source.size() or 0))
+            units.append(Unit(file.source, number, file.size))
             continue
         lines = accumulate((block.newlines for block in mine), initial=1)
         for block, first_line in zip(mine, lines, strict=False):
