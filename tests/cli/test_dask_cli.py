@@ -97,3 +97,29 @@ def test_a_scheduler_that_does_not_answer_stops_the_run(in_repo, monkeypatch):
     assert result.stderr.startswith(
         "toolaudit: error: --dask tcp://127.0.0.1:9: no Dask scheduler answers there"
     )
+
+
+def _worker_settings() -> dict[str, object]:
+    import os
+
+    import dask
+
+    settings: dict[str, object] = {
+        key: dask.config.get(key) for key in cluster.LOCAL_CLUSTER_CONFIG if "environ" not in key
+    }
+    settings["MALLOC_TRIM_THRESHOLD_"] = os.environ.get("MALLOC_TRIM_THRESHOLD_")
+    return settings
+
+
+def test_the_workers_of_a_local_cluster_run_with_its_settings():
+    """Each of these cost the audit measurably (see LOCAL_CLUSTER_CONFIG): Dask's own
+    defaults must not come back in the worker processes."""
+    with cluster.connect("local:1") as client:
+        (settings,) = client.run(_worker_settings).values()
+    assert settings == {
+        "distributed.worker.profile.enabled": False,
+        "distributed.admin.tick.interval": "1s",
+        "distributed.admin.system-monitor.interval": "2s",
+        "distributed.worker.memory.monitor-interval": "1s",
+        "MALLOC_TRIM_THRESHOLD_": None,
+    }

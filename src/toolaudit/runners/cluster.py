@@ -28,6 +28,26 @@ INSTALL_HINT = "pip install 'toolaudit[dask]'"
 
 _LOCAL = re.compile(r"local(?::([0-9]+))?")
 
+#: What a cluster started here for one run changes in Dask's defaults; nobody looks at
+#: its dashboard, and its tasks are long and hold little memory. (The workers take this
+#: config with them.)
+LOCAL_CLUSTER_CONFIG: dict[str, Any] = {
+    # The statistical profiler samples each worker's stack every 10 ms: with the audit's
+    # tight Python loop that cost 15% (measured).
+    "distributed.worker.profile.enabled": False,
+    # Dask has glibc give memory back at 64 KiB, which cost the audit's many small
+    # objects 4% more CPU: the workers get the allocator of one process.
+    "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+    # Every event loop (scheduler, nanny, worker) checks its own health every 20 ms, the
+    # system monitor samples every 500 ms and each worker its memory every 100 ms. On 1 GB
+    # with --dask local:2 that was 2.8 s of CPU beside the audit's 40 (a worker's loop
+    # takes the lock from its task); at these intervals 0.7 s (measured). A worker past
+    # its memory limit is still stopped within a second.
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
+
 
 class ClusterError(ToolAuditError):
     """The Dask cluster cannot run the audit: not installed, not reachable, or its
@@ -68,15 +88,7 @@ def connect(address: str) -> Iterator[Client]:
     import dask
 
     try:
-        # Dask's statistical profiler samples each worker's stack every 10 ms: with the
-        # audit's tight Python loop that cost 15% (measured), and nobody looks at a local
-        # cluster's dashboard. Dask also has glibc give memory back at 64 KiB, which cost
-        # the audit's many small objects 4% more CPU: the workers get the allocator of
-        # one process. (The workers take this config with them.)
-        local_config = {
-            "distributed.worker.profile.enabled": False,
-            "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
-        }
+        local_config = LOCAL_CLUSTER_CONFIG
         with dask.config.set(local_config):
             cluster = distributed.LocalCluster(
                 n_workers=workers,
