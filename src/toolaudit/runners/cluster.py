@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +31,7 @@ _LOCAL = re.compile(r"local(?::([0-9]+))?")
 #: What a cluster started here for one run changes in Dask's defaults; nobody looks at
 #: its dashboard, and its tasks are long and hold little memory. (The workers take this
 #: config with them.)
-LOCAL_CLUSTER_CONFIG: dict[str, Any] = {
+LOCAL_CLUSTER_CONFIG: Mapping[str, Any] = {
     # The statistical profiler samples each worker's stack every 10 ms: with the audit's
     # tight Python loop that cost 15% (measured).
     "distributed.worker.profile.enabled": False,
@@ -88,8 +88,7 @@ def connect(address: str) -> Iterator[Client]:
     import dask
 
     try:
-        local_config = LOCAL_CLUSTER_CONFIG
-        with dask.config.set(local_config):
+        with dask.config.set(dict(LOCAL_CLUSTER_CONFIG)):
             cluster = distributed.LocalCluster(
                 n_workers=workers,
                 threads_per_worker=1,
