@@ -253,7 +253,8 @@ def open_input(
     fs, path = _filesystem(url, options, InputError)
     try:
         if not read_ahead:
-            file = _open_unbuffered(fs, path)
+            # A read fetches its bytes and no more.
+            file = _open_preferring(fs, path, {"cache_type": "none"})
         elif part_end is None:
             file = fs.open(
                 path,
@@ -263,31 +264,25 @@ def open_input(
                 cache_options={"maxblocks": 2},  # fsspec keeps 32 by default
             )
         else:
-            file = _open_part(fs, path, part_end)
+            # fsspec's read-ahead fetches a block beyond each read: told the object ends
+            # at the part's end (a Dask block's), it fetches nothing past it. (A 64 MiB
+            # part of a log on moto's S3 server downloaded 100 MiB; now 64.)
+            file = _open_preferring(fs, path, {"size": part_end}, block_size=READ_BLOCK_BYTES)
     except Exception as error:
         raise _input_error(url, error) from error
     return cast(BinaryIO, _Reader(file))
 
 
-def _open_part(fs: FileSystem, path: str, part_end: int) -> Any:
-    """An object opened to be read up to ``part_end`` (a Dask block's end). fsspec's
-    read-ahead fetches a block beyond each read: told the object ends at the part's
-    end, it fetches nothing past it. (A 64 MiB part of a log on moto's S3 server
-    downloaded 100 MiB; now 64.) A filesystem whose files take no size is opened
-    without one: the reader stops at the part's end all the same."""
+def _open_preferring(
+    fs: FileSystem, path: str, preferred: Mapping[str, Any], **required: Any
+) -> Any:
+    """``fs.open(path, "rb", ...)`` with the ``preferred`` options (fsspec's), or without
+    them for a filesystem whose files take none. The bytes read are the same either way
+    (the reader of a part stops at its end itself); only the requests made differ."""
     try:
-        return fs.open(path, "rb", block_size=READ_BLOCK_BYTES, size=part_end)
+        return fs.open(path, "rb", **required, **preferred)
     except TypeError:
-        return fs.open(path, "rb", block_size=READ_BLOCK_BYTES)
-
-
-def _open_unbuffered(fs: FileSystem, path: str) -> Any:
-    """An object opened so that a read fetches its bytes and no more (a filesystem
-    without fsspec's caches is opened as it comes)."""
-    try:
-        return fs.open(path, "rb", cache_type="none")
-    except TypeError:
-        return fs.open(path, "rb")
+        return fs.open(path, "rb", **required)
 
 
 class _Reader(io.RawIOBase):

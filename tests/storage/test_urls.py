@@ -17,7 +17,7 @@ from fsspec.implementations.memory import MemoryFile, MemoryFileSystem
 
 import toolaudit
 from toolaudit.errors import OptionError
-from toolaudit.storage import EXTRAS, is_url, parse_storage_options
+from toolaudit.storage import EXTRAS, is_url, open_input, parse_storage_options
 
 from ..conftest import REPO, invoke
 from .conftest import REGISTRY
@@ -339,6 +339,39 @@ def test_a_read_that_fails_or_ends_early_leaves_that_source_incomplete(
     assert a["complete"] and c["complete"] and a["lines"] == c["lines"] > 0
     assert b["complete"] is False and b["error"].startswith(f"{error}; reading stopped after line ")
     assert result.stderr == f"toolaudit: warning: {root}/b.jsonl: {b['error']}\n"
+
+
+class _Plain(_MemoryUnderAnotherName):
+    """Memory whose files take none of fsspec's optional reading options (a size, a
+    cache type): only those every filesystem is given."""
+
+    protocol = ("plain",)
+
+    def _open(
+        self,
+        path: str,
+        mode: str = "rb",
+        block_size: object = None,
+        autocommit: bool = True,
+        cache_options: object = None,
+    ) -> object:
+        return super()._open(path, mode)
+
+
+def test_a_filesystem_that_takes_no_reading_options_is_read_for_counts_and_parts(
+    register_filesystem, memory
+):
+    register_filesystem("plain", _Plain)
+    data = b"".join(SAMPLE_LINES[:50])
+    fsspec.filesystem("memory").pipe_file(f"{memory}/a.jsonl", data)
+    url = memory.replace("memory://", "plain://") + "/a.jsonl"
+    with pytest.raises(TypeError):  # what open_input meets, and must get past
+        _Plain().open(url, "rb", cache_type="none")
+    with open_input(url, None, read_ahead=False) as file:
+        file.seek(100)
+        assert file.read(50) == data[100:150]
+    with open_input(url, None, part_end=200) as file:
+        assert file.read() == data  # the reader does not stop at the part's end: its caller does
 
 
 class _FailingWrite(_MemoryUnderAnotherName):
