@@ -444,12 +444,13 @@ class TypedReader:
                 # What judge() does with arguments that are an object, without a Call:
                 # most failing calls of a log. Its parse differs from the exact one the
                 # general path may make only for an integer past 64 bits, turned into a
-                # float (as the inline path checks for flat calls).
+                # float (as the inline path checks for flat calls). The problems are
+                # looked at first: most rule it out without reading the text again.
                 problems = tool.check(value)
                 if (
                     problems
-                    and may_hold_long_integers(text)  # the cheaper test first: rarely true
                     and number_may_be_inexact(problems, value)
+                    and may_hold_long_integers(text)
                 ):
                     return None
                 verdicts.append(object_verdict(tool, value, problems))
