@@ -95,13 +95,18 @@ def digest(path: Path) -> str:
     return sha.hexdigest()
 
 
+def one_process(group: list[Variant]) -> Variant:
+    """The variant of a group that every other is compared with: one process, alone."""
+    return next(v for v in group if v.dask is None and v.copies == 1)
+
+
 def check_same(variants: list[Variant], out: Path) -> None:
     """Every variant's summary (and report) is one process's, byte for byte."""
     for report in (False, True):
         group = [v for v in variants if v.report == report]
         if not group:
             continue
-        one = next(v for v in group if v.dask is None and v.copies == 1)
+        one = one_process(group)
         expected = (out / f"{one.key}.summary.json").read_bytes()
         for variant in group:
             if variant.copies > 1:
@@ -136,7 +141,7 @@ def render(variants: list[Variant], log: Path, repeat: int) -> str:
         group = [v for v in variants if v.report == report]
         if not group:
             continue
-        one = next(v for v in group if v.dask is None and v.copies == 1)
+        one = one_process(group)
         for variant in group:
             # Judged on the rounds' ratios: a variant runs minutes from the one-process
             # run of its round, and the machine's speed drifts (see the note below).
