@@ -170,6 +170,21 @@ def test_a_file_whose_records_define_tools_is_audited_whole_and_the_caller_told(
     assert len(sizes) > 1 and sizes[0] > 0 and set(sizes[1:]) == {0}
 
 
+def test_a_file_audited_again_whole_among_others_is_merged_again(client, logs, tmp_path):
+    # The merge after the second audit once reused the first merge's task names, and
+    # Dask gave back the first merge: the blocks audited apart were counted, not the
+    # file audited whole.
+    log = tmp_path / "mcp.jsonl"
+    lines = (FIXTURES / "formats" / "mcp.jsonl").read_text().splitlines()
+    log.write_text("\n".join(lines[:3] + lines[3:] * 200) + "\n")
+    paths = [logs[0], str(log), logs[2]]
+    schemas = load_schemas(str(FIXTURES / "formats" / "schemas.json"))
+    expected = one_process(paths, schemas)
+    assert on_dask(client, paths, schemas, tmp_path / "report") == expected
+    job = AuditJob([Source(p) for p in paths], schemas)
+    assert DaskRunner(client, blocksize=BLOCK).run(job).to_dict() == expected[1]
+
+
 def test_a_file_of_streamed_responses_is_audited_whole_and_the_caller_told(client, tmp_path):
     log = tmp_path / "chunks.jsonl"
     write_interleaved_streams(log, 400)

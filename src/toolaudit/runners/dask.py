@@ -151,7 +151,7 @@ class _Run:
                     zip(self._submit(tasks, schemas, "block"), self.units, strict=True)
                 )
             ]
-            top = self._reduce()
+            top = self._reduce("block")
             self._follow()
             result = _result(top)
             whole = dict(result.defining)
@@ -196,12 +196,14 @@ class _Run:
             )
         )
 
-    def _reduce(self) -> Future:
-        """The merged result of every entry, by a tree of tasks that keeps their order."""
+    def _reduce(self, what: str) -> Future:
+        """The merged result of every entry, by a tree of tasks that keeps their order.
+        ``what`` names this merge apart from an earlier one of the run: Dask gives back
+        the result it holds for a key, whatever the new task would compute."""
         level, depth = [entry.future for entry in self.entries], 0
         while len(level) > 1:
             chunks = [level[i : i + FAN_IN] for i in range(0, len(level), FAN_IN)]
-            keys = [f"toolaudit-merge-{self.name}-{depth}-{i}" for i in range(len(chunks))]
+            keys = [f"toolaudit-merge-{what}-{self.name}-{depth}-{i}" for i in range(len(chunks))]
             level = list(self.client.map(merged_results, chunks, key=keys, pure=False))
             self.merges.extend(level)
             depth += 1
@@ -251,7 +253,7 @@ class _Run:
                 entries.append(_Entry(whole[entry.file], entry.file, parts, whole=True))
         # The blocks audited apart are released here: Dask never runs them again.
         self.entries = entries
-        return _result(self._reduce())
+        return _result(self._reduce("whole"))
 
     def _finish(self, results: Sequence[Result] | None = None) -> None:
         """Write the streamed report; leave exactly the finished parts in place. The
