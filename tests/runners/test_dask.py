@@ -21,6 +21,7 @@ import pytest
 import toolaudit
 from toolaudit.errors import InputError, NoSchemasError, OptionError, SchemaError
 from toolaudit.pipeline import AuditOptions
+from toolaudit.results.summary import SAMPLE_ROWS
 from toolaudit.runners import AuditJob, DaskRunner, Interrupted, RunHooks, SerialRunner
 from toolaudit.runners import dask as dask_runner
 from toolaudit.runners.dask import ClusterError, parse_blocksize
@@ -115,6 +116,37 @@ def test_a_report_stream_receives_the_rows_in_order(client, logs, sample_schemas
     assert (report.getvalue(), summary.to_dict()) == one_process(logs, sample_schemas)
     # No report at all: the workers keep no rows, the summary is the same.
     assert DaskRunner(client, blocksize=BLOCK).run(job).to_dict() == summary.to_dict()
+
+
+class TaskNames(distributed.SchedulerPlugin):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def transition(self, key, start, finish, *args, **kwargs) -> None:
+        self.names.add(str(key).rsplit("-", 2)[0])
+
+
+@pytest.mark.parametrize("options", [{}, {"group_by": ("model",)}], ids=["plain", "group-by"])
+def test_a_summary_alone_needs_no_count_of_the_blocks(
+    client, cluster, logs, sample_schemas, tmp_path, options
+):
+    # The failing calls of "late" are in its last blocks only: its samples' lines are
+    # numbered after the lines of the blocks before them, as one process numbers them.
+    late = tmp_path / "late.jsonl"
+    ok, failing = SAMPLE.read_bytes().splitlines()[0], b'{"name": "get_weather", "arguments": {}}'
+    late.write_bytes(b"\n".join([ok] * 200 + [failing] * 30) + b"\n")
+    paths = [str(late), *logs]
+    names = TaskNames()
+    cluster.scheduler.add_plugin(names, name="task-names")
+    try:
+        job = AuditJob([Source(p) for p in paths], sample_schemas, AuditOptions(**options))
+        summary = DaskRunner(client, blocksize=BLOCK).run(job).to_dict()
+    finally:
+        cluster.scheduler.remove_plugin(name="task-names")
+    expected = one_process(paths, sample_schemas, **options)[1]
+    assert summary == expected
+    assert [row["line"] for row in summary["samples"]] == list(range(201, 221))
+    assert "toolaudit-block" in names.names and "toolaudit-count" not in names.names
 
 
 def test_deep_mode_works_on_the_workers(client, tmp_path):
@@ -351,6 +383,23 @@ def test_an_interrupted_run_keeps_the_parts_and_summary_of_the_blocks_done_in_or
     assert rows == [row for row in expected if row["line"] <= summary.lines]
 
 
+def test_an_interrupted_summary_alone_numbers_its_samples_as_one_process(
+    client, logs, sample_schemas
+):
+    def stop_half_way(done: int, total: int) -> None:
+        if done == total // 2:
+            raise KeyboardInterrupt
+
+    job = AuditJob([Source(logs[0])], sample_schemas)
+    with pytest.raises(Interrupted) as stopped:
+        DaskRunner(client, blocksize=BLOCK).run(job, None, RunHooks(on_block=stop_half_way))
+    summary = stopped.value.summary
+    assert not summary.complete and SAMPLE_ROWS < summary.invalid < 2 * 365
+    whole, _ = one_process([logs[0]], sample_schemas)
+    failing = [row for row in map(orjson.loads, whole.splitlines()) if not row["ok"]]
+    assert summary.samples == failing[:SAMPLE_ROWS]
+
+
 def test_schemas_travel_as_definitions_and_are_compiled_once_per_process():
     schemas = load_schemas(SCHEMAS, deep=True)
     assert isinstance(schemas.definitions, bytes)
@@ -439,8 +488,9 @@ def test_a_bucket_prefix_is_audited_in_blocks_and_the_parts_written_back(client,
 
 
 def test_an_object_cut_off_mid_read_is_incomplete_as_in_one_process(client, s3):
-    """Every download of one object is cut: the pass that counts its blocks cannot read
-    it, so it is audited whole, where its reading stops as one process's does."""
+    """Every download of one object is cut: its blocks cannot be read, so it is audited
+    whole, where its reading stops as one process's does. (A summary alone: the blocks
+    are not counted first, their own audits find it.)"""
     import s3fs
 
     from ..storage.cutting_proxy import CuttingProxy

@@ -1,6 +1,7 @@
 """Cutting a file into line-aligned blocks, and numbering their lines, without reading a
 block whole: the blocks tile the file, each starts where a line starts, and the line
-numbers are the file's own, whatever the lines' lengths against the cuts."""
+numbers are the file's own, whatever the lines' lengths against the cuts. Blocks not
+counted first (a summary alone is wanted) give the summary of one process once merged."""
 
 from __future__ import annotations
 
@@ -11,13 +12,26 @@ import os
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from toolaudit.runners.blocks import Counted, File, count_block, numbered_units
+from toolaudit.pipeline import Audit, AuditOptions
+from toolaudit.runners.blocks import (
+    Counted,
+    File,
+    Task,
+    audit_task,
+    count_block,
+    merged_results,
+    numbered_units,
+    uncounted_units,
+)
 from toolaudit.runners.ranges import count_newlines, line_start
+from toolaudit.schemas import load_schemas
 from toolaudit.sources import GZIP_MAGIC, Source
 
 from ..conftest import REPO
 
 SAMPLE = REPO / "sample_logs" / "calls.jsonl"
+SAMPLE_LINES = SAMPLE.read_bytes().splitlines()
+SCHEMAS = load_schemas(str(REPO / "sample_logs" / "schemas.json"))
 
 
 def test_a_line_starts_just_after_a_newline_at_or_after_the_offset():
@@ -98,3 +112,75 @@ def test_a_file_that_starts_like_gzip_is_audited_whole(tmp_path):
     assert counts[0] == Counted(0, 508, 46, gzip=True)
     [unit] = numbered_units([file], counts)
     assert not unit.source.is_part
+
+
+def merged_as_a_tree(results, fan_in):
+    """The results merged as Dask's tree reduction merges them, ``fan_in`` at a time."""
+    while len(results) > 1:
+        results = [merged_results(results[i : i + fan_in]) for i in range(0, len(results), fan_in)]
+    return results[0]
+
+
+@st.composite
+def logs_and_cuts(draw):
+    """Lines of the sample log (valid and failing calls, whatever the order), blank lines
+    and lines that are not JSON, cut anywhere; failing calls may come late only."""
+    line = st.one_of(
+        st.sampled_from(SAMPLE_LINES),
+        st.sampled_from([b"", b"not json", b'{"name": "nope"}', b"[1, 2]"]),
+    )
+    lines = draw(st.lists(line, min_size=1, max_size=80))
+    data = b"\n".join(lines) + draw(st.sampled_from([b"", b"\n"]))
+    cuts = sorted(draw(st.sets(st.integers(1, len(data) + 5), max_size=10)))
+    return data, (0, *cuts)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    logs_and_cuts(),
+    logs_and_cuts(),
+    st.sampled_from([{}, {"group_by": ("model",)}, {"errors_only": True}]),
+    st.integers(2, 4),
+)
+def test_uncounted_blocks_merged_give_the_summary_of_one_process(
+    tmp_path_factory, first, second, options, fan_in
+):
+    root = tmp_path_factory.mktemp("uncounted")
+    files = []
+    for name, (data, cuts) in (("a.jsonl", first), ("b.jsonl", second)):
+        path = root / name
+        path.write_bytes(data)
+        files.append(File(Source(str(path)), len(data), cuts))
+    audit_options = AuditOptions(**options)
+    expected = Audit([file.source for file in files], SCHEMAS, audit_options).run()
+    units = uncounted_units(files)
+    assert sum(unit.size for unit in units) == sum(file.size for file in files)
+    results = [audit_task(Task(unit), SCHEMAS, audit_options) for unit in units]
+    merged = merged_as_a_tree(results, fan_in)
+    assert not merged.redo
+    assert merged.summary.to_dict() == expected.to_dict()
+
+
+def test_samples_of_late_blocks_carry_the_lines_of_the_file(tmp_path):
+    # Valid calls first, failing ones only in the third block: the samples' lines are
+    # the file's, not the block's.
+    valid, failing = SAMPLE_LINES[0], b'{"name": "get_weather", "arguments": {}}'
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b"\n".join([valid] * 300 + [failing] * 30) + b"\n")
+    size = path.stat().st_size
+    file = File(Source(str(path)), size, (0, size // 3, 2 * size // 3))
+    results = [audit_task(Task(unit), SCHEMAS, AuditOptions()) for unit in uncounted_units([file])]
+    summary = merged_results(results).summary
+    assert [row["line"] for row in summary.samples] == list(range(301, 321))
+    assert summary.to_dict() == Audit([Source(str(path))], SCHEMAS).run().to_dict()
+
+
+def test_an_uncounted_block_that_starts_like_gzip_or_cannot_be_read_redoes_its_file(tmp_path):
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(GZIP_MAGIC + b"not really\n" * 100)
+    gone = tmp_path / "gone.jsonl"
+    files = [File(Source(str(path)), 1102, (0, 500)), File(Source(str(gone)), 1102, (0, 500))]
+    units = uncounted_units(files)
+    results = [audit_task(Task(unit), SCHEMAS, AuditOptions()) for unit in units]
+    assert [result.redo for result in results] == [(0,), (), (1,), (1,)]
+    assert merged_results(results).redo == (0, 1, 1)

@@ -9,6 +9,7 @@ the per-tool figures sum to them by construction.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -41,6 +42,7 @@ __all__ = [
     "Summary",
     "SummaryError",
     "ToolSummary",
+    "merge_blocks",
     "merge_summaries",
 ]
 
@@ -362,6 +364,22 @@ class Summary:
         except SummaryError as error:
             raise SummaryError(f"{path}: {error}") from None
 
+    def renumbered(self, lines_before: Mapping[str, int]) -> Summary:
+        """This summary with its samples (and its groups') moved ``lines_before[path]``
+        lines down their inputs: that of a block numbered from 1, once the lines before
+        it are known (see :func:`merge_blocks`)."""
+        moved = [
+            {**row, "line": row["line"] + lines_before[row["source"]]}
+            if lines_before.get(row["source"])
+            else row
+            for row in self.samples
+        ]
+        groups = {key: group.renumbered(lines_before) for key, group in self.groups.items()}
+        unmoved = all(row is mine for row, mine in zip(moved, self.samples, strict=True))
+        if unmoved and all(groups[key] is self.groups[key] for key in groups):
+            return self
+        return replace(self, samples=moved, groups=groups)
+
     def merged(self, other: Summary) -> Summary:
         """The summary of both audits, as if their inputs had been audited together.
 
@@ -446,6 +464,24 @@ def _record_error(name: object) -> str:
     if not isinstance(name, str) or _RECORD_ERROR.fullmatch(name) is None:
         raise SummaryError(f"not a toolaudit summary: unknown record error {name!r}")
     return name
+
+
+def merge_blocks(summaries: Iterable[Summary]) -> Summary:
+    """Merge, in input order, the summaries of consecutive blocks whose lines were each
+    numbered from 1 (their starting lines unknown when they were audited): the samples
+    of each are moved down by the lines its inputs had in the summaries before it.
+
+    An input's lines are found by path, so no two inputs may share one. Summaries
+    numbered from their inputs' first lines merge here too, unmoved, when none of
+    their paths came before (a file audited whole, among blocks of others).
+    """
+    before: Counter[str] = Counter()
+    placed = []
+    for summary in summaries:
+        placed.append(summary.renumbered(before))
+        for status in summary.sources:
+            before[status.path] += status.lines
+    return merge_summaries(placed)
 
 
 def merge_summaries(summaries: Iterable[Summary]) -> Summary:

@@ -1,11 +1,15 @@
 """The units of a Dask audit: line-aligned blocks of files, and what a worker does with one.
 
 Planning happens in the caller's process and submits nothing: plain files are cut
-at even offsets, gzip files stay whole (they cannot be entered in the middle). A
-first pass on the workers moves each cut to the start of a line and counts each
-block's newlines (:func:`count_block`), reading through one buffer, never a whole
-block at once; prefix sums then give each block the number of its first line
-(:func:`numbered_units`), so that report rows carry the file's own line numbers.
+at even offsets, gzip files stay whole (they cannot be entered in the middle).
+
+When report rows are wanted, a first pass on the workers moves each cut to the
+start of a line and counts each block's newlines (:func:`count_block`), reading
+through one buffer, never a whole block at once; prefix sums then give each block
+the number of its first line (:func:`numbered_units`), so that the rows carry the
+file's own line numbers. A summary alone needs no such pass (:func:`uncounted_units`):
+each block's task moves its own cuts and numbers its lines from 1, and the merge
+moves its samples down by the lines before it (see :func:`merge_blocks`).
 
 Every task here is pure: run twice (a worker died and Dask ran it again), it
 writes the same part and returns the same result, so nothing is counted twice.
@@ -23,7 +27,7 @@ from typing import Any, BinaryIO, NamedTuple
 from toolaudit.errors import InputError, OptionError, ToolAuditError
 from toolaudit.output.files import AtomicOutput
 from toolaudit.pipeline import Audit, AuditOptions
-from toolaudit.results.summary import Summary, merge_summaries
+from toolaudit.results.summary import Summary, merge_blocks, merge_summaries
 from toolaudit.runners.ranges import count_newlines, line_start
 from toolaudit.schemas import SchemaSet
 from toolaudit.sources import GZIP_MAGIC, Source, is_gzip
@@ -79,6 +83,9 @@ class Unit:
     file: int
     #: Bytes as stored (compressed, for gzip), for progress.
     size: int
+    #: A block that was not counted: its source's start and end are cuts as planned,
+    #: which its task moves to the start of a line, and its lines are numbered from 1.
+    uncounted: bool = False
 
 
 @dataclass(frozen=True)
@@ -109,6 +116,11 @@ class Result:
     failed: tuple[int, ...] = ()
     error: ToolAuditError | None = None
     rows: bytes | None = None
+    #: Inputs to audit again whole, with nothing to tell: an uncounted block found its
+    #: file is gzip after all, or could not be read to its end.
+    redo: tuple[int, ...] = ()
+    #: Some of its summaries were of uncounted blocks (see merge_blocks).
+    uncounted: bool = False
 
 
 def parse_blocksize(text: str | int) -> int:
@@ -174,14 +186,40 @@ def count_block(source: Source, cut: int, next_cut: int | None) -> Counted:
     holding no line start is empty."""
     try:
         with _open_to_count(source) as file:
-            start = line_start(file, cut)
-            end = None if next_cut is None else line_start(file, next_cut)
-            if start is None or (end is not None and end <= start):
+            span = _line_span(file, cut, next_cut)
+            if span is None:
                 return Counted(cut, cut, 0)
-            newlines, read, head = count_newlines(file, start, end)
+            newlines, read, head = count_newlines(file, *span)
     except (OSError, InputError):
         return Counted(cut, cut, 0, unreadable=True)
+    start = span[0]
     return Counted(start, start + read, newlines, gzip=cut == 0 and head == GZIP_MAGIC)
+
+
+def _line_span(file: BinaryIO, cut: int, next_cut: int | None) -> tuple[int, int | None] | None:
+    """The block of ``file`` between two cuts, moved to the start of a line (an end of
+    None: to the end of the file); None when no line starts in it."""
+    start = line_start(file, cut)
+    end = None if next_cut is None else line_start(file, next_cut)
+    if start is None or (end is not None and end <= start):
+        return None
+    return start, end
+
+
+def _lined_up(source: Source) -> Source | None:
+    """An uncounted block's source, its cuts moved to the start of a line (an empty range
+    when no line starts in it); None when its file must be audited whole: it starts like
+    gzip, or cannot be read. (See count_block, which finds the same.)"""
+    try:
+        with _open_to_count(source) as file:
+            if source.start == 0 and file.read(len(GZIP_MAGIC)) == GZIP_MAGIC:
+                return None
+            span = _line_span(file, source.start, source.end)
+    except (OSError, InputError):
+        return None
+    if span is None:
+        return replace(source, end=source.start)
+    return replace(source, start=span[0], end=span[1])
 
 
 def _open_to_count(source: Source) -> BinaryIO:
@@ -214,11 +252,27 @@ def numbered_units(files: Sequence[File], counts: Sequence[Counted]) -> list[Uni
     return units
 
 
+def uncounted_units(files: Sequence[File]) -> list[Unit]:
+    """Every task's unit, in input order, for a run that wants no report rows: a file's
+    blocks between its cuts as planned, numbered from 1 (see Unit.uncounted); whole files."""
+    units = []
+    for number, file in enumerate(files):
+        if not file.cuts:
+            units.append(Unit(file.source, number, file.size))
+            continue
+        for source, cut, next_cut in file.blocks():
+            block = replace(source, start=cut, end=next_cut)
+            units.append(Unit(block, number, (next_cut or file.size) - cut, uncounted=True))
+    return units
+
+
 def audit_task(task: Task, schemas: SchemaSet, options: AuditOptions) -> Result:
     """On a worker: audit one unit; write its rows to its part (never half-written:
     see AtomicOutput), or return them. A run-stopping error is returned, not raised,
     so that the caller can tell it from a fault of the cluster."""
     unit = task.unit
+    if unit.uncounted:
+        return _audit_uncounted(unit, schemas, options)
     audit = Audit([unit.source], schemas, options)
     rows = None
     try:
@@ -240,11 +294,36 @@ def audit_task(task: Task, schemas: SchemaSet, options: AuditOptions) -> Result:
     return Result(summary, defining=((unit.file, reason),) if reason else (), rows=rows)
 
 
+def _audit_uncounted(unit: Unit, schemas: SchemaSet, options: AuditOptions) -> Result:
+    """An uncounted block's audit (no rows are wanted). A block that its file's audit as
+    a whole would tell apart (gzip after all, or a reading that stopped, whose message
+    names a line) says its file is to be audited whole."""
+    source = _lined_up(unit.source)
+    audit = Audit([source if source is not None else unit.source], schemas, options)
+    if source is None:
+        return Result(audit.finish(), redo=(unit.file,), uncounted=True)
+    try:
+        summary = audit.run()
+    except ToolAuditError as error:
+        return Result(audit.finish(), failed=(unit.file,), error=error, uncounted=True)
+    reason = audit.whole_reason
+    return Result(
+        summary,
+        defining=((unit.file, reason),) if reason else (),
+        redo=() if summary.complete else (unit.file,),
+        uncounted=True,
+    )
+
+
 def merged_results(results: Sequence[Result]) -> Result:
     """On a worker: one node of the tree reduction; results are in input order."""
+    summaries = [result.summary for result in results]
+    uncounted = any(result.uncounted for result in results)
     return Result(
-        merge_summaries(result.summary for result in results),
+        merge_blocks(summaries) if uncounted else merge_summaries(summaries),
         defining=tuple(entry for result in results for entry in result.defining),
         failed=tuple(number for result in results for number in result.failed),
         error=next((result.error for result in results if result.error is not None), None),
+        redo=tuple(number for result in results for number in result.redo),
+        uncounted=uncounted,
     )
