@@ -149,6 +149,18 @@ def test_a_summary_alone_needs_no_count_of_the_blocks(
     assert "toolaudit-block" in names.names and "toolaudit-count" not in names.names
 
 
+def test_an_input_given_twice_is_two_inputs_as_in_one_process(
+    client, logs, sample_schemas, tmp_path
+):
+    # Once merged by path into one source of twice the lines.
+    paths = [logs[0], logs[0], logs[2], logs[2]]
+    expected = one_process(paths, sample_schemas)
+    assert [s["path"] for s in expected[1]["sources"]] == paths
+    assert on_dask(client, paths, sample_schemas, tmp_path / "report") == expected
+    job = AuditJob([Source(p) for p in paths], sample_schemas)
+    assert DaskRunner(client, blocksize=BLOCK).run(job).to_dict() == expected[1]
+
+
 def test_deep_mode_works_on_the_workers(client, tmp_path):
     # A pattern compiles to RE2 on each worker, from the definitions the schemas carry.
     schemas = {

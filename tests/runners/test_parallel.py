@@ -46,6 +46,17 @@ def test_a_file_cut_in_ranges_gives_the_report_and_summary_of_one_process():
     )
 
 
+def test_an_input_given_twice_is_two_inputs_as_in_one_process(tmp_path):
+    # Once merged by path into one source of twice the lines, and the second copy's
+    # rows numbered on from the first copy's last line.
+    small = tmp_path / "small.jsonl"
+    small.write_bytes(b"\n".join(SAMPLE.read_bytes().splitlines()[:8]) + b"\n")
+    paths = [SAMPLE, SAMPLE, small, small]
+    one = outputs(paths, SAMPLE_SCHEMAS, 1)
+    assert [s["path"] for s in one[1]["sources"]] == [str(p) for p in paths]
+    assert outputs(paths, SAMPLE_SCHEMAS, 2) == one
+
+
 def test_ranges_start_at_line_starts_and_cover_the_file_once():
     parts = parallel.plan_parts([Source(str(SAMPLE))], 2)
     data = SAMPLE.read_bytes()

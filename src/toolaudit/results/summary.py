@@ -61,6 +61,15 @@ class SourceStatus:
     complete: bool = True
     error: str | None = None
 
+    def continued(self, later: SourceStatus) -> SourceStatus:
+        """The status of this input with a later byte range of it read too."""
+        return SourceStatus(
+            self.path,
+            self.lines + later.lines,
+            self.complete and later.complete,
+            self.error or later.error,
+        )
+
     def to_dict(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"path": self.path, "lines": self.lines, "complete": self.complete}
         if self.error is not None:
@@ -403,15 +412,11 @@ class Summary:
                     f"cannot merge summaries made with different {what} "
                     f"({_shown(mine)} and {_shown(theirs)})"
                 )
+        # (Copies: a summary's statuses are its own.)
         sources = {s.path: replace(s) for s in self.sources}
         for status in other.sources:
-            mine_status = sources.get(status.path)
-            if mine_status is None:
-                sources[status.path] = replace(status)
-            else:
-                mine_status.lines += status.lines
-                mine_status.complete = mine_status.complete and status.complete
-                mine_status.error = mine_status.error or status.error
+            known = sources.get(status.path)
+            sources[status.path] = replace(status) if known is None else known.continued(status)
         by_tool = merged_tools(self.by_tool, other.by_tool)
         groups = dict(self.groups)
         for key, group in other.groups.items():

@@ -27,7 +27,7 @@ from typing import Any, BinaryIO, NamedTuple
 from toolaudit.errors import InputError, OptionError, ToolAuditError
 from toolaudit.output.files import AtomicOutput
 from toolaudit.pipeline import Audit, AuditOptions
-from toolaudit.results.summary import Summary, merge_blocks, merge_summaries
+from toolaudit.results.summary import SourceStatus, Summary, merge_blocks, merge_summaries
 from toolaudit.runners.ranges import count_newlines, line_start
 from toolaudit.schemas import SchemaSet
 from toolaudit.sources import GZIP_MAGIC, Source, is_gzip
@@ -121,6 +121,8 @@ class Result:
     redo: tuple[int, ...] = ()
     #: Some of its summaries were of uncounted blocks (see merge_blocks).
     uncounted: bool = False
+    #: (input, status) in input order, one per input: its summary's sources.
+    inputs: tuple[tuple[int, SourceStatus], ...] = ()
 
 
 def parse_blocksize(text: str | int) -> int:
@@ -272,7 +274,14 @@ def audit_task(task: Task, schemas: SchemaSet, options: AuditOptions) -> Result:
     so that the caller can tell it from a fault of the cluster."""
     unit = task.unit
     if unit.uncounted:
-        return _audit_uncounted(unit, schemas, options)
+        result = _audit_uncounted(unit, schemas, options)
+    else:
+        result = _audit_counted(task, schemas, options)
+    return replace(result, inputs=tuple((unit.file, s) for s in result.summary.sources))
+
+
+def _audit_counted(task: Task, schemas: SchemaSet, options: AuditOptions) -> Result:
+    unit = task.unit
     audit = Audit([unit.source], schemas, options)
     rows = None
     try:
@@ -316,14 +325,22 @@ def _audit_uncounted(unit: Unit, schemas: SchemaSet, options: AuditOptions) -> R
 
 
 def merged_results(results: Sequence[Result]) -> Result:
-    """On a worker: one node of the tree reduction; results are in input order."""
+    """On a worker: one node of the tree reduction; results are in input order. The
+    summary has a status per input, as one process's has (merging by path would join
+    an input given twice into one)."""
     summaries = [result.summary for result in results]
     uncounted = any(result.uncounted for result in results)
+    inputs: list[tuple[int, SourceStatus]] = []
+    for file, status in (entry for result in results for entry in result.inputs):
+        continues = inputs and inputs[-1][0] == file
+        inputs.append((file, inputs.pop()[1].continued(status)) if continues else (file, status))
+    summary = merge_blocks(summaries) if uncounted else merge_summaries(summaries)
     return Result(
-        merge_blocks(summaries) if uncounted else merge_summaries(summaries),
+        replace(summary, sources=[status for _, status in inputs]),
         defining=tuple(entry for result in results for entry in result.defining),
         failed=tuple(number for result in results for number in result.failed),
         error=next((result.error for result in results if result.error is not None), None),
         redo=tuple(number for result in results for number in result.redo),
         uncounted=uncounted,
+        inputs=tuple(inputs),
     )

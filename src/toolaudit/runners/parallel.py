@@ -25,7 +25,7 @@ from typing import BinaryIO
 
 from toolaudit.errors import ToolAuditError
 from toolaudit.pipeline import Audit, AuditOptions
-from toolaudit.results.summary import Summary, merge_summaries
+from toolaudit.results.summary import SourceStatus, Summary, merge_summaries
 from toolaudit.runners.base import AuditJob, Interrupted, RunHooks
 from toolaudit.runners.ranges import count_newlines, line_start
 from toolaudit.runners.serial import SerialRunner
@@ -89,9 +89,7 @@ def _count_newlines(part: Source) -> int:
 def _newlines(pool: multiprocessing.pool.Pool, parts: list[Source]) -> list[int]:
     """The newlines of each range, counted in ``pool``, where they number the lines after
     it: not in a file's last range (0 for it)."""
-    numbering = [
-        i for i, part in enumerate(parts[:-1]) if part.is_part and parts[i + 1].name == part.name
-    ]
+    numbering = [i for i in range(len(parts) - 1) if parts[i + 1].start > 0]
     counts = pool.map(_count_newlines, [parts[i] for i in numbering])
     counted = dict(zip(numbering, counts, strict=True))
     return [counted.get(i, 0) for i in range(len(parts))]
@@ -101,13 +99,23 @@ def _number_lines(parts: list[Source], newlines: list[int]) -> list[Source]:
     """Give each range of a file the number of its first line."""
     numbered = []
     first_line = 1
-    previous = None
     for part, count in zip(parts, newlines, strict=True):
-        if part.name != previous:
-            first_line, previous = 1, part.name
+        if part.start == 0:  # an input's first range, or an input whole (maybe one given twice)
+            first_line = 1
         numbered.append(replace(part, first_line=first_line))
         first_line += count
     return numbered
+
+
+def _merged(results: list[_PartResult]) -> Summary:
+    """The summaries of the ranges, merged; one status per input, as one process gives
+    (an input given twice is two, not one: merging by path would join them)."""
+    statuses: list[SourceStatus] = []
+    for result in results:
+        for status in result.summary.sources:
+            continues = result.source.start > 0 and statuses
+            statuses.append(statuses.pop().continued(status) if continues else status)
+    return replace(merge_summaries(result.summary for result in results), sources=statuses)
 
 
 @dataclass(frozen=True)
@@ -187,7 +195,7 @@ class ParallelRunner:
             if report is not None and not streaming:
                 for result in results:
                     _append_report(result, report)
-        return merge_summaries(result.summary for result in results)
+        return _merged(results)
 
     def _audit_parts(
         self,
@@ -261,6 +269,6 @@ def _interrupted_summary(job: AuditJob, done: list[_PartResult]) -> Summary:
     if not done:
         # Nothing finished in order: an empty audit of the job, marked incomplete.
         return Audit(job.sources, job.schemas, job.options).finish(interrupted=True)
-    summary = merge_summaries(result.summary for result in done)
+    summary = _merged(done)
     last = replace(summary.sources[-1], complete=False, error="interrupted before the end")
     return replace(summary, complete=False, sources=[*summary.sources[:-1], last])
