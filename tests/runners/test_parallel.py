@@ -6,6 +6,7 @@ import gzip
 import io
 import itertools
 import shutil
+from dataclasses import replace
 
 import pytest
 
@@ -55,6 +56,60 @@ def test_an_input_given_twice_is_two_inputs_as_in_one_process(tmp_path):
     one = outputs(paths, SAMPLE_SCHEMAS, 1)
     assert [s["path"] for s in one[1]["sources"]] == [str(p) for p in paths]
     assert outputs(paths, SAMPLE_SCHEMAS, 2) == one
+
+
+def summary_alone(paths, schemas, jobs, **options):
+    job = AuditJob([Source(str(p)) for p in paths], schemas, AuditOptions(**options))
+    return runner_for(jobs=jobs).run(job).to_dict()
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"errors_only": True}, {"group_by": ("model",)}],
+    ids=["all-rows", "errors-only", "group-by"],
+)
+def test_a_summary_alone_needs_no_count_of_the_ranges(tmp_path, monkeypatch, options):
+    # The failing calls of "late" are in its last ranges only: its samples' lines are
+    # numbered after the lines of the ranges before them, as one process numbers them.
+    late = tmp_path / "late.jsonl"
+    ok, failing = SAMPLE.read_bytes().splitlines()[0], b'{"name": "get_weather", "arguments": {}}'
+    late.write_bytes(b"\n".join([ok] * 200 + [failing] * 30) + b"\n")
+    paths = [late, SAMPLE]
+    one = summary_alone(paths, SAMPLE_SCHEMAS, 1, **options)
+    assert [row["line"] for row in one["samples"]] == list(range(201, 221))
+
+    def counted(pool, parts):
+        raise AssertionError("a summary alone counted the ranges' lines")
+
+    monkeypatch.setattr(parallel, "_newlines", counted)
+    assert summary_alone(paths, SAMPLE_SCHEMAS, 2, **options) == one
+    with pytest.raises(AssertionError, match="counted"):
+        outputs(paths, SAMPLE_SCHEMAS, 2, **options)  # a report counts them
+
+
+_AUDIT_PART = parallel._audit_part
+
+
+def _cut_off_after_the_first_range(task):
+    """In a worker: a range's audit, as if the reading of every range but the first had
+    stopped before its end."""
+    result = _AUDIT_PART(task)
+    if task[0].start > 0:
+        status = replace(result.summary.sources[0], complete=False, error="cut")
+        result = replace(result, summary=replace(result.summary, complete=False, sources=[status]))
+    return result
+
+
+def test_a_range_read_only_in_part_has_the_audit_done_again_in_one_process(tmp_path, monkeypatch):
+    # Its status would say where its reading stopped by a line numbered from 1.
+    monkeypatch.setattr(parallel, "_audit_part", _cut_off_after_the_first_range)
+    again = []
+    monkeypatch.setattr(parallel, "_again_in_one_process", lambda *args: again.append(args))
+    job = AuditJob([Source(str(SAMPLE))], SAMPLE_SCHEMAS)
+    parallel.ParallelRunner(2).run(job)
+    assert len(again) == 1
+    parallel.ParallelRunner(2).run(job, io.BytesIO())  # numbered: its own lines say where
+    assert len(again) == 1
 
 
 def test_ranges_start_at_line_starts_and_cover_the_file_once():
