@@ -69,7 +69,7 @@ def argv(
     suffix = f".{copy}" if copy else ""
     extra = ["--summary", str(out / f"{variant.key}{suffix}.summary.json")]
     if variant.report:
-        extra += ["--report", str(out / f"{variant.key}.report")]
+        extra += ["--report", str(out / f"{variant.key}{suffix}.report")]
     if variant.dask is not None:
         extra += ["--dask", variant.dask]
     return audit_argv(exe, log, schemas, *extra)
@@ -116,6 +116,8 @@ def check_same(variants: list[Variant], out: Path) -> None:
         if report:
             reference = digest(out / f"{one.key}.report")
             for variant in group:
+                if variant.copies > 1:
+                    continue
                 if digest(out / f"{variant.key}.report") != reference:
                     raise BenchmarkError(f"{variant.label}: the report differs from one process's")
     progress("  outputs checked: identical to one process's")
@@ -170,8 +172,8 @@ def render(variants: list[Variant], log: Path, repeat: int) -> str:
         "Rounds' ratios: the median over the rounds of one process's time over the "
         "variant's in the same round. A shared machine's speed drifts by up to a quarter "
         "over minutes: runs side by side in one round compare better than medians taken "
-        "over rounds. Row p runs the one-process summary twice at once: its MB/s and "
-        "ratios count both runs' work.",
+        "over rounds. Rows p and q run the one-process audit twice at once (q with the "
+        "report): their MB/s and ratios count both runs' work.",
     ]
     return "\n".join(lines) + "\n"
 
@@ -202,6 +204,7 @@ def main() -> int:
                 Variant("d", "one process, --report FILE", None, True),
                 Variant("e", "--dask local:2, --report DIR (parts)", "local:2", True),
                 Variant("f", "--dask local:1, --report DIR (parts)", "local:1", True),
+                Variant("q", "two one-process runs at once, --report FILE", None, True, copies=2),
             ]
         with tempfile.TemporaryDirectory(prefix="dask-bench-", dir=log.parent) as temporary:
             out = Path(temporary)
