@@ -224,9 +224,12 @@ def test_a_file_audited_again_whole_among_others_is_merged_again(client, logs, t
     paths = [logs[0], str(log), logs[2]]
     schemas = load_schemas(str(FIXTURES / "formats" / "schemas.json"))
     expected = one_process(paths, schemas)
-    assert on_dask(client, paths, schemas, tmp_path / "report") == expected
+    notices: list[str] = []
+    assert on_dask(client, paths, schemas, tmp_path / "report", notices) == expected
     job = AuditJob([Source(p) for p in paths], schemas)
-    assert DaskRunner(client, blocksize=BLOCK).run(job).to_dict() == expected[1]
+    hooks = RunHooks(notify=notices.append)
+    assert DaskRunner(client, blocksize=BLOCK).run(job, None, hooks).to_dict() == expected[1]
+    assert len(notices) == 2 and notices[0] == notices[1] and str(log) in notices[0]
 
 
 def test_a_file_of_streamed_responses_is_audited_whole_and_the_caller_told(client, tmp_path):
