@@ -256,10 +256,12 @@ def numbered_units(files: Sequence[File], counts: Sequence[Counted]) -> list[Uni
 
 def uncounted_units(files: Sequence[File]) -> list[Unit]:
     """Every task's unit, in input order, for a run that wants no report rows: a file's
-    blocks between its cuts as planned, numbered from 1 (see Unit.uncounted); whole files."""
+    blocks between its cuts as planned, numbered from 1 (see Unit.uncounted); whole files,
+    and files of one block, as whole (gzip after all is then read as gzip, where a block
+    would have its file audited again whole, which a file of one unit is not)."""
     units = []
     for number, file in enumerate(files):
-        if not file.cuts:
+        if len(file.cuts) <= 1:
             units.append(Unit(file.source, number, file.size))
             continue
         for source, cut, next_cut in file.blocks():
