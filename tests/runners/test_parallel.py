@@ -90,14 +90,21 @@ def test_a_summary_alone_needs_no_count_of_the_ranges(tmp_path, monkeypatch, opt
 _AUDIT_PART = parallel._audit_part
 
 
+def _cut_off(result):
+    status = replace(result.summary.sources[0], complete=False, error="cut")
+    return replace(result, summary=replace(result.summary, complete=False, sources=[status]))
+
+
 def _cut_off_after_the_first_range(task):
     """In a worker: a range's audit, as if the reading of every range but the first had
     stopped before its end."""
     result = _AUDIT_PART(task)
-    if task[0].start > 0:
-        status = replace(result.summary.sources[0], complete=False, error="cut")
-        result = replace(result, summary=replace(result.summary, complete=False, sources=[status]))
-    return result
+    return _cut_off(result) if task[0].start > 0 else result
+
+
+def _cut_off_in_the_first_range(task):
+    result = _AUDIT_PART(task)
+    return _cut_off(result) if task[0].start == 0 else result
 
 
 def test_a_range_read_only_in_part_has_the_audit_done_again_in_one_process(tmp_path, monkeypatch):
@@ -109,6 +116,10 @@ def test_a_range_read_only_in_part_has_the_audit_done_again_in_one_process(tmp_p
     parallel.ParallelRunner(2).run(job)
     assert len(again) == 1
     parallel.ParallelRunner(2).run(job, io.BytesIO())  # numbered: its own lines say where
+    assert len(again) == 1
+    # A first range (or a whole input, a truncated gzip say) is numbered from its line 1.
+    monkeypatch.setattr(parallel, "_audit_part", _cut_off_in_the_first_range)
+    assert parallel.ParallelRunner(2).run(job).sources[0].error == "cut"
     assert len(again) == 1
 
 

@@ -206,9 +206,11 @@ class ParallelRunner:
                 )
                 return _again_in_one_process(job, report, streaming, hooks)
             numbered = _numbers_lines(job, report)
-            if not numbered and not all(result.summary.complete for result in results):
-                # A range read only in part says so by a line numbered from 1: the
-                # reading of one process says where, in the file's own numbers.
+            if not numbered and any(
+                result.source.start > 0 and not result.summary.complete for result in results
+            ):
+                # A later range read only in part says so by a line numbered from 1:
+                # the reading of one process says where, in the file's own numbers.
                 return _again_in_one_process(job, report, streaming, hooks)
             if report is not None and not streaming:
                 for result in results:
