@@ -58,6 +58,7 @@ from toolaudit.runners.cluster import (
     wait_idle,
 )
 from toolaudit.runners.parts import Parts, part_name
+from toolaudit.runners.ranges import lines_counted_first
 from toolaudit.schemas import SchemaSet
 
 if TYPE_CHECKING:
@@ -145,7 +146,9 @@ class _Run:
             )
             self.units = (
                 numbered_units(files, self._counted(files))
-                if self._wants_line_numbers(files)
+                if lines_counted_first(
+                    self.job.sources, rows=self.parts is not None or self.report is not None
+                )
                 else uncounted_units(files)
             )
             self.part_names = [part_name(i, len(self.units)) for i in range(len(self.units))]
@@ -172,14 +175,6 @@ class _Run:
             raise result.error
         self._finish()
         return result.summary
-
-    def _wants_line_numbers(self, files: Sequence[File]) -> bool:
-        """Whether the blocks' first lines must be known before they are audited: for
-        report rows. A summary alone does without (its samples are moved down as the
-        summaries merge, by path: so not when two inputs share one). Counting reads every
-        block once more: on 1 GB and two workers, 5% of the run (measured)."""
-        names = [file.source.name for file in files]
-        return self.parts is not None or self.report is not None or len(set(names)) < len(names)
 
     def _counted(self, files: Sequence[File]) -> list[Counted]:
         """Every block of the files, counted on the workers, in order."""

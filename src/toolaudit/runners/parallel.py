@@ -7,7 +7,7 @@ worker process, which writes its report rows to a temporary file and returns
 its summary. The parent then writes the reports in input order and merges the
 summaries, so the outputs are byte for byte those of ``--jobs 1``. A first pass
 counts the ranges' lines, so that rows carry the file's line numbers; a summary
-alone does without (see :func:`_numbers_lines`).
+alone does without (see :func:`~toolaudit.runners.ranges.lines_counted_first`).
 
 Some records define tools for the records after them (an MCP ``tools/list``
 result, an OpenAI Batch input line). A range audited alone would not see
@@ -29,7 +29,7 @@ from toolaudit.errors import ToolAuditError
 from toolaudit.pipeline import Audit, AuditOptions
 from toolaudit.results.summary import SourceStatus, Summary, merge_blocks, merge_summaries
 from toolaudit.runners.base import AuditJob, Interrupted, RunHooks
-from toolaudit.runners.ranges import count_newlines, line_start
+from toolaudit.runners.ranges import count_newlines, line_start, lines_counted_first
 from toolaudit.runners.serial import SerialRunner
 from toolaudit.schemas import SchemaSet
 from toolaudit.sources import Source, is_gzip
@@ -109,19 +109,10 @@ def _number_lines(parts: list[Source], newlines: list[int]) -> list[Source]:
     return numbered
 
 
-def _numbers_lines(job: AuditJob, report: BinaryIO | None) -> bool:
-    """Whether the ranges' first lines are counted before they are audited: for report
-    rows. A summary alone does without: each range numbers its lines from 1, and its
-    samples are moved down as the summaries merge (by path: so not when two inputs
-    share one). On 170 MB and two processes that count was 3% of the run (measured)."""
-    names = [source.name for source in job.sources]
-    return report is not None or len(set(names)) < len(names)
-
-
 def _merged(results: list[_PartResult], numbered: bool) -> Summary:
-    """The summaries of the ranges, merged (see _numbers_lines); one status per input,
-    as one process gives (an input given twice is two, not one: merging by path would
-    join them)."""
+    """The summaries of the ranges, merged (``numbered``: see lines_counted_first); one
+    status per input, as one process gives (an input given twice is two, not one:
+    merging by path would join them)."""
     statuses: list[SourceStatus] = []
     for result in results:
         for status in result.summary.sources:
@@ -192,8 +183,11 @@ class ParallelRunner:
         # (Only from its very start: stdout opened for appending is not ours to rewind.)
         streaming = report is not None and report.seekable() and report.tell() == 0
         with tempfile.TemporaryDirectory(prefix="toolaudit-") as report_dir:
+            numbered = lines_counted_first(job.sources, rows=report is not None)
             try:
-                results = self._audit_parts(job, parts, report, report_dir, streaming, hooks)
+                results = self._audit_parts(
+                    job, parts, report, report_dir, streaming, numbered, hooks
+                )
             except ToolAuditError:
                 # A run that stops (a call with no schemas) must stop where one process
                 # would, with the same message: let one process find it.
@@ -205,7 +199,6 @@ class ParallelRunner:
                     f"{whole.whole_reason}"
                 )
                 return _again_in_one_process(job, report, streaming, hooks)
-            numbered = _numbers_lines(job, report)
             if not numbered and any(
                 result.source.start > 0 and not result.summary.complete for result in results
             ):
@@ -224,6 +217,7 @@ class ParallelRunner:
         report: BinaryIO | None,
         report_dir: str,
         streaming: bool,
+        numbered: bool,
         hooks: RunHooks,
     ) -> list[_PartResult]:
         """Every part's result, in order; stops at the first part that must be audited
@@ -240,7 +234,7 @@ class ParallelRunner:
             ) as pool:
                 # Report rows give line numbers: a first pass counts each range's
                 # lines, in parallel too.
-                if _numbers_lines(job, report):
+                if numbered:
                     parts = _number_lines(parts, _newlines(pool, parts))
                 tasks = [(part, report_dir if report is not None else None) for part in parts]
                 for result in pool.imap(_audit_part, tasks):
@@ -255,7 +249,7 @@ class ParallelRunner:
         except KeyboardInterrupt as stop:
             # The report holds the ranges finished in order; so does the summary.
             done = results if streaming or report is None else []
-            summary = _interrupted_summary(job, done, _numbers_lines(job, report))
+            summary = _interrupted_summary(job, done, numbered)
             raise Interrupted(summary, type(stop)) from None
         return results
 

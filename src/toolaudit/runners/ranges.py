@@ -1,11 +1,15 @@
 """Line-aligned byte ranges of a file, for the runners that cut one (``--jobs``, ``--dask``):
-where a line starts, and how many newlines a range holds (which numbers the lines of
-the ranges after it)."""
+where a line starts, how many newlines a range holds (which numbers the lines of
+the ranges after it), and when that count is needed at all."""
 
 from __future__ import annotations
 
 import io
-from typing import BinaryIO, cast
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, BinaryIO, cast
+
+if TYPE_CHECKING:
+    from toolaudit.sources import Source
 
 #: Read while looking for the next line's start: a line is usually much shorter.
 _SEEK_CHUNK = 1 << 16
@@ -13,6 +17,17 @@ _SEEK_CHUNK = 1 << 16
 #: bytes object (as ``dask.bytes.read_bytes`` gives a block) cost three times the
 #: counting itself, in the page faults of its fresh memory (measured on 64 MiB blocks).
 _COUNT_CHUNK = 8 << 20
+
+
+def lines_counted_first(sources: Sequence[Source], rows: bool) -> bool:
+    """Whether each range's lines are counted before it is audited: for report ``rows``,
+    which carry the file's own line numbers. A summary alone does without: each range
+    numbers its lines from 1, and its samples are moved down as the summaries merge
+    (see merge_blocks), which finds an input's lines by its path: so not when two inputs
+    share one. Counting reads every range once more: 5% of a ``--dask local:2`` run on
+    1 GB, 3% of ``--jobs 2`` on 170 MB (measured)."""
+    names = [source.name for source in sources]
+    return rows or len(set(names)) < len(names)
 
 
 def line_start(file: BinaryIO, offset: int) -> int | None:
