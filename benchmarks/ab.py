@@ -18,7 +18,6 @@ ratio to the floor and the new commit's ratio to the old one (< 1 is faster).
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
@@ -26,7 +25,14 @@ from pathlib import Path
 
 from common import BENCH_DIR, DATA_DIR, BenchmarkError, progress
 from dataset import prepare_dataset
-from measure import Variant, audit_argv, measure_round_robin, run_child, timed_in_process
+from measure import (
+    Variant,
+    audit_argv,
+    compile_bytecode,
+    measure_round_robin,
+    run_child,
+    timed_in_process,
+)
 from peers import floor_pass
 
 REPO = BENCH_DIR.parent
@@ -91,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
             log, schemas = dataset.log, dataset.schemas
         report = DATA_DIR / "ab-report.jsonl"
         sides = {"old": cli_of(old_src), "new": cli_of(REPO / "src")}
+        for src in (old_src, REPO / "src"):
+            compile_bytecode(src / "toolaudit")
         variants = [Variant("floor", "orjson.loads per line", None)]
         variants[0].run = timed_in_process(lambda: floor_pass(log), lambda counts: None)
         for side, cli in sides.items():
@@ -119,5 +127,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
     sys.exit(main())

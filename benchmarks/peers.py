@@ -11,7 +11,7 @@ A peer that is not installed gives None, and its row says how to install it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -113,6 +113,36 @@ def peer_pass(path: Path, validate: dict[str, Callable[[object], bool]]) -> Coun
             is_valid = get(record.get("name"))
             if is_valid is None or not is_valid(record.get("arguments", {})):
                 counts.invalid += 1
+    return counts
+
+
+def provider_peer_pass(
+    path: Path,
+    validate: dict[str, Callable[[object], bool]],
+    calls_of: Callable[[Any], Iterator[tuple[object, object]]],
+) -> Counts:
+    """:func:`peer_pass` on a provider's log: each line's calls read by ``calls_of``
+    (see providers.PEER_CALLS); a call of an unknown tool, or whose arguments are not
+    an object, is invalid."""
+    counts = Counts()
+    loads = orjson.loads
+    decode_error = orjson.JSONDecodeError
+    get = validate.get
+    with open(path, "rb", buffering=READ_BUFFER) as f:
+        for line in f:
+            counts.lines += 1
+            try:
+                record = loads(line)
+            except decode_error:
+                counts.malformed += 1
+                continue
+            if type(record) is not dict:
+                counts.malformed += 1
+                continue
+            for name, arguments in calls_of(record):
+                is_valid = get(name) if type(name) is str else None
+                if is_valid is None or type(arguments) is not dict or not is_valid(arguments):
+                    counts.invalid += 1
     return counts
 
 

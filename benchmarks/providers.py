@@ -20,6 +20,7 @@ it is: logs hold those too.
 from __future__ import annotations
 
 import functools
+import itertools
 import random
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -199,6 +200,44 @@ SHAPES: dict[str, Callable[[int, dict[str, Any], random.Random], dict[str, Any]]
 }
 
 
+def openai_calls(response: Any) -> Iterator[tuple[object, object]]:
+    """Each call of an OpenAI Chat response as (name, arguments), the arguments parsed
+    (None when they are not JSON): what a peer's user writes to validate the calls."""
+    for choice in response["choices"]:
+        for call in choice["message"].get("tool_calls") or ():
+            function = call["function"]
+            try:
+                arguments = orjson.loads(function["arguments"])
+            except orjson.JSONDecodeError:
+                arguments = None
+            yield function["name"], arguments
+
+
+def anthropic_calls(response: Any) -> Iterator[tuple[object, object]]:
+    """Each ``tool_use`` block of an Anthropic Messages response as (name, input)."""
+    for block in response["content"]:
+        if block["type"] == "tool_use":
+            yield block["name"], block["input"]
+
+
+def gemini_calls(response: Any) -> Iterator[tuple[object, object]]:
+    """Each ``functionCall`` part of a Gemini response as (name, args)."""
+    for candidate in response["candidates"]:
+        for part in candidate["content"]["parts"]:
+            call = part.get("functionCall")
+            if call is not None:
+                yield call["name"], call.get("args", {})
+
+
+#: How a peer's user reads each provider's calls out of a parsed line.
+PEER_CALLS: dict[str, Callable[[Any], Iterator[tuple[object, object]]]] = {
+    "openai": openai_calls,
+    "anthropic": anthropic_calls,
+    "gemini": gemini_calls,
+    "openai-pair": lambda pair: openai_calls(pair["response"]),
+}
+
+
 def provider_lines(provider: str, calls: int, seed: int) -> Iterator[bytes]:
     shape = SHAPES[provider]
     rng = random.Random(seed)
@@ -224,4 +263,17 @@ def provider_log(provider: str, calls: int, seed: int) -> Path:
         with atomic_path(path) as partial, open(partial, "wb", buffering=READ_BUFFER) as out:
             for line in provider_lines(provider, calls, seed):
                 out.write(line + b"\n")
+    return path
+
+
+def first_lines(log: Path, lines: int) -> Path:
+    """The first ``lines`` lines of ``log``, cached beside it (the peers' slice)."""
+    path = log.with_name(f"{log.stem}-first{lines}.jsonl")
+    if not path.exists():
+        with (
+            open(log, "rb", buffering=READ_BUFFER) as source,
+            atomic_path(path) as partial,
+            open(partial, "wb", buffering=READ_BUFFER) as out,
+        ):
+            out.writelines(itertools.islice(source, lines))
     return path

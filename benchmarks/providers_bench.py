@@ -12,8 +12,12 @@ every variant interleaved round-robin:
   the path every line took before it: what the typed path saves;
 - **--jobs 2**: the summary in two processes.
 
-Then the typed path's hit rate (lines it read whole, calls it called valid) and peak
-RSS of the summary-only audit.
+Then the typed path's hit rate (lines it read whole, calls it called valid), the peak
+RSS of the summary-only audit, and the peers (python-jsonschema and fastjsonschema,
+in-process, the calls read out of each line as ``providers.PEER_CALLS`` does by hand) on
+the first ``--peer-calls`` lines beside the floor of the same lines: jsonschema takes
+about 40 us a call, too long for a million lines a round. The peers must find as many
+invalid calls as toolaudit does there, or a warning says so.
 
     .venv/bin/python benchmarks/providers_bench.py                  # 1,000,000 calls a log
     .venv/bin/python benchmarks/providers_bench.py --calls 200000 --repeat 3
@@ -28,6 +32,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from common import DATA_DIR, BenchmarkError, progress, source_state
 from dataset import prepare_dataset
 from measure import (
@@ -39,11 +45,19 @@ from measure import (
     timed_in_process,
     toolaudit_executable,
 )
-from peers import floor_pass
-from providers import MORE_PROVIDERS, PROVIDERS, provider_log
+from peers import (
+    Counts,
+    fastjsonschema_validators,
+    floor_pass,
+    jsonschema_validators,
+    provider_peer_pass,
+)
+from providers import MORE_PROVIDERS, PEER_CALLS, PROVIDERS, first_lines, provider_log
 
 SEED = 20261128
 TARGETS = {"summary": 1.3, "report": 1.8}
+#: How much faster --jobs 2 must be than one process.
+JOBS_TARGET = 1.8
 
 #: The command line with the typed path off: what the general path alone takes.
 GENERAL_ONLY = (
@@ -112,12 +126,60 @@ def variants_for(log: Path, audit: list[str], report: Path) -> dict[str, Variant
     }
 
 
+def peer_variants(provider: str, log: Path, schemas: Path) -> dict[str, Variant]:
+    """The peers' rows, on ``log`` (the first lines of the provider's log), beside the
+    floor of the same lines; each keeps what it found, for :func:`peers_agree`."""
+    tools = orjson.loads(schemas.read_bytes())
+    calls_of = PEER_CALLS[provider]
+    variants = {"floor": Variant("floor", "orjson.loads of each line, in-process", None)}
+    variants["floor"].run = timed_in_process(lambda: floor_pass(log), lambda _: None)
+    peers = (
+        ("jsonschema", "orjson + jsonschema (all errors)", jsonschema_validators(tools)),
+        (
+            "fastjsonschema",
+            "orjson + fastjsonschema (the first error)",
+            fastjsonschema_validators(tools),
+        ),
+    )
+    for key, label, validators in peers:
+        variant = variants[key] = Variant(key, label, None, unavailable=f"pip install {key}")
+        if validators is not None:
+
+            def keep(counts: Counts, variant: Variant = variant) -> None:
+                variant.counts = counts
+
+            variant.run = timed_in_process(
+                lambda v=validators: provider_peer_pass(log, v, calls_of), keep
+            )
+    return variants
+
+
+def peers_agree(variants: dict[str, Variant], log: Path, schemas: Path) -> str:
+    """Whether each peer found as many invalid calls in ``log`` as toolaudit does: the
+    peers' extraction of the calls, checked."""
+    import toolaudit
+
+    want = toolaudit.audit([str(log)], str(schemas)).run().invalid
+    found = {key: v.counts.invalid for key, v in variants.items() if v.counts is not None}
+    wrong = {key: invalid for key, invalid in found.items() if invalid != want}
+    if wrong:
+        told = ", ".join(f"{key} {invalid:,}" for key, invalid in wrong.items())
+        return f"warning: toolaudit finds {want:,} invalid calls, the peers {told}"
+    return f"each peer found the {want:,} invalid calls toolaudit finds"
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=1_000_000, help="calls (lines) a log")
     parser.add_argument("--repeat", type=int, default=5, help="rounds (medians are reported)")
     parser.add_argument(
         "--providers", nargs="*", default=list(PROVIDERS), choices=PROVIDERS + MORE_PROVIDERS
+    )
+    parser.add_argument(
+        "--peer-calls",
+        type=int,
+        default=100_000,
+        help="the peers run on this many first lines of each log (0: no peers)",
     )
     return parser.parse_args(argv)
 
@@ -158,15 +220,40 @@ def main(argv: list[str] | None = None) -> int:
             speedup = statistics.median(seconds["summary"]) / statistics.median(seconds["jobs"])
             saved = statistics.median(seconds["general"]) / statistics.median(seconds["summary"])
             print(
-                f"\n--jobs 2: {speedup:.2f}x faster than one process; the typed path: "
+                f"\n--jobs 2: {speedup:.2f}x faster than one process (>= {JOBS_TARGET}x: "
+                f"{'met' if speedup >= JOBS_TARGET else 'not met'}); the typed path: "
                 f"{saved:.2f}x faster than the general path alone"
             )
+            if args.peer_calls:
+                peer_lines = min(args.peer_calls, args.calls)
+                report_peers(provider, first_lines(log, peer_lines), schemas, peer_lines, args)
         if source_state() != state:
             print("\nwarning: src/ changed while this ran: the rows may time different code")
     except BenchmarkError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     return 0
+
+
+def report_peers(
+    provider: str, log: Path, schemas: Path, lines: int, args: argparse.Namespace
+) -> None:
+    """Time the peers on ``log``, the first ``lines`` lines of the provider's, and print
+    their table."""
+    variants = peer_variants(provider, log, schemas)
+    progress(f"{provider}, the peers on {lines:,} lines:")
+    measure_round_robin(list(variants.values()), args.repeat)
+    floor = statistics.median(variants["floor"].seconds)
+    print(f"\nthe peers on the first {lines:,} lines, in-process")
+    print("\n| peer | seconds | vs floor |")
+    print("|---|---:|---:|")
+    for variant in variants.values():
+        if not variant.seconds:
+            print(f"| {variant.label} | {variant.unavailable} | |")
+            continue
+        median = statistics.median(variant.seconds)
+        print(f"| {variant.label} | {median:.3f} | {median / floor:.2f}x |")
+    print(f"\n{peers_agree(variants, log, schemas)}")
 
 
 if __name__ == "__main__":
