@@ -265,3 +265,43 @@ def test_reasons_worded_from_the_problems_are_the_reasons_explain_finds(case, de
     problems = tool.check(arguments)
     worded = tool.explain_problems((arguments, problems))
     assert list(worded.items()) == list(tool.explain(arguments).items())
+    # Again, from the words the first time kept.
+    assert list(tool.explain_problems((arguments, problems)).items()) == list(worded.items())
+
+
+def test_a_tools_words_are_kept_but_each_call_gets_its_own_values():
+    # The words that depend on the tool alone are made once and kept; what a call sent
+    # must still be each call's own.
+    tool = compile_schemas(
+        {
+            "get_weather": {
+                "parameters": {
+                    "properties": {
+                        "days": {"type": "integer"},
+                        "units": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+                    },
+                    "required": ["days"],
+                }
+            }
+        }
+    ).tools["get_weather"]
+    calls = [
+        {"days": True, "units": "kelvin"},
+        {"days": "3", "units": "rankine", "city": "Oslo"},
+        {"units": 7},
+        {"days": 2.5, "verbose": True},
+    ]
+    worded = []
+    for arguments in calls:
+        problems = tool.check(arguments)
+        assert problems
+        worded.append(tool.explain_problems((arguments, problems)))
+        assert worded[-1] == tool.explain(arguments)
+    assert worded[0] == {
+        "enum:units": 'expected one of "celsius", "fahrenheit"; got "kelvin"',
+        "type:days": "expected integer, got boolean true",
+    }
+    assert worded[1]["type:days"] == 'expected integer, got string "3"'
+    assert worded[1]["enum:units"] == 'expected one of "celsius", "fahrenheit"; got "rankine"'
+    assert worded[2] == {"missing:days": "required", "type:units": "expected string, got integer 7"}
+    assert worded[3]["unexpected:verbose"] == worded[1]["unexpected:city"]

@@ -31,6 +31,7 @@ from toolaudit.values import (
 
 if TYPE_CHECKING:
     from toolaudit.deep import DeepArguments
+    from toolaudit.deep.reasons import ToolWords
 
 # Error kinds, in the words of the contract.
 UNKNOWN_TOOL = "unknown_tool"
@@ -157,6 +158,7 @@ class ToolValidator:
         "_names",
         "_required_set",
         "_usual_type",
+        "_words",
         "name",
         "parameters",
         "required",
@@ -194,6 +196,8 @@ class ToolValidator:
             for param_name, spec in properties.items()
         }
         self._names = tuple(self.parameters)  # what an unexpected argument's reason lists
+        #: Its reasons' words (deep.reasons.ToolWords), made when a call first fails.
+        self._words: ToolWords | None = None
         # A name listed twice is required once: dict.fromkeys keeps the first.
         self.required: tuple[str, ...] = tuple(dict.fromkeys(required))
         self._required_set = frozenset(self.required)
@@ -281,23 +285,29 @@ class ToolValidator:
         """:meth:`explain` of arguments and the problems :meth:`check` found in them, each
         reason worded from its problem without judging the arguments again (the report
         words the reasons of every failing call)."""
-        from toolaudit.deep.reasons import sentence
+        words = self._words
+        if words is None:
+            from toolaudit.deep.reasons import ToolWords  # here: only a failing call is explained
 
+            words = self._words = ToolWords(self._names)
         arguments, problems = judged
         worded = {}
         for kind, subject in problems:
             if kind == UNEXPECTED:
-                reason: tuple[Any, ...] = ("unexpected_parameter", self._names)
+                text = words.unexpected
             elif kind == MISSING:
-                reason = ("missing",)
+                text = words.missing
             elif kind == TYPE and subject in arguments:
                 accepted = self.parameters[subject].accepted_kinds
-                reason = ("type", accepted, arguments[subject])
+                assert accepted is not None  # a parameter with no type has no type errors
+                text = words.wrong_type(subject, accepted, arguments[subject])
             elif kind == ENUM and subject in arguments:
-                reason = ("enum", self.parameters[subject].enum, arguments[subject])
+                enum = self.parameters[subject].enum
+                assert enum is not None
+                text = words.not_allowed(subject, enum, arguments[subject])
             else:  # a key that is no string, say: as explain() finds it
                 return self.explain(arguments)
-            worded[f"{kind}:{subject}"] = sentence(reason)
+            worded[f"{kind}:{subject}"] = text
         return worded
 
     def findings(self, arguments: Mapping[Any, Any]) -> list[tuple[str, str, tuple[Any, ...]]]:

@@ -31,24 +31,28 @@ _CONSTRAINT_WORDS = {
 }
 
 
+#: A missing parameter's reason.
+REQUIRED = "required"
+
+
 def sentence(reason: tuple[Any, ...]) -> str:
     """The words for a reason tuple recorded where the error was found."""
     how = reason[0]
     if how == "type":
         _, kinds, value = reason
-        return f"expected {type_names_of(kinds)}, got {described(value)}"
+        return _expected_type(kinds) + described(value)
     if how == "never":
         return f"no value is allowed here, got {described(reason[1])}"
     if how == "enum":
         _, allowed, value = reason
-        return f"expected one of {listed(shown(a, 20) for a in allowed)}; got {shown(value)}"
+        return _expected_one_of(allowed) + shown(value)
     if how == "const":
         _, expected, value = reason
         return f"expected {shown(expected)}, got {shown(value)}"
     if how == "constraint":
         return _constraint(*reason[1:])
     if how == "missing":
-        return "required"
+        return REQUIRED
     if how == "unexpected":
         declared = _declared_names(reason[1])
         if not declared:
@@ -66,6 +70,45 @@ def sentence(reason: tuple[Any, ...]) -> str:
     if how == "text":
         return str(reason[1])
     raise ValueError(f"no words for the reason {how!r}")
+
+
+def _expected_type(kinds: Iterable[str]) -> str:
+    """A type reason's words before the value that came."""
+    return f"expected {type_names_of(kinds)}, got "
+
+
+def _expected_one_of(allowed: Iterable[Any]) -> str:
+    """An enum reason's words before the value that came."""
+    return f"expected one of {listed(shown(a, 20) for a in allowed)}; got "
+
+
+class ToolWords:
+    """The sentences of one tool's errors at the top level of its arguments, as
+    :func:`sentence` words them, with the words that depend on the tool alone made
+    once: a report words the reasons of every failing call, the same few for most."""
+
+    __slots__ = ("_heads", "unexpected")
+
+    missing = REQUIRED
+
+    def __init__(self, parameter_names: tuple[str, ...]) -> None:
+        #: An undeclared argument's reason (it lists the tool's parameters).
+        self.unexpected = sentence(("unexpected_parameter", parameter_names))
+        # (kind, parameter) -> the words before the value that came; at most two a
+        # declared parameter.
+        self._heads: dict[tuple[str, str], str] = {}
+
+    def wrong_type(self, parameter: str, kinds: Iterable[str], value: object) -> str:
+        head = self._heads.get(("type", parameter))
+        if head is None:
+            head = self._heads["type", parameter] = _expected_type(kinds)
+        return head + described(value)
+
+    def not_allowed(self, parameter: str, allowed: Iterable[Any], value: object) -> str:
+        head = self._heads.get(("enum", parameter))
+        if head is None:
+            head = self._heads["enum", parameter] = _expected_one_of(allowed)
+        return head + shown(value)
 
 
 def _declared_names(declared: Any) -> list[str]:
