@@ -16,7 +16,7 @@ Then the typed path's hit rate (lines it read whole, calls it called valid), the
 RSS of the summary-only audit, and the peers (python-jsonschema and fastjsonschema,
 in-process, the calls read out of each line as ``providers.PEER_CALLS`` does by hand) on
 the first ``--peer-calls`` lines beside the floor of the same lines: jsonschema takes
-about 40 us a call, too long for a million lines a round. The peers must find as many
+about 25 us a call, too long for a million lines a round. The peers must find as many
 invalid calls as toolaudit does there, or a warning says so.
 
     .venv/bin/python benchmarks/providers_bench.py                  # 1,000,000 calls a log
