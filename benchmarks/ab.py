@@ -8,7 +8,8 @@ absolute times from two runs would drift.
     .venv/bin/python benchmarks/ab.py REF [--calls N] [--repeat K]
 
 REF (a branch, tag or commit) is checked out into a git worktree under
-benchmarks/data/ and run from its own sources with this .venv's packages. The
+benchmarks/data/ and run from its own sources with this .venv's packages, each side's
+bytecode written first (see measure.compile_bytecode). The
 rows (on the synthetic log, or on ``--log`` with ``--schemas``): the floor (orjson
 alone, in-process), then for each commit ``toolaudit
 audit`` summary only and with the full report; the figures are each row's
