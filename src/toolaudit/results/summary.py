@@ -42,6 +42,7 @@ __all__ = [
     "Summary",
     "SummaryError",
     "ToolSummary",
+    "joined_statuses",
     "merge_blocks",
     "merge_summaries",
 ]
@@ -469,6 +470,20 @@ def _record_error(name: object) -> str:
     if not isinstance(name, str) or _RECORD_ERROR.fullmatch(name) is None:
         raise SummaryError(f"not a toolaudit summary: unknown record error {name!r}")
     return name
+
+
+def joined_statuses(
+    entries: Iterable[tuple[int, SourceStatus]],
+) -> list[tuple[int, SourceStatus]]:
+    """(input's number, status) pairs in input order, the consecutive statuses of one
+    input (its byte ranges, read apart) joined into one: one status per input, as one
+    process gives. (Joining by path would make one of an input given twice.)"""
+    joined: list[tuple[int, SourceStatus]] = []
+    for number, status in entries:
+        if joined and joined[-1][0] == number:
+            status = joined.pop()[1].continued(status)
+        joined.append((number, status))
+    return joined
 
 
 def merge_blocks(summaries: Iterable[Summary]) -> Summary:

@@ -27,7 +27,13 @@ from typing import Any, BinaryIO, NamedTuple
 from toolaudit.errors import InputError, OptionError, ToolAuditError
 from toolaudit.output.files import AtomicOutput
 from toolaudit.pipeline import Audit, AuditOptions
-from toolaudit.results.summary import SourceStatus, Summary, merge_blocks, merge_summaries
+from toolaudit.results.summary import (
+    SourceStatus,
+    Summary,
+    joined_statuses,
+    merge_blocks,
+    merge_summaries,
+)
 from toolaudit.runners.ranges import count_newlines, line_start
 from toolaudit.schemas import SchemaSet
 from toolaudit.sources import GZIP_MAGIC, Source, is_gzip
@@ -328,14 +334,10 @@ def _audit_uncounted(unit: Unit, schemas: SchemaSet, options: AuditOptions) -> R
 
 def merged_results(results: Sequence[Result]) -> Result:
     """On a worker: one node of the tree reduction; results are in input order. The
-    summary has a status per input, as one process's has (merging by path would join
-    an input given twice into one)."""
+    summary has a status per input (see joined_statuses)."""
     summaries = [result.summary for result in results]
     uncounted = any(result.uncounted for result in results)
-    inputs: list[tuple[int, SourceStatus]] = []
-    for file, status in (entry for result in results for entry in result.inputs):
-        continues = inputs and inputs[-1][0] == file
-        inputs.append((file, inputs.pop()[1].continued(status)) if continues else (file, status))
+    inputs = joined_statuses(entry for result in results for entry in result.inputs)
     summary = merge_blocks(summaries) if uncounted else merge_summaries(summaries)
     return Result(
         replace(summary, sources=[status for _, status in inputs]),

@@ -23,11 +23,12 @@ import shutil
 import signal
 import tempfile
 from dataclasses import dataclass, replace
+from itertools import accumulate
 from typing import BinaryIO
 
 from toolaudit.errors import ToolAuditError
 from toolaudit.pipeline import Audit, AuditOptions
-from toolaudit.results.summary import SourceStatus, Summary, merge_blocks, merge_summaries
+from toolaudit.results.summary import Summary, joined_statuses, merge_blocks, merge_summaries
 from toolaudit.runners.base import AuditJob, Interrupted, RunHooks
 from toolaudit.runners.ranges import count_newlines, line_start, lines_counted_first
 from toolaudit.runners.serial import SerialRunner
@@ -110,16 +111,18 @@ def _number_lines(parts: list[Source], newlines: list[int]) -> list[Source]:
 
 
 def _merged(results: list[_PartResult], numbered: bool) -> Summary:
-    """The summaries of the ranges, merged (``numbered``: see lines_counted_first); one
-    status per input, as one process gives (an input given twice is two, not one:
-    merging by path would join them)."""
-    statuses: list[SourceStatus] = []
-    for result in results:
-        for status in result.summary.sources:
-            continues = result.source.start > 0 and statuses
-            statuses.append(statuses.pop().continued(status) if continues else status)
+    """The summaries of the ranges, merged (``numbered``: see lines_counted_first), with
+    one status per input (see joined_statuses)."""
+    # Each range's input by number: a range from byte 0 starts the next input.
+    inputs = accumulate(int(result.source.start == 0) for result in results)
+    statuses = joined_statuses(
+        (number, status)
+        for number, result in zip(inputs, results, strict=True)
+        for status in result.summary.sources
+    )
     merge = merge_summaries if numbered else merge_blocks
-    return replace(merge(result.summary for result in results), sources=statuses)
+    summary = merge(result.summary for result in results)
+    return replace(summary, sources=[status for _, status in statuses])
 
 
 @dataclass(frozen=True)
