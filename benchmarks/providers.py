@@ -20,7 +20,6 @@ it is: logs hold those too.
 from __future__ import annotations
 
 import functools
-import itertools
 import random
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -29,6 +28,7 @@ from typing import Any
 import orjson
 
 from common import DATA_DIR, READ_BUFFER, atomic_path, progress
+from dataset import repeat_log
 from synthetic import GENERATOR_VERSION, generate_lines
 from tools import tool_schemas
 
@@ -266,14 +266,10 @@ def provider_log(provider: str, calls: int, seed: int) -> Path:
     return path
 
 
-def first_lines(log: Path, lines: int) -> Path:
-    """The first ``lines`` lines of ``log``, cached beside it (the peers' slice)."""
+def first_lines(log: Path, log_lines: int, lines: int) -> Path:
+    """The first ``lines`` lines of ``log`` (of ``log_lines``), cached beside it (the
+    peers' slice)."""
     path = log.with_name(f"{log.stem}-first{lines}.jsonl")
     if not path.exists():
-        with (
-            open(log, "rb", buffering=READ_BUFFER) as source,
-            atomic_path(path) as partial,
-            open(partial, "wb", buffering=READ_BUFFER) as out,
-        ):
-            out.writelines(itertools.islice(source, lines))
+        repeat_log(log, log_lines, path, lines)
     return path

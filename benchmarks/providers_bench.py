@@ -226,7 +226,8 @@ def main(argv: list[str] | None = None) -> int:
             )
             if args.peer_calls:
                 peer_lines = min(args.peer_calls, args.calls)
-                report_peers(provider, first_lines(log, peer_lines), schemas, peer_lines, args)
+                peer_log = first_lines(log, args.calls, peer_lines)
+                report_peers(provider, peer_log, schemas, peer_lines, args)
         if source_state() != state:
             print("\nwarning: src/ changed while this ran: the rows may time different code")
     except BenchmarkError as error:
