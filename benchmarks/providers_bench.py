@@ -28,9 +28,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import orjson
 
@@ -71,6 +69,7 @@ def hit_rate(log: Path, schemas: Path) -> tuple[float, float]:
     in-process."""
     import toolaudit
     from toolaudit.pipeline import typed_reader
+    from toolaudit.pipeline.recorder import Recorder
 
     lines = valid = 0
     read_lines = typed_reader.TypedReader.read_lines
@@ -80,17 +79,12 @@ def hit_rate(log: Path, schemas: Path) -> tuple[float, float]:
         batch: list[bytes],
         start: int,
         first_line: int,
-        count_valid: Callable[[str], object],
-        *rest: Any,
+        recorder: Recorder,
     ) -> int:
         nonlocal lines, valid
-
-        def counting(tool: str) -> None:
-            nonlocal valid
-            valid += 1
-            count_valid(tool)
-
-        end = read_lines(self, batch, start, first_line, counting, *rest)
+        before = len(recorder.ok)  # the valid calls of the batch, counted at its end
+        end = read_lines(self, batch, start, first_line, recorder)
+        valid += len(recorder.ok) - before
         lines += end - start
         return end
 

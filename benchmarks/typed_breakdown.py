@@ -32,7 +32,8 @@ import orjson
 from common import DATA_DIR
 from dataset import prepare_dataset
 from providers import MORE_PROVIDERS, PROVIDERS, provider_log
-from toolaudit.pipeline.audit import Audit
+from toolaudit.pipeline.audit import Audit, AuditOptions
+from toolaudit.pipeline.recorder import Recorder
 from toolaudit.pipeline.toolsets import RecordTools
 from toolaudit.pipeline.typed_reader import TypedReader
 from toolaudit.schemas import SchemaSet, load_schemas
@@ -97,11 +98,13 @@ def steps(lines: list[bytes], schemas: SchemaSet, provider: str) -> dict[str, Ca
         return refused
 
     def read() -> None:
-        valid: list[str] = []
+        recorder = Recorder(AuditOptions(), want_rows=False)
+        recorder.start_source(str(log))
         position, end = 0, len(lines)
         while position < end:
-            position = reader.read_lines(lines, position, 1, valid.append, None, _nothing, _nothing)
+            position = reader.read_lines(lines, position, 1, recorder)
             position += 1  # a line it leaves to the general path: skipped here
+            recorder.ok.clear()
 
     def audit(report: bool) -> Callable[[], object]:
         return lambda: Audit([str(log)], schemas).run(io.BytesIO() if report else None)
@@ -114,10 +117,6 @@ def steps(lines: list[bytes], schemas: SchemaSet, provider: str) -> dict[str, Ca
         "audit, summary": audit(False),
         "audit, report": audit(True),
     }
-
-
-def _nothing(*_: object) -> None:
-    pass
 
 
 def medians(rows: dict[str, Callable[[], object]], rounds: int) -> dict[str, float]:

@@ -121,3 +121,81 @@ def test_the_checker_sees_a_cycle() -> None:
         tuple(graphlib.TopologicalSorter(graph).static_order())
     typing_only = ast.parse("if TYPE_CHECKING:\n    import toolaudit.b\n")
     assert _imports(typing_only, modules, "toolaudit.a") == set()
+
+
+# -- the audit loop stays a place one would want to work in --------------------------
+
+PIPELINE = SRC / "toolaudit" / "pipeline"
+#: The audit keeps only the loop over sources and the choice of reader.
+MOST_AUDIT_LINES = 250
+#: The general reader's methods that a record goes through, and the most ``return``
+#: statements they may hold between them (every exit is a path to keep in mind).
+GENERAL_WALK = (
+    "read_record",
+    "_read",
+    "_tally_of",
+    "_judge_calls",
+    "_feed_stream",
+    "_judge_stream",
+)
+MOST_WALK_RETURNS = 10
+#: The most parameters of a callback handed to a function of the pipeline.
+MOST_CALLBACK_PARAMETERS = 3
+
+
+def _returns_in(tree: ast.AST, names: tuple[str, ...]) -> dict[str, int]:
+    return {
+        node.name: sum(isinstance(inner, ast.Return) for inner in ast.walk(node))
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef) and node.name in names
+    }
+
+
+def _wide_callbacks(tree: ast.AST) -> list[str]:
+    """Parameters annotated ``Callable[[...], ...]`` with more than the allowed parameters."""
+    wide = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        arguments = node.args
+        for argument in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]:
+            for inner in ast.walk(argument.annotation or ast.Constant(None)):
+                if (
+                    isinstance(inner, ast.Subscript)
+                    and ast.unparse(inner.value).endswith("Callable")
+                    and isinstance(inner.slice, ast.Tuple)
+                    and isinstance(inner.slice.elts[0], ast.List)
+                    and len(inner.slice.elts[0].elts) > MOST_CALLBACK_PARAMETERS
+                ):
+                    wide.append(f"{node.name}({argument.arg})")
+    return wide
+
+
+def test_the_audit_keeps_only_the_loop_over_sources() -> None:
+    lines = len((PIPELINE / "audit.py").read_text().splitlines())
+    assert lines < MOST_AUDIT_LINES
+
+
+def test_the_general_readers_walk_has_few_exits() -> None:
+    tree = ast.parse((PIPELINE / "general_reader.py").read_text())
+    returns = _returns_in(tree, GENERAL_WALK)
+    assert set(returns) == set(GENERAL_WALK), "a method of the walk was renamed: update the list"
+    assert sum(returns.values()) < MOST_WALK_RETURNS, returns
+
+
+def test_no_callback_of_the_pipeline_takes_more_than_three_parameters() -> None:
+    wide = {
+        path.name: found
+        for path in sorted(PIPELINE.glob("*.py"))
+        if (found := _wide_callbacks(ast.parse(path.read_text())))
+    }
+    assert wide == {}
+
+
+def test_the_shape_checks_can_fail() -> None:
+    wide = ast.parse("def f(judged: Callable[[int, int, str, object], None]) -> None: ...")
+    assert _wide_callbacks(wide) == ["f(judged)"]
+    narrow = ast.parse("def f(valid: Callable[[str], object]) -> None: ...")
+    assert _wide_callbacks(narrow) == []
+    many = ast.parse("def read_record():\n    if a:\n        return\n    return 1\n")
+    assert _returns_in(many, ("read_record",)) == {"read_record": 2}

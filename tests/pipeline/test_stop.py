@@ -12,8 +12,9 @@ import json
 import orjson
 import pytest
 
-from toolaudit.pipeline import audit as auditor
+from toolaudit.pipeline import inline_reader
 from toolaudit.pipeline.audit import Audit
+from toolaudit.pipeline.recorder import Recorder
 from toolaudit.schemas.loading import load_schemas
 from toolaudit.sources import Source
 
@@ -35,7 +36,7 @@ def test_an_interruption_mid_batch_stops_at_its_end_with_rows_and_counts_in_step
             run.request_stop(KeyboardInterrupt)
         return orjson.loads(line)
 
-    monkeypatch.setattr(auditor, "_loads", loads_and_signal)
+    monkeypatch.setattr(inline_reader, "_loads", loads_and_signal)
     report = io.BytesIO()
     with pytest.raises(KeyboardInterrupt):
         run.run(report)
@@ -66,20 +67,21 @@ def test_an_interruption_inside_the_typed_path_counts_the_lines_it_read(monkeypa
     )
     run = Audit([Source("-")], schemas, stdin=io.BytesIO(data))
     counted = 0
-    count_call = Audit._count_call
+    count_calls = Recorder.calls
 
     def count_then_interrupt(self, *args):
         nonlocal counted
         counted += 1
         if counted == 10:  # on line 10: lines 2 to 9 were the typed path's
             raise KeyboardInterrupt
-        count_call(self, *args)
+        count_calls(self, *args)
 
-    monkeypatch.setattr(Audit, "_count_call", count_then_interrupt)
+    monkeypatch.setattr(Recorder, "calls", count_then_interrupt)
     report = io.BytesIO()
     with pytest.raises(KeyboardInterrupt):
         run.run(report)
     summary = run.summary
-    assert summary is not None and run._typed is not None
+    assert summary is not None and run.fast_paths is not None
+    assert run.fast_paths.typed is not None
     assert summary.lines == 10 and summary.sources[0].error == "interrupted after line 10"
     assert summary.calls == len(report.getvalue().splitlines()) == 9

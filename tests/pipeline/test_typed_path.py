@@ -40,7 +40,7 @@ def audited(
     report = io.BytesIO()
     summary = run.run(report)
     if not typed:  # else every comparison here would compare the typed path with itself
-        assert run._typed is None
+        assert run.fast_paths.typed is None
     return report.getvalue(), summary.to_dict()
 
 
@@ -463,8 +463,9 @@ def test_a_flat_log_whose_calls_mostly_fail_is_judged_alike_as_decoding_stops_an
     assert_same_either_way(log, TOOLS)
     run = Audit([Source("-")], TOOLS, stdin=io.BytesIO(log))
     run.run()
-    assert run._typed is not None and run._typed._flat is not None
-    assert run._typed._flat.lines > 0  # the typed path read them
+    assert run.fast_paths is not None and run.fast_paths.typed is not None
+    assert run.fast_paths.typed._flat is not None
+    assert run.fast_paths.typed._flat.lines > 0  # the typed path read them
 
 
 # -- request/response pairs, whose request may carry the tools ---------------------------
@@ -529,7 +530,7 @@ def test_pairs_are_read_without_schemas_when_each_request_carries_its_tools() ->
     assert_same_either_way(log, NO_SCHEMAS)
     fast = Audit([Source("-")], NO_SCHEMAS, stdin=io.BytesIO(log))
     fast.run()
-    assert fast._typed is not None
+    assert fast.fast_paths is not None and fast.fast_paths.typed is not None
     # One without tools stops both ways alike: nothing can judge it.
     with pytest.raises(NoSchemasError) as typed_error:
         audited(log + pair([VALID], {}) + b"\n", NO_SCHEMAS, typed=True)
@@ -709,7 +710,8 @@ def test_the_typed_path_reads_on_with_groups_by_model_only() -> None:
             [Source("-")], TOOLS, AuditOptions(group_by=group_by), stdin=io.BytesIO(line * 3)
         )
         run.run()
-        assert (run._typed is not None) is typed, group_by
+        assert run.fast_paths is not None
+        assert (run.fast_paths.typed is not None) is typed, group_by
 
 
 EDGE_TOOLS = {

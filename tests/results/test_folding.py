@@ -53,7 +53,8 @@ def test_folded_names_go_to_other_and_totals_still_add_up():
     assert summary.calls == 6500
     assert summary.by_kind["unknown_tool"] == 3000
     # The memory bound holds during the run too: tables never exceed twice their limit.
-    assert len(run._global.by_tool) <= 2 * 100 + 1 + 2
+    assert run.recorder is not None
+    assert len(run.recorder.tally.by_tool) <= 2 * 100 + 1 + 2
 
 
 def test_invented_names_never_push_a_declared_one_into_other():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolaudit.contract import Validator, compile_schemas
+from toolaudit.contract import Validator, compile_schemas, kind_phrase
 from toolaudit.errors import NoSchemasError, SchemaError
 from toolaudit.formats import Extracted
 from toolaudit.jsonutil import canonical
@@ -62,6 +62,9 @@ class RecordTools:
                     return NO_TOOLS, f"no question with id {key!r} in the schemas"
         if extracted.format == "mcp" and self._stream_tools is not None:
             return self._as_result(self.compile(self._stream_tools))
+        if self.schemas.keyed and self.schemas.validator is None:
+            # Only a string or a number names a question: the record's problem, not the run's.
+            return NO_TOOLS, f"the record's id is {kind_phrase(key)}: no question has such an id"
         if self.schemas.validator is None:
             # A batch output line's tools are those of the input line of its custom_id,
             # which must have come first (the audit reads once, in order).

@@ -14,17 +14,17 @@ in Python beyond the two decodes is most of what the fast path costs.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import orjson
 from msgspec import UNSET
 
 from toolaudit.contract import Validator
-from toolaudit.formats import JSON_STRING, OBJECT, Call
+from toolaudit.errors import ToolAuditError
+from toolaudit.formats import OBJECT, Call
 from toolaudit.formats.base import repeated_ids
 from toolaudit.formats.flat import FLAT
-from toolaudit.formats.flat import call_id as flat_call_id
 from toolaudit.formats.openai import request_tools
 from toolaudit.formats.typed import (
     DECODE_FAILURES,
@@ -36,23 +36,18 @@ from toolaudit.formats.typed import (
 )
 from toolaudit.jsonutil import may_hold_long_integers, orjson_may_differ
 from toolaudit.pipeline.judge import Verdict, judge, number_may_be_inexact, object_verdict
+from toolaudit.pipeline.options import AuditOptions
+from toolaudit.pipeline.recorder import Recorder, Where
 from toolaudit.pipeline.toolsets import RECORD_TOOLS_CACHE
-from toolaudit.results.tally import Tally
+from toolaudit.pipeline.typed_flat_reader import TypedFlatReader
 from toolaudit.typed.arguments import (
     DECODER_DECIDES_LENGTH,
     REFUSALS,
     DecodersOnDemand,
     accepts,
-    beyond_decoders,
     is_utf8,
 )
 from toolaudit.typed.flat import FlatCalls
-
-#: Told of each call the reader did not call valid, with its verdict: (its line's group's
-#: tally, None without groups; its line, its index, its id, the model, the verdict).
-Judged = Callable[["Tally | None", int, int, object, "str | None", Verdict], object]
-#: Makes a valid call's report row of (its line, its index, its id, its tool, the model).
-ValidRow = Callable[[int, int, object, str, "str | None"], object]
 
 _JSONDecodeError = orjson.JSONDecodeError
 #: Fewer opening brackets than this cannot nest as deep as the standard library's
@@ -81,11 +76,12 @@ class TypedReader:
         "_by_format",
         "_compile_tools",
         "_flat",
+        "_flat_reader",
         "_global",
+        "_interrupted_at",
         "_off",
         "_record_toolsets",
         "current",
-        "interrupted_at",
     )
 
     def __init__(
@@ -108,11 +104,15 @@ class TypedReader:
         self._flat: FlatCalls | None = None
         if self._global is not None and input_format in (None, FLAT.name):
             self._flat = self._by_format[FLAT.name] = FlatCalls(self._global.decoders)
+        self._flat_reader = (
+            TypedFlatReader(self._flat, validator)
+            if validator is not None and self._flat is not None
+            else None
+        )
         self._compile_tools = compile_tools
         self._record_toolsets: dict[tuple[bytes | None, ...], _ToolSet | None] = {}
         self._off = False
-        #: The number of the line being read when an interruption came (0: none came).
-        self.interrupted_at = 0
+        self._interrupted_at = 0
 
     @property
     def formats(self) -> frozenset[str]:
@@ -138,32 +138,32 @@ class TypedReader:
         self.current, self._off = None, True
 
     def read_lines(
-        self,
-        lines: list[bytes],
-        start: int,
-        first_line: int,
-        valid: Callable[[str], object],
-        add_row: Callable[[Any], object] | None,
-        valid_row: ValidRow,
-        judged: Judged,
-        group_of: Callable[[str | None], Tally] | None = None,
+        self, lines: list[bytes], start: int, first_line: int, recorder: Recorder
     ) -> int:
-        """Read ``lines`` from ``start`` while each is of the current shape; return the
-        index of the first one it cannot read (``len(lines)`` when it read them all),
-        which the general path reads.
+        """Read ``lines`` from ``start`` into ``recorder`` while each is of the current
+        shape; return the index of the first one it cannot read (``len(lines)`` when it
+        read them all), which the general path reads. ``first_line`` is the number of
+        ``lines[0]``.
 
-        Each valid call's tool is given to ``valid``, and when rows of valid calls are
-        wanted (``add_row`` not None), the row ``valid_row`` makes of it to ``add_row``;
-        every other call goes to ``judged``, in order. ``first_line`` is the line
-        number of ``lines[0]``. With ``--group-by model``, ``group_of`` gives the tally
-        of a line's model (counting one more record in it), which counts its valid calls.
+        A line is counted only once every call of it is judged: one it cannot judge, or
+        whose judging raises, is left to the general path whole.
         """
         shape = self.current
         assert shape is not None
         if isinstance(shape, FlatCalls):
-            return self._read_flat(
-                shape, lines, start, first_line, valid, add_row, valid_row, judged, group_of
-            )
+            assert self._flat_reader is not None
+            return self._flat_reader.read_lines(lines, start, first_line, recorder)
+        return self._read_lines(shape, lines, start, first_line, recorder)
+
+    @property
+    def interrupted_at(self) -> int:
+        """The number of the line being read when an interruption came (0: none came)."""
+        flat = self._flat_reader.interrupted_at if self._flat_reader is not None else 0
+        return max(self._interrupted_at, flat)
+
+    def _read_lines(
+        self, shape: TypedShape, lines: list[bytes], start: int, first_line: int, recorder: Recorder
+    ) -> int:
         decode = shape.decoder.decode
         calls_of = shape.calls
         record_tools = shape.record_tools
@@ -174,6 +174,11 @@ class TypedReader:
             toolset = _NO_TOOLSET
         decoders = toolset.decoders
         tools = toolset.names
+        valid = recorder.ok.append
+        rows = recorder.valid_rows
+        add_row = rows.append if rows is not None else None
+        valid_row = recorder.valid_row
+        grouped = recorder.grouped
         end = len(lines)
         position = start
         try:
@@ -220,7 +225,7 @@ class TypedReader:
                         except REFUSALS:
                             break
                 else:  # every call valid: most lines
-                    count = valid if group_of is None else group_of(model).count_one_ok
+                    count = recorder.tally_for(None, model).count_one_ok if grouped else valid
                     for index, (call_id, name, _) in enumerate(calls):
                         tool = tools[name]
                         count(tool)
@@ -231,131 +236,24 @@ class TypedReader:
                 if verdicts is None:
                     return position
                 lineno = first_line + position
-                tally = None if group_of is None else group_of(model)
-                for index, (call_id, _, _) in enumerate(calls):
-                    verdict = verdicts[index]
-                    if isinstance(verdict, str):
-                        if tally is None:
-                            valid(verdict)
-                        else:
-                            tally.count_one_ok(verdict)
-                        if add_row is not None:
-                            add_row(valid_row(lineno, index, call_id, verdict, model))
-                    else:
-                        judged(tally, lineno, index, call_id, model, verdict)
+                tally = recorder.tally_for(None, model) if grouped else None
+                source = recorder.source
+                recorder.calls(
+                    tally,
+                    [
+                        (Where(source, lineno, index, call_id, model), verdicts[index])
+                        for index, (call_id, _, _) in enumerate(calls)
+                    ],
+                    valid if tally is None else None,
+                )
             return end
-        except KeyboardInterrupt:  # the audit counts the lines up to this one as read
-            self.interrupted_at = first_line + position
+        except KeyboardInterrupt:  # the audit counts the lines before this one as read
+            self._interrupted_at = first_line + position
             raise
-
-    def _read_flat(
-        self,
-        flat: FlatCalls,
-        lines: list[bytes],
-        start: int,
-        first_line: int,
-        valid: Callable[[str], object],
-        add_row: Callable[[Any], object] | None,
-        valid_row: ValidRow,
-        judged: Judged,
-        group_of: Callable[[str | None], Tally] | None,
-    ) -> int:
-        """:meth:`read_lines` for flat calls, a call a line: valid if its decode says so,
-        else judged as the audit judges a flat call (orjson, then the contract; judge()
-        for a tool the schemas lack), or left to the general path when it is not a flat
-        call whose arguments are an object."""
-        assert self._global is not None
-        validator = self._global.validator
-        declared = validator.tools
-        decode = flat.decoder_worth_trying()
-        loads = orjson.loads
-        end = len(lines)
-        position = start
-        failing = 0
-        try:
-            for position in range(start, end):
-                line = lines[position]
-                if not line.isascii() and not is_utf8(line):  # as in read_lines
-                    return position
-                if len(line) > DECODER_DECIDES_LENGTH and beyond_decoders(line):
-                    return position
-                if decode is not None:
-                    try:
-                        call = decode(line)
-                    except DECODE_FAILURES:
-                        pass
-                    else:  # most lines
-                        tool = call.tool
-                        if group_of is None:
-                            valid(tool)
-                        else:
-                            group_of(call.model).count_one_ok(tool)
-                        if add_row is not None:
-                            lineno = first_line + position
-                            add_row(valid_row(lineno, 0, call.call_id_or_id, tool, call.model))
-                        continue
-                try:
-                    record = loads(line)
-                except _JSONDecodeError:
-                    return position
-                if type(record) is not dict:
-                    return position
-                name = record.get("name")
-                arguments = record.get("arguments")
-                if type(name) is not str or type(arguments) is not dict:
-                    return position
-                judge_by = declared.get(name)
-                if judge_by is None:
-                    # A tool the schemas do not declare (a model's invention, often in a
-                    # log of failing calls): judged as the general path judges it, which
-                    # parses the line again exactly if it may hold a long integer.
-                    if may_hold_long_integers(line):
-                        return position
-                    call = Call(0, name, arguments, id=flat_call_id(record), encoding=JSON_STRING)
-                    verdict = judge(call, validator, None, exact=False)
-                    problems = verdict[1]
-                else:
-                    problems = judge_by.check(arguments)
-                    # An integer past 64 bits, which orjson read as a float, may be why the
-                    # call fails: the general path judges it on the exact parse.
-                    if problems and (
-                        number_may_be_inexact(problems, arguments) and may_hold_long_integers(line)
-                    ):
-                        return position
-                model = record.get("model")
-                if type(model) is not str:
-                    if model is not None and group_of is not None:
-                        return position  # its group is named by the value: the general path's
-                    model = None
-                tally = None if group_of is None else group_of(model)
-                lineno = first_line + position
-                if judge_by is None:
-                    failing += bool(problems)
-                    judged(tally, lineno, 0, call.id, model, verdict)
-                    continue
-                if problems:
-                    failing += 1
-                    verdict = object_verdict(judge_by, arguments, problems)
-                    judged(tally, lineno, 0, flat_call_id(record), model, verdict)
-                    continue
-                # Valid, and not decoded: of a tool the decoder does not know yet (or
-                # cannot type), or one it was not worth trying on.
-                if name not in flat:
-                    flat.add(name, judge_by.name)
-                    decode = flat.decoder_worth_trying()
-                if tally is None:
-                    valid(judge_by.name)
-                else:
-                    tally.count_one_ok(judge_by.name)
-                if add_row is not None:
-                    add_row(valid_row(lineno, 0, flat_call_id(record), judge_by.name, model))
-            return end
-        except KeyboardInterrupt:  # the audit counts the lines up to this one as read
-            self.interrupted_at = first_line + position
+        except ToolAuditError:
             raise
-        finally:
-            flat.lines += position - start
-            flat.failing += failing
+        except Exception:  # hostile input it did not expect: the general path reads the line
+            return position
 
     def read(
         self, line: bytes
@@ -363,22 +261,10 @@ class TypedReader:
         """(the model, each call's (index, id, and its tool when valid, else its verdict))
         of one line, or None when the general path reads it: :meth:`read_lines` on one
         line, to look at what it decides."""
-        found: list[tuple[int, object, str | Verdict]] = []
-        models: list[str | None] = [None]
-
-        def valid_row(_: int, index: int, call_id: object, tool: str, model: str | None) -> None:
-            models[0] = model
-            found.append((index, call_id, tool))
-
-        def judged(
-            _: object, __: int, index: int, call_id: object, model: str | None, verdict: Verdict
-        ) -> None:
-            models[0] = model
-            found.append((index, call_id, verdict))
-
-        if not self.read_lines([line], 0, 1, _ignored, _ignored, valid_row, judged):
+        probe = _Probe()
+        if not self.read_lines([line], 0, 1, probe):
             return None
-        return models[0], found
+        return probe.model, probe.found
 
     def _toolset_of(self, fields: RecordTools) -> _ToolSet | None:
         """The tools that judge a record whose tool fields are ``fields`` (JSON text or
@@ -467,8 +353,27 @@ class TypedReader:
         return verdicts
 
 
-def _ignored(_: object) -> None:
-    """Where :meth:`TypedReader.read` sends what it does not keep."""
+class _Probe(Recorder):
+    """A recorder that keeps what :meth:`TypedReader.read` shows."""
+
+    def __init__(self) -> None:
+        super().__init__(AuditOptions(), want_rows=True)
+        self.start_source("-")
+        self.valid_row = self._valid_row
+        self.model: str | None = None
+        self.found: list[tuple[int, object, str | Verdict]] = []
+
+    def _valid_row(self, _: int, index: int, call_id: object, tool: str, model: str | None) -> None:
+        self.model = model
+        self.found.append((index, call_id, tool))
+
+    def calls(
+        self, tally: object, judged: Iterable[tuple[Where, str | Verdict]], _: object = None
+    ) -> None:
+        for where, verdict in judged:
+            assert where.index is not None
+            self.model = where.model
+            self.found.append((where.index, where.call_id, verdict))
 
 
 #: The tool set of lines of a pair format when there are no global tools: none

@@ -18,6 +18,7 @@ import orjson
 
 from toolaudit.contract import KINDS, MALFORMED, UNEXPECTED, UNKNOWN_TOOL
 from toolaudit.errors import SummaryError
+from toolaudit.jsonutil import loads_exact
 from toolaudit.results.folding import (
     DEFAULT_MAX_PARAMS,
     DEFAULT_MAX_TOOLS,
@@ -361,14 +362,19 @@ class Summary:
 
         try:
             if is_url(path):
-                data = orjson.loads(read_bytes(path, storage_options, what=path))
+                raw = read_bytes(path, storage_options, what=path)
             else:
                 with open(path, "rb") as file:
-                    data = orjson.loads(file.read())
+                    raw = file.read()
         except OSError as error:
             raise SummaryError(f"{path}: cannot read: {error.strerror or error}") from error
+        try:
+            data = orjson.loads(raw)
         except orjson.JSONDecodeError as error:
-            raise SummaryError(f"{path}: not valid JSON ({error})") from error
+            try:  # a sample row may hold a number from a log past orjson's range
+                data = loads_exact(raw)
+            except (ValueError, RecursionError):
+                raise SummaryError(f"{path}: not valid JSON ({error})") from error
         try:
             return cls.from_dict(data)
         except SummaryError as error:

@@ -1,0 +1,118 @@
+"""When the typed fast path reads the lines: the choice the audit makes after each record
+the other readers read.
+
+The typed reader (typed_reader.py) is made only once the general path has read a record
+of a format it reads (msgspec is loaded then, never for a log of none of them), and only
+where it gives what the general path gives. After that, each record read elsewhere says
+which shape the next lines are tried as.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from toolaudit.formats.flat import FLAT
+from toolaudit.pipeline.options import AuditOptions
+from toolaudit.schemas import SchemaSet
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from toolaudit.contract import Validator
+    from toolaudit.pipeline.typed_reader import TypedReader
+
+#: The formats the typed path reads (formats/typed.py builds their shapes; a test
+#: checks the two agree). Named here so that a log of none of them never loads msgspec.
+TYPED_FORMATS = frozenset(
+    {
+        "flat",
+        "openai-chat",
+        "openai-responses",
+        "openai-batch",
+        "anthropic",
+        "anthropic-batch",
+        "gemini",
+        "bedrock",
+        "mcp",
+        "envelope",
+    }
+)
+
+
+class FastPaths:
+    """Whether the typed reader reads the next lines (:attr:`ready`), and the reader.
+
+    ``enabled`` is False where a test turns the typed path off to compare.
+    ``compile_tools`` compiles a record's own tools (a Validator, or why not).
+    """
+
+    __slots__ = ("_allowed", "_compile_tools", "_forced", "_validator", "ready", "typed")
+
+    def __init__(
+        self,
+        schemas: SchemaSet,
+        options: AuditOptions,
+        compile_tools: Callable[[list[Any]], Validator | str],
+        *,
+        enabled: bool = True,
+    ) -> None:
+        self._validator = schemas.validator
+        self._forced = options.input_format
+        self._compile_tools = compile_tools
+        forced = options.input_format
+        # The typed path gives what the general path gives only where the global schemas
+        # judge every record it reads (none keyed, none deep), no group needs more of the
+        # record than the model its shapes read, and a forced format is one it reads.
+        self._allowed = (
+            enabled
+            and not options.deep
+            and not schemas.keyed
+            and options.group_by in ((), ("model",))
+            and (forced is None or forced in TYPED_FORMATS)
+        )
+        #: The typed reader, once made.
+        self.typed: TypedReader | None = None
+        #: Whether the typed reader reads the next line (it has a shape to try it as).
+        self.ready = False
+
+    @property
+    def reads_flat_calls(self) -> bool:
+        """Whether flat calls the inline reader judged are worth telling of."""
+        return self._allowed
+
+    def seen(self, format_name: str) -> None:
+        """A record of this format was read: the typed path tries its shape next, made
+        now if it was not yet (loading msgspec)."""
+        typed = self.typed
+        if typed is None:
+            if (
+                not self._allowed
+                or format_name not in TYPED_FORMATS
+                # Without --schemas, only records that carry their tools can be read.
+                or (self._validator is None and format_name != "envelope")
+            ):
+                return
+            from toolaudit.pipeline.typed_reader import TypedReader
+
+            typed = self.typed = TypedReader(self._validator, self._forced, self._compile_tools)
+        typed.seen(format_name)
+        self.ready = typed.current is not None
+
+    def flat_call_seen(self, name: str) -> None:
+        """A flat call to the tool called ``name`` was judged valid or not: the typed path
+        reads the next lines as flat calls, that tool's among them."""
+        if self.typed is None:
+            self.seen(FLAT.name)
+        if self.typed is not None:
+            self.typed.flat_call_seen(name)
+            self.ready = self.typed.current is not None
+
+    def stop(self) -> None:
+        """A record defined tools for the records after it (an MCP tools/list result, a
+        batch input line): those are not the global schemas, so the typed path reads
+        nothing from now on."""
+        self._allowed = False
+        if self.typed is not None:
+            self.typed.stop()
+        self.ready = False

@@ -1,0 +1,285 @@
+"""The general reader: any record of any format, and every line the fast paths leave.
+
+Format detection, decoding, the tools a record carries or defines for later records,
+streamed responses reassembled from their chunks, malformed input. Slower than the fast
+paths because it does everything, and the reference they are tested against.
+
+A line is the unit of failure here: whatever one line holds, it comes out as its calls'
+verdicts or as one located ``malformed:*`` row, and the next line is read.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from pathlib import Path
+
+import orjson
+
+from toolaudit.contract import kind_phrase
+from toolaudit.errors import ToolAuditError
+from toolaudit.formats import Extracted, UnknownShape, extract
+from toolaudit.formats.base import is_cut_off, note_repeated_ids
+from toolaudit.formats.bfcl import BFCL
+from toolaudit.formats.streams import Finished, StreamAssembler, StreamError
+from toolaudit.jsonutil import loads_exact, may_hold_long_integers
+from toolaudit.pipeline.fast_paths import FastPaths
+from toolaudit.pipeline.judge import judge, judge_apart
+from toolaudit.pipeline.options import AuditOptions
+from toolaudit.pipeline.recorder import Recorder, Where
+from toolaudit.pipeline.toolsets import RecordTools
+from toolaudit.pipeline.triage import triage
+from toolaudit.results.tally import Tally
+
+_loads = orjson.loads
+_JSONDecodeError = orjson.JSONDecodeError
+
+
+class GeneralReader:
+    """Reads records into ``recorder``, judged by ``record_tools`` (the tools records
+    carry, else the schemas); tells ``fast_paths`` of each record's format."""
+
+    def __init__(
+        self,
+        recorder: Recorder,
+        record_tools: RecordTools,
+        options: AuditOptions,
+        fast_paths: FastPaths,
+    ) -> None:
+        self._recorder = recorder
+        self._forced = options.input_format
+        self._max_open_streams = options.max_open_streams
+        self.record_tools = record_tools
+        self._fast_paths = fast_paths
+        #: The streamed responses being reassembled, of the source being read.
+        self._streams = StreamAssembler(options.max_open_streams)
+        #: Whether a record was a chunk of a stream (see Audit.whole_reason).
+        self.holds_streams = False
+        #: The tally the record being read was counted in, once chosen.
+        self._tally: Tally | None = None
+        #: The number of the line being read when an interruption came (0: none came).
+        self.interrupted_at = 0
+
+    def new_source(self) -> None:
+        """A new source: its streams and its MCP tools/list start afresh."""
+        self.record_tools.new_stream()
+        self._streams = StreamAssembler(self._max_open_streams)
+
+    def end_source(self) -> None:
+        """The source ended: streams still open were cut, and their calls are judged as
+        they came, each row saying so."""
+        for stream in self._streams.close():
+            self._judge_stream(stream)
+
+    def read_lines(self, lines: list[bytes], start: int, first_line: int) -> int:
+        """Read ``lines`` from ``start`` (at least that one) until one makes the typed path
+        ready; return where it stopped. ``first_line`` is the number of ``lines[0]``."""
+        fast_paths = self._fast_paths
+        position = start
+        try:
+            for position in range(start, len(lines)):
+                if position != start and fast_paths.ready:
+                    return position
+                self.read_line(lines[position], first_line + position)
+        except KeyboardInterrupt:
+            self.interrupted_at = first_line + position
+            raise
+        return len(lines)
+
+    def read_line(self, line: bytes, lineno: int, tally: Tally | None = None) -> None:
+        """Read one line, whatever it holds (``tally``: see :meth:`read_record`)."""
+        try:
+            record = _loads(line)
+        except _JSONDecodeError as error:
+            self.read_refused(line, error, lineno)
+        else:
+            self.read_record(record, lineno, line, tally)
+
+    def read_refused(self, line: bytes, error: ValueError, lineno: int) -> None:
+        """A line orjson refused: no record, a record after all, or a located error."""
+        found = triage(line, error)
+        if found is None:
+            self._recorder.blank += 1
+        elif isinstance(found, str):
+            self._recorder.record_error(Where(self._recorder.source, lineno), "json", found)
+        else:
+            self.read_record(found[0], lineno, found[1])
+
+    def read_record(
+        self, record: object, lineno: int, line: bytes | None, tally: Tally | None = None
+    ) -> None:
+        """Read one parsed record; what goes wrong in reading it is its own row.
+
+        ``line`` is the record's text when orjson parsed it, which turns integers beyond
+        64 bits into floats: if a call then fails, the line is parsed again exactly and
+        judged on that. ``tally`` is given when the record was already counted in one.
+        """
+        self._tally = tally
+        try:
+            self._read(record, lineno, line, tally)
+        except ToolAuditError:
+            raise  # what stops the run (no schemas at all to judge a call by)
+        except RecursionError:
+            where = Where(self._recorder.source, lineno)
+            self._recorder.record_error(where, "record", too_deep(record), self._tally)
+        except Exception as error:  # a bug met on this line: the run goes on
+            self._recorder.record_error(
+                Where(self._recorder.source, lineno),
+                "internal",
+                internal_detail(error),
+                self._tally,
+            )
+
+    def _read(self, record: object, lineno: int, line: bytes | None, tally: Tally | None) -> None:
+        recorder = self._recorder
+        if not isinstance(record, dict):
+            detail = f"expected a JSON object holding tool calls, got {kind_phrase(record)}"
+            recorder.record_error(Where(recorder.source, lineno), "record", detail)
+            return
+        try:
+            extracted = extract(record, self._forced)
+        except UnknownShape as shape:
+            tally = self._tally = tally or recorder.tally_for(record, None)
+            recorder.record_error(Where(recorder.source, lineno), "record", str(shape), tally)
+            return
+        if tally is None:
+            tally = self._tally = self._tally_of(record, extracted)
+        self._fast_paths.seen(extracted.container or extracted.format)
+        if extracted.stream is not None:
+            self._feed_stream(extracted, lineno, tally)
+        elif extracted.defines is not None:
+            # The tools judging later records are not the global ones.
+            self.record_tools.remember(extracted)
+            self._fast_paths.stop()
+            self._judge_calls(extracted, lineno, tally, line)
+        else:
+            self._judge_calls(extracted, lineno, tally, line)
+
+    def _tally_of(self, record: dict[str, object], extracted: Extracted) -> Tally:
+        """The tally of a record: with --group-by, a stream's records count in the group of
+        its first, which names its model where the chunks after it do not (Anthropic's
+        message_start)."""
+        recorder = self._recorder
+        if recorder.grouped and extracted.stream is not None:
+            continued = self._streams.context_of(extracted)
+            if isinstance(continued, Tally):
+                continued.records += 1
+                return continued
+        return recorder.tally_for(record, extracted.model, extracted.fields)
+
+    def _judge_calls(
+        self,
+        extracted: Extracted,
+        lineno: int,
+        tally: Tally,
+        line: bytes | None,
+        *,
+        assembled: bool = False,
+    ) -> None:
+        """Judge and count the calls of one record, or of one assembled stream (whose
+        arguments were never parsed with a line: a failing one that may hold a long
+        integer is judged again, exactly)."""
+        recorder = self._recorder
+        if not extracted.calls:
+            tally.records_without_calls += 1
+            return
+        where = Where(recorder.source, lineno)
+        validator, why_unjudged = self.record_tools.validator_for(extracted, where.source, lineno)
+        if validator is None:
+            detail = f"its tool definitions are malformed: {why_unjudged}"
+            recorder.record_error(where, "record", detail, tally)
+            return
+        if extracted.format != BFCL.name:  # whose calls all carry their question's id
+            note_repeated_ids(extracted.calls)
+        if assembled:
+            verdicts = [judge_apart(call, validator, why_unjudged)[0] for call in extracted.calls]
+        else:
+            exact = line is None
+            verdicts = [
+                judge(call, validator, why_unjudged, exact=exact) for call in extracted.calls
+            ]
+        if line is not None and any(v[1] for v in verdicts) and may_hold_long_integers(line):
+            exact_record = _exact(line)
+            if exact_record is not None:
+                self._read(exact_record, lineno, None, tally)
+                return
+        model = extracted.model
+        recorder.calls(
+            tally,
+            [
+                (Where(where.source, lineno, call.index, call.id, model), verdict)
+                for call, verdict in zip(extracted.calls, verdicts, strict=True)
+            ],
+        )
+        for call, verdict in zip(extracted.calls, verdicts, strict=True):
+            if is_cut_off(call.note):
+                tally.count_cut_off(verdict[0])
+
+    def _feed_stream(self, extracted: Extracted, lineno: int, tally: Tally) -> None:
+        """One chunk of a streamed response: judge the streams it finishes (and any
+        it pushed out past --max-open-streams)."""
+        self.holds_streams = True
+        try:
+            began, finished = self._streams.feed(extracted, lineno, tally)
+        except StreamError as error:
+            self._recorder.record_error(
+                Where(self._recorder.source, lineno), "record", str(error), tally
+            )
+            return
+        if not began:  # its calls, if any, count on the line the stream began on
+            tally.records_without_calls += 1
+        for stream in finished:
+            self._judge_stream(stream)
+
+    def _judge_stream(self, stream: Finished) -> None:
+        """Count one reassembled stream, and judge its calls on the line it began on."""
+        tally = stream.context
+        assert isinstance(tally, Tally)
+        tally.streams += 1
+        if stream.cut is not None:
+            tally.streams_incomplete += 1
+        self._judge_calls(stream.extracted, stream.line, tally, None, assembled=True)
+
+
+def _exact(line: bytes) -> object:
+    """The line parsed exactly (integers beyond 64 bits as integers), or None."""
+    try:
+        return loads_exact(line)
+    except (ValueError, RecursionError):
+        return None
+
+
+def too_deep(record: object) -> str:
+    """What a record is told whose values nest deeper than the audit's walk goes: the
+    parser reads 1,024 levels, the walk as deep as Python's recursion limit lets it
+    (measured here, on this rare path only, without recursion)."""
+    depth, pending = 0, [(record, 1)]
+    while pending:
+        value, level = pending.pop()
+        depth = max(depth, level)
+        if isinstance(value, dict):
+            pending.extend((item, level + 1) for item in value.values())
+        elif isinstance(value, list):
+            pending.extend((item, level + 1) for item in value)
+    return (
+        f"nested {depth} levels deep, deeper than the audit walks a record's values "
+        f"(Python's recursion limit, {sys.getrecursionlimit()}, less the audit's own calls); "
+        "not audited"
+    )
+
+
+def internal_detail(error: BaseException) -> str:
+    """What a row says of an exception no input should raise: its type, where it was
+    raised, and that it is a bug to report."""
+    frames = traceback.extract_tb(error.__traceback__)
+    place = ""
+    if frames:
+        frame = frames[-1]
+        place = f" at {Path(frame.filename).name}:{frame.lineno} in {frame.name}"
+    message = str(error)
+    if len(message) > 200:
+        message = message[:200] + "..."
+    return (
+        f"toolaudit failed on this record ({type(error).__name__}{place}: {message}); "
+        "this is a bug, please report it with the line"
+    )

@@ -1,0 +1,147 @@
+"""The typed path's flat half: a log of flat calls, a call a line, each line's arguments
+decoded by its tool's typed struct (msgspec) in one loop.
+
+Valid if the decode says so; else judged as the audit judges a flat call (orjson, then
+the contract; judge() for a tool the schemas lack), or left to the general path when it
+is not a flat call whose arguments are an object. So rows and summaries are the general
+path's, byte for byte (tests/pipeline/test_typed_path.py).
+"""
+
+from __future__ import annotations
+
+import orjson
+
+from toolaudit.contract import Validator
+from toolaudit.errors import ToolAuditError
+from toolaudit.formats import JSON_STRING, Call
+from toolaudit.formats.flat import call_id as flat_call_id
+from toolaudit.formats.typed import DECODE_FAILURES
+from toolaudit.jsonutil import may_hold_long_integers
+from toolaudit.pipeline.judge import judge, number_may_be_inexact, object_verdict
+from toolaudit.pipeline.recorder import Recorder, Where
+from toolaudit.typed.arguments import DECODER_DECIDES_LENGTH, beyond_decoders, is_utf8
+from toolaudit.typed.flat import FlatCalls
+
+_JSONDecodeError = orjson.JSONDecodeError
+
+
+class TypedFlatReader:
+    """Reads flat calls to ``validator``'s tools, decoded by ``flat``'s structs."""
+
+    __slots__ = ("_flat", "_validator", "interrupted_at")
+
+    def __init__(self, flat: FlatCalls, validator: Validator) -> None:
+        self._flat = flat
+        self._validator = validator
+        #: The number of the line being read when an interruption came (0: none came).
+        self.interrupted_at = 0
+
+    def read_lines(
+        self, lines: list[bytes], start: int, first_line: int, recorder: Recorder
+    ) -> int:
+        """Read ``lines`` from ``start`` into ``recorder`` while each is a flat call it can
+        judge; return the index of the first one it cannot (``len(lines)``: none)."""
+        flat = self._flat
+        validator = self._validator
+        declared = validator.tools
+        decode = flat.decoder_worth_trying()
+        loads = orjson.loads
+        valid = recorder.ok.append
+        rows = recorder.valid_rows
+        add_row = rows.append if rows is not None else None
+        valid_row = recorder.valid_row
+        grouped = recorder.grouped
+        tally_for = recorder.tally_for
+        end = len(lines)
+        position = start
+        failing = 0
+        try:
+            for position in range(start, end):
+                line = lines[position]
+                # msgspec does not check the UTF-8 of what it skips; the general path does.
+                if not line.isascii() and not is_utf8(line):
+                    return position
+                if len(line) > DECODER_DECIDES_LENGTH and beyond_decoders(line):
+                    return position
+                if decode is not None:
+                    try:
+                        call = decode(line)
+                    except DECODE_FAILURES:
+                        pass
+                    else:  # most lines
+                        tool = call.tool
+                        if grouped:
+                            tally_for(None, call.model).count_one_ok(tool)
+                        else:
+                            valid(tool)
+                        if add_row is not None:
+                            lineno = first_line + position
+                            add_row(valid_row(lineno, 0, call.call_id_or_id, tool, call.model))
+                        continue
+                try:
+                    record = loads(line)
+                except _JSONDecodeError:
+                    return position
+                if type(record) is not dict:
+                    return position
+                name = record.get("name")
+                arguments = record.get("arguments")
+                if type(name) is not str or type(arguments) is not dict:
+                    return position
+                judge_by = declared.get(name)
+                if judge_by is None:
+                    # A tool the schemas do not declare (a model's invention, often in a
+                    # log of failing calls): judged as the general path judges it, which
+                    # parses the line again exactly if it may hold a long integer.
+                    if may_hold_long_integers(line):
+                        return position
+                    call = Call(0, name, arguments, id=flat_call_id(record), encoding=JSON_STRING)
+                    verdict = judge(call, validator, None, exact=False)
+                    problems = verdict[1]
+                else:
+                    problems = judge_by.check(arguments)
+                    # An integer past 64 bits, which orjson read as a float, may be why the
+                    # call fails: the general path judges it on the exact parse.
+                    if problems and (
+                        number_may_be_inexact(problems, arguments) and may_hold_long_integers(line)
+                    ):
+                        return position
+                model = record.get("model")
+                if type(model) is not str:
+                    if model is not None and grouped:
+                        return position  # its group is named by the value: the general path's
+                    model = None
+                tally = tally_for(None, model) if grouped else None
+                lineno = first_line + position
+                if judge_by is None:
+                    failing += bool(problems)
+                    recorder.call(tally, Where(recorder.source, lineno, 0, call.id, model), verdict)
+                    continue
+                if problems:
+                    failing += 1
+                    verdict = object_verdict(judge_by, arguments, problems)
+                    where = Where(recorder.source, lineno, 0, flat_call_id(record), model)
+                    recorder.call(tally, where, verdict)
+                    continue
+                # Valid, and not decoded: of a tool the decoder does not know yet (or
+                # cannot type), or one it was not worth trying on.
+                if name not in flat:
+                    flat.add(name, judge_by.name)
+                    decode = flat.decoder_worth_trying()
+                if tally is None:
+                    valid(judge_by.name)
+                else:
+                    tally.count_one_ok(judge_by.name)
+                if add_row is not None:
+                    add_row(valid_row(lineno, 0, flat_call_id(record), judge_by.name, model))
+            return end
+        except KeyboardInterrupt:  # the audit counts the lines before this one as read
+            self.interrupted_at = first_line + position
+            raise
+        except ToolAuditError:
+            raise
+        except Exception:  # hostile input it did not expect: the general path reads the line
+            return position
+        finally:
+            flat.lines += position - start
+            flat.failing += failing
