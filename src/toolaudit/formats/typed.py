@@ -65,9 +65,13 @@ class TypedShape:
         self.record_tools = record_tools
 
 
+#: A field of a struct, as msgspec.defstruct takes it: (name, type) or (name, type, default).
+_Field = tuple[str, Any] | tuple[str, Any, Any]
+
+
 def _record(
     name: str,
-    fields: list[tuple[str, Any] | tuple[str, Any, Any]],
+    fields: list[_Field],
     registry: Registry,
     also_forbidden: Iterable[str] = (),
 ) -> type[Struct]:
@@ -382,7 +386,7 @@ def openai_chat(registry: Registry, built: Sequence[TypedShape]) -> TypedShape |
 
 
 def openai_responses(registry: Registry, built: Sequence[TypedShape]) -> TypedShape | None:
-    fields = [
+    fields: list[_Field] = [
         # openai-completions wants a text completion.
         ("object", Literal["response"]),
         ("output", list[_OutputItem]),
@@ -431,7 +435,7 @@ def anthropic_batch(registry: Registry, built: Sequence[TypedShape]) -> TypedSha
 
 
 def gemini(registry: Registry, built: Sequence[TypedShape]) -> TypedShape | None:
-    fields = [
+    fields: list[_Field] = [
         ("candidates", list[_Candidate]),
         ("modelVersion", _Text, None),
         ("model_version", UnsetType, UNSET),
@@ -442,7 +446,7 @@ def gemini(registry: Registry, built: Sequence[TypedShape]) -> TypedShape | None
 
 
 def mcp(registry: Registry, built: Sequence[TypedShape]) -> TypedShape | None:
-    fields = [
+    fields: list[_Field] = [
         ("jsonrpc", Literal["2.0"]),
         ("method", Literal["tools/call"]),
         ("params", _CallParams),
@@ -453,7 +457,7 @@ def mcp(registry: Registry, built: Sequence[TypedShape]) -> TypedShape | None:
 
 
 def bedrock(registry: Registry, built: Sequence[TypedShape]) -> TypedShape | None:
-    fields = [
+    fields: list[_Field] = [
         # openai-responses wants an output array; this one is an object.
         ("output", _BedrockOutput),
         ("stopReason", str | None | UnsetType, UNSET),
