@@ -1,4 +1,5 @@
-"""The shape of the code: every import points down a layer, and none goes round in a cycle.
+"""The shape of the code: every import points down a layer, none goes round in a cycle,
+and no module above ``formats/`` knows a format by its name.
 
 Imports are read from the source with ``ast``: at module level and inside
 functions alike (a lazy import is still a dependency), except under ``if
@@ -122,6 +123,65 @@ def test_the_checker_sees_a_cycle() -> None:
     typing_only = ast.parse("if TYPE_CHECKING:\n    import toolaudit.b\n")
     assert _imports(typing_only, modules, "toolaudit.a") == set()
 
+
+# -- what modules above formats/ may know of a format ---------------------------------
+
+#: Modules that still spell format names: until the recorder refactor lands (issue 33).
+SPELL_FORMAT_NAMES = {"toolaudit.pipeline.audit", "toolaudit.pipeline.typed_reader"}
+#: On a line whose string equals a format's name but means something else, this comment
+#: says so (an output layout called "flat", say): the rule then lets it be.
+NOT_A_FORMAT = "# not a log format"
+
+
+def _format_names_spelled(source: str, names: frozenset[str]) -> list[str]:
+    """Each string literal of ``source`` equal to one of ``names`` (a format's name), as
+    "line: name". Words in longer strings are not names; neither are docstrings and other
+    bare strings, which are prose, nor strings on a line marked :data:`NOT_A_FORMAT`."""
+    tree = ast.parse(source)
+    lines = source.splitlines()
+    prose = {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+    }
+    return [
+        f"{node.lineno}: {node.value!r}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and node.value in names
+        and id(node) not in prose
+        and not lines[node.lineno - 1].rstrip().endswith(NOT_A_FORMAT)
+    ]
+
+
+def test_no_module_above_formats_spells_a_format_name() -> None:
+    # What the audit and the agent boundary need to know of a format is an attribute of
+    # its Format (formats/declaration.py): a module above formats/ that tested a name
+    # would be one more place to edit for each new format, and wrong when one is added.
+    from toolaudit.formats import format_names
+
+    names = frozenset(format_names())
+    above = _layer("toolaudit.formats")
+    spelled = [
+        f"{module} line {where}"
+        for path in sorted(SRC.joinpath("toolaudit").rglob("*.py"))
+        if _layer(module := _module_name(path)) > above and module not in SPELL_FORMAT_NAMES
+        for where in _format_names_spelled(path.read_text(), names)
+    ]
+    assert spelled == []
+
+
+def test_the_format_name_rule_sees_a_name() -> None:
+    names = frozenset({"mcp", "flat"})
+    source = '''"""flat"""
+SHAPE = {"mcp": 1}
+if kind == "flat":
+    pass
+LAYOUT = "flat"  # not a log format
+NOTE = "a flat record, over mcp"
+'''
+    assert _format_names_spelled(source, names) == ["2: 'mcp'", "3: 'flat'"]
 
 # -- the audit loop stays a place one would want to work in --------------------------
 

@@ -21,6 +21,7 @@ import toolaudit
 from toolaudit import boundary
 from toolaudit.boundary import compiled
 from toolaudit.errors import NoSchemasError
+from toolaudit.formats import FORMATS, get_format
 
 WEATHER = {
     "type": "object",
@@ -656,7 +657,8 @@ def test_shape_overrides_the_responses_own(shape: str, expected: list[dict[str, 
 
 
 def test_every_shape_can_be_asked_for() -> None:
-    assert set(boundary.SHAPES) == {
+    # In this order: the message for an unknown shape lists them so.
+    assert boundary.SHAPES == (
         "openai-chat",
         "openai-responses",
         "anthropic",
@@ -665,6 +667,36 @@ def test_every_shape_can_be_asked_for() -> None:
         "ollama",
         "langchain",
         "mcp",
+    )
+
+
+def test_every_format_is_answered_in_a_shape_there_is() -> None:
+    # A format names the shape its calls are answered in: one with a wrapper, and each
+    # wrapper answers some format. (The Batch and flat formats pick one per record.)
+    declared = {fmt.name: fmt.tool_result_messages for fmt in FORMATS}
+    fixed = {shape for shape in declared.values() if isinstance(shape, str)}
+    picked = {
+        get_format(name).reply_shape(record)
+        for name, record in [
+            ("flat", {"name": "f", "arguments": {}}),
+            ("flat", {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"}),
+            ("openai-batch", {"custom_id": "a", "response": {"body": {"choices": []}}}),
+            ("openai-batch", {"custom_id": "a", "response": {"body": {"object": "response"}}}),
+        ]
+    }
+    assert picked == {"openai-chat", "openai-responses"}
+    assert fixed | picked == set(boundary.SHAPES)
+    unanswered = {name for name, shape in declared.items() if shape is None}
+    assert unanswered == {
+        "openai-batch-input",
+        "openai-chat-stream",
+        "openai-responses-stream",
+        "anthropic-stream",
+        "bedrock-stream",
+        "otlp-json",
+        "otel-span",
+        "envelope",  # its records are read as their response's format
+        "single-call",
     }
 
 

@@ -27,9 +27,8 @@ import orjson
 import pytest
 
 import toolaudit
-from toolaudit.boundary.responses import SHAPE_OF_FORMAT
 from toolaudit.errors import NoSchemasError
-from toolaudit.formats import UnknownShape, extract, is_format
+from toolaudit.formats import UnknownShape, extract, get_format, is_format
 
 CASES = Path(__file__).resolve().parents[1] / "cases" / "formats"
 FOLDERS = sorted(path for path in CASES.iterdir() if path.is_dir())
@@ -123,7 +122,7 @@ def not_a_response(record: Mapping[str, Any]) -> str | None:
         return None
     if extracted.stream is not None:
         return "one chunk of a streamed response"
-    if is_format(extracted.format) and extracted.format not in SHAPE_OF_FORMAT:
+    if is_format(extracted.format) and get_format(extracted.format).tool_result_messages is None:
         return "not a provider's response"
     return None
 
@@ -178,7 +177,7 @@ def test_a_line_gives_what_the_audit_reported(case: Case, number: int) -> None:
     ]
     for result in results:
         # Each call's format has a tool-result shape of its own (no silent fallback).
-        assert result.format in SHAPE_OF_FORMAT
+        assert get_format(result.format).reply_shape(record) == result.reply_shape
     if results and tools is not None:
         # The record carries no tools: without them, there is nothing to judge by.
         with pytest.raises(NoSchemasError, match="pass the tools the request sent"):

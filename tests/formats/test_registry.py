@@ -25,7 +25,7 @@ from toolaudit.formats import (
     get_format,
     is_format,
 )
-from toolaudit.formats.registry import REGISTRY, Registry, expected_message
+from toolaudit.formats.registry import DETECTION_ORDER, REGISTRY, Registry, expected_message
 
 from ..conftest import REPO
 
@@ -105,7 +105,9 @@ def test_half_a_call_is_flat_only_as_a_last_resort(record: dict[str, Any], kind:
     assert detect(record) == kind
 
 
-def test_the_detection_order_is_the_priorities() -> None:
+def test_the_detection_order_is_pinned() -> None:
+    # Where a format goes in DETECTION_ORDER decides which format a record is; moving
+    # one changes what records are read as.
     assert [fmt.name for fmt in REGISTRY.detection_order] == [
         "flat",
         "anthropic-batch",
@@ -193,25 +195,19 @@ def _never(record: Mapping[str, Any]) -> bool:
     return False
 
 
-def made_up(name: str, priority: int, **fields: Any) -> Format:
+def made_up(name: str, **fields: Any) -> Format:
     return Format(
-        name=name,
-        summary=name,
-        recognises=_never,
-        keys=("k",),
-        priority=priority,
-        extract=_extractor,
-        **fields,
+        name=name, summary=name, recognises=_never, keys=("k",), extract=_extractor, **fields
     )
 
 
 def test_the_expected_message_names_families_once_with_their_variants() -> None:
     formats = [
-        made_up("a", 1, family="A", variant="x"),
-        made_up("b", 2),
-        made_up("c", 3, family="A", variant="y"),
-        made_up("d", 4, family="A", variant="x"),
-        made_up("e", 5, family="E"),
+        made_up("a", family="A", variant="x"),
+        made_up("b"),
+        made_up("c", family="A", variant="y"),
+        made_up("d", family="A", variant="x"),
+        made_up("e", family="E"),
     ]
     assert expected_message(formats).endswith("a record of A (x, y) or E")
     assert expected_message(formats[-1:]).endswith("a record of E")
@@ -219,16 +215,22 @@ def test_the_expected_message_names_families_once_with_their_variants() -> None:
 
 
 def test_a_registry_refuses_ambiguous_declarations() -> None:
+    a, b = made_up("a"), made_up("b")
     with pytest.raises(ValueError, match="share a name"):
-        Registry([made_up("a", 1), made_up("a", 2)])
-    with pytest.raises(ValueError, match="share a priority"):
-        Registry([made_up("a", 1), made_up("b", 1)])
+        Registry([a, made_up("a")])
+    for order in ([a], [a, b, a], [a, made_up("b")]):
+        with pytest.raises(ValueError, match="hold each format once"):
+            Registry([a, b], order)
+    assert Registry([a, b], [b, a]).detection_order == (b, a)
+    assert Registry([a, b]).detection_order == (a, b)
     with pytest.raises(TypeError, match="exactly one of extract"):
-        Format(name="z", summary="z", recognises=_never, keys=("k",), priority=9)
+        Format(name="z", summary="z", recognises=_never, keys=("k",))
     with pytest.raises(TypeError, match="top-level keys"):
-        Format(name="z", summary="z", recognises=_never, keys=(), priority=9, extract=_extractor)
+        Format(name="z", summary="z", recognises=_never, keys=(), extract=_extractor)
+    with pytest.raises(TypeError, match="tools are defined by"):
+        made_up("z", defines_tools="file")
     with pytest.raises(AttributeError, match="read-only"):
-        FORMATS[0].priority = 99  # type: ignore[misc]
+        FORMATS[0].name = "other"  # type: ignore[misc]
 
 
 def test_a_record_no_format_recognises_says_what_was_expected() -> None:
@@ -252,7 +254,7 @@ def test_a_record_no_format_recognises_says_what_was_expected() -> None:
     ],
 )
 def test_extracted_formats_keep_their_names(record: dict[str, Any], name: str) -> None:
-    # pipeline/toolsets.py tells MCP streams by Extracted.format == "mcp".
+    # The pipeline asks a record's format for its facts by Extracted.format.
     assert extract(record).format == name
 
 
@@ -307,7 +309,7 @@ def _detected(registry: Registry, record: Mapping[str, Any]) -> str:
 
 
 def _detected_exhaustively(registry: Registry, record: Mapping[str, Any]) -> str:
-    """What calling every format's recogniser, in priority order, finds: the rule the
+    """What calling every format's recogniser, in detection order, finds: the rule the
     keyed plans must give the same answer as."""
     for fmt in registry.detection_order:
         if fmt.recognises(record):
@@ -329,7 +331,7 @@ def test_keyed_detection_finds_what_trying_every_format_finds() -> None:
         keys = list(record)
         for drop in range(len(keys)):
             for variant in ({k: v for k, v in record.items() if k != keys[drop]}, record):
-                fresh = Registry(FORMATS)
+                fresh = Registry(FORMATS, DETECTION_ORDER)
                 assert _detected(fresh, variant) == _detected_exhaustively(fresh, variant), variant
                 checked += 1
     assert checked > 100
@@ -361,7 +363,7 @@ def test_a_format_without_its_key_is_not_tried() -> None:
         return True
 
     registry = Registry(
-        [Format(name="s", summary="s", recognises=spy, keys=("k",), priority=1, extract=_extractor)]
+        [Format(name="s", summary="s", recognises=spy, keys=("k",), extract=_extractor)]
     )
     with pytest.raises(UnknownShape):
         registry.detect({"other": 1})

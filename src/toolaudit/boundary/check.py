@@ -13,7 +13,7 @@ from toolaudit.boundary.responses import calls_in
 from toolaudit.contract import UNKNOWN_TOOL, Validator, format_problems
 from toolaudit.deep.reasons import sentence
 from toolaudit.errors import NoSchemasError
-from toolaudit.formats import Call
+from toolaudit.formats import FALLBACK_REPLY_SHAPE, Call
 from toolaudit.pipeline.judge import judge_apart, reasons
 
 #: An error as the tool-result messages word it: (kind, subject, reason).
@@ -41,7 +41,7 @@ class CallCheck:
     detail: str | None
     format: str
     #: The tool-result shape the call is answered in (see tool_result_messages).
-    reply_shape: str = field(default="openai-chat", repr=False)
+    reply_shape: str = field(default=FALLBACK_REPLY_SHAPE, repr=False)
     #: What the messages back to the model are worded from.
     findings: tuple[Finding, ...] = field(default=(), repr=False, compare=False)
 

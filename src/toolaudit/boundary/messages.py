@@ -17,12 +17,16 @@ from typing import Any
 import orjson
 
 from toolaudit.boundary.check import CallCheck, Finding
-from toolaudit.boundary.responses import SHAPE_OF_FORMAT
 from toolaudit.deep.reasons import listed
 from toolaudit.errors import OptionError
+from toolaudit.formats.anthropic import ANTHROPIC
+from toolaudit.formats.bedrock import BEDROCK
+from toolaudit.formats.gemini import GEMINI
+from toolaudit.formats.langchain import LANGCHAIN
+from toolaudit.formats.mcp import MCP
+from toolaudit.formats.ollama import OLLAMA
+from toolaudit.formats.openai import OPENAI_CHAT, OPENAI_RESPONSES
 from toolaudit.values import shown
-
-SHAPES = tuple(dict.fromkeys(SHAPE_OF_FORMAT.values()))
 
 #: (the call, the text of its result, whether it is an error), in order.
 Contents = list[tuple[CallCheck, str, bool]]
@@ -277,13 +281,17 @@ def _mcp(contents: Contents) -> list[dict[str, Any]]:
     ]
 
 
+#: Each tool-result shape, named after the format whose replies it is (a format says
+#: which one answers its calls: ``Format.tool_result_messages``), and its wrapper.
 _WRAP = {
-    "openai-chat": _openai_chat,
-    "openai-responses": _openai_responses,
-    "anthropic": _anthropic,
-    "gemini": _gemini,
-    "bedrock": _bedrock,
-    "ollama": _ollama,
-    "langchain": _langchain,
-    "mcp": _mcp,
+    OPENAI_CHAT.name: _openai_chat,
+    OPENAI_RESPONSES.name: _openai_responses,
+    ANTHROPIC.name: _anthropic,
+    GEMINI.name: _gemini,
+    BEDROCK.name: _bedrock,
+    OLLAMA.name: _ollama,
+    LANGCHAIN.name: _langchain,
+    MCP.name: _mcp,
 }
+#: The tool-result shapes, for ``tool_result_messages(shape=...)``.
+SHAPES = tuple(_WRAP)

@@ -16,8 +16,14 @@ from typing import Any
 import orjson
 
 from toolaudit.errors import ResponseError
-from toolaudit.formats import Extracted, UnknownShape, extract, get_format, is_format
-from toolaudit.formats.base import as_dict
+from toolaudit.formats import (
+    FALLBACK_REPLY_SHAPE,
+    Extracted,
+    UnknownShape,
+    extract,
+    get_format,
+    is_format,
+)
 from toolaudit.values import kind_phrase
 
 
@@ -70,48 +76,24 @@ def calls_in(response: object) -> tuple[Extracted, str]:
             "once assembled (the SDK's stream helpers assemble it; toolaudit audit reassembles "
             "logged streams)"
         )
-    if is_format(extracted.format) and extracted.format not in SHAPE_OF_FORMAT:
-        # A trace records calls after the fact: there is no reply to make to it.
-        raise ResponseError(
-            f"not a provider's response: a {get_format(extracted.format).summary} record "
-            "(audit such logs with toolaudit audit)"
-        )
+    if is_format(extracted.format):
+        response_format = get_format(extracted.format)
+        if response_format.tool_result_messages is None:
+            # A trace records calls after the fact: there is no reply to make to it.
+            raise ResponseError(
+                f"not a provider's response: a {response_format.summary} record "
+                "(audit such logs with toolaudit audit)"
+            )
     return extracted, reply_shape(record, extracted.format)
 
 
-#: The tool-result shape each response format is answered in (see messages.py).
-SHAPE_OF_FORMAT = {
-    "openai-chat": "openai-chat",
-    "openai-batch": "openai-chat",
-    "flat": "openai-chat",
-    "bfcl": "openai-chat",
-    "openai-responses": "openai-responses",
-    "anthropic": "anthropic",
-    "anthropic-batch": "anthropic",
-    "gemini": "gemini",
-    "bedrock": "bedrock",
-    "ollama": "ollama",
-    "langchain": "langchain",
-    "langsmith": "langchain",
-    "mcp": "mcp",
-    # A raw completion's calls were written in its text: its results go back as chat
-    # messages, as the OpenAI-compatible servers that serve completions take them.
-    "openai-completions": "openai-chat",
-    "tgi": "openai-chat",
-}
-
-
 def reply_shape(record: Mapping[str, Any], response_format: str) -> str:
-    """How the calls of this record are answered: its format's shape, except where the
-    format wraps another (a Batch line holding a Responses response) or reads a piece
-    of one (a lone Responses function_call item, which reads as a flat call)."""
-    if record.get("type") == "function_call" and "call_id" in record:
-        return "openai-responses"
-    if response_format == "openai-batch":
-        body = as_dict(as_dict(record.get("response")).get("body"))
-        if body.get("object") == "response":
-            return "openai-responses"
-    return SHAPE_OF_FORMAT.get(response_format, "openai-chat")
+    """How the calls of this record, of this format, are answered: the shape its format
+    declares (``Format.tool_result_messages``), which may depend on the record (a Batch
+    line holding a Responses response, a lone Responses item read as a flat call)."""
+    if not is_format(response_format):
+        return FALLBACK_REPLY_SHAPE
+    return get_format(response_format).reply_shape(record) or FALLBACK_REPLY_SHAPE
 
 
 def _as_response(message: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -5,8 +5,9 @@ file may mix them; ``--input-format`` forces one. Every extractor returns the
 calls of the *response* (what the model emitted), never the calls replayed
 from the conversation history in a request.
 
-Each format is one declaration (:class:`Format`) in the module that reads it;
-:mod:`toolaudit.formats.registry` gathers them.
+Each format is one declaration (:class:`Format`) in the module that reads it,
+which holds every fact the audit and the agent boundary ask of it;
+:mod:`toolaudit.formats.registry` gathers them and orders their detection.
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ from toolaudit.formats.base import (
     OBJECT_ONLY,
     Call,
     Extracted,
-    Format,
     UnknownShape,
 )
+from toolaudit.formats.declaration import Format
 from toolaudit.formats.registry import (
     EXPECTED,
+    FALLBACK_REPLY_SHAPE,
     FORMATS,
+    TYPED_FORMATS,
     detect,
     extract,
     format_names,
@@ -34,10 +37,12 @@ from toolaudit.formats.registry import (
 __all__ = [
     "ABSENT",
     "EXPECTED",
+    "FALLBACK_REPLY_SHAPE",
     "FORMATS",
     "JSON_STRING",
     "OBJECT",
     "OBJECT_ONLY",
+    "TYPED_FORMATS",
     "Call",
     "Extracted",
     "Format",

@@ -11,12 +11,12 @@ from toolaudit.formats.base import (
     OBJECT,
     Call,
     Extracted,
-    Format,
     UnknownShape,
     as_dict,
     get_path,
     is_one_of,
 )
+from toolaudit.formats.declaration import Format
 from toolaudit.formats.text_calls import append_calls_in_text
 
 CUT_OFF_REASONS = frozenset({"max_tokens", "model_context_window_exceeded"})
@@ -75,19 +75,20 @@ ANTHROPIC = Format(
     summary="Anthropic Messages",
     recognises=_is_message,
     keys=("type",),
-    priority=80,
     extract=message,
     family="Anthropic",
     variant="message",
+    typed_shape="anthropic",
+    tool_result_messages="anthropic",
 )
 ANTHROPIC_BATCH = Format(
     name="anthropic-batch",
     summary="Anthropic Message Batches results",
     recognises=_is_batch_result,
     keys=("custom_id",),
-    # First of the custom_id lines: a "result" tells it from OpenAI's Batch lines.
-    priority=10,
     extract=batch_result,
     family="Anthropic",
     variant="batch",
+    typed_shape="anthropic_batch",
+    tool_result_messages="anthropic",
 )

@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolaudit.formats.anthropic import CUT_OFF_REASONS
-from toolaudit.formats.base import CUT_OFF, Extracted, Format, UnknownShape, as_dict, is_one_of
+from toolaudit.formats.base import CUT_OFF, Extracted, UnknownShape, as_dict, is_one_of
+from toolaudit.formats.declaration import Format
 from toolaudit.formats.stream_steps import (
     ACCOMPANIES,
     BEGINS,
@@ -124,8 +125,6 @@ ANTHROPIC_STREAM = Format(
     summary="Anthropic Messages stream events",
     recognises=alone_or_wrapped(_is_event),
     keys=("type", "event"),
-    # Before anthropic, and before ollama, which would read message_start's message.
-    priority=75,
     extract=stream_event,
     family="Anthropic",
     variant="stream",

@@ -1,10 +1,11 @@
-"""What every log format yields (the calls a model made in one record), and what
-each format module declares about itself (:class:`Format`)."""
+"""What every log format yields (the calls a model made in one record), and the
+helpers format modules read records with. (What a format declares about itself,
+:class:`~toolaudit.formats.declaration.Format`, is in declaration.py.)"""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 
@@ -194,134 +195,3 @@ def first_present(record: Mapping[str, Any], *keys: str) -> object:
 def is_one_of(value: object, names: frozenset[str] | Mapping[str, Any]) -> bool:
     """``value in names`` for a value from a log, which may be unhashable."""
     return isinstance(value, str) and value in names
-
-
-Recogniser = Callable[[Mapping[str, Any]], bool]
-Extractor = Callable[[Mapping[str, Any]], Extracted]
-NestedExtractor = Callable[[Mapping[str, Any], "Inner"], Extracted]
-
-
-class _ReadOnly:
-    """Attributes set once, in ``__init__``. (Not a frozen dataclass: building
-    dataclasses costs milliseconds at import, which ``toolaudit --version`` pays.)"""
-
-    __slots__ = ()
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"{type(self).__name__} is read-only")
-
-    def _set(self, **fields: object) -> None:
-        for name, value in fields.items():
-            object.__setattr__(self, name, value)
-
-
-class Inner(_ReadOnly):
-    """The registry's own detect and extract, lent to the formats whose records
-    wrap a record of another format (a pair's response, a Batch line's body).
-
-    Lent rather than imported: the registry imports every format module, so a
-    format module importing the registry would be an import cycle.
-    """
-
-    __slots__ = ("detect", "expected", "extract")
-
-    #: The name of the format a record is shaped as; raises :class:`UnknownShape`.
-    detect: Callable[[Mapping[str, Any]], str]
-    #: ``extract(record, name)``: the record read as the named format.
-    extract: Callable[[Mapping[str, Any], str], Extracted]
-    #: What a record of no known shape is told: "expected a tool call ... or Ollama".
-    expected: str
-
-    def __init__(
-        self,
-        *,
-        detect: Callable[[Mapping[str, Any]], str],
-        extract: Callable[[Mapping[str, Any], str], Extracted],
-        expected: str,
-    ) -> None:
-        self._set(detect=detect, extract=extract, expected=expected)
-
-
-class Format(_ReadOnly):
-    """One log format, declared by the module that reads it.
-
-    The registry derives the rest from these declarations: the detection order,
-    the ``--input-format`` choices and what an unknown record is told to be.
-    """
-
-    __slots__ = (
-        "extract",
-        "extract_nested",
-        "fallback",
-        "family",
-        "keys",
-        "name",
-        "priority",
-        "recognises",
-        "summary",
-        "tools",
-        "variant",
-    )
-
-    #: The ``--input-format`` name. (Not always ``Extracted.format``: an
-    #: envelope yields its response's format.)
-    name: str
-    #: What it is, for people: "OpenAI Chat Completions".
-    summary: str
-    #: Whether a parsed record is shaped as this format. Tried in ``priority``
-    #: order, so it need not rule out the formats tried before it.
-    recognises: Recogniser
-    #: Top-level keys of which a record holds at least one whenever ``recognises``
-    #: (or ``fallback``) is true: detection calls only the recognisers of formats
-    #: whose keys the record has. A promise the tests check on every case record.
-    keys: frozenset[str]
-    #: Detection order: lower is tried first; unique across formats.
-    priority: int
-    #: The calls (and context) of one record; raises :class:`UnknownShape`.
-    extract: Extractor | None
-    #: Instead of ``extract``, for a record that wraps a record of another format.
-    extract_nested: NestedExtractor | None
-    #: Tried, in priority order, only once no format ``recognises`` the record.
-    fallback: Recogniser | None
-    #: Where its record keeps tool definitions, if anywhere (for people and docs).
-    tools: str | None
-    #: How the "expected ..." message names it (formats of one family share a
-    #: name: "OpenAI (chat, responses, batch)"); None: not named there.
-    family: str | None
-    variant: str | None
-
-    def __init__(
-        self,
-        *,
-        name: str,
-        summary: str,
-        recognises: Recogniser,
-        keys: Iterable[str],
-        priority: int,
-        extract: Extractor | None = None,
-        extract_nested: NestedExtractor | None = None,
-        fallback: Recogniser | None = None,
-        tools: str | None = None,
-        family: str | None = None,
-        variant: str | None = None,
-    ) -> None:
-        if (extract is None) == (extract_nested is None):
-            raise TypeError(f"format {name!r}: give exactly one of extract, extract_nested")
-        if not keys:
-            raise TypeError(f"format {name!r}: name the top-level keys it recognises records by")
-        self._set(
-            name=name,
-            summary=summary,
-            recognises=recognises,
-            keys=frozenset(keys),
-            priority=priority,
-            extract=extract,
-            extract_nested=extract_nested,
-            fallback=fallback,
-            tools=tools,
-            family=family,
-            variant=variant,
-        )
-
-    def __repr__(self) -> str:
-        return f"Format({self.name!r}, priority={self.priority})"

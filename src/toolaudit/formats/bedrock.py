@@ -11,11 +11,11 @@ from toolaudit.formats.base import (
     OBJECT,
     Call,
     Extracted,
-    Format,
     UnknownShape,
     as_dict,
     get_path,
 )
+from toolaudit.formats.declaration import Format
 from toolaudit.formats.text_calls import append_calls_in_text
 
 #: stopReason values that say the model tried to call a tool and failed.
@@ -62,8 +62,8 @@ BEDROCK = Format(
     summary="Bedrock Converse",
     recognises=_recognises,
     keys=("output",),
-    # Late: an object two levels down is a weaker sign than the top-level keys tried before.
-    priority=130,
     extract=converse,
     family="Bedrock",
+    typed_shape="bedrock",
+    tool_result_messages="bedrock",
 )

@@ -8,8 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolaudit.formats.base import CUT_OFF, Extracted, Format, UnknownShape, as_dict
+from toolaudit.formats.base import CUT_OFF, Extracted, UnknownShape, as_dict
 from toolaudit.formats.bedrock import FAILED_STOPS
+from toolaudit.formats.declaration import Format
 from toolaudit.formats.stream_steps import (
     ACCOMPANIES,
     BEGINS,
@@ -130,7 +131,6 @@ BEDROCK_STREAM = Format(
     summary="Bedrock ConverseStream events",
     recognises=alone_or_wrapped(_is_event),
     keys=(*ALL_EVENTS, "event"),
-    priority=125,
     extract=stream_event,
     family="Bedrock",
 )

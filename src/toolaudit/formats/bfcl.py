@@ -12,7 +12,8 @@ import ast
 from collections.abc import Mapping
 from typing import Any
 
-from toolaudit.formats.base import JSON_STRING, OBJECT, Call, Extracted, Format, UnknownShape
+from toolaudit.formats.base import JSON_STRING, OBJECT, Call, Extracted, UnknownShape
+from toolaudit.formats.declaration import Format
 
 #: Longer result strings are not parsed as Python calls (ast is not for huge input).
 MAX_PYTHON_CALLS_BYTES = 100_000
@@ -123,8 +124,9 @@ BFCL = Format(
     summary="BFCL results",
     recognises=_recognises,
     keys=("result",),
-    # After MCP and Anthropic's batch lines, whose "result" and "id" mean otherwise.
-    priority=120,
     extract=result,
     family="BFCL",
+    tool_result_messages="openai-chat",
+    # Every call of a record carries its question's id.
+    unique_call_ids=False,
 )

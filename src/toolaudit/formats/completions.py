@@ -9,15 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolaudit.formats.base import (
-    CUT_OFF,
-    Call,
-    Extracted,
-    Format,
-    UnknownShape,
-    as_dict,
-    get_path,
-)
+from toolaudit.formats.base import CUT_OFF, Call, Extracted, UnknownShape, as_dict, get_path
+from toolaudit.formats.declaration import Format
 from toolaudit.formats.text_calls import append_calls_in_text
 
 
@@ -67,15 +60,16 @@ OPENAI_COMPLETIONS = Format(
     summary="OpenAI legacy Completions, vLLM and other compatible servers",
     recognises=_is_completion,
     keys=("object", "choices"),
-    # Before openai-chat, which takes any record with choices.
-    priority=58,
     extract=completion,
+    # Its calls were written in its text: their results go back as chat messages,
+    # as the OpenAI-compatible servers that serve completions take them.
+    tool_result_messages="openai-chat",
 )
 TGI = Format(
     name="tgi",
     summary="Hugging Face Text Generation Inference generate",
     recognises=_is_generated,
     keys=("generated_text",),
-    priority=135,
     extract=generated,
+    tool_result_messages="openai-chat",
 )

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolaudit.formats.base import Extracted, Format, Inner, UnknownShape, as_dict, first_present
+from toolaudit.formats.base import Extracted, UnknownShape, as_dict, first_present
+from toolaudit.formats.declaration import Format, Inner
 from toolaudit.formats.openai import request_tools
 
 
@@ -50,9 +51,9 @@ ENVELOPE = Format(
     summary="request/response pairs",
     recognises=_recognises,
     keys=("request", "response"),
-    # After the Batch lines (an OpenAI output line's "response" is an object too),
-    # before every provider format (a pair's response is one of them).
-    priority=40,
     extract_nested=pair,
     tools="request.tools, request.functions or request.toolConfig.tools",
+    # Its records yield their response's format, whose replies answer them.
+    typed_shape="envelope",
+    carries_tools=True,
 )

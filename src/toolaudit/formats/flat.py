@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolaudit.formats.base import ABSENT, JSON_STRING, Call, Extracted, Format, UnknownShape
+from toolaudit.formats.base import ABSENT, JSON_STRING, Call, Extracted, UnknownShape
+from toolaudit.formats.declaration import Format
 
 
 def call_id(record: Mapping[str, Any]) -> object:
@@ -44,6 +45,14 @@ def _recognises(record: Mapping[str, Any]) -> bool:
     return "name" in record and "arguments" in record
 
 
+def _reply_shape(record: Mapping[str, Any]) -> str:
+    # An OpenAI Responses function_call item logged alone is answered as Responses
+    # answers it (a function_call_output), any other flat call as a chat tool message.
+    if record.get("type") == "function_call" and "call_id" in record:
+        return "openai-responses"
+    return "openai-chat"
+
+
 def _half_a_call(record: Mapping[str, Any]) -> bool:
     # A call missing its name or its arguments is still a (broken) call to report.
     return "name" in record or "arguments" in record
@@ -54,10 +63,8 @@ FLAT = Format(
     summary="a tool call {name, arguments}, arguments an object or a JSON string",
     recognises=_recognises,
     keys=("name", "arguments"),
-    # First: name + arguments is a flat call whatever else the record holds. The
-    # audit's inline fast path reads such records without the registry, so this
-    # rule is what keeps both paths in agreement.
-    priority=0,
     extract=extract,
     fallback=_half_a_call,
+    typed_shape="flat_calls",
+    tool_result_messages=_reply_shape,
 )

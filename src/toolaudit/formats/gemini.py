@@ -11,13 +11,13 @@ from toolaudit.formats.base import (
     OBJECT,
     Call,
     Extracted,
-    Format,
     UnknownShape,
     as_dict,
     as_list,
     first_present,
     is_one_of,
 )
+from toolaudit.formats.declaration import Format
 from toolaudit.formats.text_calls import append_calls_in_text
 
 #: finishReason values that mean the model tried to call a tool and failed.
@@ -78,7 +78,8 @@ GEMINI = Format(
     summary="Gemini generateContent, camelCase or snake_case",
     recognises=_recognises,
     keys=("candidates",),
-    priority=90,
     extract=generate_content,
     family="Gemini",
+    typed_shape="gemini",
+    tool_result_messages="gemini",
 )

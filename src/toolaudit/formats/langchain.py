@@ -11,7 +11,6 @@ from toolaudit.formats.base import (
     OBJECT_ONLY,
     Call,
     Extracted,
-    Format,
     UnknownShape,
     as_dict,
     as_list,
@@ -19,6 +18,7 @@ from toolaudit.formats.base import (
     get_path,
     is_one_of,
 )
+from toolaudit.formats.declaration import Format
 from toolaudit.formats.openai import chat_completion, chat_message_calls
 from toolaudit.formats.text_calls import append_calls_in_text
 
@@ -145,17 +145,18 @@ LANGCHAIN = Format(
     summary="LangChain messages",
     recognises=_is_message,
     keys=("lc", "type"),
-    priority=110,
     extract=message,
     family="LangChain/LangSmith",
+    tool_result_messages="langchain",
 )
 LANGSMITH = Format(
     name="langsmith",
     summary="LangSmith runs",
     recognises=_is_run,
     keys=("run_type",),
-    priority=100,
     extract=run,
     tools="extra.invocation_params.tools (or inputs.tools)",
     family="LangChain/LangSmith",
+    tool_result_messages="langchain",
+    carries_tools=True,
 )

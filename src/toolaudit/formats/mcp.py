@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolaudit.formats.base import ABSENT, OBJECT, Call, Extracted, Format, as_dict, get_path
+from toolaudit.formats.base import ABSENT, OBJECT, Call, Extracted, as_dict, get_path
+from toolaudit.formats.declaration import STREAM, Format
 
 
 def message(record: Mapping[str, Any]) -> Extracted:
@@ -26,7 +27,7 @@ def message(record: Mapping[str, Any]) -> Extracted:
     tools = get_path(record, "result", "tools")
     if isinstance(tools, list):
         more = bool(get_path(record, "result", "nextCursor"))
-        return Extracted("mcp", tools=tools, defines="stream", more_pages=more)
+        return Extracted("mcp", tools=tools, defines=STREAM, more_pages=more)
     return Extracted("mcp")
 
 
@@ -39,9 +40,11 @@ MCP = Format(
     summary="MCP JSON-RPC",
     recognises=_recognises,
     keys=("jsonrpc",),
-    # Before the provider formats: "jsonrpc" is certain, whatever a result holds.
-    priority=50,
     extract=message,
     tools="result.tools of a tools/list result: they judge the calls after it",
     family="MCP",
+    typed_shape="mcp",
+    tool_result_messages="mcp",
+    defines_tools=STREAM,
+    uses_defined_tools=STREAM,
 )

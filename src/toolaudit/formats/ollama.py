@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolaudit.formats.base import CUT_OFF, Call, Extracted, Format, as_dict
+from toolaudit.formats.base import CUT_OFF, Call, Extracted, as_dict
+from toolaudit.formats.declaration import Format
 from toolaudit.formats.openai import chat_message_calls
 
 
@@ -27,8 +28,7 @@ OLLAMA = Format(
     summary="Ollama /api/chat",
     recognises=_recognises,
     keys=("message",),
-    # Last: a top-level "message" object is the vaguest sign of all.
-    priority=140,
     extract=chat,
     family="Ollama",
+    tool_result_messages="ollama",
 )

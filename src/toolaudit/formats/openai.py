@@ -12,13 +12,12 @@ from toolaudit.formats.base import (
     OBJECT,
     Call,
     Extracted,
-    Format,
-    Inner,
     UnknownShape,
     as_dict,
     as_list,
     get_path,
 )
+from toolaudit.formats.declaration import KEY, Format, Inner
 from toolaudit.formats.text_calls import append_calls_in_text
 
 
@@ -128,7 +127,7 @@ def batch_input(record: Mapping[str, Any]) -> Extracted:
         model=body.get("model"),
         tools=request_tools(body),
         key=record.get("custom_id"),
-        defines="key",
+        defines=KEY,
     )
 
 
@@ -143,6 +142,12 @@ def request_tools(request: Mapping[str, Any]) -> list[Any] | None:
     if isinstance(bedrock, list):
         tools.extend(bedrock)
     return tools or None
+
+
+def _batch_reply_shape(record: Mapping[str, Any]) -> str:
+    # A Batch line's calls are answered in the shape of the API its body is from.
+    body = as_dict(as_dict(record.get("response")).get("body"))
+    return "openai-responses" if body.get("object") == "response" else "openai-chat"
 
 
 def _is_chat(record: Mapping[str, Any]) -> bool:
@@ -168,41 +173,43 @@ OPENAI_CHAT = Format(
     summary="OpenAI Chat Completions, vLLM and other compatible servers",
     recognises=_is_chat,
     keys=("choices",),
-    priority=60,
     extract=chat_completion,
     family="OpenAI",
     variant="chat",
+    typed_shape="openai_chat",
+    tool_result_messages="openai-chat",
 )
 OPENAI_RESPONSES = Format(
     name="openai-responses",
     summary="OpenAI Responses",
     recognises=_is_response,
     keys=("object", "output"),
-    priority=70,
     extract=responses,
     family="OpenAI",
     variant="responses",
+    typed_shape="openai_responses",
+    tool_result_messages="openai-responses",
 )
 OPENAI_BATCH = Format(
     name="openai-batch",
     summary="OpenAI Batch output lines",
     recognises=_is_batch_output,
     keys=("custom_id",),
-    # Before envelope, since an output line's "response" is an object too; after
-    # anthropic-batch and openai-batch-input, the more specific custom_id lines.
-    priority=30,
     extract_nested=batch_output,
     family="OpenAI",
     variant="batch",
+    typed_shape="openai_batch",
+    tool_result_messages=_batch_reply_shape,
+    uses_defined_tools=KEY,
 )
 OPENAI_BATCH_INPUT = Format(
     name="openai-batch-input",
     summary="OpenAI Batch input lines",
     recognises=_is_batch_input,
     keys=("custom_id",),
-    priority=20,
     extract=batch_input,
     tools="body.tools: they judge the output line with the same custom_id",
     family="OpenAI",
     variant="batch",
+    defines_tools=KEY,
 )

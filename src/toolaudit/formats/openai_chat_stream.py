@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolaudit.formats.base import CUT_OFF, Extracted, Format, UnknownShape, as_dict, as_list
+from toolaudit.formats.base import CUT_OFF, Extracted, UnknownShape, as_dict, as_list
+from toolaudit.formats.declaration import Format
 from toolaudit.formats.stream_steps import (
     ACCOMPANIES,
     BEGINS_OR_CONTINUES,
@@ -122,8 +123,6 @@ OPENAI_CHAT_STREAM = Format(
     summary="OpenAI Chat Completions stream chunks",
     recognises=alone_or_wrapped(_is_chunk),
     keys=("choices", "event"),
-    # Before openai-chat, which would read a chunk's choices as a completion's.
-    priority=55,
     extract=chunk,
     family="OpenAI",
     variant="stream",

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolaudit.formats.base import CUT_OFF, Extracted, Format, UnknownShape, as_dict, as_list
+from toolaudit.formats.base import CUT_OFF, Extracted, UnknownShape, as_dict, as_list
+from toolaudit.formats.declaration import Format
 from toolaudit.formats.stream_steps import (
     ACCOMPANIES,
     BEGINS,
@@ -124,8 +125,6 @@ OPENAI_RESPONSES_STREAM = Format(
     summary="OpenAI Responses stream events",
     recognises=alone_or_wrapped(_is_event),
     keys=("type", "event"),
-    # Before envelope, which would take response.created's "response" for a pair's.
-    priority=35,
     extract=event,
     family="OpenAI",
     variant="stream",

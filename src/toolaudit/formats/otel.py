@@ -12,7 +12,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from toolaudit.formats.base import Call, Extracted, Format, UnknownShape, as_dict, get_path
+from toolaudit.formats.base import Call, Extracted, UnknownShape, as_dict, get_path
+from toolaudit.formats.declaration import Format
 from toolaudit.formats.otel_conventions import SpanReading, read_span
 from toolaudit.values import described, kind_phrase, shown
 
@@ -223,22 +224,20 @@ OTLP_JSON = Format(
     summary="OpenTelemetry traces as OTLP/JSON, one export request a line",
     recognises=_is_otlp,
     keys=("resourceSpans",),
-    # Late, with the other traces: no other format has resourceSpans.
-    priority=145,
     extract=otlp_json,
     tools=_TOOLS,
     family="OpenTelemetry",
     variant="OTLP/JSON",
+    carries_tools=True,
 )
 OTEL_SPAN = Format(
     name="otel-span",
     summary="OpenTelemetry spans, one a line, attributes plain JSON",
     recognises=_is_span,
     keys=("attributes",),
-    # Last: a name and an attributes object are the weakest sign of all.
-    priority=155,
     extract=span_dump,
     tools=_TOOLS,
     family="OpenTelemetry",
     variant="span",
+    carries_tools=True,
 )

@@ -1,9 +1,11 @@
-"""Every log format, and what follows from their declarations: the detection
-order, the ``--input-format`` choices and what an unknown record is told.
+"""Every log format, the order detection tries them in, and what follows from their
+declarations: the ``--input-format`` choices, what an unknown record is told, and
+the formats the audit's typed fast path reads.
 
-Adding a format: a module declaring its :class:`~toolaudit.formats.base.Format`,
-and its line in :data:`FORMATS`. Format modules never import this one (it
-imports them); a format that wraps others is lent :class:`Inner` instead.
+Adding a format: a module declaring its :class:`~toolaudit.formats.declaration.Format`,
+its line in :data:`FORMATS` and its place in :data:`DETECTION_ORDER`. Format modules
+never import this one (it imports them); a format that wraps others is lent
+:class:`Inner` instead.
 """
 
 from __future__ import annotations
@@ -13,19 +15,12 @@ from typing import Any
 
 from toolaudit.formats.anthropic import ANTHROPIC, ANTHROPIC_BATCH
 from toolaudit.formats.anthropic_stream import ANTHROPIC_STREAM
-from toolaudit.formats.base import (
-    Extracted,
-    Extractor,
-    Format,
-    Inner,
-    NestedExtractor,
-    Recogniser,
-    UnknownShape,
-)
+from toolaudit.formats.base import Extracted, UnknownShape
 from toolaudit.formats.bedrock import BEDROCK
 from toolaudit.formats.bedrock_stream import BEDROCK_STREAM
 from toolaudit.formats.bfcl import BFCL
 from toolaudit.formats.completions import OPENAI_COMPLETIONS, TGI
+from toolaudit.formats.declaration import Extractor, Format, Inner, NestedExtractor, Recogniser
 from toolaudit.formats.envelope import ENVELOPE
 from toolaudit.formats.flat import FLAT
 from toolaudit.formats.gemini import GEMINI
@@ -44,7 +39,7 @@ from toolaudit.formats.otel import OTEL_SPAN, OTLP_JSON
 from toolaudit.formats.single_call import SINGLE_CALL
 
 #: Every format, in ``--input-format`` order (the "expected" message names
-#: their families in this order too). Detection order is their priorities'.
+#: their families in this order too).
 FORMATS = (
     FLAT,
     OPENAI_CHAT,
@@ -72,6 +67,58 @@ FORMATS = (
     SINGLE_CALL,
 )
 
+#: The order detection tries the formats' recognisers in (then their fallbacks, in
+#: the same order): a format need not rule out the formats before it. Each place says
+#: why it is there, as where a format goes depends on what the others take.
+DETECTION_ORDER = (
+    # First: name + arguments is a flat call whatever else the record holds. The
+    # audit's inline fast path reads such records without the registry, so this
+    # rule is what keeps both paths in agreement.
+    FLAT,
+    # First of the custom_id lines: a "result" tells it from OpenAI's Batch lines.
+    ANTHROPIC_BATCH,
+    OPENAI_BATCH_INPUT,
+    # Before envelope, since an output line's "response" is an object too; after
+    # anthropic-batch and openai-batch-input, the more specific custom_id lines.
+    OPENAI_BATCH,
+    # Before envelope, which would take response.created's "response" for a pair's.
+    OPENAI_RESPONSES_STREAM,
+    # After the Batch lines (an OpenAI output line's "response" is an object too),
+    # before every provider format (a pair's response is one of them).
+    ENVELOPE,
+    # Before the provider formats: "jsonrpc" is certain, whatever a result holds.
+    MCP,
+    # Before openai-chat, which would read a chunk's choices as a completion's.
+    OPENAI_CHAT_STREAM,
+    # Before openai-chat, which takes any record with choices.
+    OPENAI_COMPLETIONS,
+    OPENAI_CHAT,
+    OPENAI_RESPONSES,
+    # Before anthropic, and before ollama, which would read message_start's message.
+    ANTHROPIC_STREAM,
+    ANTHROPIC,
+    GEMINI,
+    LANGSMITH,
+    LANGCHAIN,
+    # After MCP and Anthropic's batch lines, whose "result" and "id" mean otherwise.
+    BFCL,
+    BEDROCK_STREAM,
+    # Late: an object two levels down is a weaker sign than the top-level keys tried before.
+    BEDROCK,
+    TGI,
+    # Last but for the vaguest: these keys say little about the rest of the record.
+    SINGLE_CALL,
+    # Last but for the traces: a top-level "message" object is the vaguest sign of all.
+    OLLAMA,
+    # Late, with the other traces: no other format has resourceSpans.
+    OTLP_JSON,
+    # Last: a name and an attributes object are the weakest sign of all.
+    OTEL_SPAN,
+)
+
+#: The tool-result shape of calls whose record names no format of its own (a pair
+#: holding a request alone): OpenAI Chat's tool message, which compatible servers take.
+FALLBACK_REPLY_SHAPE = OPENAI_CHAT.name
 
 #: Detection plans kept at most (one per shape of keys met).
 MAX_PLANS = 1024
@@ -111,19 +158,24 @@ def _bind(extract_nested: NestedExtractor, inner: Inner) -> Extractor:
 
 
 class Registry:
-    """Formats by name, and detection over them in priority order."""
+    """Formats by name, and detection over them in order."""
 
-    def __init__(self, formats: Iterable[Format]) -> None:
+    def __init__(
+        self, formats: Iterable[Format], detection_order: Iterable[Format] | None = None
+    ) -> None:
+        """``formats`` in ``--input-format`` order; ``detection_order``, the same
+        formats in the order detection tries them (None: that order)."""
         self.formats = tuple(formats)
         self._by_name = {fmt.name: fmt for fmt in self.formats}
         if len(self._by_name) != len(self.formats):
             raise ValueError("two formats share a name")
-        if len({fmt.priority for fmt in self.formats}) != len(self.formats):
-            # Equal priorities would leave detection to the order of FORMATS, unsaid.
-            raise ValueError("two formats share a priority")
-        self.expected = expected_message(self.formats)
         #: Tried in this order; the formats' fallbacks only after all of them.
-        self.detection_order = tuple(sorted(self.formats, key=lambda fmt: fmt.priority))
+        self.detection_order = self.formats if detection_order is None else tuple(detection_order)
+        if sorted(map(id, self.detection_order)) != sorted(map(id, self.formats)):
+            raise ValueError("the detection order must hold each format once")
+        self.expected = expected_message(self.formats)
+        #: The formats the audit's typed fast path reads (see formats/typed.py).
+        self.typed = frozenset(fmt.name for fmt in self.formats if fmt.typed_shape is not None)
         #: Every key some format recognises records by.
         self._gate = frozenset().union(*(fmt.keys for fmt in self.formats))
         #: The gate keys a record holds -> the recognisers and fallbacks worth
@@ -201,8 +253,10 @@ class Registry:
         return self._extractors[forced or self.detect(record)](record)
 
 
-REGISTRY = Registry(FORMATS)
+REGISTRY = Registry(FORMATS, DETECTION_ORDER)
 EXPECTED = REGISTRY.expected
+#: The formats the audit's typed fast path reads: those with a typed shape.
+TYPED_FORMATS = REGISTRY.typed
 detect = REGISTRY.detect
 extract = REGISTRY.extract
 format_names = REGISTRY.names

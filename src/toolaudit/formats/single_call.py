@@ -10,15 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolaudit.formats.base import (
-    ABSENT,
-    JSON_STRING,
-    OBJECT,
-    Call,
-    Extracted,
-    Format,
-    UnknownShape,
-)
+from toolaudit.formats.base import ABSENT, JSON_STRING, OBJECT, Call, Extracted, UnknownShape
+from toolaudit.formats.declaration import Format
 
 #: The key that holds the call -> (where its arguments are, their encoding, its id's key).
 _SHAPES = {
@@ -56,7 +49,5 @@ SINGLE_CALL = Format(
     "a Bedrock toolUse block",
     recognises=_recognises,
     keys=tuple(_SHAPES),
-    # Last but for the vaguest: these keys say little about the rest of the record.
-    priority=138,
     extract=extract,
 )

@@ -21,7 +21,8 @@ msgspec is imported here only: the registry does not import this module.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import functools
+from collections.abc import Callable, Iterable, Sequence
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -64,9 +65,13 @@ class TypedShape:
         self.record_tools = record_tools
 
 
+#: A field of a struct, as msgspec.defstruct takes it: (name, type) or (name, type, default).
+_Field = tuple[str, Any] | tuple[str, Any, Any]
+
+
 def _record(
     name: str,
-    fields: list[tuple[str, Any] | tuple[str, Any, Any]],
+    fields: list[_Field],
     registry: Registry,
     also_forbidden: Iterable[str] = (),
 ) -> type[Struct]:
@@ -311,6 +316,11 @@ def _pair_calls(
 
 
 # -- the shapes ------------------------------------------------------------------------
+#
+# One builder per format, named by the format's ``typed_shape``: (the registry, the
+# shapes built before it) -> its shape, or None where detection might give one of the
+# records it takes to another format (a format added to the registry among those tried
+# before it turns the shape off until the shape is reviewed).
 
 
 #: A top-level "model" of a format that names its model elsewhere, or not at all: the
@@ -318,11 +328,26 @@ def _pair_calls(
 #: the shape's model is the record's group.
 _NO_OTHER_MODEL: tuple[str, Any, Any] = ("model", UnsetType, UNSET)
 
+_Builder = Callable[[Registry, Sequence[TypedShape]], "TypedShape | None"]
 
-def _shapes(registry: Registry) -> list[tuple[str, type[Struct], Callable[..., Any], set[str]]]:
-    """(format, struct, calls, the formats detection tries first that the struct's
-    required values rule out), in the order the fast path tries them."""
-    chat = _record(
+
+def _agreed(
+    registry: Registry,
+    name: str,
+    struct: type[Struct],
+    calls: Callable[[Any], tuple[str | None, list[TypedCall]] | None],
+    ruled_out: Iterable[str] = (),
+) -> TypedShape | None:
+    """The shape of format ``name`` if detection agrees, given the formats tried before
+    it that the struct's required values rule out."""
+    if not _detection_agrees(registry, name, struct, ruled_out):
+        return None
+    return TypedShape(name, msgspec.json.Decoder(struct), calls)
+
+
+@functools.cache
+def _chat_record(registry: Registry) -> type[Struct]:
+    return _record(
         "ChatCompletion",
         [
             # openai-chat-stream wants a chunk, openai-completions a text completion.
@@ -332,7 +357,11 @@ def _shapes(registry: Registry) -> list[tuple[str, type[Struct], Callable[..., A
         ],
         registry,
     )
-    message = _record(
+
+
+@functools.cache
+def _message_record(registry: Registry) -> type[Struct]:
+    return _record(
         "Message",
         [
             # The stream formats want event types, never "message".
@@ -343,130 +372,148 @@ def _shapes(registry: Registry) -> list[tuple[str, type[Struct], Callable[..., A
         ],
         registry,
     )
-    batch_response = msgspec.defstruct(
+
+
+def flat_calls(registry: Registry, built: Sequence[TypedShape]) -> None:
+    """Flat records have no shape of their own: the reader reads them with
+    :class:`toolaudit.typed.flat.FlatCalls`, made from the tools' own decoders."""
+    return None
+
+
+def openai_chat(registry: Registry, built: Sequence[TypedShape]) -> TypedShape | None:
+    ruled_out = {"openai-chat-stream", "openai-completions"}
+    return _agreed(registry, "openai-chat", _chat_record(registry), _chat_calls, ruled_out)
+
+
+def openai_responses(registry: Registry, built: Sequence[TypedShape]) -> TypedShape | None:
+    fields: list[_Field] = [
+        # openai-completions wants a text completion.
+        ("object", Literal["response"]),
+        ("output", list[_OutputItem]),
+        ("model", _Text, None),
+        ("status", str | None | UnsetType, UNSET),
+    ]
+    struct = _record("Response", fields, registry)
+    return _agreed(registry, "openai-responses", struct, _responses_calls, {"openai-completions"})
+
+
+def openai_batch(registry: Registry, built: Sequence[TypedShape]) -> TypedShape | None:
+    response = msgspec.defstruct(
         "BatchResponse",
-        [("body", chat), ("status_code", Literal[200] | UnsetType, UNSET)],
+        [("body", _chat_record(registry)), ("status_code", Literal[200] | UnsetType, UNSET)],
         kw_only=True,
         gc=False,
     )
-    anthropic_result = msgspec.defstruct(
-        "AnthropicResult", [("type", Literal["succeeded"]), ("message", message)], gc=False
+    struct = _record(
+        "BatchOutput",
+        [("custom_id", _AnyId), ("response", response), _NO_OTHER_MODEL],
+        registry,
+        # An input line has both; anthropic-batch wants a result.
+        also_forbidden=("body", "method"),
     )
-    return [
-        ("openai-chat", chat, _chat_calls, {"openai-chat-stream", "openai-completions"}),
-        ("anthropic", message, _anthropic_calls, {"openai-responses-stream", "anthropic-stream"}),
-        (
-            "gemini",
-            _record(
-                "GenerateContentResponse",
-                [
-                    ("candidates", list[_Candidate]),
-                    ("modelVersion", _Text, None),
-                    ("model_version", UnsetType, UNSET),
-                    _NO_OTHER_MODEL,
-                ],
-                registry,
-            ),
-            _gemini_calls,
-            set(),
-        ),
-        (
-            "openai-responses",
-            _record(
-                "Response",
-                [
-                    # openai-completions wants a text completion.
-                    ("object", Literal["response"]),
-                    ("output", list[_OutputItem]),
-                    ("model", _Text, None),
-                    ("status", str | None | UnsetType, UNSET),
-                ],
-                registry,
-            ),
-            _responses_calls,
-            {"openai-completions"},
-        ),
-        (
-            "bedrock",
-            _record(
-                "ConverseResponse",
-                [
-                    # openai-responses wants an output array; this one is an object.
-                    ("output", _BedrockOutput),
-                    ("stopReason", str | None | UnsetType, UNSET),
-                    _NO_OTHER_MODEL,
-                ],
-                registry,
-            ),
-            _bedrock_calls,
-            {"openai-responses"},
-        ),
-        (
-            "openai-batch",
-            _record(
-                "BatchOutput",
-                [("custom_id", _AnyId), ("response", batch_response), _NO_OTHER_MODEL],
-                registry,
-                # An input line has both; anthropic-batch wants a result.
-                also_forbidden=("body", "method"),
-            ),
-            _batch_calls,
-            {"anthropic-batch", "openai-batch-input"},
-        ),
-        (
-            "anthropic-batch",
-            _record(
-                "AnthropicBatchResult",
-                [("custom_id", _AnyId), ("result", anthropic_result), _NO_OTHER_MODEL],
-                registry,
-            ),
-            _anthropic_batch_calls,
-            set(),
-        ),
-        (
-            "mcp",
-            _record(
-                "ToolsCall",
-                [
-                    ("jsonrpc", Literal["2.0"]),
-                    ("method", Literal["tools/call"]),
-                    ("params", _CallParams),
-                    ("id", _AnyId, None),
-                    _NO_OTHER_MODEL,
-                ],
-                registry,
-            ),
-            _mcp_calls,
-            set(),
-        ),
-    ]
+    ruled_out = {"anthropic-batch", "openai-batch-input"}
+    return _agreed(registry, "openai-batch", struct, _batch_calls, ruled_out)
 
 
-def typed_shapes(registry: Registry = REGISTRY) -> list[TypedShape]:
-    """The shapes whose format detection would pick for every record they take."""
-    shapes = []
-    for name, struct, calls, ruled_out in _shapes(registry):
-        if _detection_agrees(registry, name, struct, ruled_out):
-            shapes.append(TypedShape(name, msgspec.json.Decoder(struct), calls))
-    # A pair's response is one of the provider responses above (not a batch line or an
-    # MCP request, whose tools come from elsewhere).
-    inner = [shape for shape in shapes if shape.format in _PAIRED]
-    pair = _record(
-        "Pair",
-        [("request", _Request), ("response", Raw), _NO_OTHER_MODEL],
+def anthropic(registry: Registry, built: Sequence[TypedShape]) -> TypedShape | None:
+    ruled_out = {"openai-responses-stream", "anthropic-stream"}
+    return _agreed(registry, "anthropic", _message_record(registry), _anthropic_calls, ruled_out)
+
+
+def anthropic_batch(registry: Registry, built: Sequence[TypedShape]) -> TypedShape | None:
+    result = msgspec.defstruct(
+        "AnthropicResult",
+        [("type", Literal["succeeded"]), ("message", _message_record(registry))],
+        gc=False,
+    )
+    struct = _record(
+        "AnthropicBatchResult",
+        [("custom_id", _AnyId), ("result", result), _NO_OTHER_MODEL],
         registry,
     )
-    if inner and _detection_agrees(registry, "envelope", pair, _PAIR_RULED_OUT):
-        decoder = msgspec.json.Decoder(pair)
-        shapes.append(TypedShape("envelope", decoder, _pair_calls(inner), _request_tools))
-    return shapes
+    return _agreed(registry, "anthropic-batch", struct, _anthropic_batch_calls)
 
 
-#: The formats a pair's response is read as.
+def gemini(registry: Registry, built: Sequence[TypedShape]) -> TypedShape | None:
+    fields: list[_Field] = [
+        ("candidates", list[_Candidate]),
+        ("modelVersion", _Text, None),
+        ("model_version", UnsetType, UNSET),
+        _NO_OTHER_MODEL,
+    ]
+    struct = _record("GenerateContentResponse", fields, registry)
+    return _agreed(registry, "gemini", struct, _gemini_calls)
+
+
+def mcp(registry: Registry, built: Sequence[TypedShape]) -> TypedShape | None:
+    fields: list[_Field] = [
+        ("jsonrpc", Literal["2.0"]),
+        ("method", Literal["tools/call"]),
+        ("params", _CallParams),
+        ("id", _AnyId, None),
+        _NO_OTHER_MODEL,
+    ]
+    return _agreed(registry, "mcp", _record("ToolsCall", fields, registry), _mcp_calls)
+
+
+def bedrock(registry: Registry, built: Sequence[TypedShape]) -> TypedShape | None:
+    fields: list[_Field] = [
+        # openai-responses wants an output array; this one is an object.
+        ("output", _BedrockOutput),
+        ("stopReason", str | None | UnsetType, UNSET),
+        _NO_OTHER_MODEL,
+    ]
+    struct = _record("ConverseResponse", fields, registry)
+    return _agreed(registry, "bedrock", struct, _bedrock_calls, {"openai-responses"})
+
+
+#: The formats a pair's response is read as (not a batch line or an MCP request, whose
+#: tools come from elsewhere).
 _PAIRED = frozenset({"openai-chat", "anthropic", "gemini", "openai-responses", "bedrock"})
 #: The formats detection tries before envelope on a pair's keys, which its values rule
 #: out: a Batch line needs a custom_id.
 _PAIR_RULED_OUT = {"openai-batch", "anthropic-batch", "openai-batch-input"}
+
+
+def envelope(registry: Registry, built: Sequence[TypedShape]) -> TypedShape | None:
+    """A pair whose response is one of the provider responses built before it."""
+    inner = [shape for shape in built if shape.format in _PAIRED]
+    pair = _record("Pair", [("request", _Request), ("response", Raw), _NO_OTHER_MODEL], registry)
+    if not inner or not _detection_agrees(registry, "envelope", pair, _PAIR_RULED_OUT):
+        return None
+    decoder = msgspec.json.Decoder(pair)
+    return TypedShape("envelope", decoder, _pair_calls(inner), _request_tools)
+
+
+#: Each builder, by the name a format's ``typed_shape`` gives.
+BUILDERS: dict[str, _Builder] = {
+    builder.__name__: builder
+    for builder in (
+        flat_calls,
+        openai_chat,
+        openai_responses,
+        openai_batch,
+        anthropic,
+        anthropic_batch,
+        gemini,
+        mcp,
+        bedrock,
+        envelope,
+    )
+}
+
+
+def typed_shapes(registry: Registry = REGISTRY) -> list[TypedShape]:
+    """The shapes of the formats that declare one (``Format.typed_shape``), in the
+    registry's order, each only if detection would pick its format for every record
+    it takes. (Flat records have none: see :func:`flat_calls`.)"""
+    shapes: list[TypedShape] = []
+    for fmt in registry.formats:
+        if fmt.typed_shape is not None:
+            shape = BUILDERS[fmt.typed_shape](registry, shapes)
+            if shape is not None:
+                shapes.append(shape)
+    return shapes
 
 
 def _detection_agrees(

@@ -11,16 +11,14 @@ from typing import Any
 
 from toolaudit.contract import Validator, compile_schemas, kind_phrase
 from toolaudit.errors import NoSchemasError, SchemaError
-from toolaudit.formats import Extracted
+from toolaudit.formats import Extracted, get_format, is_format
+from toolaudit.formats.declaration import KEY, STREAM
 from toolaudit.jsonutil import canonical
 from toolaudit.schemas.loading import SchemaSet
 from toolaudit.schemas.tooldefs import normalize_tools
 
 #: Compiled tool sets of records (logged requests) kept for reuse, at most.
 RECORD_TOOLS_CACHE = 1024
-#: Formats whose records take their tools from an earlier record with the same key: an
-#: OpenAI Batch output line from its input line (openai-batch-input).
-_KEYED_BY_INPUT = frozenset({"openai-batch"})
 NO_TOOLS = Validator({})
 
 
@@ -60,7 +58,11 @@ class RecordTools:
                     return question, None
                 if self.schemas.validator is None:
                     return NO_TOOLS, f"no question with id {key!r} in the schemas"
-        if extracted.format == "mcp" and self._stream_tools is not None:
+        # How the record's format takes tools an earlier record defined, if it does.
+        defined = (
+            get_format(extracted.format).uses_defined_tools if is_format(extracted.format) else None
+        )
+        if defined == STREAM and self._stream_tools is not None:
             return self._as_result(self.compile(self._stream_tools))
         if self.schemas.keyed and self.schemas.validator is None:
             # Only a string or a number names a question: the record's problem, not the run's.
@@ -71,7 +73,7 @@ class RecordTools:
             earlier = (
                 f" and no batch input line with custom_id {key!r} came before it (give the "
                 "input file before the output file)"
-                if extracted.format in _KEYED_BY_INPUT and isinstance(key, (str, int))
+                if defined == KEY and isinstance(key, (str, int))
                 else ""
             )
             raise NoSchemasError(
@@ -83,13 +85,13 @@ class RecordTools:
     def remember(self, extracted: Extracted) -> None:
         """Keep the tools a record defines for the records after it."""
         self.defines_tools = True
-        if extracted.defines == "stream":
+        if extracted.defines == STREAM:
             tools = list(extracted.tools) if isinstance(extracted.tools, list) else []
             if self._stream_more_pages and self._stream_tools is not None:
                 tools = self._stream_tools + tools
             self._stream_tools, self._stream_more_pages = tools, extracted.more_pages
         elif (
-            extracted.defines == "key"
+            extracted.defines == KEY
             and isinstance(extracted.key, (str, int))
             and extracted.tools is not None
         ):
