@@ -126,8 +126,6 @@ def test_the_checker_sees_a_cycle() -> None:
 
 # -- what modules above formats/ may know of a format ---------------------------------
 
-#: Modules that still spell format names: until the recorder refactor lands (issue 33).
-SPELL_FORMAT_NAMES = {"toolaudit.pipeline.audit", "toolaudit.pipeline.typed_reader"}
 #: On a line whose string equals a format's name but means something else, this comment
 #: says so (an output layout called "flat", say): the rule then lets it be.
 NOT_A_FORMAT = "# not a log format"
@@ -166,7 +164,7 @@ def test_no_module_above_formats_spells_a_format_name() -> None:
     spelled = [
         f"{module} line {where}"
         for path in sorted(SRC.joinpath("toolaudit").rglob("*.py"))
-        if _layer(module := _module_name(path)) > above and module not in SPELL_FORMAT_NAMES
+        if _layer(module := _module_name(path)) > above
         for where in _format_names_spelled(path.read_text(), names)
     ]
     assert spelled == []
@@ -182,6 +180,7 @@ LAYOUT = "flat"  # not a log format
 NOTE = "a flat record, over mcp"
 '''
     assert _format_names_spelled(source, names) == ["2: 'mcp'", "3: 'flat'"]
+
 
 # -- the audit loop stays a place one would want to work in --------------------------
 

@@ -20,7 +20,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, BinaryIO
 
 from toolaudit.errors import InputError, OptionError
-from toolaudit.pipeline.fast_paths import TYPED_FORMATS, FastPaths
+from toolaudit.formats.flat import FLAT
+from toolaudit.pipeline.fast_paths import FastPaths
 from toolaudit.pipeline.general_reader import GeneralReader
 from toolaudit.pipeline.inline_reader import InlineReader
 from toolaudit.pipeline.options import AuditOptions
@@ -32,7 +33,7 @@ from toolaudit.results.summary import Summary
 from toolaudit.schemas import NO_SCHEMAS, SchemaSet
 from toolaudit.sources import DamagedInput, Source, expand_paths, read_line_batches
 
-__all__ = ["TYPED_FORMATS", "Audit", "AuditOptions", "Row"]
+__all__ = ["Audit", "AuditOptions", "Row"]
 
 
 class Audit:
@@ -173,7 +174,7 @@ class Audit:
         if (
             self.inline_fast_path
             and validator is not None
-            and self.options.input_format in (None, "flat")
+            and self.options.input_format in (None, FLAT.name)
         ):
             return InlineReader(self.recorder, validator, self._general, self.fast_paths)
         return self._general

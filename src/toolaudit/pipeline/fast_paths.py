@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from toolaudit.formats import TYPED_FORMATS, get_format
 from toolaudit.formats.flat import FLAT
 from toolaudit.pipeline.options import AuditOptions
 from toolaudit.schemas import SchemaSet
@@ -21,23 +22,6 @@ if TYPE_CHECKING:
 
     from toolaudit.contract import Validator
     from toolaudit.pipeline.typed_reader import TypedReader
-
-#: The formats the typed path reads (formats/typed.py builds their shapes; a test
-#: checks the two agree). Named here so that a log of none of them never loads msgspec.
-TYPED_FORMATS = frozenset(
-    {
-        "flat",
-        "openai-chat",
-        "openai-responses",
-        "openai-batch",
-        "anthropic",
-        "anthropic-batch",
-        "gemini",
-        "bedrock",
-        "mcp",
-        "envelope",
-    }
-)
 
 
 class FastPaths:
@@ -90,7 +74,7 @@ class FastPaths:
                 not self._allowed
                 or format_name not in TYPED_FORMATS
                 # Without --schemas, only records that carry their tools can be read.
-                or (self._validator is None and format_name != "envelope")
+                or (self._validator is None and not get_format(format_name).carries_tools)
             ):
                 return
             from toolaudit.pipeline.typed_reader import TypedReader

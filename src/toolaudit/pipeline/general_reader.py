@@ -18,9 +18,8 @@ import orjson
 
 from toolaudit.contract import kind_phrase
 from toolaudit.errors import ToolAuditError
-from toolaudit.formats import Extracted, UnknownShape, extract
+from toolaudit.formats import Extracted, UnknownShape, extract, get_format
 from toolaudit.formats.base import is_cut_off, note_repeated_ids
-from toolaudit.formats.bfcl import BFCL
 from toolaudit.formats.streams import Finished, StreamAssembler, StreamError
 from toolaudit.jsonutil import loads_exact, may_hold_long_integers
 from toolaudit.pipeline.fast_paths import FastPaths
@@ -189,7 +188,7 @@ class GeneralReader:
             detail = f"its tool definitions are malformed: {why_unjudged}"
             recorder.record_error(where, "record", detail, tally)
             return
-        if extracted.format != BFCL.name:  # whose calls all carry their question's id
+        if get_format(extracted.format).unique_call_ids:  # (BFCL's carry their question's id)
             note_repeated_ids(extracted.calls)
         if assembled:
             verdicts = [judge_apart(call, validator, why_unjudged)[0] for call in extracted.calls]
