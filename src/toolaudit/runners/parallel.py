@@ -261,6 +261,8 @@ def _why_whole(source: Source) -> str:
     """Why a lone source cannot be cut into ranges for several processes."""
     if source.is_stdin:
         return "standard input is read as it comes"
+    if source.unreadable is not None:
+        return f"{source.name} cannot be read"
     if source.is_remote:
         return f"{source.name} is a URL, which is read whole"
     if is_gzip(source.name):
