@@ -231,7 +231,7 @@ def read_line_batches(
     if source.unreadable is not None:
         raise InputError(f"{source.name}: {source.unreadable}")
     if source.is_stdin:
-        stream = stdin if stdin is not None else sys.stdin.buffer
+        stream = stdin_stream(stdin)
         yield from split_lines(_chunks(stream, on_bytes), max_line_bytes)
         return
     try:
@@ -250,6 +250,39 @@ def read_line_batches(
         # Only whole files can be gzip: a part of a file is a part of a plain file.
         chunks = _chunks(stream, on_bytes, limit=limit, inflate=not source.is_part)
         yield from split_lines(chunks, max_line_bytes)
+
+
+def stdin_stream(given: BinaryIO | None = None) -> BinaryIO:
+    """``given``, or this process's standard input, in binary; InputError when it is closed."""
+    if given is not None:
+        return given
+    if sys.stdin is None:  # started with stdin closed (`<&-`)
+        raise InputError("-: standard input is closed: nothing to read")
+    return sys.stdin.buffer
+
+
+def copy_stdin(
+    path: str, stdin: BinaryIO | None = None, on_bytes: Callable[[int], object] | None = None
+) -> None:
+    """Standard input (or ``stdin``), read to its end into a new file at ``path``, as it
+    comes (gzip stays gzip), for processes that cannot read it; ``on_bytes`` as for
+    :func:`read_line_batches`. Raises :class:`InputError` when it cannot be read."""
+    stream = stdin_stream(stdin)
+    read = getattr(stream, "read1", stream.read)
+    with open(path, "wb") as copy:
+        while True:
+            try:
+                chunk = read(CHUNK_BYTES)
+            except OSError as error:
+                raise InputError(
+                    f"{STDIN}: read error: {error.strerror or error} (read whole before it "
+                    "is audited: none of it was)"
+                ) from error
+            if not chunk:
+                return
+            copy.write(chunk)
+            if on_bytes is not None:
+                on_bytes(len(chunk))
 
 
 def is_gzip(path: str) -> bool:

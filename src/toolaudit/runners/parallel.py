@@ -9,6 +9,10 @@ summaries, so the outputs are byte for byte those of ``--jobs 1``. A first pass
 counts the ranges' lines, so that rows carry the file's line numbers; a summary
 alone does without (see :func:`~toolaudit.runners.ranges.lines_counted_first`).
 
+Standard input beside other inputs is read to its end first, into a temporary
+file: a worker cannot read the parent's stdin (a forked one's is /dev/null), and
+an audit done again in one process (see below) must read it again.
+
 Some records define tools for the records after them (an MCP ``tools/list``
 result, an OpenAI Batch input line). A range audited alone would not see
 them; when a worker meets one, the audit is done again in one process.
@@ -16,6 +20,7 @@ them; when a worker meets one, the audit is done again in one process.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import multiprocessing.pool
 import os
@@ -26,14 +31,14 @@ from dataclasses import dataclass, replace
 from itertools import accumulate
 from typing import BinaryIO
 
-from toolaudit.errors import ToolAuditError
+from toolaudit.errors import InputError, ToolAuditError
 from toolaudit.pipeline import Audit, AuditOptions
 from toolaudit.results.summary import Summary, joined_statuses, merge_blocks, merge_summaries
 from toolaudit.runners.base import AuditJob, Interrupted, RunHooks
 from toolaudit.runners.ranges import count_newlines, line_start, lines_counted_first
 from toolaudit.runners.serial import SerialRunner
 from toolaudit.schemas import SchemaSet
-from toolaudit.sources import Source, is_gzip
+from toolaudit.sources import STDIN, Source, copy_stdin, is_gzip
 
 #: Ranges are at least this big: below it, a process costs more than it saves.
 MIN_PART_BYTES = 4 << 20
@@ -150,17 +155,19 @@ def _start_worker(schemas: SchemaSet, options: AuditOptions) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def _audit_part(task: tuple[Source, str | None]) -> _PartResult:
-    source, report_dir = task
+def _audit_part(task: tuple[Source, str | None, str | None]) -> _PartResult:
+    source, report_dir, stdin_copy = task
     assert _worker_schemas is not None and _worker_options is not None
-    audit = Audit([source], _worker_schemas, _worker_options)
-    report_path = None
-    if report_dir is None:
-        summary = audit.run()
-    else:
-        fd, report_path = tempfile.mkstemp(dir=report_dir, suffix=".jsonl")
-        with os.fdopen(fd, "wb", buffering=1 << 20) as report:
-            summary = audit.run(report)
+    with contextlib.ExitStack() as stack:
+        stdin = None if stdin_copy is None else stack.enter_context(open(stdin_copy, "rb"))
+        audit = Audit([source], _worker_schemas, _worker_options, stdin=stdin)
+        report_path = None
+        if report_dir is None:
+            summary = audit.run()
+        else:
+            fd, report_path = tempfile.mkstemp(dir=report_dir, suffix=".jsonl")
+            with os.fdopen(fd, "wb", buffering=1 << 20) as report:
+                summary = audit.run(report)
     size = (source.end if source.end is not None else (source.size() or 0)) - source.start
     return _PartResult(source, summary, report_path, audit.whole_reason, size)
 
@@ -187,27 +194,35 @@ class ParallelRunner:
         streaming = report is not None and report.seekable() and report.tell() == 0
         with tempfile.TemporaryDirectory(prefix="toolaudit-") as report_dir:
             numbered = lines_counted_first(job.sources, rows=report is not None)
+            stdin_copy = None
+            if any(part.is_stdin for part in parts):
+                try:
+                    stdin_copy = _copy_stdin(report_dir, hooks, job, numbered)
+                except InputError as error:
+                    # Said in its place, as one process would: its reading raises it again.
+                    why = str(error).removeprefix(f"{STDIN}: ")
+                    parts = [replace(p, unreadable=why) if p.is_stdin else p for p in parts]
             try:
                 results = self._audit_parts(
-                    job, parts, report, report_dir, streaming, numbered, hooks
+                    job, (parts, stdin_copy), report, report_dir, streaming, numbered, hooks
                 )
             except ToolAuditError:
                 # A run that stops (a call with no schemas) must stop where one process
                 # would, with the same message: let one process find it.
-                return _again_in_one_process(job, report, streaming, hooks)
+                return _again_in_one_process(job, report, streaming, hooks, stdin_copy)
             whole = next((r for r in results if r.whole_reason), None)
             if whole is not None:
                 hooks.tell(
                     f"--jobs {self.jobs}: audited again in one process: {whole.source.name} "
                     f"{whole.whole_reason}"
                 )
-                return _again_in_one_process(job, report, streaming, hooks)
+                return _again_in_one_process(job, report, streaming, hooks, stdin_copy)
             if not numbered and any(
                 result.source.start > 0 and not result.summary.complete for result in results
             ):
                 # A later range read only in part says so by a line numbered from 1:
                 # the reading of one process says where, in the file's own numbers.
-                return _again_in_one_process(job, report, streaming, hooks)
+                return _again_in_one_process(job, report, streaming, hooks, stdin_copy)
             if report is not None and not streaming:
                 for result in results:
                     _append_report(result, report)
@@ -216,7 +231,7 @@ class ParallelRunner:
     def _audit_parts(
         self,
         job: AuditJob,
-        parts: list[Source],
+        planned: tuple[list[Source], str | None],
         report: BinaryIO | None,
         report_dir: str,
         streaming: bool,
@@ -224,7 +239,8 @@ class ParallelRunner:
         hooks: RunHooks,
     ) -> list[_PartResult]:
         """Every part's result, in order; stops at the first part that must be audited
-        whole."""
+        whole. ``planned``: the parts, and where standard input was copied (if it was)."""
+        parts, stdin_copy = planned
         context = multiprocessing.get_context(
             "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         )
@@ -239,7 +255,14 @@ class ParallelRunner:
                 # lines, in parallel too.
                 if numbered:
                     parts = _number_lines(parts, _newlines(pool, parts))
-                tasks = [(part, report_dir if report is not None else None) for part in parts]
+                tasks = [
+                    (
+                        part,
+                        report_dir if report is not None else None,
+                        stdin_copy if part.is_stdin else None,
+                    )
+                    for part in parts
+                ]
                 for result in pool.imap(_audit_part, tasks):
                     results.append(result)
                     if result.whole_reason:
@@ -278,12 +301,26 @@ def _append_report(result: _PartResult, report: BinaryIO) -> None:
 
 
 def _again_in_one_process(
-    job: AuditJob, report: BinaryIO | None, rewind: bool, hooks: RunHooks
+    job: AuditJob, report: BinaryIO | None, rewind: bool, hooks: RunHooks, stdin_copy: str | None
 ) -> Summary:
     if report is not None and rewind:
         report.seek(0)
         report.truncate()
-    return SerialRunner().run(job, report, hooks)
+    if stdin_copy is None:
+        return SerialRunner().run(job, report, hooks)
+    with open(stdin_copy, "rb") as stdin:  # read once already: read again from its copy
+        return SerialRunner().run(job, report, replace(hooks, stdin=stdin))
+
+
+def _copy_stdin(directory: str, hooks: RunHooks, job: AuditJob, numbered: bool) -> str:
+    """Standard input, read to its end into a file in ``directory`` (see the module's
+    docstring); its path. Progress counts its bytes here, as they are read."""
+    path = os.path.join(directory, "stdin")
+    try:
+        copy_stdin(path, hooks.stdin, hooks.on_bytes)
+    except KeyboardInterrupt as stop:
+        raise Interrupted(_interrupted_summary(job, [], numbered), type(stop)) from None
+    return path
 
 
 def _interrupted_summary(job: AuditJob, done: list[_PartResult], numbered: bool) -> Summary:
