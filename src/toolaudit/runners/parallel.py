@@ -27,6 +27,8 @@ import os
 import shutil
 import signal
 import tempfile
+from collections.abc import Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from itertools import accumulate
 from typing import BinaryIO
@@ -146,13 +148,53 @@ _worker_schemas: SchemaSet | None = None
 _worker_options: AuditOptions | None = None
 
 
+#: What stops a run; held back while workers are forked (see _worker_pool).
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
 def _start_worker(schemas: SchemaSet, options: AuditOptions) -> None:
     global _worker_schemas, _worker_options
     _worker_schemas, _worker_options = schemas, options
     # Ctrl-C reaches the whole process group: the parent alone decides what an
-    # interruption means, and ends the workers; they must not print tracebacks.
+    # interruption means, and ends the workers (SIGTERM, which ends one at once,
+    # whatever it is doing); they must not print tracebacks.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _set_held(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # a SIGTERM held meanwhile ends it now
+
+
+@contextlib.contextmanager
+def _worker_pool(processes: int, job: AuditJob) -> Iterator[multiprocessing.pool.Pool]:
+    """A pool of ``processes`` workers for ``job``, ended (terminated) on leaving.
+
+    Ctrl-C and SIGTERM are held back while it forks them, not lost: a worker forked
+    with this process's handlers would turn a stop of the run into a traceback of its
+    own ("Process ForkPoolWorker-1: ... KeyboardInterrupt") before _start_worker set
+    its own. Each worker lets them through once it has; this process, once the pool is
+    made (its threads, started meanwhile, keep them held: signals are for the main
+    thread, and the workers they fork later start held too).
+    """
+    context = multiprocessing.get_context(
+        "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    )
+    with contextlib.ExitStack() as stack:
+        held = _set_held(signal.SIG_BLOCK, _STOP_SIGNALS)
+        try:
+            pool = stack.enter_context(
+                context.Pool(
+                    processes, initializer=_start_worker, initargs=(job.schemas, job.options)
+                )
+            )
+        finally:
+            _set_held(signal.SIG_SETMASK, held)  # a stop asked for meanwhile is raised here
+        yield pool
+
+
+def _set_held(how: int, signals: Iterable[int]) -> AbstractSet[int]:
+    """signal.pthread_sigmask where there is one (not on Windows); the mask before."""
+    if not hasattr(signal, "pthread_sigmask"):
+        return set()
+    return signal.pthread_sigmask(how, signals)
 
 
 def _audit_part(task: tuple[Source, str | None, str | None]) -> _PartResult:
@@ -241,16 +283,9 @@ class ParallelRunner:
         """Every part's result, in order; stops at the first part that must be audited
         whole. ``planned``: the parts, and where standard input was copied (if it was)."""
         parts, stdin_copy = planned
-        context = multiprocessing.get_context(
-            "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        )
         results: list[_PartResult] = []
         try:
-            with context.Pool(
-                min(self.jobs, len(parts)),
-                initializer=_start_worker,
-                initargs=(job.schemas, job.options),
-            ) as pool:
+            with _worker_pool(min(self.jobs, len(parts)), job) as pool:
                 # Report rows give line numbers: a first pass counts each range's
                 # lines, in parallel too.
                 if numbered:
