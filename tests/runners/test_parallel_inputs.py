@@ -9,6 +9,7 @@ import pytest
 
 from toolaudit.pipeline import AuditOptions
 from toolaudit.runners import AuditJob, RunHooks, parallel, runner_for
+from toolaudit.runners.blocks import File, plan_files
 from toolaudit.schemas import load_schemas
 from toolaudit.sources import Source, expand_paths
 
@@ -80,3 +81,11 @@ def test_a_dangling_link_in_a_walk_is_a_source_error_in_every_runner(tmp_path):
         sources[1:], SAMPLE_SCHEMAS, 1, None
     )
     assert notices == [f"--jobs 2: audited in one process: {tmp_path / 'b.jsonl'} cannot be read"]
+
+
+def test_a_dask_plan_keeps_an_input_that_cannot_be_read_for_its_task_to_report(tmp_path):
+    # Planned whole, with no size, not refused as missing: its task says why, as one
+    # process would.
+    (tmp_path / "b.jsonl").symlink_to(tmp_path / "gone.jsonl")
+    [source] = expand_paths([str(tmp_path)])
+    assert plan_files([source], 1024) == [File(source, 0)]
