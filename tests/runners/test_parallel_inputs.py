@@ -4,6 +4,7 @@ by the parent, for the worker that audits it), and inputs a walk could not read.
 from __future__ import annotations
 
 import io
+import os
 
 import pytest
 
@@ -89,3 +90,34 @@ def test_a_dask_plan_keeps_an_input_that_cannot_be_read_for_its_task_to_report(t
     (tmp_path / "b.jsonl").symlink_to(tmp_path / "gone.jsonl")
     [source] = expand_paths([str(tmp_path)])
     assert plan_files([source], 1024) == [File(source, 0)]
+
+
+def test_a_file_that_cannot_be_opened_is_planned_whole_and_said_so(tmp_path, monkeypatch):
+    # (As root every file opens: the refusal is simulated.)
+    log = tmp_path / "big.jsonl"
+    log.write_bytes(SAMPLE.read_bytes())
+
+    def refuse(path):
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr(parallel, "is_gzip", refuse)
+    assert parallel.plan_parts([Source(str(log))], 2) == [Source(str(log))]
+    notices: list[str] = []
+    outputs([Source(str(log))], SAMPLE_SCHEMAS, 2, None, notices)
+    assert notices == [
+        f"--jobs 2: audited in one process: {log} cannot be read (Permission denied)"
+    ]
+
+
+def test_a_named_pipe_alone_is_read_as_it_comes_not_opened_to_plan(tmp_path):
+    fifo = tmp_path / "calls.jsonl"
+    os.mkfifo(fifo)
+    pipe = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)  # (Linux) a reader and a writer, at once
+    try:
+        os.write(pipe, b"{}\n")
+        assert parallel._why_whole(Source(str(fifo))) == (
+            f"{fifo} is not a plain file: it is read as it comes"
+        )
+        assert os.read(pipe, 16) == b"{}\n"  # nothing taken from the pipe to plan
+    finally:
+        os.close(pipe)

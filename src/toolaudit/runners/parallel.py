@@ -26,6 +26,7 @@ import multiprocessing.pool
 import os
 import shutil
 import signal
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
@@ -67,7 +68,7 @@ def plan_parts(sources: list[Source], jobs: int) -> list[Source]:
             or source.is_part
             or size is None
             or size < 2 * MIN_PART_BYTES
-            or is_gzip(source.name)
+            or _gzip_or_unopenable(source.name)
         ):
             parts.append(source)
             continue
@@ -85,6 +86,15 @@ def plan_parts(sources: list[Source], jobs: int) -> list[Source]:
             for a, b in zip(starts, [*starts[1:], size], strict=True)
         )
     return parts
+
+
+def _gzip_or_unopenable(path: str) -> bool:
+    """Whether a file must be audited whole: gzip, or a file that cannot be opened (whose
+    audit then says so in its place, as one process's does)."""
+    try:
+        return is_gzip(path)
+    except OSError:
+        return True
 
 
 def _count_newlines(part: Source) -> int:
@@ -319,12 +329,19 @@ def _why_whole(source: Source) -> str:
     """Why a lone source cannot be cut into ranges for several processes."""
     if source.is_stdin:
         return "standard input is read as it comes"
-    if source.unreadable is not None:
-        return f"{source.name} cannot be read"
     if source.is_remote:
         return f"{source.name} is a URL, which is read whole"
-    if is_gzip(source.name):
-        return f"{source.name} is gzip, which cannot be entered in the middle"
+    if source.unreadable is not None:
+        return f"{source.name} cannot be read"
+    try:
+        # (Not opened unless a plain file: a named pipe's first bytes are the audit's.)
+        regular = stat.S_ISREG(os.stat(source.name).st_mode)
+        if regular and is_gzip(source.name):
+            return f"{source.name} is gzip, which cannot be entered in the middle"
+    except OSError as error:
+        return f"{source.name} cannot be read ({error.strerror or error})"
+    if not regular:
+        return f"{source.name} is not a plain file: it is read as it comes"
     return f"{source.name} is under {2 * MIN_PART_BYTES >> 20} MiB"
 
 
