@@ -16,7 +16,7 @@ from ..conftest import REPO
 SCRIPT = """
 import os, signal, sys
 from toolaudit.pipeline import AuditOptions
-from toolaudit.runners import AuditJob, parallel, runner_for
+from toolaudit.runners import AuditJob, parallel, pool, runner_for
 from toolaudit.schemas import load_schemas
 from toolaudit.sources import Source
 
@@ -25,7 +25,7 @@ def stop(signum, frame):
 signal.signal(signal.SIGTERM, stop)
 
 marker = sys.argv[1]
-real_start = parallel._start_worker
+real_start = pool.start_worker
 def start_worker(*args):
     try:
         os.close(os.open(marker, os.O_CREAT | os.O_EXCL))
@@ -34,7 +34,7 @@ def start_worker(*args):
     else:
         os.kill(os.getpid(), signal.SIGTERM)
     real_start(*args)
-parallel._start_worker = start_worker
+pool.start_worker = start_worker
 parallel.MIN_PART_BYTES = 2048
 
 job = AuditJob(

@@ -20,27 +20,23 @@ them; when a worker meets one, the audit is done again in one process.
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
 import multiprocessing.pool
 import os
 import shutil
-import signal
 import stat
 import tempfile
-from collections.abc import Iterable, Iterator
-from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from itertools import accumulate
 from typing import BinaryIO
 
 from toolaudit.errors import InputError, ToolAuditError
-from toolaudit.pipeline import Audit, AuditOptions
+from toolaudit.pipeline import Audit
 from toolaudit.results.summary import Summary, joined_statuses, merge_blocks, merge_summaries
 from toolaudit.runners.base import AuditJob, Interrupted, RunHooks
+from toolaudit.runners.pool import PartResult, audit_part, worker_pool
 from toolaudit.runners.ranges import count_newlines, line_start, lines_counted_first
 from toolaudit.runners.serial import SerialRunner
-from toolaudit.schemas import SchemaSet
 from toolaudit.sources import STDIN, Source, copy_stdin, is_gzip
 
 #: Ranges are at least this big: below it, a process costs more than it saves.
@@ -127,7 +123,7 @@ def _number_lines(parts: list[Source], newlines: list[int]) -> list[Source]:
     return numbered
 
 
-def _merged(results: list[_PartResult], numbered: bool) -> Summary:
+def _merged(results: list[PartResult], numbered: bool) -> Summary:
     """The summaries of the ranges, merged (``numbered``: see lines_counted_first), with
     one status per input (see joined_statuses)."""
     # Each range's input by number: a range from byte 0 starts the next input.
@@ -140,88 +136,6 @@ def _merged(results: list[_PartResult], numbered: bool) -> Summary:
     merge = merge_summaries if numbered else merge_blocks
     summary = merge(result.summary for result in results)
     return replace(summary, sources=[status for _, status in statuses])
-
-
-@dataclass(frozen=True)
-class _PartResult:
-    source: Source
-    summary: Summary
-    report_path: str | None
-    #: Why its input must be audited whole, if it must (see Audit.whole_reason).
-    whole_reason: str | None
-    size: int
-
-
-# Set in each worker by _start_worker, so that the schemas are sent once per
-# process (or inherited, with fork), not once per range.
-_worker_schemas: SchemaSet | None = None
-_worker_options: AuditOptions | None = None
-
-
-#: What stops a run; held back while workers are forked (see _worker_pool).
-_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
-
-
-def _start_worker(schemas: SchemaSet, options: AuditOptions) -> None:
-    global _worker_schemas, _worker_options
-    _worker_schemas, _worker_options = schemas, options
-    # Ctrl-C reaches the whole process group: the parent alone decides what an
-    # interruption means, and ends the workers (SIGTERM, which ends one at once,
-    # whatever it is doing); they must not print tracebacks.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    _set_held(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # a SIGTERM held meanwhile ends it now
-
-
-@contextlib.contextmanager
-def _worker_pool(processes: int, job: AuditJob) -> Iterator[multiprocessing.pool.Pool]:
-    """A pool of ``processes`` workers for ``job``, ended (terminated) on leaving.
-
-    Ctrl-C and SIGTERM are held back while it forks them, not lost: a worker forked
-    with this process's handlers would turn a stop of the run into a traceback of its
-    own ("Process ForkPoolWorker-1: ... KeyboardInterrupt") before _start_worker set
-    its own. Each worker lets them through once it has; this process, once the pool is
-    made (its threads, started meanwhile, keep them held: signals are for the main
-    thread, and the workers they fork later start held too).
-    """
-    context = multiprocessing.get_context(
-        "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    )
-    with contextlib.ExitStack() as stack:
-        held = _set_held(signal.SIG_BLOCK, _STOP_SIGNALS)
-        try:
-            pool = stack.enter_context(
-                context.Pool(
-                    processes, initializer=_start_worker, initargs=(job.schemas, job.options)
-                )
-            )
-        finally:
-            _set_held(signal.SIG_SETMASK, held)  # a stop asked for meanwhile is raised here
-        yield pool
-
-
-def _set_held(how: int, signals: Iterable[int]) -> AbstractSet[int]:
-    """signal.pthread_sigmask where there is one (not on Windows); the mask before."""
-    if not hasattr(signal, "pthread_sigmask"):
-        return set()
-    return signal.pthread_sigmask(how, signals)
-
-
-def _audit_part(task: tuple[Source, str | None, str | None]) -> _PartResult:
-    source, report_dir, stdin_copy = task
-    assert _worker_schemas is not None and _worker_options is not None
-    with contextlib.ExitStack() as stack:
-        stdin = None if stdin_copy is None else stack.enter_context(open(stdin_copy, "rb"))
-        audit = Audit([source], _worker_schemas, _worker_options, stdin=stdin)
-        report_path = None
-        if report_dir is None:
-            summary = audit.run()
-        else:
-            fd, report_path = tempfile.mkstemp(dir=report_dir, suffix=".jsonl")
-            with os.fdopen(fd, "wb", buffering=1 << 20) as report:
-                summary = audit.run(report)
-    size = (source.end if source.end is not None else (source.size() or 0)) - source.start
-    return _PartResult(source, summary, report_path, audit.whole_reason, size)
 
 
 class ParallelRunner:
@@ -289,13 +203,13 @@ class ParallelRunner:
         streaming: bool,
         numbered: bool,
         hooks: RunHooks,
-    ) -> list[_PartResult]:
+    ) -> list[PartResult]:
         """Every part's result, in order; stops at the first part that must be audited
         whole. ``planned``: the parts, and where standard input was copied (if it was)."""
         parts, stdin_copy = planned
-        results: list[_PartResult] = []
+        results: list[PartResult] = []
         try:
-            with _worker_pool(min(self.jobs, len(parts)), job) as pool:
+            with worker_pool(min(self.jobs, len(parts)), job) as pool:
                 # Report rows give line numbers: a first pass counts each range's
                 # lines, in parallel too.
                 if numbered:
@@ -308,7 +222,7 @@ class ParallelRunner:
                     )
                     for part in parts
                 ]
-                for result in pool.imap(_audit_part, tasks):
+                for result in pool.imap(audit_part, tasks):
                     results.append(result)
                     if result.whole_reason:
                         break  # see the module's docstring
@@ -345,7 +259,7 @@ def _why_whole(source: Source) -> str:
     return f"{source.name} is under {2 * MIN_PART_BYTES >> 20} MiB"
 
 
-def _append_report(result: _PartResult, report: BinaryIO) -> None:
+def _append_report(result: PartResult, report: BinaryIO) -> None:
     assert result.report_path is not None
     with open(result.report_path, "rb") as part_report:
         shutil.copyfileobj(part_report, report, 1 << 20)
@@ -375,7 +289,7 @@ def _copy_stdin(directory: str, hooks: RunHooks, job: AuditJob, numbered: bool) 
     return path
 
 
-def _interrupted_summary(job: AuditJob, done: list[_PartResult], numbered: bool) -> Summary:
+def _interrupted_summary(job: AuditJob, done: list[PartResult], numbered: bool) -> Summary:
     if not done:
         # Nothing finished in order: an empty audit of the job, marked incomplete.
         return Audit(job.sources, job.schemas, job.options).finish(interrupted=True)
