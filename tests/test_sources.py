@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import gzip
 import io
 import itertools
+import os
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -142,3 +145,52 @@ def test_stdin_given_twice_is_refused(tmp_path):
     path.write_bytes(b"")
     with pytest.raises(InputError, match="standard input is given twice"):
         expand_paths(["-", str(path), "-"])
+
+
+def test_a_walk_names_what_it_cannot_read_in_its_sorted_place(tmp_path):
+    (tmp_path / "a.jsonl").write_bytes(b"{}\n")
+    (tmp_path / "b.jsonl").symlink_to(tmp_path / "gone.jsonl")
+    (tmp_path / "c.jsonl").symlink_to(tmp_path / "c.jsonl")  # a link to itself
+    os.mkfifo(tmp_path / "d.jsonl")
+    (tmp_path / "e.txt").symlink_to(tmp_path / "gone.txt")  # not a log's name: not taken
+    sources = expand_paths([str(tmp_path)])
+    assert [(Path(s.name).name, s.unreadable) for s in sources] == [
+        ("a.jsonl", None),
+        ("b.jsonl", f"a dangling symbolic link (to {tmp_path / 'gone.jsonl'}): nothing to read"),
+        ("c.jsonl", "a loop of symbolic links: nothing to read"),
+        ("d.jsonl", "a named pipe, not a file: a directory walk reads files only (give it by "
+         "its path)"),
+    ]  # fmt: skip
+    assert [s.size() for s in sources[1:]] == [None, None, None]
+    with pytest.raises(InputError, match=r"b\.jsonl: a dangling symbolic link"):
+        read_all(sources[1])
+
+
+def test_a_folder_the_walk_cannot_list_is_an_input_that_cannot_be_read(tmp_path, monkeypatch):
+    # (As root, chmod 000 does not stop a listing: the refusal is simulated.)
+    for name in ("a/1.jsonl", "b/1.jsonl", "c/1.jsonl"):
+        (tmp_path / name).parent.mkdir()
+        (tmp_path / name).write_bytes(b"{}\n")
+    listing = os.scandir
+    refused = {str(tmp_path / "b")}
+
+    def scandir(path):
+        if str(path) in refused:
+            raise PermissionError(errno.EACCES, "Permission denied", path)
+        return listing(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    sources = expand_paths([str(tmp_path)])
+    assert [s.name for s in sources] == [str(tmp_path / n) for n in ("a/1.jsonl", "b", "c/1.jsonl")]
+    assert sources[1].unreadable == (
+        "cannot list this folder (Permission denied): its logs were not read"
+    )
+    refused.add(str(tmp_path))
+    [only] = expand_paths([str(tmp_path)])  # a folder with nothing listed is not "no log files"
+    assert only.name == str(tmp_path) and only.unreadable is not None
+
+
+def test_a_dangling_link_given_by_name_is_named(tmp_path):
+    (tmp_path / "log.jsonl").symlink_to(tmp_path / "gone.jsonl")
+    with pytest.raises(InputError, match=r"log\.jsonl: a dangling symbolic link \(to "):
+        expand_paths([str(tmp_path / "log.jsonl")])

@@ -10,8 +10,10 @@ through :mod:`toolaudit.storage` and from then on is a source like any other.
 
 from __future__ import annotations
 
+import errno
 import itertools
 import os
+import stat
 import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -49,6 +51,11 @@ class Source:
     storage_options: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
     #: A URL's size as its listing gave it (no request to ask again).
     listed_size: int | None = field(default=None, compare=False, repr=False)
+    #: Why this input cannot be read, when a directory walk found so (a dangling
+    #: link, a folder it could not list): reading it raises InputError with this
+    #: reason, so that the audit records it in the input's place, as for a file
+    #: that cannot be opened.
+    unreadable: str | None = None
 
     @property
     def is_part(self) -> bool:
@@ -65,7 +72,7 @@ class Source:
 
     def size(self) -> int | None:
         """Bytes on disk (compressed, for gzip), or None when unknown."""
-        if self.is_stdin:
+        if self.is_stdin or self.unreadable is not None:
             return None
         if self.is_remote:
             if self.listed_size is not None:
@@ -111,9 +118,12 @@ def expand_paths(
     URLs as given, globs expanded, prefixes walked like directories.
 
     A walk passes over the files in ``skip`` (the schemas, which may well sit
-    beside the logs as ``*.json``). Raises :class:`InputError` for a path that
-    does not exist or a directory that holds no log file, before anything is read
-    (for a URL also: access denied, a missing bucket, its filesystem not installed).
+    beside the logs as ``*.json``). What a walk cannot read (a folder it cannot
+    list, a dangling link, a named pipe with a log's name) is a source marked
+    ``unreadable``, in its sorted place, so that the audit reports it instead of
+    passing over it. Raises :class:`InputError` for a path that does not exist or
+    a directory that holds no log file, before anything is read (for a URL also:
+    access denied, a missing bucket, its filesystem not installed).
     """
     skip = list(skip)
     skipped = {os.path.realpath(p) for p in skip if not is_url(p)}
@@ -130,22 +140,69 @@ def expand_paths(
                 for name, size in objects
             )
         elif os.path.isdir(path):
-            found = sorted(p for p in _walk_logs(Path(path)) if os.path.realpath(p) not in skipped)
+            walked = _walk_logs(Path(path))
+            found = sorted(
+                (item for item in walked if os.path.realpath(item[0]) not in skipped),
+                key=lambda item: item[0],
+            )
             if not found:
                 suffixes = ", ".join(f"*{s}" for s in LOG_SUFFIXES)
                 raise InputError(f"{path}: no log files in this directory ({suffixes}, or .gz)")
-            sources.extend(Source(str(p)) for p in found)
+            sources.extend(Source(str(p), unreadable=why) for p, why in found)
         elif os.path.exists(path):
             sources.append(Source(path))
+        elif os.path.islink(path):
+            raise InputError(f"{path}: {_dangling(path)}")
         else:
             raise InputError(f"{path}: no such file or directory")
     return sources
 
 
-def _walk_logs(root: Path) -> Iterator[Path]:
-    for path in root.rglob("*"):
-        if is_log_name(path.name) and path.is_file():
-            yield path
+def _walk_logs(root: Path) -> Iterator[tuple[Path, str | None]]:
+    """The log files under ``root``, each with None, or with why it cannot be read;
+    and each folder that cannot be listed, with why. Links to folders are not
+    followed (a loop would never end), links to files are."""
+    unlisted: list[OSError] = []
+    for folder, _, names in os.walk(root, onerror=unlisted.append):
+        for name in names:
+            if is_log_name(name):
+                path = Path(folder, name)
+                why = _why_unreadable(path)
+                if why != _NOT_A_LOG:
+                    yield path, why
+    for error in unlisted:
+        why = error.strerror or str(error)
+        yield Path(error.filename), f"cannot list this folder ({why}): its logs were not read"
+
+
+#: What _why_unreadable says of a folder with a log's name: walked as any folder.
+_NOT_A_LOG = "a folder"
+
+
+def _why_unreadable(path: Path) -> str | None:
+    """None for a file a walk reads; else why it cannot (_NOT_A_LOG for a folder)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as error:
+        if error.errno == errno.ENOENT and os.path.islink(path):
+            return _dangling(path)
+        if error.errno == errno.ELOOP:
+            return "a loop of symbolic links: nothing to read"
+        return f"cannot open: {error.strerror or error}"
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return _NOT_A_LOG
+    kind = "named pipe" if stat.S_ISFIFO(mode) else "socket" if stat.S_ISSOCK(mode) else "device"
+    return f"a {kind}, not a file: a directory walk reads files only (give it by its path)"
+
+
+def _dangling(path: str | Path) -> str:
+    try:
+        target = os.readlink(path)
+    except OSError:
+        return "a dangling symbolic link: nothing to read"
+    return f"a dangling symbolic link (to {target}): nothing to read"
 
 
 def is_log_name(name: str) -> bool:
@@ -168,11 +225,13 @@ def read_line_batches(
 
     A final line without a newline is still a line. ``on_bytes`` is told how
     many bytes (as stored, so compressed for gzip) each step consumed.
-    Raises :class:`InputError` when the source cannot be opened and
-    :class:`DamagedInput` when reading stops part way.
+    Raises :class:`InputError` when the source cannot be opened (or is
+    ``unreadable``) and :class:`DamagedInput` when reading stops part way.
     """
+    if source.unreadable is not None:
+        raise InputError(f"{source.name}: {source.unreadable}")
     if source.is_stdin:
-        stream = stdin if stdin is not None else sys.stdin.buffer
+        stream = stdin_stream(stdin)
         yield from split_lines(_chunks(stream, on_bytes), max_line_bytes)
         return
     try:
@@ -191,6 +250,39 @@ def read_line_batches(
         # Only whole files can be gzip: a part of a file is a part of a plain file.
         chunks = _chunks(stream, on_bytes, limit=limit, inflate=not source.is_part)
         yield from split_lines(chunks, max_line_bytes)
+
+
+def stdin_stream(given: BinaryIO | None = None) -> BinaryIO:
+    """``given``, or this process's standard input, in binary; InputError when it is closed."""
+    if given is not None:
+        return given
+    if sys.stdin is None:  # started with stdin closed (`<&-`)
+        raise InputError("-: standard input is closed: nothing to read")
+    return sys.stdin.buffer
+
+
+def copy_stdin(
+    path: str, stdin: BinaryIO | None = None, on_bytes: Callable[[int], object] | None = None
+) -> None:
+    """Standard input (or ``stdin``), read to its end into a new file at ``path``, as it
+    comes (gzip stays gzip), for processes that cannot read it; ``on_bytes`` as for
+    :func:`read_line_batches`. Raises :class:`InputError` when it cannot be read."""
+    stream = stdin_stream(stdin)
+    read = getattr(stream, "read1", stream.read)
+    with open(path, "wb") as copy:
+        while True:
+            try:
+                chunk = read(CHUNK_BYTES)
+            except OSError as error:
+                raise InputError(
+                    f"{STDIN}: read error: {error.strerror or error} (read whole before it "
+                    "is audited: none of it was)"
+                ) from error
+            if not chunk:
+                return
+            copy.write(chunk)
+            if on_bytes is not None:
+                on_bytes(len(chunk))
 
 
 def is_gzip(path: str) -> bool:

@@ -154,3 +154,32 @@ def test_the_report_can_go_to_a_special_file(tmp_path):
     result = run("audit", str(SAMPLE), "-s", SCHEMAS, "-r", "/dev/null")
     assert result.returncode == 1
     assert Path("/dev/null").is_char_device()
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_jobs_run_stopped_while_its_workers_read_ends_at_once(tmp_path, signum, code):
+    # A worker blocked reading a named pipe that never ends: the parent, stopped, ends
+    # its workers and itself, whatever they were doing.
+    fifo = tmp_path / "never-ends.jsonl"
+    os.mkfifo(fifo)
+    summary = tmp_path / "summary.json"
+    process = toolaudit(
+        "audit",
+        str(SAMPLE),
+        str(fifo),
+        "-s",
+        SCHEMAS,
+        "--jobs",
+        "2",
+        "--summary",
+        str(summary),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    with open(fifo, "wb"):  # returns once a worker has opened it to read
+        process.send_signal(signum)
+        _, stderr = process.communicate(timeout=60)
+    assert process.returncode == code, stderr
+    assert b"Traceback" not in stderr
+    data = json.loads(summary.read_text())
+    assert data["complete"] is False

@@ -87,7 +87,7 @@ def test_a_summary_alone_needs_no_count_of_the_ranges(tmp_path, monkeypatch, opt
         outputs(paths, SAMPLE_SCHEMAS, 2, **options)  # a report counts them
 
 
-_AUDIT_PART = parallel._audit_part
+_AUDIT_PART = parallel.audit_part
 
 
 def _cut_off(result):
@@ -109,7 +109,7 @@ def _cut_off_in_the_first_range(task):
 
 def test_a_range_read_only_in_part_has_the_audit_done_again_in_one_process(tmp_path, monkeypatch):
     # Its status would say where its reading stopped by a line numbered from 1.
-    monkeypatch.setattr(parallel, "_audit_part", _cut_off_after_the_first_range)
+    monkeypatch.setattr(parallel, "audit_part", _cut_off_after_the_first_range)
     again = []
     monkeypatch.setattr(parallel, "_again_in_one_process", lambda *args: again.append(args))
     job = AuditJob([Source(str(SAMPLE))], SAMPLE_SCHEMAS)
@@ -118,7 +118,7 @@ def test_a_range_read_only_in_part_has_the_audit_done_again_in_one_process(tmp_p
     parallel.ParallelRunner(2).run(job, io.BytesIO())  # numbered: its own lines say where
     assert len(again) == 1
     # A first range (or a whole input, a truncated gzip say) is numbered from its line 1.
-    monkeypatch.setattr(parallel, "_audit_part", _cut_off_in_the_first_range)
+    monkeypatch.setattr(parallel, "audit_part", _cut_off_in_the_first_range)
     assert parallel.ParallelRunner(2).run(job).sources[0].error == "cut"
     assert len(again) == 1
 

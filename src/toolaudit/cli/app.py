@@ -14,7 +14,9 @@ import enum
 import functools
 import os
 import sys
+import traceback
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
@@ -96,6 +98,13 @@ def _print_version(value: bool) -> None:
         raise typer.Exit()
 
 
+class _Settings:
+    """What the global options set for the whole run."""
+
+    #: --debug: an unexpected error prints its traceback too.
+    debug = False
+
+
 @app.callback()
 def _root(
     version: Annotated[
@@ -104,8 +113,17 @@ def _root(
             "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
         ),
     ] = False,
+    debug: Annotated[
+        bool,
+        typer.Option(
+            "--debug",
+            help='When toolaudit fails unexpectedly (exit 2, "unexpected ...": a bug), print '
+            "the traceback too. Give it before the command: toolaudit --debug audit ...",
+        ),
+    ] = False,
 ) -> None:
     """Validate LLM tool calls against their schemas."""
+    _Settings.debug = debug
 
 
 def _fail(message: str) -> typer.Exit:
@@ -184,6 +202,11 @@ def main() -> None:
     When the reader of stdout goes away (``toolaudit audit ... -r - | head``),
     toolaudit stops quietly with status 141 (128 + SIGPIPE), what a shell
     reports for a program that a closed pipe ended.
+
+    Any other exception that reaches here is a failure nothing foresaw: it ends
+    with one line on stderr and status 2 (toolaudit could not do its job), never 1,
+    which scripts read as "invalid calls found"; ``--debug`` adds the traceback.
+    Ctrl-C outside an audit is left to click ("Aborted!").
     """
     try:
         try:
@@ -193,6 +216,33 @@ def main() -> None:
     except BrokenPipeError:
         _point_stdout_at_devnull()
         sys.exit(EXIT_BROKEN_PIPE)
+    except Exception as error:
+        if _Settings.debug:
+            traceback.print_exception(error)
+        typer.echo(f"toolaudit: error: {unexpected_error(error, debug=_Settings.debug)}", err=True)
+        sys.exit(EXIT_CANNOT_RUN)
+
+
+def unexpected_error(error: Exception, *, debug: bool = False) -> str:
+    """One printable line on an exception nothing caught: its type, its message, and
+    where it was raised (a ToolAuditError is its message alone)."""
+    from toolaudit.errors import ToolAuditError
+    from toolaudit.output.text import printable
+
+    if isinstance(error, ToolAuditError):
+        return printable(str(error))
+    said = printable(str(error), max_width=300)
+    message = f"unexpected {type(error).__name__}{': ' + said if said else ''}"
+    frames = traceback.extract_tb(error.__traceback__)
+    if frames:
+        last = frames[-1]
+        parts = Path(last.filename).parts
+        # The package's own path (toolaudit/...), not where it is installed.
+        ours = [i for i, part in enumerate(parts) if part == "toolaudit"]
+        where = str(Path(*parts[ours[-1] :])) if ours else last.filename
+        message += f" (raised in {last.name}, at {printable(where)}:{last.lineno})"
+    more = "" if debug else "; toolaudit --debug ... shows the traceback"
+    return f"{message}: a bug in toolaudit, please report it{more}"
 
 
 def _point_stdout_at_devnull() -> None:

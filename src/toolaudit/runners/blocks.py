@@ -159,6 +159,9 @@ def plan_files(sources: Sequence[Source], blocksize: int, threads: int = 1) -> l
     files = []
     for source in sources:
         size = source.size()
+        if source.unreadable is not None:  # its task says why, in the summary
+            files.append(File(source, 0))
+            continue
         if size is None and not source.is_remote:
             raise InputError(f"{source.name}: no such file or directory")
         if size is None or size <= blocksize or _whole(source):

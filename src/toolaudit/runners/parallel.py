@@ -9,6 +9,10 @@ summaries, so the outputs are byte for byte those of ``--jobs 1``. A first pass
 counts the ranges' lines, so that rows carry the file's line numbers; a summary
 alone does without (see :func:`~toolaudit.runners.ranges.lines_counted_first`).
 
+Standard input beside other inputs is read to its end first, into a temporary
+file: a worker cannot read the parent's stdin (a forked one's is /dev/null), and
+an audit done again in one process (see below) must read it again.
+
 Some records define tools for the records after them (an MCP ``tools/list``
 result, an OpenAI Batch input line). A range audited alone would not see
 them; when a worker meets one, the audit is done again in one process.
@@ -20,20 +24,20 @@ import multiprocessing
 import multiprocessing.pool
 import os
 import shutil
-import signal
+import stat
 import tempfile
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from itertools import accumulate
 from typing import BinaryIO
 
-from toolaudit.errors import ToolAuditError
-from toolaudit.pipeline import Audit, AuditOptions
+from toolaudit.errors import InputError, ToolAuditError
+from toolaudit.pipeline import Audit
 from toolaudit.results.summary import Summary, joined_statuses, merge_blocks, merge_summaries
 from toolaudit.runners.base import AuditJob, Interrupted, RunHooks
+from toolaudit.runners.pool import PartResult, audit_part, worker_pool
 from toolaudit.runners.ranges import count_newlines, line_start, lines_counted_first
 from toolaudit.runners.serial import SerialRunner
-from toolaudit.schemas import SchemaSet
-from toolaudit.sources import Source, is_gzip
+from toolaudit.sources import STDIN, Source, copy_stdin, is_gzip
 
 #: Ranges are at least this big: below it, a process costs more than it saves.
 MIN_PART_BYTES = 4 << 20
@@ -60,7 +64,7 @@ def plan_parts(sources: list[Source], jobs: int) -> list[Source]:
             or source.is_part
             or size is None
             or size < 2 * MIN_PART_BYTES
-            or is_gzip(source.name)
+            or _gzip_or_unopenable(source.name)
         ):
             parts.append(source)
             continue
@@ -78,6 +82,15 @@ def plan_parts(sources: list[Source], jobs: int) -> list[Source]:
             for a, b in zip(starts, [*starts[1:], size], strict=True)
         )
     return parts
+
+
+def _gzip_or_unopenable(path: str) -> bool:
+    """Whether a file must be audited whole: gzip, or a file that cannot be opened (whose
+    audit then says so in its place, as one process's does)."""
+    try:
+        return is_gzip(path)
+    except OSError:
+        return True
 
 
 def _count_newlines(part: Source) -> int:
@@ -110,7 +123,7 @@ def _number_lines(parts: list[Source], newlines: list[int]) -> list[Source]:
     return numbered
 
 
-def _merged(results: list[_PartResult], numbered: bool) -> Summary:
+def _merged(results: list[PartResult], numbered: bool) -> Summary:
     """The summaries of the ranges, merged (``numbered``: see lines_counted_first), with
     one status per input (see joined_statuses)."""
     # Each range's input by number: a range from byte 0 starts the next input.
@@ -123,46 +136,6 @@ def _merged(results: list[_PartResult], numbered: bool) -> Summary:
     merge = merge_summaries if numbered else merge_blocks
     summary = merge(result.summary for result in results)
     return replace(summary, sources=[status for _, status in statuses])
-
-
-@dataclass(frozen=True)
-class _PartResult:
-    source: Source
-    summary: Summary
-    report_path: str | None
-    #: Why its input must be audited whole, if it must (see Audit.whole_reason).
-    whole_reason: str | None
-    size: int
-
-
-# Set in each worker by _start_worker, so that the schemas are sent once per
-# process (or inherited, with fork), not once per range.
-_worker_schemas: SchemaSet | None = None
-_worker_options: AuditOptions | None = None
-
-
-def _start_worker(schemas: SchemaSet, options: AuditOptions) -> None:
-    global _worker_schemas, _worker_options
-    _worker_schemas, _worker_options = schemas, options
-    # Ctrl-C reaches the whole process group: the parent alone decides what an
-    # interruption means, and ends the workers; they must not print tracebacks.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
-def _audit_part(task: tuple[Source, str | None]) -> _PartResult:
-    source, report_dir = task
-    assert _worker_schemas is not None and _worker_options is not None
-    audit = Audit([source], _worker_schemas, _worker_options)
-    report_path = None
-    if report_dir is None:
-        summary = audit.run()
-    else:
-        fd, report_path = tempfile.mkstemp(dir=report_dir, suffix=".jsonl")
-        with os.fdopen(fd, "wb", buffering=1 << 20) as report:
-            summary = audit.run(report)
-    size = (source.end if source.end is not None else (source.size() or 0)) - source.start
-    return _PartResult(source, summary, report_path, audit.whole_reason, size)
 
 
 class ParallelRunner:
@@ -187,27 +160,35 @@ class ParallelRunner:
         streaming = report is not None and report.seekable() and report.tell() == 0
         with tempfile.TemporaryDirectory(prefix="toolaudit-") as report_dir:
             numbered = lines_counted_first(job.sources, rows=report is not None)
+            stdin_copy = None
+            if any(part.is_stdin for part in parts):
+                try:
+                    stdin_copy = _copy_stdin(report_dir, hooks, job, numbered)
+                except InputError as error:
+                    # Said in its place, as one process would: its reading raises it again.
+                    why = str(error).removeprefix(f"{STDIN}: ")
+                    parts = [replace(p, unreadable=why) if p.is_stdin else p for p in parts]
             try:
                 results = self._audit_parts(
-                    job, parts, report, report_dir, streaming, numbered, hooks
+                    job, (parts, stdin_copy), report, report_dir, streaming, numbered, hooks
                 )
             except ToolAuditError:
                 # A run that stops (a call with no schemas) must stop where one process
                 # would, with the same message: let one process find it.
-                return _again_in_one_process(job, report, streaming, hooks)
+                return _again_in_one_process(job, report, streaming, hooks, stdin_copy)
             whole = next((r for r in results if r.whole_reason), None)
             if whole is not None:
                 hooks.tell(
                     f"--jobs {self.jobs}: audited again in one process: {whole.source.name} "
                     f"{whole.whole_reason}"
                 )
-                return _again_in_one_process(job, report, streaming, hooks)
+                return _again_in_one_process(job, report, streaming, hooks, stdin_copy)
             if not numbered and any(
                 result.source.start > 0 and not result.summary.complete for result in results
             ):
                 # A later range read only in part says so by a line numbered from 1:
                 # the reading of one process says where, in the file's own numbers.
-                return _again_in_one_process(job, report, streaming, hooks)
+                return _again_in_one_process(job, report, streaming, hooks, stdin_copy)
             if report is not None and not streaming:
                 for result in results:
                     _append_report(result, report)
@@ -216,31 +197,32 @@ class ParallelRunner:
     def _audit_parts(
         self,
         job: AuditJob,
-        parts: list[Source],
+        planned: tuple[list[Source], str | None],
         report: BinaryIO | None,
         report_dir: str,
         streaming: bool,
         numbered: bool,
         hooks: RunHooks,
-    ) -> list[_PartResult]:
+    ) -> list[PartResult]:
         """Every part's result, in order; stops at the first part that must be audited
-        whole."""
-        context = multiprocessing.get_context(
-            "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        )
-        results: list[_PartResult] = []
+        whole. ``planned``: the parts, and where standard input was copied (if it was)."""
+        parts, stdin_copy = planned
+        results: list[PartResult] = []
         try:
-            with context.Pool(
-                min(self.jobs, len(parts)),
-                initializer=_start_worker,
-                initargs=(job.schemas, job.options),
-            ) as pool:
+            with worker_pool(min(self.jobs, len(parts)), job) as pool:
                 # Report rows give line numbers: a first pass counts each range's
                 # lines, in parallel too.
                 if numbered:
                     parts = _number_lines(parts, _newlines(pool, parts))
-                tasks = [(part, report_dir if report is not None else None) for part in parts]
-                for result in pool.imap(_audit_part, tasks):
+                tasks = [
+                    (
+                        part,
+                        report_dir if report is not None else None,
+                        stdin_copy if part.is_stdin else None,
+                    )
+                    for part in parts
+                ]
+                for result in pool.imap(audit_part, tasks):
                     results.append(result)
                     if result.whole_reason:
                         break  # see the module's docstring
@@ -263,12 +245,21 @@ def _why_whole(source: Source) -> str:
         return "standard input is read as it comes"
     if source.is_remote:
         return f"{source.name} is a URL, which is read whole"
-    if is_gzip(source.name):
-        return f"{source.name} is gzip, which cannot be entered in the middle"
+    if source.unreadable is not None:
+        return f"{source.name} cannot be read"
+    try:
+        # (Not opened unless a plain file: a named pipe's first bytes are the audit's.)
+        regular = stat.S_ISREG(os.stat(source.name).st_mode)
+        if regular and is_gzip(source.name):
+            return f"{source.name} is gzip, which cannot be entered in the middle"
+    except OSError as error:
+        return f"{source.name} cannot be read ({error.strerror or error})"
+    if not regular:
+        return f"{source.name} is not a plain file: it is read as it comes"
     return f"{source.name} is under {2 * MIN_PART_BYTES >> 20} MiB"
 
 
-def _append_report(result: _PartResult, report: BinaryIO) -> None:
+def _append_report(result: PartResult, report: BinaryIO) -> None:
     assert result.report_path is not None
     with open(result.report_path, "rb") as part_report:
         shutil.copyfileobj(part_report, report, 1 << 20)
@@ -276,15 +267,29 @@ def _append_report(result: _PartResult, report: BinaryIO) -> None:
 
 
 def _again_in_one_process(
-    job: AuditJob, report: BinaryIO | None, rewind: bool, hooks: RunHooks
+    job: AuditJob, report: BinaryIO | None, rewind: bool, hooks: RunHooks, stdin_copy: str | None
 ) -> Summary:
     if report is not None and rewind:
         report.seek(0)
         report.truncate()
-    return SerialRunner().run(job, report, hooks)
+    if stdin_copy is None:
+        return SerialRunner().run(job, report, hooks)
+    with open(stdin_copy, "rb") as stdin:  # read once already: read again from its copy
+        return SerialRunner().run(job, report, replace(hooks, stdin=stdin))
 
 
-def _interrupted_summary(job: AuditJob, done: list[_PartResult], numbered: bool) -> Summary:
+def _copy_stdin(directory: str, hooks: RunHooks, job: AuditJob, numbered: bool) -> str:
+    """Standard input, read to its end into a file in ``directory`` (see the module's
+    docstring); its path. Progress counts its bytes here, as they are read."""
+    path = os.path.join(directory, "stdin")
+    try:
+        copy_stdin(path, hooks.stdin, hooks.on_bytes)
+    except KeyboardInterrupt as stop:
+        raise Interrupted(_interrupted_summary(job, [], numbered), type(stop)) from None
+    return path
+
+
+def _interrupted_summary(job: AuditJob, done: list[PartResult], numbered: bool) -> Summary:
     if not done:
         # Nothing finished in order: an empty audit of the job, marked incomplete.
         return Audit(job.sources, job.schemas, job.options).finish(interrupted=True)
