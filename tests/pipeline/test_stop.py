@@ -85,3 +85,28 @@ def test_an_interruption_inside_the_typed_path_counts_the_lines_it_read(monkeypa
     assert run.fast_paths.typed is not None
     assert summary.lines == 10 and summary.sources[0].error == "interrupted after line 10"
     assert summary.calls == len(report.getvalue().splitlines()) == 9
+
+
+def test_a_second_stop_during_one_batch_stops_at_once_with_counts_in_step(monkeypatch):
+    data = SAMPLE.read_bytes()
+    run = Audit([Source("-")], load_schemas(SCHEMAS), stdin=io.BytesIO(data))
+    run.typed_fast_path = False  # the inline reader parses each line with _loads
+    parsed = 0
+
+    def loads_and_signal_twice(line):
+        nonlocal parsed
+        parsed += 1
+        if parsed in (50, 60):  # a second Ctrl-C, ten lines after the first
+            run.request_stop(KeyboardInterrupt)
+        return orjson.loads(line)
+
+    monkeypatch.setattr(inline_reader, "_loads", loads_and_signal_twice)
+    report = io.BytesIO()
+    with pytest.raises(KeyboardInterrupt):
+        run.run(report)
+    summary = run.summary
+    assert summary is not None and summary.complete is False
+    assert summary.lines == 60  # stopped on the line it was reading, not at the batch's end
+    assert summary.lines == summary.blank_lines + summary.records
+    rows = report.getvalue().splitlines()
+    assert summary.calls + summary.malformed_records == len(rows)

@@ -19,8 +19,10 @@ class StopRequest:
         self.pending: type[KeyboardInterrupt] | None = None
 
     def request(self, interruption: type[KeyboardInterrupt] = KeyboardInterrupt) -> None:
-        """Ask for a stop, as Ctrl-C would (``interruption`` is raised)."""
-        if self.busy:
+        """Ask for a stop, as Ctrl-C would (``interruption`` is raised). A second request
+        during the same batch raises at once: whoever asks twice will not wait for a
+        batch that is slow to end (the readers count the lines read up to there)."""
+        if self.busy and self.pending is None:
             self.pending = interruption
         else:
             raise interruption()
