@@ -40,10 +40,12 @@ class RecordCounts:
     """What an audit counted of its lines and records (its calls are counted by tool,
     in :class:`~toolaudit.results.summary.ToolSummary`).
 
-    Invariant: ``lines == blank_lines + records``. Mutable, so that the tally's counters
-    are plain attributes; a summary's are not changed once it is made. Addition makes a
-    new value, and every method here reads :func:`dataclasses.fields`, so a new field is
-    added, saved, loaded and merged with the others.
+    Invariant: ``lines == blank_lines + records``. Addition makes a new value, and every
+    method here reads :func:`dataclasses.fields`, so a new field is added, saved, loaded
+    and merged with the others. Mutable, so that the tally's counters are plain attributes
+    (a summary's are not changed once it is made): a frozen dataclass's fields are
+    read-only in its subclasses too, for Python and mypy alike, and a frozen value beside
+    a mutable twin would list the fields twice.
     """
 
     lines: int = _counter(of_the_input=True, always_saved=True)
