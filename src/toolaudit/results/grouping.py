@@ -15,7 +15,7 @@ from toolaudit.results.summary import (
     MAX_GROUPS,
     NULL_GROUP,
     Summary,
-    merged_counts,
+    ToolSummary,
     merged_tools,
 )
 from toolaudit.results.tally import Tally
@@ -117,18 +117,12 @@ class Groups:
                 sources=[],
                 complete=True,
             )
-        merged = replace(
-            total,
-            by_tool={},
-            records_without_calls=0,
-            streams=0,
-            streams_incomplete=0,
-            record_errors={},
-        )
+        # The whole counted the lines; its groups, all else.
+        counts = total.of_the_input()
+        by_tool: dict[str, ToolSummary] = {}
         for group in groups.values():
-            merged.records_without_calls += group.records_without_calls
-            merged.streams += group.streams
-            merged.streams_incomplete += group.streams_incomplete
-            merged.record_errors = merged_counts(merged.record_errors, group.record_errors)
-            merged.by_tool = merged_tools(merged.by_tool, group.by_tool)
-        return replace(merged, group_by=self.fields, groups=groups)
+            counts += group.of_the_records()
+            by_tool = merged_tools(by_tool, group.by_tool)
+        return replace(
+            total, **counts.record_counts(), by_tool=by_tool, group_by=self.fields, groups=groups
+        )

@@ -8,7 +8,6 @@ the per-tool figures sum to them by construction.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -16,9 +15,16 @@ from typing import Any
 
 import orjson
 
-from toolaudit.contract import KINDS, MALFORMED, UNEXPECTED, UNKNOWN_TOOL
+from toolaudit.contract import KINDS, UNEXPECTED, UNKNOWN_TOOL
 from toolaudit.errors import SummaryError
 from toolaudit.jsonutil import loads_exact
+from toolaudit.results.counts import (
+    Counts,
+    RecordCounts,
+    add_counts,
+    merged_counts,
+    sorted_counts,
+)
 from toolaudit.results.folding import (
     DEFAULT_MAX_PARAMS,
     DEFAULT_MAX_TOOLS,
@@ -39,6 +45,7 @@ __all__ = [
     "NO_NAME",
     "NULL_GROUP",
     "OTHER",
+    "RecordCounts",
     "SourceStatus",
     "Summary",
     "SummaryError",
@@ -47,11 +54,6 @@ __all__ = [
     "merge_blocks",
     "merge_summaries",
 ]
-
-Counts = dict[str, int]
-
-#: What a record error reads like: "malformed:" and a word ("json", "record").
-_RECORD_ERROR = re.compile(rf"{MALFORMED}:[a-z_]+")
 
 
 @dataclass(slots=True)
@@ -106,8 +108,8 @@ class ToolSummary:
             "calls_in_text": self.calls_in_text,
             "calls_cut_off": self.calls_cut_off,
             "error_rate": self.error_rate,
-            "by_kind": _sorted_counts(self.by_kind),
-            "by_param": {p: _sorted_counts(k) for p, k in sorted(self.by_param.items())},
+            "by_kind": sorted_counts(self.by_kind),
+            "by_param": {p: sorted_counts(k) for p, k in sorted(self.by_param.items())},
         }
 
     @classmethod
@@ -129,14 +131,14 @@ class ToolSummary:
         """A new summary of both (neither is changed)."""
         by_param = {p: dict(k) for p, k in self.by_param.items()}
         for param, kinds in other.by_param.items():
-            _add_counts(by_param.setdefault(param, {}), kinds)
+            add_counts(by_param.setdefault(param, {}), kinds)
         return ToolSummary(
             calls=self.calls + other.calls,
             ok=self.ok + other.ok,
             invalid=self.invalid + other.invalid,
             calls_in_text=self.calls_in_text + other.calls_in_text,
             calls_cut_off=self.calls_cut_off + other.calls_cut_off,
-            by_kind=_add_counts(dict(self.by_kind), other.by_kind),
+            by_kind=add_counts(dict(self.by_kind), other.by_kind),
             by_param=by_param,
         )
 
@@ -154,8 +156,9 @@ def param_declared(counts: Counts) -> bool:
 
 
 @dataclass
-class Summary:
-    """The aggregate of one audit (or of several merged).
+class Summary(RecordCounts):
+    """The aggregate of one audit (or of several merged): its record counts (inherited
+    from :class:`~toolaudit.results.counts.RecordCounts`, keyword arguments) and its calls.
 
     Invariants: ``lines == blank_lines + records``; ``calls == ok + invalid``;
     a record is malformed, holds no call, or holds calls; the ``by_tool``
@@ -170,15 +173,6 @@ class Summary:
     deep: bool = False
     complete: bool = True
     sources: list[SourceStatus] = field(default_factory=list)
-    lines: int = 0
-    blank_lines: int = 0
-    records: int = 0
-    records_without_calls: int = 0
-    #: Streamed responses reassembled from their chunks, and how many of them were
-    #: cut before they finished (the log ended, or --max-open-streams evicted them).
-    streams: int = 0
-    streams_incomplete: int = 0
-    record_errors: Counts = field(default_factory=dict)
     by_tool: dict[str, ToolSummary] = field(default_factory=dict)
     max_tools: int = DEFAULT_MAX_TOOLS
     max_params: int = DEFAULT_MAX_PARAMS
@@ -225,12 +219,8 @@ class Summary:
     def by_kind(self) -> Counts:
         kinds: Counts = {}
         for tool in self.by_tool.values():
-            _add_counts(kinds, tool.by_kind)
+            add_counts(kinds, tool.by_kind)
         return kinds
-
-    @property
-    def malformed_records(self) -> int:
-        return sum(self.record_errors.values())
 
     @property
     def error_rate(self) -> float:
@@ -276,21 +266,14 @@ class Summary:
     def _counts_dict(self) -> dict[str, Any]:
         """Everything but what identifies the run: the shape a group has too."""
         return {
-            "lines": self.lines,
-            "blank_lines": self.blank_lines,
-            "records": self.records,
-            "records_without_calls": self.records_without_calls,
-            "streams": self.streams,
-            "streams_incomplete": self.streams_incomplete,
-            "malformed_records": self.malformed_records,
-            "record_errors": _sorted_counts(self.record_errors),
+            **self.record_counts_dict(),
             "calls": self.calls,
             "ok": self.ok,
             "invalid": self.invalid,
             "calls_in_text": self.calls_in_text,
             "calls_cut_off": self.calls_cut_off,
             "error_rate": self.error_rate,
-            "by_kind": _sorted_counts(self.by_kind),
+            "by_kind": sorted_counts(self.by_kind),
             "by_tool": {name: t.to_dict() for name, t in sorted(self.by_tool.items())},
             "max_keys": {"tools": self.max_tools, "params": self.max_params},
             "folded": {"tools": self.folded_tools, "params": self.folded_params},
@@ -339,14 +322,7 @@ class Summary:
             "toolaudit_version": version,
             "schemas_digest": digest,
             "deep": deep,
-            "lines": int(data["lines"]),
-            "blank_lines": int(data["blank_lines"]),
-            "records": int(data["records"]),
-            "records_without_calls": int(data.get("records_without_calls", 0)),
-            # Summaries from before streams were reassembled hold none.
-            "streams": int(data.get("streams", 0)),
-            "streams_incomplete": int(data.get("streams_incomplete", 0)),
-            "record_errors": {_record_error(k): int(v) for k, v in data["record_errors"].items()},
+            **RecordCounts.record_counts_from(data).record_counts(),
             "by_tool": {name: ToolSummary.from_dict(t) for name, t in data["by_tool"].items()},
             "max_tools": int(limits.get("tools", DEFAULT_MAX_TOOLS)),
             "max_params": int(limits.get("params", DEFAULT_MAX_PARAMS)),
@@ -434,13 +410,7 @@ class Summary:
             deep=self.deep,
             complete=self.complete and other.complete,
             sources=list(sources.values()),
-            lines=self.lines + other.lines,
-            blank_lines=self.blank_lines + other.blank_lines,
-            records=self.records + other.records,
-            records_without_calls=self.records_without_calls + other.records_without_calls,
-            streams=self.streams + other.streams,
-            streams_incomplete=self.streams_incomplete + other.streams_incomplete,
-            record_errors=_add_counts(dict(self.record_errors), other.record_errors),
+            **(self + other).record_counts(),
             by_tool=by_tool,
             max_tools=self.max_tools,
             max_params=self.max_params,
@@ -469,13 +439,6 @@ def _kind(name: object) -> str:
     if name not in KINDS:
         raise SummaryError(f"not a toolaudit summary: unknown error kind {name!r}")
     return str(name)
-
-
-def _record_error(name: object) -> str:
-    """A record error read from a summary file, such as ``malformed:json``."""
-    if not isinstance(name, str) or _RECORD_ERROR.fullmatch(name) is None:
-        raise SummaryError(f"not a toolaudit summary: unknown record error {name!r}")
-    return name
 
 
 def joined_statuses(
@@ -522,12 +485,6 @@ def merge_summaries(summaries: Iterable[Summary]) -> Summary:
     return merged
 
 
-def _add_counts(into: Counts, other: Mapping[str, int]) -> Counts:
-    for key, count in other.items():
-        into[key] = into.get(key, 0) + count
-    return into
-
-
 def merged_tools(
     first: Mapping[str, ToolSummary], second: Mapping[str, ToolSummary]
 ) -> dict[str, ToolSummary]:
@@ -536,11 +493,3 @@ def merged_tools(
     for name, tool in second.items():
         tools[name] = tools[name].merged(tool) if name in tools else tool.merged(ToolSummary())
     return tools
-
-
-def merged_counts(first: Counts, second: Counts) -> Counts:
-    return _add_counts(dict(first), second)
-
-
-def _sorted_counts(counts: Mapping[str, int]) -> Counts:
-    return dict(sorted(counts.items()))

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from toolaudit.contract import MALFORMED, PARAMETER_KINDS, UNEXPECTED, UNKNOWN_TOOL
+from toolaudit.results.counts import Counts, RecordCounts, merged_counts
 from toolaudit.results.folding import (
     DEFAULT_MAX_PARAMS,
     DEFAULT_MAX_TOOLS,
@@ -16,11 +17,9 @@ from toolaudit.results.folding import (
 )
 from toolaudit.results.summary import (
     SAMPLE_ROWS,
-    Counts,
     SourceStatus,
     Summary,
     ToolSummary,
-    merged_counts,
     param_declared,
     tool_declared,
 )
@@ -31,8 +30,10 @@ IN_TEXT = "text"
 _ESCAPABLE = "<\\"
 
 
-class Tally:
-    """Mutable counters for one audit.
+class Tally(RecordCounts):
+    """Mutable counters for one audit: the record counts (``tally.records += 1``, plain
+    attributes inherited from :class:`~toolaudit.results.counts.RecordCounts`) and the
+    calls by tool.
 
     Tool names and parameter names come from logs, so both tables are bounded
     (see :mod:`toolaudit.results.folding`): memory does not grow with the number of
@@ -40,31 +41,15 @@ class Tally:
     usable name) and counted under their :func:`~toolaudit.results.folding.table_key`.
     """
 
-    __slots__ = (
-        "_param_foldings",
-        "_tool_folding",
-        "blank_lines",
-        "by_tool",
-        "lines",
-        "max_params",
-        "record_errors",
-        "records",
-        "records_without_calls",
-        "samples",
-        "streams",
-        "streams_incomplete",
-    )
+    __slots__ = ("_param_foldings", "_tool_folding", "by_tool", "max_params", "samples")
+    # A tally is a running count, not a value: equal only to itself, as a plain object.
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
 
     def __init__(
         self, max_tools: int = DEFAULT_MAX_TOOLS, max_params: int = DEFAULT_MAX_PARAMS
     ) -> None:
-        self.lines = 0
-        self.blank_lines = 0
-        self.records = 0
-        self.records_without_calls = 0
-        self.streams = 0
-        self.streams_incomplete = 0
-        self.record_errors: Counts = {}
+        super().__init__()
         self.by_tool: dict[str, ToolSummary] = {}
         #: The first failing report rows, in input order (see summary.SAMPLE_ROWS).
         self.samples: list[dict[str, Any]] = []
@@ -138,13 +123,8 @@ class Tally:
 
     def absorbed(self, other: Tally) -> Tally:
         """This tally, with ``other``'s counts added (for folding groups together)."""
-        self.lines += other.lines
-        self.blank_lines += other.blank_lines
-        self.records += other.records
-        self.records_without_calls += other.records_without_calls
-        self.streams += other.streams
-        self.streams_incomplete += other.streams_incomplete
-        self.record_errors = merged_counts(self.record_errors, other.record_errors)
+        for name, count in (self + other).record_counts().items():
+            setattr(self, name, count)
         for name, tool in other.by_tool.items():
             key, mine = self._tool(name, declared=tool_declared(tool))
             self.by_tool[key] = mine.merged(tool)
@@ -169,13 +149,7 @@ class Tally:
             deep=deep,
             complete=complete,
             sources=sources,
-            lines=self.lines,
-            blank_lines=self.blank_lines,
-            records=self.records,
-            records_without_calls=self.records_without_calls,
-            streams=self.streams,
-            streams_incomplete=self.streams_incomplete,
-            record_errors=dict(self.record_errors),
+            **self.record_counts(),
             by_tool={name: tool.merged(ToolSummary()) for name, tool in self.by_tool.items()},
             max_tools=self._tool_folding.limit,
             max_params=self.max_params,
