@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test quick lint bench clean
 
 $(INSTALLED): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -24,6 +24,11 @@ demo: $(INSTALLED)
 
 test: $(INSTALLED)
 	$(BIN)/python -m pytest -q
+
+# The suite without the tests marked slow (clusters, S3 servers, browsers, long
+# property runs): about a minute, for while you work.
+quick: $(INSTALLED)
+	$(BIN)/python -m pytest -q -m "not slow"
 
 # ruff (style and mistakes), ruff format (layout) and mypy (types): all must be clean.
 lint: $(INSTALLED)

@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 
+#: Each test runs a benchmark script end to end: left out of `make quick`.
+pytestmark = pytest.mark.slow
+
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 SCRIPTS = [

@@ -10,6 +10,7 @@ import math
 from collections import OrderedDict
 from collections.abc import Mapping
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -230,6 +231,7 @@ def schemas_and_calls(draw):
     return schemas, draw(st.one_of(JSON_SCALARS, st.lists(JSON_SCALARS, max_size=2)))
 
 
+@pytest.mark.slow
 @settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(schemas_and_calls())
 def test_compiled_validator_matches_the_reference(case):
@@ -251,6 +253,7 @@ def test_json_equal_matches_the_reference(a, b):
     assert json_equal(a, b) == json_equal(b, a)
 
 
+@pytest.mark.slow
 @settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(schemas_and_calls(), st.booleans())
 def test_reasons_worded_from_the_problems_are_the_reasons_explain_finds(case, deep):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 import orjson
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -117,6 +118,7 @@ def audit(data: bytes, **options) -> tuple[list[dict], object]:
     return rows, run.summary
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(JSON, max_size=8))
 def test_random_json_records_never_break_the_audit(records):
@@ -141,6 +143,7 @@ def test_random_bytes_never_break_the_audit(data, max_line_bytes):
     assert summary.complete
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.dictionaries(KEYS, JSON, max_size=4), max_size=3), JSON)
 def test_random_tools_carried_by_records_never_break_the_audit(tools, call):

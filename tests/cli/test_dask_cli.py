@@ -11,6 +11,9 @@ from toolaudit.runners import cluster
 
 from ..conftest import SAMPLE, SAMPLE_SCHEMAS, invoke
 
+#: Each test starts a Dask cluster on 127.0.0.1: left out of `make quick`.
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("distributed")
 
 

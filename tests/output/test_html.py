@@ -547,6 +547,7 @@ def png_is_a_picture(path: Path, width: int) -> bool:
     return len(set(zlib.decompress(pixels))) > 32
 
 
+@pytest.mark.slow
 def test_a_browser_shows_hostile_names_as_text_and_runs_nothing(tmp_path: Path) -> None:
     browser = find_browser()
     if browser is None:

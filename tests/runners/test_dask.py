@@ -30,6 +30,9 @@ from toolaudit.sources import Source
 
 from ..conftest import FIXTURES, REPO, write_interleaved_streams
 
+#: Each test starts a Dask cluster on 127.0.0.1: left out of `make quick`.
+pytestmark = pytest.mark.slow
+
 SAMPLE = REPO / "sample_logs" / "calls.jsonl"
 SCHEMAS = str(REPO / "sample_logs" / "schemas.json")
 BLOCK = 4096

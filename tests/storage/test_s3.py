@@ -20,6 +20,9 @@ from toolaudit.results.summary import Summary
 from ..conftest import REPO, invoke
 from .cutting_proxy import CuttingProxy
 
+#: An S3 server (moto) on 127.0.0.1: left out of `make quick`.
+pytestmark = pytest.mark.slow
+
 SCHEMAS = REPO / "sample_logs" / "schemas.json"
 SAMPLE_LINES = (REPO / "sample_logs" / "calls.jsonl").read_bytes().splitlines(keepends=True)
 

@@ -591,6 +591,7 @@ DIFFERENTIAL = settings(
 )
 
 
+@pytest.mark.slow
 @DIFFERENTIAL
 @given(tools_and_texts())
 def test_a_decoder_accepts_only_what_the_contract_calls_valid(example):
@@ -618,6 +619,7 @@ def test_every_real_tool_gets_a_decoder():
     assert not untyped
 
 
+@pytest.mark.slow
 @DIFFERENTIAL
 @given(st.data())
 def test_on_the_real_tools_a_decoder_accepts_only_what_the_contract_calls_valid(data):
@@ -697,6 +699,7 @@ MUTATIONS: dict[str, Callable[[], AbstractContextManager[Any]]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mutation", list(MUTATIONS))
 def test_the_differential_test_finds_each_flipped_rule(mutation):
     with MUTATIONS[mutation]():
