@@ -86,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="audit with --jobs N (default: 1)")
     parser.add_argument("--log", type=Path, help="audit this log instead of the synthetic one")
     parser.add_argument("--schemas", type=Path, help="the schemas of --log")
+    parser.add_argument("--deep", action="store_true", help="audit in deep mode, both sides")
     args = parser.parse_args(argv)
     if (args.log is None) != (args.schemas is None):
         parser.error("--log and --schemas go together")
@@ -104,7 +105,10 @@ def main(argv: list[str] | None = None) -> int:
         variants[0].run = timed_in_process(lambda: floor_pass(log), lambda counts: None)
         for side, cli in sides.items():
             for row, extra in (("summary", ()), ("report", ("--report", str(report)))):
-                argv_ = audit_argv(Path(cli[0]), log, schemas, *extra, "--jobs", str(args.jobs))
+                deep = ("--deep",) if args.deep else ()
+                argv_ = audit_argv(
+                    Path(cli[0]), log, schemas, *extra, *deep, "--jobs", str(args.jobs)
+                )
                 argv_[:1] = cli
                 variants.append(Variant(f"{side} {row}", "", lambda a=argv_: run_child(a).seconds))
         progress(f"timing {len(variants)} rows, {args.repeat} rounds, old = {args.ref} ...")
@@ -116,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     floor = medians["floor"]
     what = str(args.log) if args.log is not None else f"{args.calls:,} synthetic calls"
     jobs = f", --jobs {args.jobs}" if args.jobs != 1 else ""
+    jobs += ", --deep" if args.deep else ""
     print(f"{what}{jobs}, medians of {args.repeat} interleaved rounds, old = {args.ref}\n")
     print("| row | seconds | x floor | new / old |")
     print("|---|---:|---:|---:|")
