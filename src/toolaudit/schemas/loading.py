@@ -21,7 +21,7 @@ import orjson
 
 from toolaudit.contract import Validator, compile_schemas
 from toolaudit.errors import InputError, SchemaError
-from toolaudit.jsonutil import canonical
+from toolaudit.jsonutil import canonical, loads_exact
 from toolaudit.schemas.tooldefs import Schemas, normalize_tools
 from toolaudit.storage import is_url, read_bytes
 
@@ -144,13 +144,14 @@ def schema_set(
             key: compile_schemas(tools, deep=deep).with_aliases(dotted_aliases(tools))
             for key, tools in keyed.items()
         }
+        digest = schemas_digest(schemas, keyed)
     except SchemaError as error:
         raise (error.located(f"schemas file {source}") if source else error) from None
     # Compiled, they are all a run needs here; the schemas themselves are kept (the
     # caller's mapping, not a copy) only to be sent to other processes.
     return SchemaSet(
         validator=validator,
-        digest=schemas_digest(schemas, keyed),
+        digest=digest,
         keyed=compiled,
         deep=deep,
         definitions=(schemas, keyed),
@@ -247,13 +248,33 @@ def read_schemas_file(
     except OSError as error:
         raise InputError(f"{where}: cannot read: {error.strerror or error}") from error
     try:
-        document = orjson.loads(data)
+        document = _loads(data)
     except orjson.JSONDecodeError as whole_error:
         lines = _json_lines(data, where)
         if lines is None:
             raise SchemaError(f"not valid JSON ({whole_error})", source=where) from whole_error
         return SchemasFile(path, _lists_in_lines(lines, where), {})
+    if _is_bfcl_question(document):  # a question file of one question: its one line
+        return SchemasFile(path, _lists_in_lines([(_first_line(data), document)], where), {})
     return _in_document(path, document, where)
+
+
+def _loads(data: bytes) -> Any:
+    """JSON text -> its value, as the audit reads a log line: with orjson, and what orjson
+    refuses (a byte order mark, ``1e400``, an integer of 400 digits, a lone surrogate)
+    with the standard library, exactly. Raises orjson's error when neither can."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as error:
+        try:
+            return loads_exact(data)
+        except (ValueError, RecursionError):
+            raise error from None
+
+
+def _first_line(data: bytes) -> int:
+    """The number of the line a JSON text's value starts on."""
+    return data[: len(data) - len(data.lstrip())].count(b"\n") + 1
 
 
 def no_tools_error(path: str) -> SchemaError:
@@ -298,7 +319,7 @@ def _json_lines(data: bytes, where: str) -> list[tuple[int, Any]] | None:
         if not line.strip():
             continue
         try:
-            values.append((number, orjson.loads(line)))
+            values.append((number, _loads(line)))
         except orjson.JSONDecodeError as error:
             if not values:
                 return None
@@ -308,16 +329,23 @@ def _json_lines(data: bytes, where: str) -> list[tuple[int, Any]] | None:
 
 def _lists_in_lines(lines: list[tuple[int, Any]], where: str) -> list[DefinitionList]:
     """Lines of tool definitions, or of BFCL questions (``{"id", "function": [...]}``)."""
-    if lines and all(
-        isinstance(v, Mapping) and "id" in v and ("function" in v or "question" in v)
-        for _, v in lines
-    ):
+    if lines and all(_is_bfcl_question(value) for _, value in lines):
         return [
             DefinitionList(f"{where}, line {number}", question["function"], str(question["id"]))
             for number, question in lines
             if isinstance(question.get("function"), list) and question["function"]
         ]
     return [DefinitionList(f"{where}, line {number}", [definition]) for number, definition in lines]
+
+
+def _is_bfcl_question(value: object) -> bool:
+    """Whether a value is a BFCL question: ``{"id", "question", "function": [...]}``."""
+    return (
+        isinstance(value, Mapping)
+        and "id" in value
+        and not isinstance(value["id"], Mapping)  # then a tool named "id", not a question's
+        and ("function" in value or "question" in value)
+    )
 
 
 def _in_document(path: str, document: object, where: str) -> SchemasFile:
