@@ -482,14 +482,18 @@ def compile_schemas(schemas: Mapping[str, object], *, deep: bool = False) -> Val
         except (OverflowError, RecursionError) as error:
             # What a hostile schema holds (a maxLength of 400 digits, a type nested 1,000
             # levels deep) is a defect of the schema, never a crash of whoever compiles it.
-            raise SchemaError(_beyond_reach(error), tool=name) from None
+            raise beyond_reach(name, error) from None
     return Validator(tools, deep=deep)
 
 
-def _beyond_reach(error: OverflowError | RecursionError) -> str:
+def beyond_reach(tool: str, error: OverflowError | RecursionError) -> SchemaError:
+    """The defect of a tool whose schema compiling could not take in: a number beyond a
+    double's range (OverflowError), or nesting too deep (RecursionError)."""
     if isinstance(error, OverflowError):
-        return "a number in its schema is too large to judge by (beyond a double's range)"
-    return "its schema is nested too deeply to be read"
+        reason = "a number in its schema is too large to judge by (beyond a double's range)"
+    else:
+        reason = "its schema is nested too deeply to be read"
+    return SchemaError(reason, tool=tool)
 
 
 def _deep_tool(name: str, schema: object) -> ToolValidator:

@@ -334,3 +334,59 @@ def test_the_max_keys_option(tmp_path, value, ok):
     schemas.write_text('{"t": {}}')
     result = CliRunner().invoke(app, ["audit", str(log), "-s", str(schemas), "--max-keys", value])
     assert (result.exit_code == 0) is ok, result.output
+
+
+#: A JSON array 1,000 levels deep: the parser reads it, anything that recurses on it fails.
+DEEP = "[" * 1000 + '"string"' + "]" * 1000
+HOSTILE_PARAMETERS = {
+    "type": f'{{"properties": {{"a": {{"type": {DEEP}}}}}}}',
+    "required": f'{{"properties": {{"a": {{"type": "string"}}}}, "required": {DEEP}}}',
+    "maxLength": '{"properties": {"a": {"type": "string", "maxLength": 1%s}}}' % ("0" * 400),
+    "maximum": '{"properties": {"a": {"type": "number", "maximum": 1e400}}}',
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_PARAMETERS))
+def test_a_hostile_schemas_file_stops_the_run_with_one_line_and_exit_2(tmp_path, case):
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"name": "t", "arguments": {"a": "x"}}\n')
+    schemas = tmp_path / "s.json"
+    schemas.write_text(f'{{"t": {{"parameters": {HOSTILE_PARAMETERS[case]}}}}}')
+    result = invoke("audit", str(log), "-s", str(schemas), "--deep")
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"toolaudit: error: schemas file {schemas}: ")
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_PARAMETERS))
+def test_a_records_own_hostile_tools_are_that_records_problem(tmp_path, case):
+    """A malformed:record row, and the next line is read."""
+    parameters = HOSTILE_PARAMETERS[case]
+    tool = f'{{"type": "function", "function": {{"name": "t", "parameters": {parameters}}}}}'
+    response = {
+        "choices": [
+            {
+                "message": {
+                    "role": "assistant",
+                    "tool_calls": [
+                        {
+                            "id": "c1",
+                            "type": "function",
+                            "function": {"name": "t", "arguments": "{}"},
+                        }
+                    ],
+                }
+            }
+        ]
+    }
+    line = (
+        f'{{"request": {{"messages": [], "tools": [{tool}]}}, "response": {json.dumps(response)}}}'
+    )
+    log = tmp_path / "log.jsonl"
+    log.write_text(line + '\n{"name": "t", "arguments": {}}\n')
+    result = invoke("audit", str(log), "-s", SAMPLE_SCHEMAS, "--deep", "-r", "-", "-f", "json")
+    assert result.exit_code == 1
+    first, second = (json.loads(row) for row in result.stdout.splitlines()[:2])
+    assert first["errors"] == ["malformed:record"] and first["line"] == 1
+    assert "its tool definitions are malformed" in first["detail"]
+    assert second["line"] == 2 and second["errors"] == ["unknown_tool:t"]

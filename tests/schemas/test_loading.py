@@ -110,3 +110,62 @@ def test_the_digest_changes_with_the_schemas(tmp_path):
     b.write_text(json.dumps({"t": {}}))
     assert load_schemas(str(a)).digest != load_schemas(str(b)).digest
     assert load_schemas(str(a)).digest == load_schemas(str(a)).digest
+
+
+#: A JSON array 1,000 levels deep: the parser reads it, anything that recurses on it fails.
+DEEP = "[" * 1000 + '"string"' + "]" * 1000
+
+
+@pytest.mark.parametrize(
+    ("parameters", "deep"),
+    [
+        (f'{{"properties": {{"a": {{"type": {DEEP}}}}}}}', False),
+        (f'{{"properties": {{"a": {{"type": "string"}}}}, "required": {DEEP}}}', False),
+        (f'{{"properties": {{"a": {{"properties": {{"b": {{"type": {DEEP}}}}}}}}}}}', True),
+        (f'{{"type": {DEEP}}}', False),
+        ('{"properties": {"a": {"type": "string", "maxLength": 1%s}}}' % ("0" * 400), True),
+        ('{"properties": {"a": {"type": "number", "maximum": 1e400}}}', True),
+    ],
+    ids=["type", "required", "nested-type", "top-type", "maxLength-400-digits", "1e400"],
+)
+def test_hostile_schemas_are_a_schema_error_naming_the_file(tmp_path, parameters, deep):
+    """Not a RecursionError or an OverflowError: a defect, as any broken schema is."""
+    path = tmp_path / "hostile.json"
+    path.write_text(f'{{"t": {{"parameters": {parameters}}}}}')
+    with pytest.raises(SchemaError) as raised:
+        load_schemas(str(path), deep=deep)
+    assert str(path) in str(raised.value)
+
+
+def test_numbers_orjson_refuses_are_read_exactly(tmp_path):
+    path = tmp_path / "big.json"
+    digits = "9" * 400
+    path.write_text(f'{{"t": {{"parameters": {{"properties": {{"a": {{"enum": [{digits}]}}}}}}}}}}')
+    validator = load_schemas(str(path)).validator
+    assert validator.validate({"name": "t", "arguments": {"a": int(digits)}})["ok"]
+    assert not validator.validate({"name": "t", "arguments": {"a": float("inf")}})["ok"]
+
+
+@pytest.mark.parametrize("name", ["tools.json", "tools.jsonl"])
+def test_a_byte_order_mark_is_skipped_as_in_logs(tmp_path, name):
+    path = tmp_path / name
+    lines = [json.dumps({"name": "a", "input_schema": CITY}), json.dumps({"t": {}})]
+    content = lines[0] + "\n" + json.dumps({"name": "b", "input_schema": CITY}) + "\n"
+    path.write_bytes(b"\xef\xbb\xbf" + (content if name.endswith("l") else lines[1]).encode())
+    expected = {"a", "b"} if name.endswith("l") else {"t"}
+    assert set(load_schemas(str(path)).validator.tools) == expected
+
+
+def test_a_bfcl_question_file_of_one_question_is_read_as_one(tmp_path):
+    questions = (FIXTURES / "formats" / "bfcl_questions.jsonl").read_text().splitlines()
+    path = tmp_path / "one_question.jsonl"
+    path.write_text(questions[0] + "\n")
+    schema_set = load_schemas(str(path))
+    assert schema_set.validator is None
+    assert set(schema_set.keyed) == {"simple_python_1"}
+
+
+def test_a_mapping_with_tools_named_id_and_function_is_not_a_question(tmp_path):
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps({"id": {"parameters": CITY}, "function": {}}))
+    assert set(load_schemas(str(path)).validator.tools) == {"id", "function"}

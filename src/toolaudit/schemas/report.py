@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
-from toolaudit.contract import compile_schemas
+from toolaudit.contract import beyond_reach, compile_schemas
 from toolaudit.deep import ParametersInfo, inspect_parameters
 from toolaudit.errors import SchemaError, ToolAuditError
 from toolaudit.schemas.loading import (
@@ -148,6 +148,8 @@ def inspect_tool(
         info = inspect_parameters(tool.name, parameters)
     except SchemaError as error:
         return _defect(file, error.located(where))
+    except (OverflowError, RecursionError) as error:  # as compile_schemas says it
+        return _defect(file, beyond_reach(tool.name, error).located(where))
     properties = parameters.get("properties", {})
     entry = ToolEntry(
         tool.name,
