@@ -390,3 +390,30 @@ def test_a_records_own_hostile_tools_are_that_records_problem(tmp_path, case):
     assert first["errors"] == ["malformed:record"] and first["line"] == 1
     assert "its tool definitions are malformed" in first["detail"]
     assert second["line"] == 2 and second["errors"] == ["unknown_tool:t"]
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("--max-line-bytes", "max_line_bytes must be a whole number of at least 1, not 0"),
+        ("--max-open-streams", "max_open_streams (--max-open-streams) must be a whole number"),
+    ],
+)
+def test_out_of_range_options_are_refused_by_the_librarys_own_check(option, message):
+    result = invoke("audit", SAMPLE, "-s", SAMPLE_SCHEMAS, option, "0")
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"toolaudit: error: {message}")
+    assert result.stderr.count("\n") == 1
+
+
+def test_the_help_shows_the_librarys_defaults():
+    from toolaudit.pipeline.options import AuditOptions
+    from toolaudit.runners.blocks import DEFAULT_BLOCKSIZE, parse_blocksize
+
+    help_text = " ".join(CliRunner().invoke(app, ["audit", "--help"]).stdout.split())
+    defaults = AuditOptions()
+    assert f"[default: {defaults.max_tools},{defaults.max_params}]" in help_text
+    assert f"[default: {defaults.max_line_bytes}]" in help_text
+    assert f"[default: {defaults.max_open_streams}]" in help_text
+    shown_blocksize = help_text.split("one block). [default: ")[1].split("]")[0]
+    assert parse_blocksize(shown_blocksize) == DEFAULT_BLOCKSIZE
