@@ -9,7 +9,6 @@ import json
 import pytest
 
 from toolaudit.schemas.report import (
-    CONTRACT_SHAPE,
     ENUM_TYPE_MISMATCH,
     REQUIRED_NOT_DECLARED,
     STRICT_OPEN_OBJECT,
@@ -23,7 +22,7 @@ from toolaudit.schemas.report import (
     inspect_schema_files,
     inspect_tool,
 )
-from toolaudit.schemas.tooldefs import ToolDefinition
+from toolaudit.schemas.tooldefs import CONTRACT_SHAPE, ToolDefinition
 
 from ..conftest import FIXTURES
 

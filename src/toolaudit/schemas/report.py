@@ -1,18 +1,18 @@
 """What ``toolaudit schemas`` says of schemas files: the tools, what deep mode will not
 check, what looks wrong, and the defects that stop an audit.
 
-Files are read as an audit reads them (:func:`~toolaudit.schemas.loading.read_schemas_file`),
-but one definition at a time: a defect is a value on the report, and the other tools
-of the file are still listed. Defects are what loading and compiling reject (the
-contract's and deep mode's); warnings are what compiles but will not be checked, or
-can never be met. Warnings walk the (translated) parameters schema with a work
-list, not recursion: a hostile schema may nest 10,000 levels deep.
+Files are read and merged as an audit loads them, one definition at a time
+(:class:`~toolaudit.schemas.loading.ToolMerge`): each defect loading finds is a value
+on the report, and the other tools are still listed. Defects are what loading and
+compiling reject (the contract's and deep mode's); warnings are what compiles but
+will not be checked, or can never be met. Warnings walk the (translated) parameters
+schema with a work list, not recursion: a hostile schema may nest 10,000 levels deep.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 from urllib.parse import unquote
 
@@ -20,17 +20,13 @@ from toolaudit.contract import beyond_reach, compile_schemas
 from toolaudit.deep import ParametersInfo, inspect_parameters
 from toolaudit.errors import SchemaError, ToolAuditError
 from toolaudit.schemas.loading import (
-    DefinitionList,
-    SchemasFile,
-    no_tools_error,
-    read_schemas_file,
+    LoadDefect,
+    LoadedTool,
+    ToolMerge,
     schemas_digest,
 )
-from toolaudit.schemas.tooldefs import ToolDefinition, tool_definitions
+from toolaudit.schemas.tooldefs import ToolDefinition
 from toolaudit.values import accepted_kinds, shown, type_names_of, value_kind
-
-#: The shape of a file in the contract's own mapping (tool name -> {"parameters": ...}).
-CONTRACT_SHAPE = "contract"
 
 UNCHECKED_KEYWORD = "unchecked-keyword"
 UNUSABLE_PATTERN = "unusable-pattern"
@@ -123,15 +119,28 @@ def inspect_schema_files(
     shape, or a defective tool is a :class:`SchemaDefect`, and the other files
     and tools are still read.
     """
-    checker = _FileChecker()
-    for path in [paths] if isinstance(paths, str) else paths:
-        try:
-            listed = read_schemas_file(path, storage_options=storage_options)
-        except ToolAuditError as error:
-            checker.add(_defect(path, error))
-            continue
-        checker.check_file(listed)
-    return SchemaReport(tuple(checker.tools), tuple(checker.warnings), tuple(checker.defects))
+    tools: list[ToolEntry] = []
+    warnings: list[SchemaWarning] = []
+    defects: list[SchemaDefect] = []
+    listed = [paths] if isinstance(paths, str) else paths
+    for found in ToolMerge().read(listed, storage_options=storage_options):
+        report = (
+            _defect(found.file, found.error) if isinstance(found, LoadDefect) else _inspected(found)
+        )
+        tools.extend(report.tools)
+        warnings.extend(report.warnings)
+        defects.extend(report.defects)
+    return SchemaReport(tuple(tools), tuple(warnings), tuple(defects))
+
+
+def _inspected(found: LoadedTool) -> SchemaReport:
+    tool, where = found.definition, found.where
+    try:
+        # Loading digests the schemas: one nested too deeply to be written stops an audit.
+        schemas_digest({tool.name: tool.schema})
+    except SchemaError as error:
+        return _defect(found.file, SchemaError(error.reason, tool=tool.name, source=where))
+    return inspect_tool(tool, file=found.file, source=where, question=found.question)
 
 
 def inspect_tool(
@@ -172,90 +181,6 @@ def _defect(file: str, error: ToolAuditError) -> SchemaReport:
     return SchemaReport(
         defects=(SchemaDefect(file, None if tool is None else str(tool), str(error)),)
     )
-
-
-@dataclass
-class _FileChecker:
-    """The report so far, and what the loader's merge rules need to remember: which
-    file first defined each tool (and each BFCL question), and with what schema."""
-
-    tools: list[ToolEntry] = field(default_factory=list)
-    warnings: list[SchemaWarning] = field(default_factory=list)
-    defects: list[SchemaDefect] = field(default_factory=list)
-    origin: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
-    questions: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-    def add(self, report: SchemaReport) -> None:
-        self.tools.extend(report.tools)
-        self.warnings.extend(report.warnings)
-        self.defects.extend(report.defects)
-
-    def check_file(self, listed: SchemasFile) -> None:
-        path, found = listed.path, False
-        # Tools that judge any call, by name: the scope of "defined twice, differently".
-        in_file: dict[str, dict[str, Any]] = {}
-        for name, schema in listed.mapping.items():
-            found = True
-            tool = ToolDefinition(name, dict(schema), CONTRACT_SHAPE)
-            self._add(tool, path, f"schemas file {path}", in_file)
-        questions: dict[str, dict[str, Any]] = {}
-        for definitions in listed.lists:
-            scope = in_file if definitions.question is None else {}
-            found |= self._check_list(definitions, path, scope)
-            if definitions.question is not None:
-                questions[definitions.question] = scope  # a later line of one id replaces it
-        for key, tools in questions.items():
-            if self.questions.setdefault(key, tools) != tools:
-                reason = f"question {key!r} is defined differently in two schemas files"
-                self.add(_defect(path, SchemaError(f"{reason} (the second: {path})")))
-            self.questions[key] = tools
-        if not found:
-            self.add(_defect(path, no_tools_error(path)))
-
-    def _check_list(
-        self, definitions: DefinitionList, path: str, scope: dict[str, dict[str, Any]]
-    ) -> bool:
-        """Inspect a list's tools, one definition at a time; whether it defines any."""
-        found = False
-        for position, definition in enumerate(definitions.definitions):
-            where = f"{definitions.where}, tool #{position + 1}"
-            try:
-                tools = tool_definitions(definition, source=where)
-            except SchemaError as error:
-                found = True
-                self.add(_defect(path, error))
-                continue
-            for tool in tools:
-                found = True
-                self._add(tool, path, definitions.where, scope, definitions.question)
-        return found
-
-    def _add(
-        self,
-        tool: ToolDefinition,
-        path: str,
-        where: str,
-        scope: dict[str, dict[str, Any]],
-        question: str | None = None,
-    ) -> None:
-        if tool.name in scope:
-            if scope[tool.name] != tool.schema:
-                error = SchemaError("defined twice, differently", tool=tool.name, source=where)
-                self.add(_defect(path, error))
-            return  # the same definition again is the same tool: listed once
-        scope[tool.name] = tool.schema
-        if question is None:
-            first_path, first_schema = self.origin.setdefault(tool.name, (path, tool.schema))
-            if first_schema != tool.schema:
-                reason = f"defined differently in schemas files {first_path} and {path}"
-                self.add(_defect(path, SchemaError(reason, tool=tool.name)))
-        try:
-            # Loading digests the schemas: one nested too deeply to be written stops an audit.
-            schemas_digest({tool.name: tool.schema})
-        except SchemaError as error:
-            self.add(_defect(path, SchemaError(error.reason, tool=tool.name, source=where)))
-            return
-        self.add(inspect_tool(tool, file=path, source=where, question=question))
 
 
 # The walk --------------------------------------------------------------------------

@@ -60,6 +60,8 @@ MCP = "mcp"
 GEMINI = "gemini"
 BEDROCK = "bedrock"
 BFCL = "bfcl"
+#: A file in the contract's own mapping (tool name -> {"parameters": ...}).
+CONTRACT_SHAPE = "contract"
 
 
 @dataclass(frozen=True)
