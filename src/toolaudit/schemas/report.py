@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
-from urllib.parse import unquote
 
 from toolaudit.contract import beyond_reach, compile_schemas
 from toolaudit.deep import ParametersInfo, inspect_parameters
+from toolaudit.deep.paths import NOWHERE, followed, pointer_token, ref_tokens
 from toolaudit.errors import SchemaError, ToolAuditError
 from toolaudit.schemas.loading import (
     LoadDefect,
@@ -199,7 +199,7 @@ class _At:
         tokens: list[str] = []
         at: _At | None = self
         while at is not None:
-            tokens.append(at.token.replace("~", "~0").replace("/", "~1"))
+            tokens.append(pointer_token(at.token))
             at = at.parent
         return "".join(f"/{token}" for token in reversed(tokens))
 
@@ -289,21 +289,14 @@ def _subschemas(root: Mapping[str, Any]) -> Iterator[tuple[_At | None, Mapping[s
 
 
 def _ref_target(root: Mapping[str, Any], reference: object) -> tuple[_At | None, object] | None:
-    """Where a local ``$ref`` points, and what is there; None for any other reference
-    (deep mode reports those as defects)."""
-    if not isinstance(reference, str) or not (reference == "#" or reference.startswith("#/")):
+    """Where a local ``$ref`` points, and what is there, as deep mode follows it; None
+    for any other reference (deep mode reports those as defects)."""
+    tokens = ref_tokens(reference) if isinstance(reference, str) else None
+    if tokens is None:
         return None
-    tokens = [
-        t.replace("~1", "/").replace("~0", "~") for t in unquote(reference[1:]).split("/")[1:]
-    ]
-    target: object = root
-    for token in tokens:
-        if isinstance(target, Mapping) and token in target:
-            target = target[token]
-        elif isinstance(target, list) and token.isdigit() and int(token) < len(target):
-            target = target[int(token)]
-        else:
-            return None
+    target = followed(root, tokens)
+    if target is NOWHERE:
+        return None
     return (_child(None, *tokens) if tokens else None), target
 
 
