@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from toolaudit.schemas.report import (
+from toolaudit.schemas.lint import (
     ENUM_TYPE_MISMATCH,
     REQUIRED_NOT_DECLARED,
     STRICT_OPEN_OBJECT,
@@ -18,10 +18,8 @@ from toolaudit.schemas.report import (
     UNUSABLE_PATTERN,
     WARNING_CODES,
     WARNINGS_PER_TOOL,
-    SchemaReport,
-    inspect_schema_files,
-    inspect_tool,
 )
+from toolaudit.schemas.report import SchemaReport, inspect_schema_files, inspect_tool
 from toolaudit.schemas.tooldefs import CONTRACT_SHAPE, ToolDefinition
 
 from ..conftest import FIXTURES
