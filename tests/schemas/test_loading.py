@@ -9,6 +9,7 @@ import pytest
 
 from toolaudit.errors import SchemaError
 from toolaudit.schemas.loading import load_schemas
+from toolaudit.schemas.report import inspect_schema_files
 
 from ..conftest import FIXTURES
 
@@ -190,3 +191,21 @@ def test_a_mapping_with_tools_named_id_and_function_is_not_a_question(tmp_path):
     path = tmp_path / "tools.json"
     path.write_text(json.dumps({"id": {"parameters": CITY}, "function": {}}))
     assert set(load_schemas(str(path)).validator.tools) == {"id", "function"}
+
+
+def test_a_deep_definition_given_twice_is_compared_without_recursing(tmp_path):
+    """Python's == recurses; past its limit the merge compares canonical JSON instead,
+    and a definition too deep to be written at all is refused by the digest."""
+    value = '"x"'
+    for _ in range(990):
+        value = f'{{"a": {value}}}'
+    tool = f'{{"name": "f", "input_schema": {{"properties": {{"p": {{"default": {value}}}}}}}}}'
+    twice = tmp_path / "twice.json"
+    twice.write_text(f"[{tool}, {tool}]")
+    with pytest.raises(SchemaError, match="nested too deeply") as raised:
+        load_schemas(str(twice))
+    assert str(twice) in str(raised.value)
+    report = inspect_schema_files(str(twice))
+    assert [defect.message for defect in report.defects] == [
+        f"schemas file {twice}: tool 'f': the schemas are nested too deeply to be read"
+    ]

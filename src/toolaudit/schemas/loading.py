@@ -24,7 +24,13 @@ from toolaudit.contract import Validator, compile_schemas
 from toolaudit.errors import SchemaError, ToolAuditError
 from toolaudit.jsonutil import canonical
 from toolaudit.schemas.files import SchemasFile, no_tools_error, read_document, read_schemas_file
-from toolaudit.schemas.tooldefs import CONTRACT_SHAPE, Schemas, ToolDefinition, tool_definitions
+from toolaudit.schemas.tooldefs import (
+    CONTRACT_SHAPE,
+    Schemas,
+    ToolDefinition,
+    differ,
+    tool_definitions,
+)
 
 
 @dataclass(frozen=True)
@@ -296,7 +302,7 @@ class ToolMerge:
                     loaded = LoadedTool(tool, path, definitions.where, definitions.question)
                     yield from self._add(loaded, scope)
         for key, schemas in questions.items():
-            if self.questions.setdefault(key, schemas) != schemas:
+            if differ(self.questions.setdefault(key, schemas), schemas):
                 yield LoadDefect(
                     path,
                     SchemaError(
@@ -310,14 +316,14 @@ class ToolMerge:
     def _add(self, loaded: LoadedTool, scope: Schemas) -> Iterator[LoadedTool | LoadDefect]:
         name, schema = loaded.definition.name, loaded.definition.schema
         if name in scope:
-            if scope[name] != schema:
+            if differ(scope[name], schema):
                 error = SchemaError("defined twice, differently", tool=name, source=loaded.where)
                 yield LoadDefect(loaded.file, error)
             return  # the same definition again is the same tool: met once
         scope[name] = schema
         if loaded.question is None:
             first = self._origin.setdefault(name, loaded.file)
-            if self.tools.setdefault(name, schema) != schema:
+            if differ(self.tools.setdefault(name, schema), schema):
                 reason = f"defined differently in schemas files {first} and {loaded.file}"
                 yield LoadDefect(loaded.file, SchemaError(reason, tool=name), True)
         yield loaded
