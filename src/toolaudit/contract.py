@@ -26,6 +26,7 @@ from toolaudit.values import (
     described,
     json_equal,
     kind_phrase,
+    quoted_name,
     value_kind,
 )
 
@@ -188,7 +189,8 @@ class ToolValidator:
         for entry in required:
             if not isinstance(entry, str):
                 raise SchemaError(
-                    f"required must hold parameter names, and {entry!r} is not a string", tool=name
+                    f"required must hold parameter names, and {quoted_name(entry)} is not a string",
+                    tool=name,
                 )
 
         self.parameters: dict[str, _Parameter] = {
@@ -472,11 +474,26 @@ def compile_schemas(schemas: Mapping[str, object], *, deep: bool = False) -> Val
     """
     if not isinstance(schemas, Mapping):
         raise SchemaError(f"schemas must map tool names to schemas, not {kind_phrase(schemas)}")
-    if not deep:
-        return Validator({name: ToolValidator(name, schema) for name, schema in schemas.items()})
-    return Validator(
-        {name: _deep_tool(name, schema) for name, schema in schemas.items()}, deep=True
-    )
+    compile_tool = _deep_tool if deep else ToolValidator
+    tools: dict[str, ToolValidator] = {}
+    for name, schema in schemas.items():
+        try:
+            tools[name] = compile_tool(name, schema)
+        except (OverflowError, RecursionError) as error:
+            # What a hostile schema holds (a maxLength of 400 digits, a type nested 1,000
+            # levels deep) is a defect of the schema, never a crash of whoever compiles it.
+            raise beyond_reach(name, error) from None
+    return Validator(tools, deep=deep)
+
+
+def beyond_reach(tool: str, error: OverflowError | RecursionError) -> SchemaError:
+    """The defect of a tool whose schema compiling could not take in: a number beyond a
+    double's range (OverflowError), or nesting too deep (RecursionError)."""
+    if isinstance(error, OverflowError):
+        reason = "a number in its schema is too large to judge by (beyond a double's range)"
+    else:
+        reason = "its schema is nested too deeply to be read"
+    return SchemaError(reason, tool=tool)
 
 
 def _deep_tool(name: str, schema: object) -> ToolValidator:

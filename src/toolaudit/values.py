@@ -135,7 +135,8 @@ def accepted_kinds(declared: object) -> frozenset[str]:
         for type_name in names:
             if not isinstance(type_name, str) or type_name not in _KINDS_ACCEPTED_BY_TYPE_NAME:
                 known = ", ".join(TYPE_NAMES)
-                raise ValueError(f"unknown type name {type_name!r} (known: {known})") from None
+                named = quoted_name(type_name)
+                raise ValueError(f"unknown type name {named} (known: {known})") from None
         raise
 
 
@@ -217,6 +218,16 @@ def shown(value: object, limit: int = SHOWN_CHARACTERS) -> str:
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return text
+
+
+def quoted_name(value: object) -> str:
+    """What a schema gave for a name, as a message quotes it: its ``repr``, or for a
+    value nested too deeply to write (a schemas file's ``type`` 1,000 lists deep),
+    :func:`shown`'s words for it."""
+    try:
+        return repr(value)
+    except RecursionError:
+        return shown(value)
 
 
 def described(value: object) -> str:

@@ -334,3 +334,95 @@ def test_the_max_keys_option(tmp_path, value, ok):
     schemas.write_text('{"t": {}}')
     result = CliRunner().invoke(app, ["audit", str(log), "-s", str(schemas), "--max-keys", value])
     assert (result.exit_code == 0) is ok, result.output
+
+
+#: A JSON array 1,000 levels deep: the parser reads it, anything that recurses on it fails.
+DEEP = "[" * 1000 + '"string"' + "]" * 1000
+HOSTILE_PARAMETERS = {
+    "type": f'{{"properties": {{"a": {{"type": {DEEP}}}}}}}',
+    "required": f'{{"properties": {{"a": {{"type": "string"}}}}, "required": {DEEP}}}',
+    "maxLength": '{"properties": {"a": {"type": "string", "maxLength": 1%s}}}' % ("0" * 400),
+    "maximum": '{"properties": {"a": {"type": "number", "maximum": 1e400}}}',
+}
+#: Numbers beyond a double: a schema may be refused for them, or judge by them exactly.
+HUGE_NUMBERS = ("maxLength", "maximum")
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_PARAMETERS))
+def test_a_hostile_schemas_file_stops_the_run_with_one_line_and_exit_2(tmp_path, case):
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"name": "t", "arguments": {"a": "x"}}\n')
+    schemas = tmp_path / "s.json"
+    schemas.write_text(f'{{"t": {{"parameters": {HOSTILE_PARAMETERS[case]}}}}}')
+    result = invoke("audit", str(log), "-s", str(schemas), "--deep")
+    if case in HUGE_NUMBERS and result.exit_code != 2:  # read exactly: the call is judged
+        assert result.exit_code in (0, 1) and "1 call" in result.stdout
+        return
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"toolaudit: error: schemas file {schemas}: ")
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_PARAMETERS))
+def test_a_records_own_hostile_tools_are_that_records_problem(tmp_path, case):
+    """A malformed:record row, and the next line is read."""
+    parameters = HOSTILE_PARAMETERS[case]
+    tool = f'{{"type": "function", "function": {{"name": "t", "parameters": {parameters}}}}}'
+    response = {
+        "choices": [
+            {
+                "message": {
+                    "role": "assistant",
+                    "tool_calls": [
+                        {
+                            "id": "c1",
+                            "type": "function",
+                            "function": {"name": "t", "arguments": "{}"},
+                        }
+                    ],
+                }
+            }
+        ]
+    }
+    line = (
+        f'{{"request": {{"messages": [], "tools": [{tool}]}}, "response": {json.dumps(response)}}}'
+    )
+    log = tmp_path / "log.jsonl"
+    log.write_text(line + '\n{"name": "t", "arguments": {}}\n')
+    result = invoke("audit", str(log), "-s", SAMPLE_SCHEMAS, "--deep", "-r", "-", "-f", "json")
+    assert result.exit_code == 1
+    first, second = (json.loads(row) for row in result.stdout.splitlines()[:2])
+    assert first["line"] == 1
+    if case not in HUGE_NUMBERS or first["errors"] == ["malformed:record"]:
+        assert first["errors"] == ["malformed:record"]
+        assert "its tool definitions are malformed" in first["detail"]
+    else:  # read exactly: the call is judged by them
+        assert first["tool"] == "t"
+    assert second["line"] == 2 and second["errors"] == ["unknown_tool:t"]
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("--max-line-bytes", "max_line_bytes must be a whole number of at least 1, not 0"),
+        ("--max-open-streams", "max_open_streams (--max-open-streams) must be a whole number"),
+    ],
+)
+def test_out_of_range_options_are_refused_by_the_librarys_own_check(option, message):
+    result = invoke("audit", SAMPLE, "-s", SAMPLE_SCHEMAS, option, "0")
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"toolaudit: error: {message}")
+    assert result.stderr.count("\n") == 1
+
+
+def test_the_help_shows_the_librarys_defaults():
+    from toolaudit.pipeline.options import AuditOptions
+    from toolaudit.runners.blocks import DEFAULT_BLOCKSIZE, parse_blocksize
+
+    help_text = " ".join(CliRunner().invoke(app, ["audit", "--help"]).stdout.split())
+    defaults = AuditOptions()
+    assert f"[default: {defaults.max_tools},{defaults.max_params}]" in help_text
+    assert f"[default: {defaults.max_line_bytes}]" in help_text
+    assert f"[default: {defaults.max_open_streams}]" in help_text
+    shown_blocksize = help_text.split("one block). [default: ")[1].split("]")[0]
+    assert parse_blocksize(shown_blocksize) == DEFAULT_BLOCKSIZE

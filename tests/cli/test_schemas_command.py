@@ -4,6 +4,9 @@ request, and an exit code that says the worst finding (0 clean, 1 warnings, 2 a 
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pytest
 
 from ..conftest import invoke
 
@@ -166,3 +169,49 @@ def test_a_tool_defined_in_two_files_is_one_tool_of_two_definitions(tmp_path):
     result = invoke("schemas", alike[0], other)
     assert result.exit_code == 2
     assert result.stdout.splitlines()[-1] == "1 tool (2 definitions), 0 warnings, 1 defect"
+
+
+#: A JSON array 1,000 levels deep: the parser reads it, anything that recurses on it fails.
+DEEP = "[" * 1000 + '"string"' + "]" * 1000
+
+
+@pytest.mark.parametrize(
+    "parameters",
+    [
+        f'{{"properties": {{"a": {{"type": {DEEP}}}}}}}',
+        f'{{"properties": {{"a": {{"type": "string"}}}}, "required": {DEEP}}}',
+        '{"properties": {"a": {"type": "string", "maxLength": 1%s}}}' % ("0" * 400),
+        '{"properties": {"a": {"type": "number", "maximum": 1e400}}}',
+    ],
+    ids=["type", "required", "maxLength", "maximum"],
+)
+def test_a_hostile_schema_is_one_defect_line_and_exit_2(tmp_path, parameters):
+    path = tmp_path / "hostile.json"
+    path.write_text(f'{{"t": {{"parameters": {parameters}}}}}')
+    result = invoke("schemas", str(path))
+    huge_number = "e400" in parameters or "0" * 400 in parameters
+    if huge_number and result.exit_code != 2:  # read exactly, then listed as a tool
+        assert result.stdout.splitlines()[-1].startswith("1 tool, ")
+        return
+    assert result.exit_code == 2
+    defects, totals = result.stdout.split("\n\n")
+    assert defects.startswith(f"defects\nschemas file {path}: tool 't': ")
+    assert defects.count("\n") == 1
+    assert totals == "0 tools, 0 warnings, 1 defect\n"
+
+
+def test_a_byte_order_mark_is_skipped(tmp_path):
+    path = tmp_path / "tools.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps([{"name": "a", "input_schema": CITY}]).encode())
+    result = invoke("schemas", str(path))
+    assert result.exit_code == 0, result.stdout
+    assert result.stdout.endswith("1 tool, 0 warnings, 0 defects\n")
+
+
+def test_a_bfcl_file_of_one_question_lists_its_tools(in_repo, tmp_path):
+    first = Path("tests/fixtures/formats/bfcl_questions.jsonl").read_text().splitlines()[0]
+    path = tmp_path / "one.jsonl"
+    path.write_text(first + "\n")
+    result = invoke("schemas", str(path))
+    assert result.exit_code == 0, result.stdout
+    assert result.stdout.splitlines()[1].split()[4] == "simple_python_1"

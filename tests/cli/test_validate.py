@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from ..conftest import SAMPLE_SCHEMAS, invoke
 
@@ -36,3 +37,21 @@ def test_arguments_given_as_json_text_are_malformed_with_a_note_saying_why(in_re
     other = invoke("validate", '{"name": "get_weather", "arguments": 3}', "-s", SAMPLE_SCHEMAS)
     assert json.loads(other.stdout)["errors"] == ["malformed:arguments"]
     assert "note" not in other.stderr
+
+
+def test_a_schemas_file_with_a_byte_order_mark_is_read(in_repo, tmp_path):
+    schemas = tmp_path / "schemas.json"
+    schemas.write_bytes(b"\xef\xbb\xbf" + Path(SAMPLE_SCHEMAS).read_bytes())
+    result = invoke("validate", '{"name": "get_weather", "arguments": {}}', "-s", str(schemas))
+    assert (result.exit_code, json.loads(result.stdout)["errors"]) == (1, ["missing:city"])
+    assert result.stderr == ""
+
+
+def test_a_schema_nested_too_deeply_is_one_line_and_exit_2(tmp_path):
+    schemas = tmp_path / "schemas.json"
+    deep = "[" * 1000 + '"string"' + "]" * 1000
+    schemas.write_text(f'{{"t": {{"parameters": {{"properties": {{"a": {{"type": {deep}}}}}}}}}}}')
+    result = invoke("validate", '{"name": "t", "arguments": {}}', "-s", str(schemas))
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"toolaudit: error: schemas file {schemas}: tool 't'")
+    assert result.stderr.count("\n") == 1

@@ -9,6 +9,7 @@ import pytest
 
 from toolaudit.errors import SchemaError
 from toolaudit.schemas.loading import load_schemas
+from toolaudit.schemas.report import inspect_schema_files
 
 from ..conftest import FIXTURES
 
@@ -110,3 +111,101 @@ def test_the_digest_changes_with_the_schemas(tmp_path):
     b.write_text(json.dumps({"t": {}}))
     assert load_schemas(str(a)).digest != load_schemas(str(b)).digest
     assert load_schemas(str(a)).digest == load_schemas(str(a)).digest
+
+
+#: A JSON array 1,000 levels deep: the parser reads it, anything that recurses on it fails.
+DEEP = "[" * 1000 + '"string"' + "]" * 1000
+
+
+@pytest.mark.parametrize(
+    ("parameters", "deep"),
+    [
+        (f'{{"properties": {{"a": {{"type": {DEEP}}}}}}}', False),
+        (f'{{"properties": {{"a": {{"type": "string"}}}}, "required": {DEEP}}}', False),
+        (f'{{"properties": {{"a": {{"properties": {{"b": {{"type": {DEEP}}}}}}}}}}}', True),
+        (f'{{"type": {DEEP}}}', False),
+    ],
+    ids=["type", "required", "nested-type", "top-type"],
+)
+def test_deeply_nested_schemas_are_a_schema_error_naming_the_file(tmp_path, parameters, deep):
+    """Not a RecursionError: a defect, as any broken schema is."""
+    path = tmp_path / "hostile.json"
+    path.write_text(f'{{"t": {{"parameters": {parameters}}}}}')
+    with pytest.raises(SchemaError) as raised:
+        load_schemas(str(path), deep=deep)
+    assert str(path) in str(raised.value)
+
+
+#: Numbers beyond a double: a schema may be refused for them, or judge by them exactly.
+HUGE_NUMBERS = {
+    "maxLength-400-digits": '{"type": "string", "maxLength": 1%s}' % ("0" * 400),
+    "minItems-400-digits": '{"type": "array", "minItems": 1%s}' % ("0" * 400),
+    "maximum-1e400": '{"type": "number", "maximum": 1e400}',
+    "multipleOf-400-digits": '{"type": "number", "multipleOf": 1%s}' % ("0" * 400),
+}
+
+
+@pytest.mark.parametrize("deep", [False, True])
+@pytest.mark.parametrize("case", sorted(HUGE_NUMBERS))
+def test_huge_numbers_are_a_schema_error_or_read_never_an_overflow(tmp_path, case, deep):
+    path = tmp_path / "huge.json"
+    path.write_text(f'{{"t": {{"parameters": {{"properties": {{"a": {HUGE_NUMBERS[case]}}}}}}}}}')
+    try:
+        validator = load_schemas(str(path), deep=deep).validator
+    except SchemaError as error:
+        assert str(path) in str(error)
+        return
+    for value in ("x", 1.5, [1], 10**400, 10**401):  # judged, whatever the verdict
+        assert validator.validate({"name": "t", "arguments": {"a": value}})["ok"] in (True, False)
+
+
+def test_numbers_orjson_refuses_are_read_exactly(tmp_path):
+    path = tmp_path / "big.json"
+    digits = "9" * 400
+    path.write_text(f'{{"t": {{"parameters": {{"properties": {{"a": {{"enum": [{digits}]}}}}}}}}}}')
+    validator = load_schemas(str(path)).validator
+    assert validator.validate({"name": "t", "arguments": {"a": int(digits)}})["ok"]
+    assert not validator.validate({"name": "t", "arguments": {"a": float("inf")}})["ok"]
+
+
+@pytest.mark.parametrize("name", ["tools.json", "tools.jsonl"])
+def test_a_byte_order_mark_is_skipped_as_in_logs(tmp_path, name):
+    path = tmp_path / name
+    lines = [json.dumps({"name": "a", "input_schema": CITY}), json.dumps({"t": {}})]
+    content = lines[0] + "\n" + json.dumps({"name": "b", "input_schema": CITY}) + "\n"
+    path.write_bytes(b"\xef\xbb\xbf" + (content if name.endswith("l") else lines[1]).encode())
+    expected = {"a", "b"} if name.endswith("l") else {"t"}
+    assert set(load_schemas(str(path)).validator.tools) == expected
+
+
+def test_a_bfcl_question_file_of_one_question_is_read_as_one(tmp_path):
+    questions = (FIXTURES / "formats" / "bfcl_questions.jsonl").read_text().splitlines()
+    path = tmp_path / "one_question.jsonl"
+    path.write_text(questions[0] + "\n")
+    schema_set = load_schemas(str(path))
+    assert schema_set.validator is None
+    assert set(schema_set.keyed) == {"simple_python_1"}
+
+
+def test_a_mapping_with_tools_named_id_and_function_is_not_a_question(tmp_path):
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps({"id": {"parameters": CITY}, "function": {}}))
+    assert set(load_schemas(str(path)).validator.tools) == {"id", "function"}
+
+
+def test_a_deep_definition_given_twice_is_compared_without_recursing(tmp_path):
+    """Python's == recurses; past its limit the merge compares canonical JSON instead,
+    and a definition too deep to be written at all is refused by the digest."""
+    value = '"x"'
+    for _ in range(990):
+        value = f'{{"a": {value}}}'
+    tool = f'{{"name": "f", "input_schema": {{"properties": {{"p": {{"default": {value}}}}}}}}}'
+    twice = tmp_path / "twice.json"
+    twice.write_text(f"[{tool}, {tool}]")
+    with pytest.raises(SchemaError, match="nested too deeply") as raised:
+        load_schemas(str(twice))
+    assert str(twice) in str(raised.value)
+    report = inspect_schema_files(str(twice))
+    assert [defect.message for defect in report.defects] == [
+        f"schemas file {twice}: tool 'f': the schemas are nested too deeply to be read"
+    ]

@@ -8,8 +8,7 @@ import json
 
 import pytest
 
-from toolaudit.schemas.report import (
-    CONTRACT_SHAPE,
+from toolaudit.schemas.lint import (
     ENUM_TYPE_MISMATCH,
     REQUIRED_NOT_DECLARED,
     STRICT_OPEN_OBJECT,
@@ -19,11 +18,9 @@ from toolaudit.schemas.report import (
     UNUSABLE_PATTERN,
     WARNING_CODES,
     WARNINGS_PER_TOOL,
-    SchemaReport,
-    inspect_schema_files,
-    inspect_tool,
 )
-from toolaudit.schemas.tooldefs import ToolDefinition
+from toolaudit.schemas.report import SchemaReport, inspect_schema_files, inspect_tool
+from toolaudit.schemas.tooldefs import CONTRACT_SHAPE, ToolDefinition
 
 from ..conftest import FIXTURES
 
@@ -175,6 +172,17 @@ def test_warnings_are_found_through_refs_combinators_items_and_defs(tmp_path):
         (ENUM_TYPE_MISMATCH, "/definitions/used/properties/c/enum/0"),
         (ENUM_TYPE_MISMATCH, "/properties/b/items/oneOf/1/enum/0"),
     ]
+
+
+def test_a_ref_is_followed_as_deep_mode_follows_it_escapes_and_all(tmp_path):
+    """~1 is "/", ~0 is "~", %25 is "%": the warning names the definition where it stands."""
+    bad = {"type": "string", "enum": [1]}
+    parameters = {
+        "properties": {"a": {"$ref": "#/$defs/a~1b~0c%25"}},
+        "$defs": {"a/b~c%": {"type": "object", "properties": {"d": bad}}},
+    }
+    report = report_of(tmp_path, [chat_tool(parameters)])
+    assert codes(report) == [(ENUM_TYPE_MISMATCH, "/$defs/a~1b~0c%/properties/d/enum/0")]
 
 
 def test_a_recursive_schema_is_walked_once_and_its_depth_is_none(tmp_path):

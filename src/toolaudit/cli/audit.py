@@ -30,6 +30,12 @@ from toolaudit.cli.app import (
 from toolaudit.errors import Terminated, ToolAuditError
 from toolaudit.formats import format_names
 
+# The library's defaults, from the light modules that apply them: the pipeline and
+# the runners are imported only when a command runs (see app.py).
+from toolaudit.formats.streams import DEFAULT_MAX_OPEN_STREAMS
+from toolaudit.results.folding import DEFAULT_MAX_PARAMS, DEFAULT_MAX_TOOLS
+from toolaudit.sources import DEFAULT_MAX_LINE_BYTES
+
 if TYPE_CHECKING:
     from distributed import Client
 
@@ -181,26 +187,24 @@ def audit(
             help="Distinct tool names, and parameter names per tool, to keep in the summary; "
             "the rest are folded into <other> (a model that invents names cannot grow memory).",
         ),
-    ] = "10000,1000",
+    ] = f"{DEFAULT_MAX_TOOLS},{DEFAULT_MAX_PARAMS}",
     max_line_bytes: Annotated[
         int,
         typer.Option(
             "--max-line-bytes",
             metavar="BYTES",
-            min=1,
             help="Longer lines are reported as malformed, not parsed.",
         ),
-    ] = 64 << 20,
+    ] = DEFAULT_MAX_LINE_BYTES,
     max_open_streams: Annotated[
         int,
         typer.Option(
             "--max-open-streams",
             metavar="N",
-            min=1,
             help="Streamed responses reassembled at once per input; past it, the one open "
             "longest is judged as cut.",
         ),
-    ] = 10_000,
+    ] = DEFAULT_MAX_OPEN_STREAMS,
     storage_option: StorageOption = None,
 ) -> None:
     """Audit logs of tool calls: a report row per call and a summary of what failed."""
@@ -349,15 +353,19 @@ def _block_progress(*, enabled: bool) -> Iterator[Callable[[int, int], object] |
 
 
 def _parse_max_keys(text: str) -> tuple[int, int]:
+    """--max-keys TOOLS[,PARAMS] -> (tools, params); AuditOptions checks their range."""
+    from toolaudit.pipeline.options import MIN_MAX_KEYS
+
     try:
         numbers = [int(part) for part in text.split(",")]
     except ValueError:
         numbers = []
     if len(numbers) not in (1, 2):
         raise typer.BadParameter(
-            "expected TOOLS or TOOLS,PARAMS, whole numbers of at least 2", param_hint="--max-keys"
+            f"expected TOOLS or TOOLS,PARAMS, whole numbers of at least {MIN_MAX_KEYS}",
+            param_hint="--max-keys",
         )
-    return numbers[0], numbers[-1] if len(numbers) == 2 else 1000
+    return numbers[0], numbers[1] if len(numbers) == 2 else DEFAULT_MAX_PARAMS
 
 
 def _warn_incomplete(summary: Summary) -> None:

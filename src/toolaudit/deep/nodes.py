@@ -11,11 +11,10 @@ records what deep mode accepts without checking (:attr:`Compiled.unchecked`,
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import unquote
 
+from toolaudit.deep.paths import NOWHERE, followed, pointer_token, ref_tokens
 from toolaudit.deep.patterns import Search, UnusablePattern, compile_pattern
 from toolaudit.errors import SchemaError
 from toolaudit.values import ALL_KINDS, NUMERIC_KINDS, accepted_kinds, kind_phrase
@@ -176,7 +175,7 @@ class Compiled:
         top: dict[str, Node] = {}
         if isinstance(properties, Mapping):
             for name, spec in properties.items():
-                top[name] = self._node(f"/properties/{_escape(str(name))}", spec)
+                top[name] = self._node(f"/properties/{pointer_token(str(name))}", spec)
         self._drain()
         _reject_cycles_in_place(self.tool, list(self._nodes.values()))
         _settle_declared(list(self._nodes.values()))
@@ -272,7 +271,7 @@ class Compiled:
                 node.items = self._node(f"{at}/items", items)
         for keyword in UNCHECKED_KEYWORDS:
             if keyword in spec:
-                self.unchecked.append((f"{at}/{_escape(keyword)}", keyword))
+                self.unchecked.append((f"{at}/{pointer_token(keyword)}", keyword))
         node.ref_as_branch = node.ref is not None and node.object_shape
         node.trivial = not (
             node.has_const
@@ -363,7 +362,7 @@ class Compiled:
                     at, f"properties must be an object, not {kind_phrase(properties)}"
                 )
             node.properties = {
-                str(name): self._node(f"{at}/properties/{_escape(str(name))}", sub)
+                str(name): self._node(f"{at}/properties/{pointer_token(str(name))}", sub)
                 for name, sub in properties.items()
             }
         if "required" in spec:
@@ -387,33 +386,21 @@ class Compiled:
         """A ``$ref`` inside the tool's own parameters schema -> its node."""
         if not isinstance(reference, str):
             raise self._defect(at, f"$ref must be a string, not {kind_phrase(reference)}")
-        if not reference.startswith("#") or (len(reference) > 1 and reference[1] != "/"):
+        tokens = ref_tokens(reference)
+        if tokens is None:
             raise self._defect(
                 at,
                 f"$ref {reference!r} does not point inside this tool's parameters "
                 "(only #, #/$defs/..., #/definitions/... and other #/ pointers are followed)",
             )
-        # The fragment is percent-decoded first, then read as a JSON pointer (RFC 6901).
-        tokens = [_unescape(token) for token in unquote(reference[1:]).split("/")[1:]]
-        target: object = self._root
-        for token in tokens:
-            if isinstance(target, Mapping) and token in target:
-                target = target[token]
-            elif (
-                isinstance(target, (list, tuple))
-                and _ARRAY_INDEX.fullmatch(token)
-                and int(token) < len(target)
-            ):
-                target = target[int(token)]
-            else:
-                raise self._defect(at, f"$ref {reference!r} points at nothing")
-        pointer = "".join(f"/{_escape(token)}" for token in tokens)
+        target = followed(self._root, tokens)
+        if target is NOWHERE:
+            raise self._defect(at, f"$ref {reference!r} points at nothing")
+        pointer = "".join(f"/{pointer_token(token)}" for token in tokens)
         return self._node(pointer, target)
 
 
 _SLOT = {"anyOf": "any_of", "oneOf": "one_of", "allOf": "all_of"}
-#: An array index in a JSON pointer (RFC 6901): ASCII digits, no leading zero.
-_ARRAY_INDEX = re.compile(r"0|[1-9][0-9]*")
 
 
 def _is_number(value: object) -> bool:
@@ -422,14 +409,6 @@ def _is_number(value: object) -> bool:
         and isinstance(value, (int, float))
         and not (isinstance(value, float) and not math.isfinite(value))
     )
-
-
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
-
-
-def _unescape(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")
 
 
 def _same_value_edges(node: Node) -> list[Node]:

@@ -5,12 +5,18 @@ as an identifier, ``["name"]`` (the name as a JSON string, non-ASCII kept) for
 any other key, and ``[i]`` for an array element. The argument's own name is
 quoted the same way once anything follows it; alone it is the contract's
 subject, unquoted (``type:max-results``).
+
+Where a place in a schema is meant, not in a value, it is a JSON pointer (RFC 6901):
+:func:`ref_tokens` and :func:`followed` read a ``$ref`` as deep mode follows it, and
+``toolaudit schemas`` too; :func:`pointer_token` writes a key into one.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
+from urllib.parse import unquote
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -74,3 +80,44 @@ def collapsed(path: str) -> str:
             parts.append(path[i])
             i += 1
     return "".join(parts)
+
+
+# JSON pointers (RFC 6901), as a schema's $ref and toolaudit schemas' warnings write them.
+
+#: An array index in a JSON pointer: ASCII digits, no leading zero.
+_ARRAY_INDEX = re.compile(r"0|[1-9][0-9]*")
+#: What :func:`followed` gives for a pointer that points at nothing.
+NOWHERE = object()
+
+
+def pointer_token(key: str) -> str:
+    """A key as a JSON pointer writes it: ``~`` as ``~0``, ``/`` as ``~1``."""
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def ref_tokens(reference: str) -> list[str] | None:
+    """The keys a ``$ref`` inside the same schema (``#``, ``#/$defs/a``...) steps through:
+    its fragment percent-decoded, then read as a JSON pointer; None for any other reference."""
+    if not (reference == "#" or reference.startswith("#/")):
+        return None
+    return [
+        token.replace("~1", "/").replace("~0", "~")
+        for token in unquote(reference[1:]).split("/")[1:]
+    ]
+
+
+def followed(root: object, tokens: list[str]) -> object:
+    """What ``tokens`` point at from ``root`` (:data:`NOWHERE` if nothing)."""
+    target = root
+    for token in tokens:
+        if isinstance(target, Mapping) and token in target:
+            target = target[token]
+        elif (
+            isinstance(target, (list, tuple))
+            and _ARRAY_INDEX.fullmatch(token)
+            and int(token) < len(target)
+        ):
+            target = target[int(token)]
+        else:
+            return NOWHERE
+    return target

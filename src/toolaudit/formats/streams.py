@@ -188,12 +188,16 @@ def _order(call: _Call) -> tuple[tuple[int, ...], int]:
     return call.order
 
 
+#: Streams open at once before the one open longest is cut (--max-open-streams).
+DEFAULT_MAX_OPEN_STREAMS = 10_000
+
+
 class StreamAssembler:
     """The streams open now, fed one step at a time; at most ``max_open`` of them
     (the oldest is cut to make room), and as many ended ones remembered, to tell
     a late chunk of one (OpenAI's usage-only chunk) from a new stream."""
 
-    def __init__(self, max_open: int = 10_000) -> None:
+    def __init__(self, max_open: int = DEFAULT_MAX_OPEN_STREAMS) -> None:
         self.max_open = max(1, max_open)
         self._open: dict[Hashable, _Stream] = {}
         #: Ended streams' keys -> how they ended, for messages ("which already

@@ -11,11 +11,12 @@ from dataclasses import dataclass
 
 from toolaudit.errors import OptionError
 from toolaudit.formats import format_names, is_format
+from toolaudit.formats.streams import DEFAULT_MAX_OPEN_STREAMS
 from toolaudit.results.folding import DEFAULT_MAX_PARAMS, DEFAULT_MAX_TOOLS
 from toolaudit.sources import DEFAULT_MAX_LINE_BYTES
 
-#: Streamed responses kept open at once, per input, before the oldest is cut.
-DEFAULT_MAX_OPEN_STREAMS = 10_000
+# The defaults (DEFAULT_MAX_LINE_BYTES...) live where they are applied, below the
+# pipeline: the CLI shows them in its --help without importing the pipeline.
 #: A bounded table needs room for at least two names to sample from (see folding.py).
 MIN_MAX_KEYS = 2
 

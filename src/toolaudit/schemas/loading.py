@@ -1,18 +1,19 @@
 """Loading tool schemas from files, before any log line is read.
 
-A schemas file may be the contract's mapping (tool name -> schema), a JSON list
-or a JSON-lines file of tool definitions in any provider's shape (see
-:mod:`toolaudit.schemas.tooldefs`), an MCP ``tools/list`` result, or a BFCL question
-file (one question per line, each with its own functions). Files are checked
-whole: unreadable, not JSON, of no known shape, or holding a defective
-schema, they stop the run with one line naming the file, tool and parameter.
+Files are read (:mod:`toolaudit.schemas.files`: any shape a schemas file may be
+in), then merged one definition at a time by :class:`ToolMerge`, which yields each
+tool and each defect as a value: a file that cannot be read or is of no known
+shape, a definition of no known shape, a tool or a BFCL question defined twice
+differently, a file that defines no tools. An audit stops at the first defect,
+with one line naming the file, tool and parameter; ``toolaudit schemas`` lists
+them all (:mod:`toolaudit.schemas.report`). Then the merged tools are compiled.
 """
 
 from __future__ import annotations
 
 import gc
 import hashlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Generator, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -20,10 +21,16 @@ from typing import Any
 import orjson
 
 from toolaudit.contract import Validator, compile_schemas
-from toolaudit.errors import InputError, SchemaError
+from toolaudit.errors import SchemaError, ToolAuditError
 from toolaudit.jsonutil import canonical
-from toolaudit.schemas.tooldefs import Schemas, normalize_tools
-from toolaudit.storage import is_url, read_bytes
+from toolaudit.schemas.files import SchemasFile, no_tools_error, read_document, read_schemas_file
+from toolaudit.schemas.tooldefs import (
+    CONTRACT_SHAPE,
+    Schemas,
+    ToolDefinition,
+    differ,
+    tool_definitions,
+)
 
 
 @dataclass(frozen=True)
@@ -100,27 +107,11 @@ def _collector_paused() -> Iterator[None]:
 def _load_schemas(
     paths: list[str], *, deep: bool, storage_options: Mapping[str, Any] | None
 ) -> SchemaSet:
-    merged: Schemas = {}
-    origin: dict[str, str] = {}
-    keyed: dict[str, Schemas] = {}
-    for path in paths:
-        tools, questions = _merged(read_schemas_file(path, storage_options=storage_options))
-        if not tools and not questions:
-            raise no_tools_error(path)
-        for name, schema in tools.items():
-            if name in merged and merged[name] != schema:
-                raise SchemaError(
-                    f"defined differently in schemas files {origin[name]} and {path}", tool=name
-                )
-            merged[name] = schema
-            origin.setdefault(name, path)
-        for key, schemas in questions.items():
-            if key in keyed and keyed[key] != schemas:
-                raise SchemaError(
-                    f"question {key!r} is defined differently in two schemas files (the second: "
-                    f"{path})"
-                )
-            keyed[key] = schemas
+    merge = ToolMerge()
+    defect = _first_defect(merge.read(paths, storage_options=storage_options))
+    if defect is not None:
+        raise defect.error
+    merged, keyed = merge.tools, merge.questions
     compiled = schema_set(merged, keyed=keyed, source=", ".join(paths), deep=deep)
     # Parsed by orjson, they are JSON text again exactly: a tenth of their size in memory.
     try:
@@ -144,13 +135,14 @@ def schema_set(
             key: compile_schemas(tools, deep=deep).with_aliases(dotted_aliases(tools))
             for key, tools in keyed.items()
         }
+        digest = schemas_digest(schemas, keyed)
     except SchemaError as error:
         raise (error.located(f"schemas file {source}") if source else error) from None
     # Compiled, they are all a run needs here; the schemas themselves are kept (the
     # caller's mapping, not a copy) only to be sent to other processes.
     return SchemaSet(
         validator=validator,
-        digest=schemas_digest(schemas, keyed),
+        digest=digest,
         keyed=compiled,
         deep=deep,
         definitions=(schemas, keyed),
@@ -205,156 +197,133 @@ def schemas_digest(schemas: Mapping[str, Any], keyed: Mapping[str, Any] | None =
     return "sha256:" + hashlib.sha256(text).hexdigest()[:16]
 
 
-@dataclass(frozen=True)
-class DefinitionList:
-    """A list of provider tool definitions as a schemas file holds it, not yet normalised."""
-
-    #: Where the list stands, as messages name it: "schemas file tools.jsonl, line 3".
-    where: str
-    definitions: list[object]
-    #: The BFCL question whose tools these are; None for tools that judge any call.
-    question: str | None = None
-
-
-@dataclass(frozen=True)
-class SchemasFile:
-    """A schemas file as read: lists of tool definitions, or the contract's own mapping."""
-
-    path: str
-    lists: list[DefinitionList]
-    #: Tool name -> schema, when the file is in the contract's shape (then ``lists`` is empty).
-    mapping: Schemas
-
-
-def read_schemas_file(
-    path: str, *, storage_options: Mapping[str, Any] | None = None
-) -> SchemasFile:
-    """Read a schemas file (a path, or a URL read with ``storage_options``) and find its
-    tool definitions, in whatever shape it holds them.
-
-    Raises :class:`InputError` for a file that cannot be read, and
-    :class:`SchemaError` naming the file for one that is not JSON (or lines of it)
-    or of no known shape. The definitions themselves are not checked here: see
-    :func:`~toolaudit.schemas.tooldefs.normalize_tools`.
-    """
-    where = f"schemas file {path}"
-    try:
-        if is_url(path):
-            data = read_bytes(path, storage_options, what=where)
-        else:
-            with open(path, "rb") as file:
-                data = file.read()
-    except OSError as error:
-        raise InputError(f"{where}: cannot read: {error.strerror or error}") from error
-    try:
-        document = orjson.loads(data)
-    except orjson.JSONDecodeError as whole_error:
-        lines = _json_lines(data, where)
-        if lines is None:
-            raise SchemaError(f"not valid JSON ({whole_error})", source=where) from whole_error
-        return SchemasFile(path, _lists_in_lines(lines, where), {})
-    return _in_document(path, document, where)
-
-
-def no_tools_error(path: str) -> SchemaError:
-    """What a schemas file that defines no tools is told."""
-    return SchemaError(
-        "defines no tools (a BFCL multi-turn question file lists its functions in "
-        "multi_turn_func_doc/ instead)"
-        if path.endswith(".json") and "multi_turn" in path
-        else "defines no tools",
-        source=f"schemas file {path}",
-    )
-
-
 def tools_in_document(document: object, *, source: str = "tools") -> Schemas:
     """Tool definitions already parsed, in any shape a schemas file may hold them (a list
     of provider definitions, ``{"tools": [...]}``, an MCP tools/list result, the
     contract's mapping) -> tool name -> schema. ``source`` names them in messages."""
-    tools, _ = _merged(_in_document(source, document, source))
-    return tools
+    merge = ToolMerge()
+    defect = _first_defect(merge.add_file(read_document(source, document, source)))
+    if defect is not None:
+        raise defect.error
+    return merge.tools
 
 
-def _merged(listed: SchemasFile) -> tuple[Schemas, dict[str, Schemas]]:
-    """A file's tools, normalised and merged (one name, one schema), and its BFCL questions'."""
-    tools: Schemas = dict(listed.mapping)
-    questions: dict[str, Schemas] = {}
-    for definitions in listed.lists:
-        normalized = normalize_tools(definitions.definitions, source=definitions.where)
-        if definitions.question is not None:
-            questions[definitions.question] = normalized
-            continue
-        for name, schema in normalized.items():
-            if name in tools and tools[name] != schema:
-                raise SchemaError("defined twice, differently", tool=name, source=definitions.where)
-            tools[name] = schema
-    return tools, questions
+def _first_defect(found: Iterable[LoadedTool | LoadDefect]) -> LoadDefect | None:
+    """The defect a load stops with: a file's own before its conflicts with earlier files."""
+    conflict: LoadDefect | None = None
+    for each in found:
+        if conflict is not None and each.file != conflict.file:
+            break
+        if isinstance(each, LoadDefect):
+            if not each.with_earlier_file:
+                return each
+            conflict = conflict or each
+    return conflict
 
 
-def _json_lines(data: bytes, where: str) -> list[tuple[int, Any]] | None:
-    """A JSON-lines file's values with their line numbers; None if the first line is not JSON."""
-    values = []
-    for number, line in enumerate(data.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            values.append((number, orjson.loads(line)))
-        except orjson.JSONDecodeError as error:
-            if not values:
-                return None
-            raise SchemaError(f"line {number}: not valid JSON ({error})", source=where) from error
-    return values
+# Merging, one definition at a time -------------------------------------------------
 
 
-def _lists_in_lines(lines: list[tuple[int, Any]], where: str) -> list[DefinitionList]:
-    """Lines of tool definitions, or of BFCL questions (``{"id", "function": [...]}``)."""
-    if lines and all(
-        isinstance(v, Mapping) and "id" in v and ("function" in v or "question" in v)
-        for _, v in lines
-    ):
-        return [
-            DefinitionList(f"{where}, line {number}", question["function"], str(question["id"]))
-            for number, question in lines
-            if isinstance(question.get("function"), list) and question["function"]
-        ]
-    return [DefinitionList(f"{where}, line {number}", [definition]) for number, definition in lines]
+@dataclass(frozen=True)
+class LoadedTool:
+    """One tool a schemas file defines, as loading met it."""
+
+    definition: ToolDefinition
+    #: The file's path, and where in it the tool stands ("schemas file t.jsonl, line 3").
+    file: str
+    where: str
+    #: The BFCL question the tool belongs to; None for a tool that judges any call.
+    question: str | None = None
 
 
-def _in_document(path: str, document: object, where: str) -> SchemasFile:
-    if isinstance(document, list):
-        return SchemasFile(path, [DefinitionList(where, document)], {})
-    if not isinstance(document, Mapping):
-        raise SchemaError(_EXPECTED, source=where)
-    if document.get("jsonrpc") == "2.0":  # an MCP tools/list response
-        document = document.get("result")
-        if not isinstance(document, Mapping):
-            raise SchemaError("an MCP message without a result holds no tools", source=where)
-    for key in ("tools", "functions"):
-        if isinstance(document.get(key), list):
-            return SchemasFile(path, [DefinitionList(where, document[key])], {})
-    config = document.get("toolConfig")  # a Bedrock Converse request keeps its tools here
-    if isinstance(config, Mapping) and isinstance(config.get("tools"), list):
-        return SchemasFile(path, [DefinitionList(where, config["tools"])], {})
-    if _is_one_tool(document):
-        return SchemasFile(path, [DefinitionList(where, [document])], {})
-    if all(isinstance(schema, Mapping) for schema in document.values()):
-        # The contract's own shape: name -> {"parameters": ...}
-        return SchemasFile(path, [], dict(document))
-    raise SchemaError(_EXPECTED, source=where)
+@dataclass(frozen=True)
+class LoadDefect:
+    """What loading refuses, in the file named: the error an audit stops with."""
+
+    file: str
+    error: ToolAuditError
+    #: A tool this file defines otherwise than an earlier file did.
+    with_earlier_file: bool = False
 
 
-_EXPECTED = (
-    "expected a JSON object mapping tool names to schemas, a list (or lines) of tool "
-    "definitions, a request holding them, an MCP tools/list result, or a BFCL question file"
-)
-#: Keys of a lone tool definition that has no top-level name (a Gemini tool
-#: holding its declarations, a Bedrock tool holding its toolSpec).
-_NAMELESS_TOOL_KEYS = ("functionDeclarations", "function_declarations", "toolSpec")
+class ToolMerge:
+    """Schemas files' tools merged as an audit merges them: ``tools`` (name -> schema)
+    judge any call, ``questions`` hold each BFCL question's own.
 
+    One name is one schema: in a file (or a question), the same definition again is
+    the same tool, another is a defect; across files, a second file's other
+    definition is a defect naming both. A question defined differently by two files
+    is a defect too; within a file, a later line of one question replaces it.
+    """
 
-def _is_one_tool(document: Mapping[str, Any]) -> bool:
-    if document.get("type") == "function" and isinstance(document.get("function"), Mapping):
-        return True
-    return isinstance(document.get("name"), str) or any(
-        key in document for key in _NAMELESS_TOOL_KEYS
-    )
+    def __init__(self) -> None:
+        self.tools: Schemas = {}
+        self.questions: dict[str, Schemas] = {}
+        self._origin: dict[str, str] = {}
+
+    def read(
+        self, paths: Iterable[str], *, storage_options: Mapping[str, Any] | None = None
+    ) -> Iterator[LoadedTool | LoadDefect]:
+        """Each file's tools and defects, in the order the files define them."""
+        for path in paths:
+            try:
+                listed = read_schemas_file(path, storage_options=storage_options)
+            except ToolAuditError as error:
+                yield LoadDefect(path, error)
+                continue
+            if not (yield from self.add_file(listed)):
+                yield LoadDefect(path, no_tools_error(path))
+
+    def add_file(self, listed: SchemasFile) -> Generator[LoadedTool | LoadDefect, None, bool]:
+        """One file's tools and defects; returns whether it defines anything (a defective
+        definition and a question of no tools count: they are not an empty file)."""
+        path, found = listed.path, False
+        in_file: Schemas = {}  # tools that judge any call: the scope of "defined twice"
+        for name, schema in listed.mapping.items():
+            found = True
+            definition = ToolDefinition(name, dict(schema), CONTRACT_SHAPE)
+            yield from self._add(LoadedTool(definition, path, f"schemas file {path}"), in_file)
+        questions: dict[str, Schemas] = {}
+        for definitions in listed.lists:
+            scope: Schemas = in_file if definitions.question is None else {}
+            if definitions.question is not None:
+                found = True
+                questions[definitions.question] = scope
+            for position, entry in enumerate(definitions.definitions):
+                where = f"{definitions.where}, tool #{position + 1}"
+                try:
+                    tools = tool_definitions(entry, source=where)
+                except SchemaError as error:
+                    found = True
+                    yield LoadDefect(path, error)
+                    continue
+                for tool in tools:
+                    found = True
+                    loaded = LoadedTool(tool, path, definitions.where, definitions.question)
+                    yield from self._add(loaded, scope)
+        for key, schemas in questions.items():
+            if differ(self.questions.setdefault(key, schemas), schemas):
+                yield LoadDefect(
+                    path,
+                    SchemaError(
+                        f"question {key!r} is defined differently in two schemas files "
+                        f"(the second: {path})"
+                    ),
+                )
+            self.questions[key] = schemas
+        return found
+
+    def _add(self, loaded: LoadedTool, scope: Schemas) -> Iterator[LoadedTool | LoadDefect]:
+        name, schema = loaded.definition.name, loaded.definition.schema
+        if name in scope:
+            if differ(scope[name], schema):
+                error = SchemaError("defined twice, differently", tool=name, source=loaded.where)
+                yield LoadDefect(loaded.file, error)
+            return  # the same definition again is the same tool: met once
+        scope[name] = schema
+        if loaded.question is None:
+            first = self._origin.setdefault(name, loaded.file)
+            if differ(self.tools.setdefault(name, schema), schema):
+                reason = f"defined differently in schemas files {first} and {loaded.file}"
+                yield LoadDefect(loaded.file, SchemaError(reason, tool=name), True)
+        yield loaded

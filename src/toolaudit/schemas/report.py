@@ -1,57 +1,30 @@
 """What ``toolaudit schemas`` says of schemas files: the tools, what deep mode will not
 check, what looks wrong, and the defects that stop an audit.
 
-Files are read as an audit reads them (:func:`~toolaudit.schemas.loading.read_schemas_file`),
-but one definition at a time: a defect is a value on the report, and the other tools
-of the file are still listed. Defects are what loading and compiling reject (the
-contract's and deep mode's); warnings are what compiles but will not be checked, or
-can never be met. Warnings walk the (translated) parameters schema with a work
-list, not recursion: a hostile schema may nest 10,000 levels deep.
+Files are read and merged as an audit loads them, one definition at a time
+(:class:`~toolaudit.schemas.loading.ToolMerge`): each defect loading finds is a value
+on the report, and the other tools are still listed. Defects are what loading and
+compiling reject (the contract's and deep mode's); warnings are what compiles but
+will not be checked, or can never be met (:mod:`toolaudit.schemas.lint`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass
 from typing import Any
-from urllib.parse import unquote
 
-from toolaudit.contract import compile_schemas
-from toolaudit.deep import ParametersInfo, inspect_parameters
+from toolaudit.contract import beyond_reach, compile_schemas
+from toolaudit.deep import inspect_parameters
 from toolaudit.errors import SchemaError, ToolAuditError
+from toolaudit.schemas.lint import schema_warnings
 from toolaudit.schemas.loading import (
-    DefinitionList,
-    SchemasFile,
-    no_tools_error,
-    read_schemas_file,
+    LoadDefect,
+    LoadedTool,
+    ToolMerge,
     schemas_digest,
 )
-from toolaudit.schemas.tooldefs import ToolDefinition, tool_definitions
-from toolaudit.values import accepted_kinds, shown, type_names_of, value_kind
-
-#: The shape of a file in the contract's own mapping (tool name -> {"parameters": ...}).
-CONTRACT_SHAPE = "contract"
-
-UNCHECKED_KEYWORD = "unchecked-keyword"
-UNUSABLE_PATTERN = "unusable-pattern"
-REQUIRED_NOT_DECLARED = "required-not-declared"
-ENUM_TYPE_MISMATCH = "enum-type-mismatch"
-STRICT_OPEN_OBJECT = "strict-open-object"
-STRICT_OPTIONAL_PROPERTY = "strict-optional-property"
-TOO_MANY_WARNINGS = "too-many-warnings"
-#: Every warning code, stable: scripts may match on them.
-WARNING_CODES = (
-    UNCHECKED_KEYWORD,
-    UNUSABLE_PATTERN,
-    REQUIRED_NOT_DECLARED,
-    ENUM_TYPE_MISMATCH,
-    STRICT_OPEN_OBJECT,
-    STRICT_OPTIONAL_PROPERTY,
-    TOO_MANY_WARNINGS,
-)
-#: A hostile schema can earn a warning at each of 10,000 levels, each pointer as long
-#: as the nesting: past this many, a tool's warnings are counted, not listed.
-WARNINGS_PER_TOOL = 100
+from toolaudit.schemas.tooldefs import ToolDefinition
 
 
 @dataclass(frozen=True)
@@ -123,15 +96,28 @@ def inspect_schema_files(
     shape, or a defective tool is a :class:`SchemaDefect`, and the other files
     and tools are still read.
     """
-    checker = _FileChecker()
-    for path in [paths] if isinstance(paths, str) else paths:
-        try:
-            listed = read_schemas_file(path, storage_options=storage_options)
-        except ToolAuditError as error:
-            checker.add(_defect(path, error))
-            continue
-        checker.check_file(listed)
-    return SchemaReport(tuple(checker.tools), tuple(checker.warnings), tuple(checker.defects))
+    tools: list[ToolEntry] = []
+    warnings: list[SchemaWarning] = []
+    defects: list[SchemaDefect] = []
+    listed = [paths] if isinstance(paths, str) else paths
+    for found in ToolMerge().read(listed, storage_options=storage_options):
+        report = (
+            _defect(found.file, found.error) if isinstance(found, LoadDefect) else _inspected(found)
+        )
+        tools.extend(report.tools)
+        warnings.extend(report.warnings)
+        defects.extend(report.defects)
+    return SchemaReport(tuple(tools), tuple(warnings), tuple(defects))
+
+
+def _inspected(found: LoadedTool) -> SchemaReport:
+    tool, where = found.definition, found.where
+    try:
+        # Loading digests the schemas: one nested too deeply to be written stops an audit.
+        schemas_digest({tool.name: tool.schema})
+    except SchemaError as error:
+        return _defect(found.file, SchemaError(error.reason, tool=tool.name, source=where))
+    return inspect_tool(tool, file=found.file, source=where, question=found.question)
 
 
 def inspect_tool(
@@ -148,6 +134,8 @@ def inspect_tool(
         info = inspect_parameters(tool.name, parameters)
     except SchemaError as error:
         return _defect(file, error.located(where))
+    except (OverflowError, RecursionError) as error:  # as compile_schemas says it
+        return _defect(file, beyond_reach(tool.name, error).located(where))
     properties = parameters.get("properties", {})
     entry = ToolEntry(
         tool.name,
@@ -160,7 +148,7 @@ def inspect_tool(
     )
     warnings = tuple(
         SchemaWarning(code, tool.name, path, message, file, question)
-        for code, path, message in _listed(_warnings(info, parameters, strict=tool.strict))
+        for code, path, message in schema_warnings(info, parameters, strict=tool.strict)
     )
     return SchemaReport((entry,), warnings)
 
@@ -170,325 +158,3 @@ def _defect(file: str, error: ToolAuditError) -> SchemaReport:
     return SchemaReport(
         defects=(SchemaDefect(file, None if tool is None else str(tool), str(error)),)
     )
-
-
-@dataclass
-class _FileChecker:
-    """The report so far, and what the loader's merge rules need to remember: which
-    file first defined each tool (and each BFCL question), and with what schema."""
-
-    tools: list[ToolEntry] = field(default_factory=list)
-    warnings: list[SchemaWarning] = field(default_factory=list)
-    defects: list[SchemaDefect] = field(default_factory=list)
-    origin: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
-    questions: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-    def add(self, report: SchemaReport) -> None:
-        self.tools.extend(report.tools)
-        self.warnings.extend(report.warnings)
-        self.defects.extend(report.defects)
-
-    def check_file(self, listed: SchemasFile) -> None:
-        path, found = listed.path, False
-        # Tools that judge any call, by name: the scope of "defined twice, differently".
-        in_file: dict[str, dict[str, Any]] = {}
-        for name, schema in listed.mapping.items():
-            found = True
-            tool = ToolDefinition(name, dict(schema), CONTRACT_SHAPE)
-            self._add(tool, path, f"schemas file {path}", in_file)
-        questions: dict[str, dict[str, Any]] = {}
-        for definitions in listed.lists:
-            scope = in_file if definitions.question is None else {}
-            found |= self._check_list(definitions, path, scope)
-            if definitions.question is not None:
-                questions[definitions.question] = scope  # a later line of one id replaces it
-        for key, tools in questions.items():
-            if self.questions.setdefault(key, tools) != tools:
-                reason = f"question {key!r} is defined differently in two schemas files"
-                self.add(_defect(path, SchemaError(f"{reason} (the second: {path})")))
-            self.questions[key] = tools
-        if not found:
-            self.add(_defect(path, no_tools_error(path)))
-
-    def _check_list(
-        self, definitions: DefinitionList, path: str, scope: dict[str, dict[str, Any]]
-    ) -> bool:
-        """Inspect a list's tools, one definition at a time; whether it defines any."""
-        found = False
-        for position, definition in enumerate(definitions.definitions):
-            where = f"{definitions.where}, tool #{position + 1}"
-            try:
-                tools = tool_definitions(definition, source=where)
-            except SchemaError as error:
-                found = True
-                self.add(_defect(path, error))
-                continue
-            for tool in tools:
-                found = True
-                self._add(tool, path, definitions.where, scope, definitions.question)
-        return found
-
-    def _add(
-        self,
-        tool: ToolDefinition,
-        path: str,
-        where: str,
-        scope: dict[str, dict[str, Any]],
-        question: str | None = None,
-    ) -> None:
-        if tool.name in scope:
-            if scope[tool.name] != tool.schema:
-                error = SchemaError("defined twice, differently", tool=tool.name, source=where)
-                self.add(_defect(path, error))
-            return  # the same definition again is the same tool: listed once
-        scope[tool.name] = tool.schema
-        if question is None:
-            first_path, first_schema = self.origin.setdefault(tool.name, (path, tool.schema))
-            if first_schema != tool.schema:
-                reason = f"defined differently in schemas files {first_path} and {path}"
-                self.add(_defect(path, SchemaError(reason, tool=tool.name)))
-        try:
-            # Loading digests the schemas: one nested too deeply to be written stops an audit.
-            schemas_digest({tool.name: tool.schema})
-        except SchemaError as error:
-            self.add(_defect(path, SchemaError(error.reason, tool=tool.name, source=where)))
-            return
-        self.add(inspect_tool(tool, file=path, source=where, question=question))
-
-
-# The walk --------------------------------------------------------------------------
-
-
-class _At:
-    """A place in a schema, as a chain of tokens back to the root: a pointer of a node
-    10,000 levels down is only spelled out when a warning names it."""
-
-    __slots__ = ("parent", "token")
-
-    def __init__(self, parent: _At | None, token: str) -> None:
-        self.parent, self.token = parent, token
-
-    def pointer(self) -> str:
-        tokens: list[str] = []
-        at: _At | None = self
-        while at is not None:
-            tokens.append(at.token.replace("~", "~0").replace("/", "~1"))
-            at = at.parent
-        return "".join(f"/{token}" for token in reversed(tokens))
-
-
-def _child(at: _At | None, *tokens: str) -> _At:
-    for token in tokens:
-        at = _At(at, token)
-    assert at is not None
-    return at
-
-
-def _pointer(at: _At | str | None) -> str:
-    return "" if at is None else at if isinstance(at, str) else at.pointer()
-
-
-#: A warning before it is listed: (code, where, message).
-_Found = tuple[str, "_At | str | None", str]
-
-
-def _listed(found: Iterator[_Found]) -> list[tuple[str, str, str]]:
-    """The first WARNINGS_PER_TOOL warnings found, sorted by where they point, and a
-    count of the rest."""
-    kept: list[tuple[str, str, str]] = []
-    more = 0
-    for code, at, message in found:
-        if len(kept) < WARNINGS_PER_TOOL:
-            kept.append((code, _pointer(at), message))
-        else:
-            more += 1
-    kept.sort(key=lambda warning: (_pointer_order(warning[1]), warning[0]))
-    if more:
-        kept.append((TOO_MANY_WARNINGS, "", f"{more} more warnings not listed"))
-    return kept
-
-
-def _pointer_order(pointer: str) -> tuple[tuple[int, int, str], ...]:
-    # Array indexes by number, so that /anyOf/2 comes before /anyOf/10.
-    return tuple(
-        (0, int(token), "") if token.isdigit() else (1, 0, token) for token in pointer.split("/")
-    )
-
-
-def _warnings(
-    info: ParametersInfo, parameters: Mapping[str, Any], *, strict: bool
-) -> Iterator[_Found]:
-    for pointer, keyword in info.unchecked:
-        yield UNCHECKED_KEYWORD, pointer, f"deep mode does not check {keyword}: any value passes it"
-    for pointer, pattern, why in info.bad_patterns:
-        yield (
-            UNUSABLE_PATTERN,
-            pointer,
-            f"pattern {shown(pattern)} cannot be used ({why}): left unchecked",
-        )
-    inheritance = _Inheritance(parameters)
-    for at, node in _subschemas(parameters):
-        yield from _node_warnings(inheritance, at, node, strict=strict)
-
-
-def _subschemas(root: Mapping[str, Any]) -> Iterator[tuple[_At | None, Mapping[str, Any]]]:
-    """Every subschema once, with where it stands: through properties, items,
-    prefixItems, additionalProperties, anyOf/oneOf/allOf, $defs/definitions and what
-    a local $ref points at. A node reached twice (a $ref, a recursive schema) is
-    visited once."""
-    seen: set[int] = set()
-    pending: list[tuple[_At | None, object]] = [(None, root)]
-    while pending:
-        at, node = pending.pop()
-        if not isinstance(node, Mapping) or id(node) in seen:
-            continue
-        seen.add(id(node))
-        yield at, node
-        children: list[tuple[_At | None, object]] = []
-        for keyword in ("properties", "$defs", "definitions"):
-            named = node.get(keyword)
-            if isinstance(named, Mapping):
-                children.extend((_child(at, keyword, str(k)), sub) for k, sub in named.items())
-        for keyword in ("items", "additionalProperties", "prefixItems", "anyOf", "oneOf", "allOf"):
-            sub = node.get(keyword)
-            if isinstance(sub, list):
-                children.extend((_child(at, keyword, str(i)), each) for i, each in enumerate(sub))
-            elif isinstance(sub, Mapping):
-                children.append((_child(at, keyword), sub))
-        target = _ref_target(root, node.get("$ref"))
-        if target is not None:
-            children.append(target)
-        pending.extend(reversed(children))
-
-
-def _ref_target(root: Mapping[str, Any], reference: object) -> tuple[_At | None, object] | None:
-    """Where a local ``$ref`` points, and what is there; None for any other reference
-    (deep mode reports those as defects)."""
-    if not isinstance(reference, str) or not (reference == "#" or reference.startswith("#/")):
-        return None
-    tokens = [
-        t.replace("~1", "/").replace("~0", "~") for t in unquote(reference[1:]).split("/")[1:]
-    ]
-    target: object = root
-    for token in tokens:
-        if isinstance(target, Mapping) and token in target:
-            target = target[token]
-        elif isinstance(target, list) and token.isdigit() and int(token) < len(target):
-            target = target[int(token)]
-        else:
-            return None
-    return (_child(None, *tokens) if tokens else None), target
-
-
-def _node_warnings(
-    inheritance: _Inheritance, at: _At | None, node: Mapping[str, Any], *, strict: bool
-) -> Iterator[_Found]:
-    properties = node.get("properties")
-    properties = properties if isinstance(properties, Mapping) else {}
-    required = node.get("required")
-    required = required if isinstance(required, list) else []
-    for index, name in enumerate(required):
-        # The contract reads the top level's own properties alone; deeper, deep mode
-        # also counts names an allOf branch or a $ref target declares.
-        if isinstance(name, str) and not (
-            name in properties or (at is not None and inheritance.declares(node, name))
-        ):
-            yield (
-                REQUIRED_NOT_DECLARED,
-                _child(at, "required", str(index)),
-                f"required {name!r} is not declared under properties",
-            )
-    yield from _enum_warnings(at, node)
-    if strict and _is_object(node):
-        if node.get("additionalProperties") is not False:
-            yield (
-                STRICT_OPEN_OBJECT,
-                at,
-                "strict mode: an object must set additionalProperties: false",
-            )
-        listed = {name for name in required if isinstance(name, str)}
-        for name in properties:
-            if name not in listed:
-                yield (
-                    STRICT_OPTIONAL_PROPERTY,
-                    _child(at, "properties", str(name)),
-                    f"strict mode: every property must be required, and {name!r} is not",
-                )
-
-
-def _enum_warnings(at: _At | None, node: Mapping[str, Any]) -> Iterator[_Found]:
-    enum = node.get("enum")
-    if "type" not in node or not isinstance(enum, list):
-        return
-    try:
-        kinds = accepted_kinds(node["type"])
-    except ValueError:  # an unknown type name: compiling reports it as a defect
-        return
-    for index, value in enumerate(enum):
-        kind = value_kind(value)
-        if kind in kinds or (kind == "float" and "integer" in kinds and float(value).is_integer()):
-            continue  # (1.0 equals the integer 1, which a call can send)
-        yield (
-            ENUM_TYPE_MISMATCH,
-            _child(at, "enum", str(index)),
-            f"enum value {shown(value)} is not of the declared type ({type_names_of(kinds)}): "
-            "a call sending it fails the type check",
-        )
-
-
-def _is_object(node: Mapping[str, Any]) -> bool:
-    declared = node.get("type")
-    if declared is None:
-        return "properties" in node
-    return declared == "object" or (isinstance(declared, list) and "object" in declared)
-
-
-class _Inheritance:
-    """Which names a subschema declares, counting its allOf branches and its $ref
-    target through any chain of them (deep mode's rule 5).
-
-    Settled per (subschema, name), parents first, so that a chain 10,000 links long
-    is walked once for a name, not once a link; sets of every declared name are not
-    built, as a chain with a new property at each link would hold 10,000 of them."""
-
-    def __init__(self, root: Mapping[str, Any]) -> None:
-        self._root = root
-        self._parents: dict[int, list[Mapping[str, Any]]] = {}
-        self._declares: dict[tuple[int, str], bool] = {}
-
-    def declares(self, node: Mapping[str, Any], name: str) -> bool:
-        known = self._declares
-        stack: list[tuple[Mapping[str, Any], bool]] = [(node, False)]
-        on_path: set[int] = set()
-        while stack:
-            each, parents_settled = stack.pop()
-            if (id(each), name) in known:
-                continue
-            parents = self._parents_of(each)
-            if not parents_settled:
-                properties = each.get("properties")
-                if isinstance(properties, Mapping) and name in properties:
-                    known[id(each), name] = True
-                elif id(each) not in on_path:  # (a cycle is a defect deep mode rejects)
-                    on_path.add(id(each))
-                    stack.append((each, True))
-                    stack.extend((parent, False) for parent in parents)
-                continue
-            on_path.discard(id(each))
-            known[id(each), name] = any(known.get((id(p), name), False) for p in parents)
-        return known.get((id(node), name), False)
-
-    def _parents_of(self, node: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-        parents = self._parents.get(id(node))
-        if parents is None:
-            branches = node.get("allOf")
-            parents = (
-                [b for b in branches if isinstance(b, Mapping)]
-                if isinstance(branches, list)
-                else []
-            )
-            target = _ref_target(self._root, node.get("$ref"))
-            if target is not None and isinstance(target[1], Mapping):
-                parents.append(target[1])
-            self._parents[id(node)] = parents
-        return parents

@@ -20,6 +20,7 @@ from typing import Any
 
 from toolaudit.errors import SchemaError
 from toolaudit.formats.base import as_dict, first_present, get_path
+from toolaudit.jsonutil import canonical
 
 Schemas = dict[str, dict[str, Any]]
 
@@ -60,6 +61,8 @@ MCP = "mcp"
 GEMINI = "gemini"
 BEDROCK = "bedrock"
 BFCL = "bfcl"
+#: A file in the contract's own mapping (tool name -> {"parameters": ...}).
+CONTRACT_SHAPE = "contract"
 
 
 @dataclass(frozen=True)
@@ -86,10 +89,20 @@ def normalize_tools(definitions: Iterable[object], *, source: str) -> Schemas:
     schemas: Schemas = {}
     for position, definition in enumerate(definitions):
         for tool in _tools_of(definition, f"{source}, tool #{position + 1}"):
-            if tool.name in schemas and schemas[tool.name] != tool.schema:
+            if tool.name in schemas and differ(schemas[tool.name], tool.schema):
                 raise SchemaError("defined twice, differently", tool=tool.name, source=source)
             schemas[tool.name] = tool.schema
     return schemas
+
+
+def differ(first: object, second: object) -> bool:
+    """Whether two definitions differ, however deep: past the depth Python compares at,
+    by their canonical JSON (two too deep to be written are left to the digest of the
+    schemas, which refuses them)."""
+    try:
+        return bool(first != second)
+    except RecursionError:
+        return canonical(first) != canonical(second)
 
 
 def tool_definitions(definition: object, *, source: str) -> list[ToolDefinition]:
