@@ -139,7 +139,7 @@ def run_audit(
     notify: Callable[[str], None] | None = None,
     storage_options: Mapping[str, Any] | None = None,
     dask: Client | str | None = None,
-    blocksize: int | str = "64MiB",
+    blocksize: int | str | None = None,
     **options: Any,
 ) -> Summary:
     """Audit, as ``toolaudit audit`` does, and return the summary.
@@ -153,15 +153,16 @@ def run_audit(
 
     ``dask`` runs the audit on a Dask cluster: a ``distributed.Client``, or an address
     as ``--dask`` takes it (``tcp://10.0.0.5:8786``, ``local``, ``local:4``), in blocks
-    of ``blocksize`` bytes; a ``report`` path or URL then names the directory or prefix
-    that receives the report as parts, ``part-00000.jsonl``... (see docs/storage.md).
+    of ``blocksize`` bytes (None: ``sources.DEFAULT_BLOCKSIZE``, 64 MiB); a ``report``
+    path or URL then names the directory or prefix that receives the report as parts,
+    ``part-00000.jsonl``... (see docs/storage.md).
     """
     from contextlib import nullcontext
 
     from toolaudit.pipeline import StopRequest
     from toolaudit.runners import AuditJob, RunHooks, run_job
     from toolaudit.runners.dask import connect
-    from toolaudit.sources import expand_paths
+    from toolaudit.sources import DEFAULT_BLOCKSIZE, expand_paths
 
     if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 0:
         raise OptionError(f"jobs must be a whole number, 0 for one per core, not {jobs!r}")
@@ -177,7 +178,7 @@ def run_audit(
             hooks=hooks,
             storage_options=storage_options,
             dask=client,
-            blocksize=blocksize,
+            blocksize=DEFAULT_BLOCKSIZE if blocksize is None else blocksize,
         )
 
 

@@ -29,6 +29,9 @@ STDIN = "-"
 # (they stay in the CPU's caches until written); reading is no slower.
 CHUNK_BYTES = 1 << 16
 DEFAULT_MAX_LINE_BYTES = 64 << 20
+#: With --dask, the size of a block of a plain file that one task audits (runners/blocks.py):
+#: big enough that a task's overhead is lost in its work.
+DEFAULT_BLOCKSIZE = 64 << 20
 GZIP_MAGIC = b"\x1f\x8b"
 LOG_SUFFIXES = (".jsonl", ".ndjson", ".json")
 

@@ -417,7 +417,8 @@ def test_out_of_range_options_are_refused_by_the_librarys_own_check(option, mess
 
 def test_the_help_shows_the_librarys_defaults():
     from toolaudit.pipeline.options import AuditOptions
-    from toolaudit.runners.blocks import DEFAULT_BLOCKSIZE, parse_blocksize
+    from toolaudit.runners.blocks import parse_blocksize
+    from toolaudit.sources import DEFAULT_BLOCKSIZE
 
     help_text = " ".join(CliRunner().invoke(app, ["audit", "--help"]).stdout.split())
     defaults = AuditOptions()

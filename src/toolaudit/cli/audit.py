@@ -34,7 +34,7 @@ from toolaudit.formats import format_names
 # the runners are imported only when a command runs (see app.py).
 from toolaudit.formats.streams import DEFAULT_MAX_OPEN_STREAMS
 from toolaudit.results.folding import DEFAULT_MAX_PARAMS, DEFAULT_MAX_TOOLS
-from toolaudit.sources import DEFAULT_MAX_LINE_BYTES
+from toolaudit.sources import DEFAULT_BLOCKSIZE, DEFAULT_MAX_LINE_BYTES
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -162,7 +162,7 @@ def audit(
             "--blocksize",
             metavar="SIZE",
             help="With --dask: the size of a block of a plain file, in bytes or such as 64MiB "
-            "or 1GB (a gzip file is one block).  [default: 64MiB]",
+            f"or 1GB (a gzip file is one block).  [default: {DEFAULT_BLOCKSIZE >> 20}MiB]",
             show_default=False,
         ),
     ] = None,
@@ -214,7 +214,7 @@ def audit(
     from toolaudit.output.json import render_json
     from toolaudit.pipeline import AuditOptions, StopRequest
     from toolaudit.runners import AuditJob, Interrupted, RunHooks, run_job
-    from toolaudit.runners.dask import DEFAULT_BLOCKSIZE, parse_blocksize
+    from toolaudit.runners.dask import parse_blocksize
     from toolaudit.schemas import NO_SCHEMAS, load_schemas
     from toolaudit.sources import STDIN, expand_paths
 

@@ -39,8 +39,6 @@ from toolaudit.schemas import SchemaSet
 from toolaudit.sources import GZIP_MAGIC, Source, is_gzip
 from toolaudit.storage import open_input
 
-#: --blocksize's default: big enough that a task's overhead is lost in its work.
-DEFAULT_BLOCKSIZE = 64 << 20
 #: Characters of a glob: a name that holds one (a file that expansion found so named)
 #: is audited whole, as it is.
 _GLOB = re.compile(r"[*?\[]")

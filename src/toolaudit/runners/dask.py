@@ -34,7 +34,6 @@ from toolaudit.pipeline import Audit
 from toolaudit.results.summary import Summary
 from toolaudit.runners.base import AuditJob, Interrupted, RunHooks
 from toolaudit.runners.blocks import (
-    DEFAULT_BLOCKSIZE,
     Counted,
     File,
     Result,
@@ -60,6 +59,7 @@ from toolaudit.runners.cluster import (
 from toolaudit.runners.parts import Parts, part_name
 from toolaudit.runners.ranges import lines_counted_first
 from toolaudit.schemas import SchemaSet
+from toolaudit.sources import DEFAULT_BLOCKSIZE
 
 if TYPE_CHECKING:
     from distributed import Client, Future
