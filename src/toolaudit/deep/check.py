@@ -21,6 +21,7 @@ from fractions import Fraction
 from typing import Any
 
 import toolaudit.deep.paths as paths
+from toolaudit.jsonutil import ExactNumber
 from toolaudit.deep.nodes import Node, admitted_kinds
 from toolaudit.values import json_equal, json_key, value_kind
 
@@ -267,5 +268,9 @@ def _is_multiple(value: Any, divisor: Any) -> bool:
 
 
 def _exact(number: Any) -> Fraction:
+    if isinstance(number, int):
+        return Fraction(int(number))
+    if type(number) is ExactNumber:  # beyond a double's range: exact as it was read
+        return Fraction(number)
     # A float's repr is the shortest decimal that reads back as it: what was written.
-    return Fraction(int(number)) if isinstance(number, int) else Fraction(repr(float(number)))
+    return Fraction(repr(float(number)))

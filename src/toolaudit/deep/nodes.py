@@ -18,6 +18,7 @@ from urllib.parse import unquote
 
 from toolaudit.deep.patterns import Search, UnusablePattern, compile_pattern
 from toolaudit.errors import SchemaError
+from toolaudit.jsonutil import ExactNumber
 from toolaudit.values import ALL_KINDS, NUMERIC_KINDS, accepted_kinds, kind_phrase
 
 #: Keywords deep mode knows but does not check: they accept what they govern.
@@ -324,7 +325,7 @@ class Compiled:
             if keyword not in spec:
                 continue
             count = spec[keyword]
-            if not _is_number(count) or count < 0 or not float(count).is_integer():
+            if not _is_number(count) or count < 0 or count != int(count):
                 raise self._defect(at, f"{keyword} must be a non-negative integer")
             target = {"string": strings, "array": sequences, "object": objects}[kind]
             target.append((keyword, int(count)))
@@ -417,9 +418,11 @@ _ARRAY_INDEX = re.compile(r"0|[1-9][0-9]*")
 
 
 def _is_number(value: object) -> bool:
+    """Whether a schema's limit is a finite number (an ExactNumber, read beyond a
+    double's range, is one)."""
     return (
         type(value) is not bool
-        and isinstance(value, (int, float))
+        and isinstance(value, (int, float, ExactNumber))
         and not (isinstance(value, float) and not math.isfinite(value))
     )
 
