@@ -26,6 +26,7 @@ from toolaudit.values import (
     described,
     json_equal,
     kind_phrase,
+    shown,
     value_kind,
 )
 
@@ -188,7 +189,8 @@ class ToolValidator:
         for entry in required:
             if not isinstance(entry, str):
                 raise SchemaError(
-                    f"required must hold parameter names, and {entry!r} is not a string", tool=name
+                    f"required must hold parameter names, and {shown(entry)} is not a string",
+                    tool=name,
                 )
 
         self.parameters: dict[str, _Parameter] = {

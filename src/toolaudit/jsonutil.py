@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import uuid
 from decimal import Decimal
 from typing import Any
@@ -138,52 +139,118 @@ def dumps_any(value: Any, *, option: int = 0) -> bytes:
     cannot write (lone surrogates, deep nesting, integers beyond 64 bits, an
     :class:`ExactNumber`). The fallback escapes every non-ASCII character, so its
     output is exact and valid UTF-8; a non-finite float becomes ``null``, as orjson
-    writes it, and a number read exactly is written exactly."""
+    writes it, and a number read exactly is written exactly. Nesting deeper than
+    the standard library's encoder recurses is written compactly, at any depth."""
     import orjson  # here: format modules import this module, and --version loads them
 
     try:
         return orjson.dumps(value, option=option)
     except (TypeError, orjson.JSONEncodeError):
-        exact: dict[str, str] = {}
+        pass
+    exact: list[str] = []
+    writable = _writable(value, exact)
+    sort_keys = bool(option & orjson.OPT_SORT_KEYS)
+    try:
         text = json.dumps(
-            _writable(value, exact),
+            writable,
             ensure_ascii=True,
             allow_nan=False,
-            sort_keys=bool(option & orjson.OPT_SORT_KEYS),
+            sort_keys=sort_keys,
             indent=2 if option & orjson.OPT_INDENT_2 else None,
             separators=None if option & orjson.OPT_INDENT_2 else (",", ":"),
             default=str,
         )
-        for placeholder, number in exact.items():
-            text = text.replace(f'"{placeholder}"', number, 1)
-        return text.encode("ascii") + (b"\n" if option & orjson.OPT_APPEND_NEWLINE else b"")
+    except RecursionError:
+        text = _dumps_deep(writable, sort_keys)
+    if exact:
+        text = _PLACEHOLDER.sub(lambda found: exact[int(found[1])], text)
+    return text.encode("ascii") + (b"\n" if option & orjson.OPT_APPEND_NEWLINE else b"")
 
 
-def _writable(value: Any, exact: dict[str, str]) -> Any:
+class _Written(str):
+    """Text that _dumps_deep writes as it is (a bracket, a separator, a key)."""
+
+
+def _dumps_deep(value: Any, sort_keys: bool) -> str:
+    """Compact JSON of a value the standard library's encoder cannot write for its
+    depth: iteratively, each scalar and key encoded by the standard library."""
+    out: list[str] = []
+    pending: list[Any] = [value]
+    while pending:
+        item = pending.pop()
+        if type(item) is _Written:
+            out.append(item)
+        elif isinstance(item, dict):
+            out.append("{")
+            pending.append(_Written("}"))
+            keys = sorted(item) if sort_keys else list(item)
+            for i in range(len(keys) - 1, -1, -1):
+                pending.append(item[keys[i]])
+                key = _dumps_scalar(keys[i]) + ":"
+                pending.append(_Written("," + key if i else key))
+        elif isinstance(item, (list, tuple)):
+            out.append("[")
+            pending.append(_Written("]"))
+            for i in range(len(item) - 1, -1, -1):
+                pending.append(item[i])
+                if i:
+                    pending.append(_Written(","))
+        else:
+            out.append(_dumps_scalar(item))
+    return "".join(out)
+
+
+def _dumps_scalar(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=True, allow_nan=False, separators=(",", ":"), default=str)
+
+
+def _writable(value: Any, exact: list[str]) -> Any:
     """``value`` as the standard library can write it (iteratively): every infinite or
     NaN float as None; each number it cannot write exactly (an ExactNumber, an integer
-    over Python's digit limit) as a placeholder string, unique to this call, that
-    ``exact`` maps to the number's JSON text."""
+    over Python's digit limit) as a placeholder string holding its place in ``exact``,
+    the numbers' JSON texts."""
     if not isinstance(value, (dict, list, tuple)):
         return _writable_scalar(value, exact)
-    root: Any = dict(value) if isinstance(value, dict) else list(value)
+    root: Any = _copied(value)
     pending = [root]
     while pending:
         node = pending.pop()
         items = node.items() if isinstance(node, dict) else enumerate(node)
         for key, item in list(items):
             if isinstance(item, (dict, list, tuple)):
-                node[key] = dict(item) if isinstance(item, dict) else list(item)
+                node[key] = _copied(item)
                 pending.append(node[key])
             elif isinstance(item, (float, int, ExactNumber)):
                 node[key] = _writable_scalar(item, exact)
     return root
 
 
+def _copied(node: dict[Any, Any] | list[Any] | tuple[Any, ...]) -> dict[str, Any] | list[Any]:
+    """A list, or a dict whose keys are strings as JSON writes them (``1``, ``true``,
+    ``null``; any other key by ``str``), so that keys of any types sort together."""
+    if not isinstance(node, dict):
+        return list(node)
+    if all(type(key) is str for key in node):
+        return dict(node)
+    return {key if type(key) is str else _key_text(key): item for key, item in node.items()}
+
+
+def _key_text(key: object) -> str:
+    if isinstance(key, (int, float, type(None))) and not isinstance(key, ExactNumber):
+        return _dumps_scalar(key) if not isinstance(key, bool) else str(key).lower()
+    return str(key)
+
+
 _LONG_INT_BITS = int(_INT_DIGITS * 3.32)  # fewer bits than that: fewer digits than the limit
 
 
-def _writable_scalar(value: Any, exact: dict[str, str]) -> Any:
+# A number's placeholder: a string no value holds (a NUL, written as \\u0000, and a
+# random nonce), and the number's place in the list of exact numbers.
+_NONCE = uuid.uuid4().hex
+_PLACEHOLDER = re.compile(f'"\\\\u0000{_NONCE}:([0-9]+)"')
+
+
+def _writable_scalar(value: Any, exact: list[str]) -> Any:
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, ExactNumber):
@@ -192,9 +259,8 @@ def _writable_scalar(value: Any, exact: dict[str, str]) -> Any:
         number = str(Decimal(value))  # not bound by the digit limit, unlike str(value)
     else:
         return value
-    placeholder = f"exact number {uuid.uuid4().hex}"
-    exact[placeholder] = number
-    return placeholder
+    exact.append(number)
+    return f"\x00{_NONCE}:{len(exact) - 1}"
 
 
 def canonical(value: Any) -> bytes | None:

@@ -21,8 +21,8 @@ from fractions import Fraction
 from typing import Any
 
 import toolaudit.deep.paths as paths
-from toolaudit.jsonutil import ExactNumber
 from toolaudit.deep.nodes import Node, admitted_kinds
+from toolaudit.jsonutil import ExactNumber
 from toolaudit.values import json_equal, json_key, value_kind
 
 MISSING = "missing"
