@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
-from toolaudit.deep.patterns import Search, UnusablePattern, compile_pattern
+from toolaudit.deep.patterns import CostlyPattern, Search, UnusablePattern, compile_pattern
 from toolaudit.errors import SchemaError
 from toolaudit.jsonutil import ExactNumber
 from toolaudit.values import ALL_KINDS, NUMERIC_KINDS, accepted_kinds, kind_phrase
@@ -337,6 +337,8 @@ class Compiled:
                 search: Search = compile_pattern(pattern)
             except UnusablePattern as why:
                 self.bad_patterns.append((f"{at}/pattern", pattern, str(why)))
+            except CostlyPattern as why:
+                raise self._defect(at, f"pattern {why}") from None
             else:
                 strings.append(("pattern", (pattern, search)))
         if "uniqueItems" in spec:
