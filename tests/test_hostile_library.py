@@ -25,7 +25,13 @@ from hypothesis import strategies as st
 
 import toolaudit
 from toolaudit import check_response, compile_schemas, tool_result_messages, validate_tool_call
-from toolaudit.jsonutil import MAX_NUMBER_DIGITS, ExactNumber, dumps_any, loads_exact
+from toolaudit.jsonutil import (
+    MAX_NUMBER_DIGITS,
+    ExactNumber,
+    dumps_any,
+    loads_exact,
+    may_hold_numbers_beyond_a_double,
+)
 
 #: More examples by HOSTILE_EXAMPLES=5000 (a longer hunt than a test run wants).
 EXAMPLES = int(os.environ.get("HOSTILE_EXAMPLES", "60"))
@@ -273,3 +279,9 @@ def test_a_response_check_holding_1e400_is_written_exactly():
     response = responses('{"x": 1e400}', "t", "chat")
     (check,) = check_response(response, TOOLS)
     assert check.errors == ["type:x"] and '"x":1E+400' in check.to_json()
+
+
+def test_texts_holding_numbers_beyond_a_double_are_told_apart():
+    assert may_hold_numbers_beyond_a_double(b'{"x": 1e-400}')
+    assert may_hold_numbers_beyond_a_double('{"x": 2E+308}')
+    assert not may_hold_numbers_beyond_a_double(b'{"x": 1e-40, "y": 1.5e+30, "z": 123456}')

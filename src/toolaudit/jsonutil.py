@@ -46,6 +46,16 @@ def orjson_may_differ(data: bytes) -> bool:
     return _LONG_RUN in marks or b"e000" in marks or b"e+000" in marks
 
 
+def may_hold_numbers_beyond_a_double(data: bytes | str) -> bool:
+    """Whether this JSON text may hold a number past a double's range: an exponent of
+    three digits. orjson refuses ``1e400`` but reads ``1e-400`` as 0.0 without a word,
+    which can make a call pass (``multipleOf``): only an exact parse can tell."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
+    marks = data.translate(_NUMBER_MARKS)
+    return b"e000" in marks or b"e+000" in marks
+
+
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
