@@ -285,3 +285,28 @@ def test_texts_holding_numbers_beyond_a_double_are_told_apart():
     assert may_hold_numbers_beyond_a_double(b'{"x": 1e-400}')
     assert may_hold_numbers_beyond_a_double('{"x": 2E+308}')
     assert not may_hold_numbers_beyond_a_double(b'{"x": 1e-40, "y": 1.5e+30, "z": 123456}')
+
+
+DEEP_LIST = nested("x", 3_000, "list")
+
+
+@pytest.mark.parametrize(
+    ("schema", "arguments"),
+    [
+        ({"type": DEEP_LIST}, {"a": 1}),  # its repr recursed, for the SchemaError's message
+        ({"type": "string"}, {10**5000: 1}),  # str() of the key refused 5,001 digits
+        ({"enum": [DEEP_LIST]}, {"a": DEEP_LIST}),
+        ({"$ref": "#/" + "/".join(["x"] * 3_000)}, {"a": 1}),
+    ],
+    ids=["deep type", "huge integer key", "deep enum", "long $ref"],
+)
+@pytest.mark.parametrize("deep", [False, True])
+def test_schemas_and_calls_python_code_builds_are_judged_or_refused(schema, arguments, deep):
+    tools = {"t": {"parameters": {"properties": {"a": schema}}}}
+    try:
+        result = validate_tool_call(tools, {"name": "t", "arguments": arguments}, deep=deep)
+    except toolaudit.SchemaError as error:
+        assert len(str(error)) < 20_000
+        return
+    assert isinstance(result["ok"], bool)
+    assert_json(validate_tool_call(tools, {"name": "t", "arguments": arguments}, explain=True))

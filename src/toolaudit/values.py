@@ -142,7 +142,9 @@ def accepted_kinds(declared: object) -> frozenset[str]:
         for type_name in names:
             if not isinstance(type_name, str) or type_name not in _KINDS_ACCEPTED_BY_TYPE_NAME:
                 known = ", ".join(TYPE_NAMES)
-                raise ValueError(f"unknown type name {type_name!r} (known: {known})") from None
+                raise ValueError(
+                    f"unknown type name {quoted(type_name)} (known: {known})"
+                ) from None
         raise
 
 
@@ -234,6 +236,27 @@ def shown(value: object, limit: int = SHOWN_CHARACTERS) -> str:
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return text
+
+
+def quoted(value: object) -> str:
+    """``repr(value)``, for a message naming what a schema holds; the value as a reason
+    shows it (:func:`shown`) where repr cannot say it (nested too deeply, an integer of
+    more digits than str() writes)."""
+    try:
+        return repr(value)
+    except (RecursionError, ValueError):
+        return shown(value)
+
+
+def subject_of(key: object) -> str:
+    """An argument's name as an error's subject: itself, or ``str`` of a key that is no
+    string (a Python caller's); :func:`shown` where str cannot say it."""
+    if isinstance(key, str):
+        return key
+    try:
+        return str(key)
+    except (RecursionError, ValueError):
+        return shown(key)
 
 
 def described(value: object) -> str:

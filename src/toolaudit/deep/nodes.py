@@ -19,7 +19,7 @@ from urllib.parse import unquote
 from toolaudit.deep.patterns import CostlyPattern, Search, UnusablePattern, compile_pattern
 from toolaudit.errors import SchemaError
 from toolaudit.jsonutil import ExactNumber
-from toolaudit.values import ALL_KINDS, NUMERIC_KINDS, accepted_kinds, kind_phrase
+from toolaudit.values import ALL_KINDS, NUMERIC_KINDS, accepted_kinds, kind_phrase, quoted
 
 #: Keywords deep mode knows but does not check: they accept what they govern.
 UNCHECKED_KEYWORDS = (
@@ -393,7 +393,7 @@ class Compiled:
         if not reference.startswith("#") or (len(reference) > 1 and reference[1] != "/"):
             raise self._defect(
                 at,
-                f"$ref {reference!r} does not point inside this tool's parameters "
+                f"$ref {quoted(reference)} does not point inside this tool's parameters "
                 "(only #, #/$defs/..., #/definitions/... and other #/ pointers are followed)",
             )
         # The fragment is percent-decoded first, then read as a JSON pointer (RFC 6901).
@@ -409,7 +409,7 @@ class Compiled:
             ):
                 target = target[int(token)]
             else:
-                raise self._defect(at, f"$ref {reference!r} points at nothing")
+                raise self._defect(at, f"$ref {quoted(reference)} points at nothing")
         pointer = "".join(f"/{_escape(token)}" for token in tokens)
         return self._node(pointer, target)
 
