@@ -310,3 +310,15 @@ def test_schemas_and_calls_python_code_builds_are_judged_or_refused(schema, argu
         return
     assert isinstance(result["ok"], bool)
     assert_json(validate_tool_call(tools, {"name": "t", "arguments": arguments}, explain=True))
+
+
+def test_nan_against_an_exact_limit_breaks_it_as_against_a_float():
+    limits = {"minimum": ExactNumber("-1e400"), "multipleOf": ExactNumber("1e-400")}
+    tools = {"t": {"parameters": {"properties": {"a": limits}}}}
+    result = validate_tool_call(tools, {"name": "t", "arguments": {"a": math.nan}}, deep=True)
+    assert result["errors"] == ["constraint:a"]  # decimal raised InvalidOperation
+
+
+def test_an_alias_of_no_tool_is_a_schema_error():
+    with pytest.raises(toolaudit.SchemaError, match="names no tool"):
+        compile_schemas({"t": {}}).with_aliases({"u": "v"})  # was a KeyError

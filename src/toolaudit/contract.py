@@ -408,6 +408,8 @@ class Validator:
             return self
         tools = dict(self.tools)
         for alias, name in aliases.items():
+            if name not in self.tools:
+                raise SchemaError(f"the alias {quoted(alias)} names no tool: {quoted(name)}")
             tools.setdefault(alias, self.tools[name])
         return Validator(tools, deep=self.deep)
 

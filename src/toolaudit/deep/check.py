@@ -243,6 +243,13 @@ def _matchable(text: str) -> str:
 
 def _within(keyword: str, limit: Any, value: Any) -> bool:
     # Python compares an int with a float exactly, as JSON Schema's numbers want.
+    try:
+        return _compared(keyword, limit, value)
+    except ArithmeticError:  # decimal's InvalidOperation: NaN ordered against an ExactNumber
+        return False  # NaN is within no limit, as float comparisons say
+
+
+def _compared(keyword: str, limit: Any, value: Any) -> bool:
     if keyword == "minimum":
         return bool(value >= limit)
     if keyword == "maximum":
