@@ -130,26 +130,31 @@ def _translate(pattern: str) -> str:
         elif char == ".":
             out.append(_ECMA_DOT)
         elif char == "(" and pattern.startswith("(?", i):
-            if pattern.startswith(("(?=", "(?!", "(?<=", "(?<!"), i):
-                raise UnusablePattern("lookaround assertions have no linear-time match")
-            named = _NAMED_GROUP.match(pattern, i)
-            if named:
-                # Non-capturing, as every group is (see compile_pattern): RE2 would
-                # track a named group's capture even so.
-                if named[0] in names:
-                    raise UnusablePattern(f"the group name {named[0][2:]} is used twice")
-                names.add(named[0])
-                out.append("(?:")
-                i = named.end()
-                continue
-            if not pattern.startswith("(?:", i):
-                # (?i), (?s), (?P<name>...): RE2's syntax, not ECMA-262's.
-                raise UnusablePattern(f"{pattern[i : i + 4]!r}... is not ECMA-262 syntax")
-            out.append(char)
+            group, i = _group(pattern, i, names)
+            out.append(group)
+            continue
         else:
             out.append(char)
         i += 1
     return "".join(out)
+
+
+def _group(pattern: str, i: int, names: set[str]) -> tuple[str, int]:
+    """The group opening with ``(?`` at ``pattern[i]`` -> (RE2, next index). A named
+    group becomes non-capturing, as every group is (see compile_pattern): RE2 would
+    track a named group's capture even so. ``names`` are the names seen so far."""
+    if pattern.startswith(("(?=", "(?!", "(?<=", "(?<!"), i):
+        raise UnusablePattern("lookaround assertions have no linear-time match")
+    named = _NAMED_GROUP.match(pattern, i)
+    if named:
+        if named[0] in names:
+            raise UnusablePattern(f"the group name {named[0][2:]} is used twice")
+        names.add(named[0])
+        return "(?:", named.end()
+    if not pattern.startswith("(?:", i):
+        # (?i), (?s), (?P<name>...): RE2's syntax, not ECMA-262's.
+        raise UnusablePattern(f"{pattern[i : i + 4]!r}... is not ECMA-262 syntax")
+    return "(?:", i + 3
 
 
 def _escape(pattern: str, i: int, in_class: bool) -> tuple[str, int]:
