@@ -259,7 +259,7 @@ class ToolValidator:
         exact_types = self._exact_types
         for key, value in arguments.items():
             param = parameters.get(key)
-            subject = subject_of(key)
+            subject = key if isinstance(key, str) else subject_of(key)
             if param is None:
                 problems.append((UNEXPECTED, subject))
             elif type(value) not in exact_types[key] and not param.accepts(value):
@@ -321,7 +321,7 @@ class ToolValidator:
         exact_types = self._exact_types
         for key, value in arguments.items():
             param = parameters.get(key)
-            subject = subject_of(key)
+            subject = key if isinstance(key, str) else subject_of(key)
             if param is None:
                 found.append((UNEXPECTED, subject, ("unexpected_parameter", self._names)))
             elif type(value) not in exact_types[key] and not param.accepts(value):

@@ -244,21 +244,17 @@ def _matchable(text: str) -> str:
 def _within(keyword: str, limit: Any, value: Any) -> bool:
     # Python compares an int with a float exactly, as JSON Schema's numbers want.
     try:
-        return _compared(keyword, limit, value)
+        if keyword == "minimum":
+            return bool(value >= limit)
+        if keyword == "maximum":
+            return bool(value <= limit)
+        if keyword == "exclusiveMinimum":
+            return bool(value > limit)
+        if keyword == "exclusiveMaximum":
+            return bool(value < limit)
+        return _is_multiple(value, limit)
     except ArithmeticError:  # decimal's InvalidOperation: NaN ordered against an ExactNumber
         return False  # NaN is within no limit, as float comparisons say
-
-
-def _compared(keyword: str, limit: Any, value: Any) -> bool:
-    if keyword == "minimum":
-        return bool(value >= limit)
-    if keyword == "maximum":
-        return bool(value <= limit)
-    if keyword == "exclusiveMinimum":
-        return bool(value > limit)
-    if keyword == "exclusiveMaximum":
-        return bool(value < limit)
-    return _is_multiple(value, limit)
 
 
 def _is_multiple(value: Any, divisor: Any) -> bool:
