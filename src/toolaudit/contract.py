@@ -26,7 +26,8 @@ from toolaudit.values import (
     described,
     json_equal,
     kind_phrase,
-    quoted_name,
+    quoted,
+    subject_of,
     value_kind,
 )
 
@@ -189,7 +190,7 @@ class ToolValidator:
         for entry in required:
             if not isinstance(entry, str):
                 raise SchemaError(
-                    f"required must hold parameter names, and {quoted_name(entry)} is not a string",
+                    f"required must hold parameter names, and {quoted(entry)} is not a string",
                     tool=name,
                 )
 
@@ -258,7 +259,7 @@ class ToolValidator:
         exact_types = self._exact_types
         for key, value in arguments.items():
             param = parameters.get(key)
-            subject = key if isinstance(key, str) else str(key)
+            subject = key if isinstance(key, str) else subject_of(key)
             if param is None:
                 problems.append((UNEXPECTED, subject))
             elif type(value) not in exact_types[key] and not param.accepts(value):
@@ -320,7 +321,7 @@ class ToolValidator:
         exact_types = self._exact_types
         for key, value in arguments.items():
             param = parameters.get(key)
-            subject = key if isinstance(key, str) else str(key)
+            subject = key if isinstance(key, str) else subject_of(key)
             if param is None:
                 found.append((UNEXPECTED, subject, ("unexpected_parameter", self._names)))
             elif type(value) not in exact_types[key] and not param.accepts(value):
@@ -407,6 +408,8 @@ class Validator:
             return self
         tools = dict(self.tools)
         for alias, name in aliases.items():
+            if name not in self.tools:
+                raise SchemaError(f"the alias {quoted(alias)} names no tool: {quoted(name)}")
             tools.setdefault(alias, self.tools[name])
         return Validator(tools, deep=self.deep)
 

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import uuid
+from decimal import Decimal
 from typing import Any
 
 # A run of 19 digits may be an integer beyond 64 bits. Found by mapping every
@@ -43,66 +46,238 @@ def orjson_may_differ(data: bytes) -> bool:
     return _LONG_RUN in marks or b"e000" in marks or b"e+000" in marks
 
 
+def may_hold_numbers_beyond_a_double(data: bytes | str) -> bool:
+    """Whether this JSON text may hold a number past a double's range: an exponent of
+    three digits. orjson refuses ``1e400`` but reads ``1e-400`` as 0.0 without a word,
+    which can make a call pass (``multipleOf``): only an exact parse can tell."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
+    marks = data.translate(_NUMBER_MARKS)
+    return b"e000" in marks or b"e+000" in marks
+
+
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+#: The most digits a number may have and still be read exactly, beyond what a double or
+#: Python's own ``int`` parsing (4,300 digits) takes: more is refused with a reason.
+#: Converting digits to an integer costs time quadratic in their count (4 ms at 10,000).
+MAX_NUMBER_DIGITS = 10_000
+
+#: The largest power of ten (either sign) a number beyond a double's range may have
+#: and still be read exactly (``1e400``, ``1e-400``): more is refused with a reason.
+MAX_NUMBER_EXPONENT = 10_000
+
+#: Python's own limit on the digits of an integer read from text (``sys.int_info``).
+_INT_DIGITS = 4_300
+
+
+class ExactNumber(Decimal):
+    """A JSON number beyond a double's range, read exactly (``1e400``, ``1e-400``): a
+    number as a float is (its kind is "float"), compared and written by its exact value,
+    never as infinity or zero. Values the audit reads are never of this type otherwise."""
+
+    __slots__ = ()
+
+
+def _exact_float(text: str) -> float | ExactNumber:
+    """A JSON number with a fraction or an exponent: a float where a double holds it,
+    else an ExactNumber (a double would read 1e400 as infinity and 1e-400 as zero)."""
+    value = float(text)
+    if value != 0.0:
+        if value - value == 0.0:  # finite
+            return value
+    elif not text.lstrip("-").split("e")[0].split("E")[0].strip("0."):
+        return value  # a zero written as one
+    _check_length(text)
+    exact = ExactNumber(text)
+    if abs(exact.adjusted()) > MAX_NUMBER_EXPONENT:
+        raise ValueError(
+            f"the number {_abridged(text)} is beyond 1e±{MAX_NUMBER_EXPONENT}, "
+            "the range read exactly"
+        )
+    return exact
+
+
+def _exact_int(text: str) -> int:
+    """A JSON integer of any length up to MAX_NUMBER_DIGITS, exactly (Decimal's conversion
+    to int is not bound by Python's limit on reading integers from text)."""
+    if len(text) <= _INT_DIGITS:
+        return int(text)
+    _check_length(text)
+    return int(Decimal(text))
+
+
+def _check_length(text: str) -> None:
+    digits = sum(char.isdigit() for char in text)
+    if digits > MAX_NUMBER_DIGITS:
+        raise ValueError(
+            f"the number {_abridged(text)} has {digits:,} digits, over the {MAX_NUMBER_DIGITS:,} "
+            "read exactly"
+        )
+
+
+def _abridged(text: str) -> str:
+    return text if len(text) <= 24 else f"{text[:10]}…{text[-10:]}"
+
+
 #: ``loads_exact``'s parser, for JSON that starts inside a text and may be followed by
 #: more: its ``raw_decode`` says where the value ended.
-EXACT_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+EXACT_DECODER = json.JSONDecoder(
+    parse_constant=_refuse_constant, parse_float=_exact_float, parse_int=_exact_int
+)
+_FLOATS_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_exact_float)
 
 
 def loads_exact(data: bytes | str) -> Any:
-    """Parse with the standard library: exact integers, ``1e400`` as infinity,
-    lone surrogates kept. ``NaN`` and ``Infinity`` literals (not JSON) and
-    invalid UTF-8 raise ``ValueError``; too deep nesting raises ``RecursionError``."""
+    """Parse with the standard library: integers exactly (up to MAX_NUMBER_DIGITS
+    digits), numbers beyond a double's range as :class:`ExactNumber` (up to
+    MAX_NUMBER_EXPONENT), lone surrogates kept. ``NaN`` and ``Infinity`` literals (not
+    JSON), numbers past those limits and invalid UTF-8 raise ``ValueError``; too deep
+    nesting raises ``RecursionError``."""
     if not isinstance(data, str):
         # UTF-8 only (after a byte order mark, if any): given bytes, the standard library
         # would also read UTF-16 and UTF-32, and surrogates encoded in UTF-8.
         data = data.decode("utf-8-sig")
-    return json.loads(data, parse_constant=_refuse_constant)
+    if data.startswith("\ufeff"):  # as json.loads says it
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", data, 0)
+    try:
+        # Integers by the standard library's own parser first: a hook costs a call each.
+        return _FLOATS_DECODER.decode(data)
+    except ValueError as error:
+        if "integer string conversion" not in str(error):
+            raise
+    return EXACT_DECODER.decode(data)
 
 
 def dumps_any(value: Any, *, option: int = 0) -> bytes:
     """orjson's ``dumps``, falling back to the standard library for what orjson
-    cannot write (lone surrogates, deep nesting). The fallback escapes every
-    non-ASCII character, so its output is exact and valid UTF-8; a non-finite
-    number becomes ``null``, as orjson writes it."""
+    cannot write (lone surrogates, deep nesting, integers beyond 64 bits, an
+    :class:`ExactNumber`). The fallback escapes every non-ASCII character, so its
+    output is exact and valid UTF-8; a non-finite float becomes ``null``, as orjson
+    writes it, and a number read exactly is written exactly. Nesting deeper than
+    the standard library's encoder recurses is written compactly, at any depth."""
     import orjson  # here: format modules import this module, and --version loads them
 
     try:
         return orjson.dumps(value, option=option)
     except (TypeError, orjson.JSONEncodeError):
+        pass
+    exact: list[str] = []
+    writable = _writable(value, exact)
+    sort_keys = bool(option & orjson.OPT_SORT_KEYS)
+    try:
         text = json.dumps(
-            _finite(value),
+            writable,
             ensure_ascii=True,
             allow_nan=False,
-            sort_keys=bool(option & orjson.OPT_SORT_KEYS),
+            sort_keys=sort_keys,
             indent=2 if option & orjson.OPT_INDENT_2 else None,
             separators=None if option & orjson.OPT_INDENT_2 else (",", ":"),
             default=str,
         )
-        return text.encode("ascii") + (b"\n" if option & orjson.OPT_APPEND_NEWLINE else b"")
+    except RecursionError:
+        text = _dumps_deep(writable, sort_keys)
+    if exact:
+        text = _PLACEHOLDER.sub(lambda found: exact[int(found[1])], text)
+    return text.encode("ascii") + (b"\n" if option & orjson.OPT_APPEND_NEWLINE else b"")
 
 
-def _finite(value: Any) -> Any:
-    """``value`` with every infinite or NaN float replaced by None (iteratively)."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
+class _Written(str):
+    """Text that _dumps_deep writes as it is (a bracket, a separator, a key)."""
+
+
+def _dumps_deep(value: Any, sort_keys: bool) -> str:
+    """Compact JSON of a value the standard library's encoder cannot write for its
+    depth: iteratively, each scalar and key encoded by the standard library."""
+    out: list[str] = []
+    pending: list[Any] = [value]
+    while pending:
+        item = pending.pop()
+        if type(item) is _Written:
+            out.append(item)
+        elif isinstance(item, dict):
+            out.append("{")
+            pending.append(_Written("}"))
+            keys = sorted(item) if sort_keys else list(item)
+            for i in range(len(keys) - 1, -1, -1):
+                pending.append(item[keys[i]])
+                key = _dumps_scalar(keys[i]) + ":"
+                pending.append(_Written("," + key if i else key))
+        elif isinstance(item, (list, tuple)):
+            out.append("[")
+            pending.append(_Written("]"))
+            for i in range(len(item) - 1, -1, -1):
+                pending.append(item[i])
+                if i:
+                    pending.append(_Written(","))
+        else:
+            out.append(_dumps_scalar(item))
+    return "".join(out)
+
+
+def _dumps_scalar(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=True, allow_nan=False, separators=(",", ":"), default=str)
+
+
+def _writable(value: Any, exact: list[str]) -> Any:
+    """``value`` as the standard library can write it (iteratively): every infinite or
+    NaN float as None; each number it cannot write exactly (an ExactNumber, an integer
+    over Python's digit limit) as a placeholder string holding its place in ``exact``,
+    the numbers' JSON texts."""
     if not isinstance(value, (dict, list, tuple)):
-        return value
-    root: Any = dict(value) if isinstance(value, dict) else list(value)
+        return _writable_scalar(value, exact)
+    root: Any = _copied(value)
     pending = [root]
     while pending:
         node = pending.pop()
         items = node.items() if isinstance(node, dict) else enumerate(node)
         for key, item in list(items):
-            if isinstance(item, float) and not math.isfinite(item):
-                node[key] = None
-            elif isinstance(item, (dict, list, tuple)):
-                node[key] = dict(item) if isinstance(item, dict) else list(item)
+            if isinstance(item, (dict, list, tuple)):
+                node[key] = _copied(item)
                 pending.append(node[key])
+            elif isinstance(item, (float, int, ExactNumber)):
+                node[key] = _writable_scalar(item, exact)
     return root
+
+
+def _copied(node: dict[Any, Any] | list[Any] | tuple[Any, ...]) -> dict[str, Any] | list[Any]:
+    """A list, or a dict whose keys are strings as JSON writes them (``1``, ``true``,
+    ``null``; any other key by ``str``), so that keys of any types sort together."""
+    if not isinstance(node, dict):
+        return list(node)
+    if all(type(key) is str for key in node):
+        return dict(node)
+    return {key if type(key) is str else _key_text(key): item for key, item in node.items()}
+
+
+def _key_text(key: object) -> str:
+    if isinstance(key, (int, float, type(None))) and not isinstance(key, ExactNumber):
+        return _dumps_scalar(key) if not isinstance(key, bool) else str(key).lower()
+    return str(key)
+
+
+_LONG_INT_BITS = int(_INT_DIGITS * 3.32)  # fewer bits than that: fewer digits than the limit
+
+
+# A number's placeholder: a string no value holds (a NUL, written as \\u0000, and a
+# random nonce), and the number's place in the list of exact numbers.
+_NONCE = uuid.uuid4().hex
+_PLACEHOLDER = re.compile(f'"\\\\u0000{_NONCE}:([0-9]+)"')
+
+
+def _writable_scalar(value: Any, exact: list[str]) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, ExactNumber):
+        number = str(value)
+    elif isinstance(value, int) and value.bit_length() > _LONG_INT_BITS:
+        number = str(Decimal(value))  # not bound by the digit limit, unlike str(value)
+    else:
+        return value
+    exact.append(number)
+    return f"\x00{_NONCE}:{len(exact) - 1}"
 
 
 def canonical(value: Any) -> bytes | None:

@@ -12,11 +12,15 @@ import math
 from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
+from toolaudit.jsonutil import ExactNumber
+
 # The JSON kind of a value, decided by its exact Python type on the fast path.
 _KIND_OF_EXACT_TYPE: dict[type, str] = {
     str: "string",
     int: "integer",
     float: "float",
+    # A number beyond a double's range, read exactly: a number as a float is.
+    ExactNumber: "float",
     bool: "boolean",
     list: "array",
     tuple: "array",
@@ -110,6 +114,9 @@ def json_key(value: object) -> Hashable:
     they are :func:`json_equal` (``1`` and ``1.0`` share one, ``true`` and ``1``
     do not). Lets ``uniqueItems`` test a long array in linear time."""
     kind = value_kind(value)
+    if type(value) is ExactNumber:
+        # Never equal to a float (beyond a double's range); an integer if integral.
+        return ("n", int(value)) if value == value.to_integral_value() else ("n", value)
     if kind == "float":
         number = float(value)  # type: ignore[arg-type]
         # An integral float is its integer (exact: every float is a dyadic rational).
@@ -135,8 +142,9 @@ def accepted_kinds(declared: object) -> frozenset[str]:
         for type_name in names:
             if not isinstance(type_name, str) or type_name not in _KINDS_ACCEPTED_BY_TYPE_NAME:
                 known = ", ".join(TYPE_NAMES)
-                named = quoted_name(type_name)
-                raise ValueError(f"unknown type name {named} (known: {known})") from None
+                raise ValueError(
+                    f"unknown type name {quoted(type_name)} (known: {known})"
+                ) from None
         raise
 
 
@@ -192,6 +200,9 @@ _KIND_WORD = {
     "null": "null",
 }
 
+# Integers with more bits than this may have more digits than str() writes (4,300).
+_LONG_INT_BITS = 14_000
+
 #: How much of a value a reason shows: enough to recognise it, never a whole argument.
 SHOWN_CHARACTERS = 60
 
@@ -205,14 +216,21 @@ def shown(value: object, limit: int = SHOWN_CHARACTERS) -> str:
     import orjson  # here: the contract imports this module and nothing heavy
 
     if isinstance(value, float) and not math.isfinite(value):
-        # What a parser made of 1e400 (or NaN): orjson would write null.
+        # NaN or an infinity (given by Python code): orjson would write null.
         return "NaN" if value != value else ("-" if value < 0 else "") + "Infinity"
+    if type(value) is ExactNumber:
+        return str(value)  # 1E+400: its digits are bounded when read
+    if type(value) is int and value.bit_length() > _LONG_INT_BITS:
+        # Writing all its digits would be slow (and str() refuses past 4,300 of them).
+        return f"an integer of about {int(value.bit_length() * math.log10(2)) + 1:,} digits"
 
     try:
         text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
     except TypeError:  # not JSON (a lone surrogate, a Python object), or too deep for orjson
         try:
             text = ascii(value)
+        except ValueError:  # an integer inside with more digits than str() writes
+            return f"{kind_phrase(value)} holding a very long integer"
         except RecursionError:
             return f"{kind_phrase(value)} nested too deeply to show"
     if len(text) > limit:
@@ -220,14 +238,25 @@ def shown(value: object, limit: int = SHOWN_CHARACTERS) -> str:
     return text
 
 
-def quoted_name(value: object) -> str:
-    """What a schema gave for a name, as a message quotes it: its ``repr``, or for a
-    value nested too deeply to write (a schemas file's ``type`` 1,000 lists deep),
-    :func:`shown`'s words for it."""
+def quoted(value: object) -> str:
+    """``repr(value)``, for a message naming what a schema holds; the value as a reason
+    shows it (:func:`shown`) where repr cannot say it (nested too deeply, an integer of
+    more digits than str() writes)."""
     try:
         return repr(value)
-    except RecursionError:
+    except (RecursionError, ValueError):
         return shown(value)
+
+
+def subject_of(key: object) -> str:
+    """An argument's name as an error's subject: itself, or ``str`` of a key that is no
+    string (a Python caller's); :func:`shown` where str cannot say it."""
+    if isinstance(key, str):
+        return key
+    try:
+        return str(key)
+    except (RecursionError, ValueError):
+        return shown(key)
 
 
 def described(value: object) -> str:

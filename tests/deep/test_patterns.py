@@ -346,3 +346,26 @@ def test_a_lone_surrogate_in_the_pattern_is_refused_not_a_crash():
         return
     assert [p for _, p, _ in found] == [pattern]
     assert errors(pattern, "zzz") == []
+
+
+def test_groups_do_not_capture_where_only_a_match_is_asked():
+    # Tracking 2,000 capture groups made a 2 KB string take 0.3 s to match (measured in
+    # benchmarks/patterns.py); a match object without groups shows none were tracked.
+    from toolaudit.deep.patterns import compile_pattern
+
+    found = compile_pattern("(a)(?<n>b)(c)")("abc")
+    assert found is not None and found.groups() == ()
+    assert errors("^(a)(b)$", "ab") == [] and errors("^(a)(b)$", "ba") == ["constraint:x"]
+    assert errors("^(?<n>a)(?<m>b)$", "ab") == [] and errors("^(?<n>a)$", "b") != []
+    assert bad_patterns("(?<n>a)(?<n>b)")  # a name used twice is no ECMA-262 pattern
+
+
+def test_a_pattern_past_the_length_limit_is_a_schema_defect():
+    from toolaudit.deep.patterns import MAX_PATTERN_LENGTH
+
+    assert errors("(a?)" * (MAX_PATTERN_LENGTH // 4), "a") == []  # at the limit: compiled
+    with pytest.raises(SchemaError, match=f"over the {MAX_PATTERN_LENGTH:,} deep mode compiles"):
+        errors("(a?)" * (MAX_PATTERN_LENGTH // 4 + 1), "a")
+    # The plain contract never compiles patterns: no limit there.
+    schemas = {TOOL: {"parameters": parameters_of("(a)" * 20_000)}}
+    assert validate_tool_call(schemas, {"name": TOOL, "arguments": {"x": "b"}})["ok"]

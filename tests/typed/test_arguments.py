@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from toolaudit import compile_schemas, load_schemas
 from toolaudit.contract import ToolValidator
-from toolaudit.jsonutil import loads_exact
+from toolaudit.jsonutil import MAX_NUMBER_DIGITS, ExactNumber, loads_exact
 from toolaudit.typed import accepts, arguments_decoder, arguments_decoders
 from toolaudit.typed import arguments as typed
 from toolaudit.typed.arguments import DecodersOnDemand
@@ -99,7 +99,7 @@ def test_number_is_int_or_float_because_float_alone_takes_integers():
 def test_1e400_is_out_of_range_where_the_contract_reads_a_valid_infinity():
     assert not decodes(float, "1e400") and not decodes(int | float, "-1e400")
     assert decodes(float, "1e-400")  # underflow is a zero
-    assert loads_exact("1e400") == math.inf
+    assert loads_exact("1e400") == ExactNumber("1e400")  # exactly, not as infinity
     number = tool_of({"x": {"type": "number"}})
     assert contract_valid(number, '{"x": 1e400}')
     assert not accepts(decoder_of({"x": {"type": "number"}}), '{"x": 1e400}')  # a refusal
@@ -243,8 +243,9 @@ def test_int_follows_pythons_digit_limit_but_a_raw_skips_any_integer():
     limit = sys.get_int_max_str_digits()
     huge = "1" * (limit + 1)
     assert decodes(int, "1" * limit) and not decodes(int, huge)
+    assert loads_exact(huge) == (10 ** (limit + 1) - 1) // 9  # read exactly, up to a limit
     with pytest.raises(ValueError):
-        loads_exact(huge)
+        loads_exact("1" * (MAX_NUMBER_DIGITS + 1))
     assert decodes(msgspec.Raw, huge) and decodes(list[msgspec.Raw], f"[{huge}]")
     decoder = decoder_of({"x": {}, "a": {"type": "array"}})
     assert decoder.decode(f'{{"a": [{huge}]}}')  # msgspec alone would say valid
@@ -442,6 +443,7 @@ BOUNDARY_TEXTS += ['"\\u0000"', '"a\\"b"', '"\x01"', "[]", "{}", "[1]", "[[[]]]"
 BOUNDARY_TEXTS += ['{"a":[1,{"b":null}]}', '{"a":1,"a":2}', "Infinity", "[1,]", "'a'"]
 BOUNDARY_TEXTS += ["1" * 4301, "[" * 300 + "]" * 300, "[" * 1000 + "]" * 1000]  # see above
 HUGE_INTEGERS = ["1" * 4301, f"[{'1' * 4301}]", f"[1, {'9' * 5000}]"]
+HUGE_INTEGERS += [f"[1, {'9' * (MAX_NUMBER_DIGITS + 1)}]"]  # more than the contract reads
 boundary_texts = st.sampled_from(BOUNDARY_TEXTS)
 
 #: For each kind, the values of other kinds a wrong rule would most likely let through.

@@ -12,8 +12,9 @@ from toolaudit.boundary.compiled import validator_for
 from toolaudit.boundary.responses import calls_in
 from toolaudit.contract import UNKNOWN_TOOL, Validator, format_problems
 from toolaudit.deep.reasons import sentence
-from toolaudit.errors import NoSchemasError
+from toolaudit.errors import NoSchemasError, ResponseError, SchemaError, ToolAuditError
 from toolaudit.formats import FALLBACK_REPLY_SHAPE, Call
+from toolaudit.jsonutil import dumps_any
 from toolaudit.pipeline.judge import judge_apart, reasons
 
 #: An error as the tool-result messages word it: (kind, subject, reason).
@@ -58,6 +59,13 @@ class CallCheck:
             "detail": self.detail,
         }
 
+    def to_json(self) -> str:
+        """:meth:`to_dict` as JSON text, exact for every value the arguments can hold
+        (``json.dumps`` refuses a number read beyond a double's range, an
+        :class:`~toolaudit.jsonutil.ExactNumber`, and writes NaN and infinities as no
+        JSON; here those are written exactly, and as null)."""
+        return dumps_any(self.to_dict()).decode()
+
 
 def check_response(
     response: object, tools: object = None, *, deep: bool = False
@@ -78,14 +86,33 @@ def check_response(
     there are no tools to judge by. Compiled tools are cached by content, so
     sending the same tools every turn compiles them once.
     """
-    extracted, shape = calls_in(response)
+    # Nesting deeper than the interpreter's stack (a block's type, a BFCL result, tools
+    # near the parser's 1,024 levels) is the input's defect, said as one, never a
+    # RecursionError; caught here, once, rather than at each place that recurses.
+    try:
+        extracted, shape = calls_in(response)
+    except RecursionError:
+        raise ResponseError(_TOO_DEEP.format("the response")) from None
+    except ValueError as error:  # an integer str() will not write (4,300 digits), say
+        if isinstance(error, ToolAuditError):
+            raise
+        raise ResponseError(f"the response cannot be read: {error}") from None
     if tools is None and extracted.tools is None:
         if not extracted.calls:
             return []
         raise NoSchemasError("no tools to judge the calls by: pass the tools the request sent")
     # Compiled even for a response without calls: malformed tools are said at once.
-    validator = validator_for(tools if tools is not None else extracted.tools, deep=deep)
-    return [_checked(call, validator, extracted.format, shape) for call in extracted.calls]
+    try:
+        validator = validator_for(tools if tools is not None else extracted.tools, deep=deep)
+    except RecursionError:
+        raise SchemaError(_TOO_DEEP.format("the tools")) from None
+    try:
+        return [_checked(call, validator, extracted.format, shape) for call in extracted.calls]
+    except RecursionError:
+        raise ResponseError(_TOO_DEEP.format("a call of the response")) from None
+
+
+_TOO_DEEP = "{} is nested too deeply to read (deeper than Python's recursion limit)"
 
 
 def _checked(call: Call, validator: Validator, response_format: str, shape: str) -> CallCheck:

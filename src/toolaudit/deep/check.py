@@ -22,6 +22,7 @@ from typing import Any
 
 import toolaudit.deep.paths as paths
 from toolaudit.deep.nodes import Node, admitted_kinds
+from toolaudit.jsonutil import ExactNumber
 from toolaudit.values import json_equal, json_key, value_kind
 
 MISSING = "missing"
@@ -242,15 +243,18 @@ def _matchable(text: str) -> str:
 
 def _within(keyword: str, limit: Any, value: Any) -> bool:
     # Python compares an int with a float exactly, as JSON Schema's numbers want.
-    if keyword == "minimum":
-        return bool(value >= limit)
-    if keyword == "maximum":
-        return bool(value <= limit)
-    if keyword == "exclusiveMinimum":
-        return bool(value > limit)
-    if keyword == "exclusiveMaximum":
-        return bool(value < limit)
-    return _is_multiple(value, limit)
+    try:
+        if keyword == "minimum":
+            return bool(value >= limit)
+        if keyword == "maximum":
+            return bool(value <= limit)
+        if keyword == "exclusiveMinimum":
+            return bool(value > limit)
+        if keyword == "exclusiveMaximum":
+            return bool(value < limit)
+        return _is_multiple(value, limit)
+    except ArithmeticError:  # decimal's InvalidOperation: NaN ordered against an ExactNumber
+        return False  # NaN is within no limit, as float comparisons say
 
 
 def _is_multiple(value: Any, divisor: Any) -> bool:
@@ -267,5 +271,9 @@ def _is_multiple(value: Any, divisor: Any) -> bool:
 
 
 def _exact(number: Any) -> Fraction:
+    if isinstance(number, int):
+        return Fraction(int(number))
+    if type(number) is ExactNumber:  # beyond a double's range: exact as it was read
+        return Fraction(number)
     # A float's repr is the shortest decimal that reads back as it: what was written.
-    return Fraction(int(number)) if isinstance(number, int) else Fraction(repr(float(number)))
+    return Fraction(repr(float(number)))

@@ -15,9 +15,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolaudit.deep.paths import NOWHERE, followed, pointer_token, ref_tokens
-from toolaudit.deep.patterns import Search, UnusablePattern, compile_pattern
+from toolaudit.deep.patterns import CostlyPattern, Search, UnusablePattern, compile_pattern
 from toolaudit.errors import SchemaError
-from toolaudit.values import ALL_KINDS, NUMERIC_KINDS, accepted_kinds, kind_phrase
+from toolaudit.jsonutil import ExactNumber
+from toolaudit.values import ALL_KINDS, NUMERIC_KINDS, accepted_kinds, kind_phrase, quoted
 
 #: Keywords deep mode knows but does not check: they accept what they govern.
 UNCHECKED_KEYWORDS = (
@@ -323,7 +324,7 @@ class Compiled:
             if keyword not in spec:
                 continue
             count = spec[keyword]
-            if not _is_number(count) or count < 0 or not float(count).is_integer():
+            if not _is_number(count) or count < 0 or count != int(count):
                 raise self._defect(at, f"{keyword} must be a non-negative integer")
             target = {"string": strings, "array": sequences, "object": objects}[kind]
             target.append((keyword, int(count)))
@@ -335,6 +336,8 @@ class Compiled:
                 search: Search = compile_pattern(pattern)
             except UnusablePattern as why:
                 self.bad_patterns.append((f"{at}/pattern", pattern, str(why)))
+            except CostlyPattern as why:
+                raise self._defect(at, f"pattern {why}") from None
             else:
                 strings.append(("pattern", (pattern, search)))
         if "uniqueItems" in spec:
@@ -390,12 +393,12 @@ class Compiled:
         if tokens is None:
             raise self._defect(
                 at,
-                f"$ref {reference!r} does not point inside this tool's parameters "
+                f"$ref {quoted(reference)} does not point inside this tool's parameters "
                 "(only #, #/$defs/..., #/definitions/... and other #/ pointers are followed)",
             )
         target = followed(self._root, tokens)
         if target is NOWHERE:
-            raise self._defect(at, f"$ref {reference!r} points at nothing")
+            raise self._defect(at, f"$ref {quoted(reference)} points at nothing")
         pointer = "".join(f"/{pointer_token(token)}" for token in tokens)
         return self._node(pointer, target)
 
@@ -404,9 +407,11 @@ _SLOT = {"anyOf": "any_of", "oneOf": "one_of", "allOf": "all_of"}
 
 
 def _is_number(value: object) -> bool:
+    """Whether a schema's limit is a finite number (an ExactNumber, read beyond a
+    double's range, is one)."""
     return (
         type(value) is not bool
-        and isinstance(value, (int, float))
+        and isinstance(value, (int, float, ExactNumber))
         and not (isinstance(value, float) and not math.isfinite(value))
     )
 

@@ -10,6 +10,13 @@ and left unchecked, never guessed at.
 
 Patterns are read in ECMA-262's Unicode mode (``u``), as JSON Schema asks:
 they match code points, not UTF-16 halves.
+
+Costs are bounded too: a pattern is only ever asked whether it matches, so its
+groups are compiled as non-capturing (RE2 tracking 2,000 capture groups made one
+2 KB string take 0.3 s, and 20,000 of them took minutes and gigabytes); RE2's
+memory for a pattern is capped (:data:`RE2_MAX_MEMORY`: a larger program is
+refused, and left unchecked as above); a pattern longer than
+:data:`MAX_PATTERN_LENGTH` is a defect of its schema, refused before compiling.
 """
 
 from __future__ import annotations
@@ -40,18 +47,42 @@ _NAMED_GROUP = re.compile(r"\(\?<[A-Za-z_$][A-Za-z0-9_$]*>")
 _CATEGORY = re.compile(r"[A-Z][a-z]?")
 
 
+#: The longest pattern (in characters) deep mode compiles: compiling costs more than
+#: linear time in the length (120,000 characters of groups took 2 s), and no real
+#: schema's pattern comes near it. Longer: a SchemaError, the schema's defect.
+MAX_PATTERN_LENGTH = 10_000
+
+#: RE2's memory for one pattern, its program and the cache of its DFA (RE2's default,
+#: stated): a program past about two thirds of it is refused ("pattern too large").
+RE2_MAX_MEMORY = 8 << 20
+
+
 class UnusablePattern(ValueError):
     """The pattern cannot be matched exactly in linear time; the message says why."""
 
 
+class CostlyPattern(ValueError):
+    """The pattern is longer than deep mode compiles (:data:`MAX_PATTERN_LENGTH`)."""
+
+
 @functools.lru_cache(maxsize=1024)
 def compile_pattern(pattern: str) -> Search:
-    """The pattern's search function. Raises :class:`UnusablePattern`."""
+    """The pattern's search function. Raises :class:`UnusablePattern`, or
+    :class:`CostlyPattern` for a pattern too long to compile."""
     import re2  # here: only schemas with patterns pay for loading RE2
 
+    if len(pattern) > MAX_PATTERN_LENGTH:
+        raise CostlyPattern(
+            f"is {len(pattern):,} characters long, over the {MAX_PATTERN_LENGTH:,} "
+            "deep mode compiles"
+        )
     translated = _translate(pattern)
     options = re2.Options()
     options.log_errors = False  # a refused pattern is reported by us, once, not logged
+    # Only whether it matches is asked: groups need not capture, and tracking them
+    # multiplies the cost of a match by their number.
+    options.never_capture = True
+    options.max_mem = RE2_MAX_MEMORY
     try:
         compiled = re2.compile(translated, options)
     except re2.error as error:
@@ -68,6 +99,7 @@ def _translate(pattern: str) -> str:
     if any("\ud800" <= char <= "\udfff" for char in pattern):
         raise UnusablePattern("it holds a lone surrogate, which matches no code point")
     out: list[str] = []
+    names: set[str] = set()
     in_class = False
     i = 0
     n = len(pattern)
@@ -98,16 +130,31 @@ def _translate(pattern: str) -> str:
         elif char == ".":
             out.append(_ECMA_DOT)
         elif char == "(" and pattern.startswith("(?", i):
-            if pattern.startswith(("(?=", "(?!", "(?<=", "(?<!"), i):
-                raise UnusablePattern("lookaround assertions have no linear-time match")
-            if not (pattern.startswith("(?:", i) or _NAMED_GROUP.match(pattern, i)):
-                # (?i), (?s), (?P<name>...): RE2's syntax, not ECMA-262's.
-                raise UnusablePattern(f"{pattern[i : i + 4]!r}... is not ECMA-262 syntax")
-            out.append(char)
+            group, i = _group(pattern, i, names)
+            out.append(group)
+            continue
         else:
             out.append(char)
         i += 1
     return "".join(out)
+
+
+def _group(pattern: str, i: int, names: set[str]) -> tuple[str, int]:
+    """The group opening with ``(?`` at ``pattern[i]`` -> (RE2, next index). A named
+    group becomes non-capturing, as every group is (see compile_pattern): RE2 would
+    track a named group's capture even so. ``names`` are the names seen so far."""
+    if pattern.startswith(("(?=", "(?!", "(?<=", "(?<!"), i):
+        raise UnusablePattern("lookaround assertions have no linear-time match")
+    named = _NAMED_GROUP.match(pattern, i)
+    if named:
+        if named[0] in names:
+            raise UnusablePattern(f"the group name {named[0][2:]} is used twice")
+        names.add(named[0])
+        return "(?:", named.end()
+    if not pattern.startswith("(?:", i):
+        # (?i), (?s), (?P<name>...): RE2's syntax, not ECMA-262's.
+        raise UnusablePattern(f"{pattern[i : i + 4]!r}... is not ECMA-262 syntax")
+    return "(?:", i + 3
 
 
 def _escape(pattern: str, i: int, in_class: bool) -> tuple[str, int]:
