@@ -60,6 +60,15 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+class BeyondExactReading(ValueError):
+    """A number in valid JSON past what is read exactly (its digits or its exponent)."""
+
+
+def is_beyond_exact_reading(error: BaseException) -> bool:
+    """Whether ``loads_exact`` refused valid JSON for a number it does not read exactly."""
+    return isinstance(error, BeyondExactReading)
+
+
 #: The most digits a number may have and still be read exactly, beyond what a double or
 #: Python's own ``int`` parsing (4,300 digits) takes: more is refused with a reason.
 #: Converting digits to an integer costs time quadratic in their count (4 ms at 10,000).
@@ -93,7 +102,7 @@ def _exact_float(text: str) -> float | ExactNumber:
     _check_length(text)
     exact = ExactNumber(text)
     if abs(exact.adjusted()) > MAX_NUMBER_EXPONENT:
-        raise ValueError(
+        raise BeyondExactReading(
             f"the number {_abridged(text)} is beyond 1e±{MAX_NUMBER_EXPONENT}, "
             "the range read exactly"
         )
@@ -112,7 +121,7 @@ def _exact_int(text: str) -> int:
 def _check_length(text: str) -> None:
     digits = sum(char.isdigit() for char in text)
     if digits > MAX_NUMBER_DIGITS:
-        raise ValueError(
+        raise BeyondExactReading(
             f"the number {_abridged(text)} has {digits:,} digits, over the {MAX_NUMBER_DIGITS:,} "
             "read exactly"
         )

@@ -153,3 +153,33 @@ def test_the_command_line_ends_a_run_with_a_bug_on_a_line_with_exit_1(
     )
     assert result.exit_code == 1
     assert orjson.loads(result.stdout)["record_errors"] == {"malformed:internal": 1}
+
+
+TINY_SCHEMAS = {"f": {"parameters": {"properties": {"x": {"type": "number", "multipleOf": 0.01}}}}}
+
+
+@pytest.mark.parametrize("inline", [True, False])
+def test_numbers_past_a_doubles_range_are_judged_exactly_in_deep_mode(inline: bool) -> None:
+    from toolaudit.schemas.loading import schema_set
+
+    schemas = schema_set(TINY_SCHEMAS, deep=True)
+    lines = [
+        b'{"name": "f", "arguments": {"x": %s}}\n' % number
+        for number in (b"1e-400", b"0.0", b"2e308", b"1E-400")
+    ]
+    run = Audit([Source("-")], schemas, AuditOptions(deep=True), stdin=io.BytesIO(b"".join(lines)))
+    run.inline_fast_path = inline
+    rows = list(run)
+    # orjson reads 1e-400 as 0, a multiple of anything; it is not one of 0.01.
+    assert [row["ok"] for row in rows] == [False, True, True, False]
+    assert rows[0]["errors"] == ["constraint:x"]
+
+
+def test_a_number_past_what_is_read_exactly_is_a_located_json_error() -> None:
+    rows, _ = audit(
+        b'{"name": "get_weather", "arguments": {"days": 1%s}}\n' % (b"0" * 10_001) + VALID
+    )
+    assert rows[0]["errors"] == ["malformed:json"]
+    assert rows[0]["detail"].startswith("not audited: the number ")
+    assert "10,002 digits" in rows[0]["detail"]
+    assert rows[1]["ok"]

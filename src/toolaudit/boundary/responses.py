@@ -24,6 +24,7 @@ from toolaudit.formats import (
     get_format,
     is_format,
 )
+from toolaudit.jsonutil import loads_exact
 from toolaudit.values import kind_phrase
 
 
@@ -43,7 +44,10 @@ def as_json_value(value: object) -> Any:
         try:
             return orjson.loads(value)
         except orjson.JSONDecodeError as error:
-            raise ResponseError(f"the response is not valid JSON: {error}") from None
+            try:  # valid JSON orjson refuses (1e400, a lone surrogate escape)
+                return loads_exact(bytes(value) if not isinstance(value, str) else value)
+            except (ValueError, RecursionError):
+                raise ResponseError(f"the response is not valid JSON: {error}") from None
     to_dict = getattr(value, "to_dict", None)
     if callable(to_dict) and not isinstance(value, Mapping):
         return to_dict()

@@ -53,9 +53,15 @@ def alone_or_wrapped(
     return recognises
 
 
+#: Past this, an index is no position in a stream (a hostile or broken value): the
+#: largest integer JSON parsers commonly read exactly, and one every message can write.
+MOST_INDEX = 2**63 - 1
+
+
 def is_index(value: object) -> TypeGuard[int]:
-    """A choice, call or block index: an integer (not a boolean), not negative."""
-    return type(value) is int and value >= 0
+    """A choice, call or block index: an integer (not a boolean), not negative, and
+    no larger than :data:`MOST_INDEX`."""
+    return type(value) is int and 0 <= value <= MOST_INDEX
 
 
 def as_text(value: object) -> str | None:

@@ -176,7 +176,9 @@ class Audit:
             and validator is not None
             and self.options.input_format in (None, FLAT.name)
         ):
-            return InlineReader(self.recorder, validator, self._general, self.fast_paths)
+            return InlineReader(
+                self.recorder, validator, self._general, self.fast_paths, deep=self.options.deep
+            )
         return self._general
 
     def _audit_source(self, source: Source) -> Iterator[list[Row]]:

@@ -21,7 +21,11 @@ from toolaudit.errors import ToolAuditError
 from toolaudit.formats import Extracted, UnknownShape, extract, get_format
 from toolaudit.formats.base import is_cut_off, note_repeated_ids
 from toolaudit.formats.streams import Finished, StreamAssembler, StreamError
-from toolaudit.jsonutil import loads_exact, may_hold_long_integers
+from toolaudit.jsonutil import (
+    loads_exact,
+    may_hold_long_integers,
+    may_hold_numbers_beyond_a_double,
+)
 from toolaudit.pipeline.fast_paths import FastPaths
 from toolaudit.pipeline.judge import judge, judge_apart
 from toolaudit.pipeline.options import AuditOptions
@@ -197,7 +201,10 @@ class GeneralReader:
             verdicts = [
                 judge(call, validator, why_unjudged, exact=exact) for call in extracted.calls
             ]
-        if line is not None and any(v[1] for v in verdicts) and may_hold_long_integers(line):
+        if line is not None and (
+            (any(v[1] for v in verdicts) and may_hold_long_integers(line))
+            or may_hold_tiny_numbers(line)
+        ):
             exact_record = _exact(line)
             if exact_record is not None:
                 self._read(exact_record, lineno, None, tally)
@@ -238,6 +245,14 @@ class GeneralReader:
         if stream.cut is not None:
             tally.streams_incomplete += 1
         self._judge_calls(stream.extracted, stream.line, tally, None, assembled=True)
+
+
+def may_hold_tiny_numbers(line: bytes) -> bool:
+    """Whether orjson may have read a number of this line as 0 without a word (``1e-400``,
+    below a double's range), which can change a verdict either way (an enum holding 0,
+    ``multipleOf``, ``exclusiveMinimum``): the line is then judged on its exact parse.
+    The two searches rule out nearly every line before the exponents are looked at."""
+    return (b"e-" in line or b"E-" in line) and may_hold_numbers_beyond_a_double(line)
 
 
 def _exact(line: bytes) -> object:

@@ -15,7 +15,7 @@ from toolaudit.errors import ToolAuditError
 from toolaudit.formats.flat import call_id as flat_call_id
 from toolaudit.jsonutil import may_hold_long_integers
 from toolaudit.pipeline.fast_paths import FastPaths
-from toolaudit.pipeline.general_reader import GeneralReader
+from toolaudit.pipeline.general_reader import GeneralReader, may_hold_tiny_numbers
 from toolaudit.pipeline.judge import number_may_be_inexact, object_verdict
 from toolaudit.pipeline.recorder import Recorder, Where
 from toolaudit.results.tally import Tally
@@ -34,11 +34,14 @@ class InlineReader:
         validator: Validator,
         general: GeneralReader,
         fast_paths: FastPaths,
+        *,
+        deep: bool = False,
     ) -> None:
         self._recorder = recorder
         self._tools = validator.tools
         self._general = general
         self._fast_paths = fast_paths
+        self._deep = deep
         #: The number of the line being read when an interruption came (0: none came).
         self.interrupted_at = 0
 
@@ -66,6 +69,9 @@ class InlineReader:
         fast_paths = self._fast_paths
         tell_typed = fast_paths.reads_flat_calls
         tools_get = self._tools.get
+        # Deep mode's constraints (multipleOf, bounds, const) may see a number orjson read
+        # as 0 (1e-400); plain mode's checks see one only through an enum holding 0.
+        deep = self._deep
         grouped = recorder.grouped
         tally_for = recorder.tally_for
         global_tally = recorder.tally
@@ -100,6 +106,9 @@ class InlineReader:
                     or (tool := tools_get(name)) is None
                 ):
                     general.read_record(record, lineno, line)
+                    continue
+                if deep and may_hold_tiny_numbers(line):
+                    general.read_record(record, lineno, line)  # judged on its exact parse
                     continue
                 if tell_typed:  # the typed path reads the next lines as flat calls
                     fast_paths.flat_call_seen(name)

@@ -16,10 +16,22 @@ from toolaudit.formats.declaration import KEY, STREAM
 from toolaudit.jsonutil import canonical
 from toolaudit.schemas.loading import SchemaSet
 from toolaudit.schemas.tooldefs import normalize_tools
+from toolaudit.values import quoted
 
 #: Compiled tool sets of records (logged requests) kept for reuse, at most.
 RECORD_TOOLS_CACHE = 1024
 NO_TOOLS = Validator({})
+
+
+def key_text(key: str | int) -> str:
+    """A record's key as the schemas key their questions: an integer as its digits
+    (one of more digits than Python writes names no question)."""
+    if isinstance(key, str):
+        return key
+    try:
+        return str(key)
+    except ValueError:
+        return ""
 
 
 class RecordTools:
@@ -53,11 +65,11 @@ class RecordTools:
             if keyed is not None:
                 return self._as_result(keyed)
             if self.schemas.keyed:
-                question = self.schemas.keyed.get(str(key))
+                question = self.schemas.keyed.get(key_text(key))
                 if question is not None:
                     return question, None
                 if self.schemas.validator is None:
-                    return NO_TOOLS, f"no question with id {key!r} in the schemas"
+                    return NO_TOOLS, f"no question with id {quoted(key)} in the schemas"
         # How the record's format takes tools an earlier record defined, if it does.
         defined = (
             get_format(extracted.format).uses_defined_tools if is_format(extracted.format) else None
@@ -71,7 +83,7 @@ class RecordTools:
             # A batch output line's tools are those of the input line of its custom_id,
             # which must have come first (the audit reads once, in order).
             earlier = (
-                f" and no batch input line with custom_id {key!r} came before it (give the "
+                f" and no batch input line with custom_id {quoted(key)} came before it (give the "
                 "input file before the output file)"
                 if defined == KEY and isinstance(key, (str, int))
                 else ""

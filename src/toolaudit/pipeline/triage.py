@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import orjson
 
-from toolaudit.jsonutil import loads_exact
+from toolaudit.jsonutil import is_beyond_exact_reading, loads_exact
 from toolaudit.sources import OversizedLine
 
 _BOM = b"\xef\xbb\xbf"
@@ -60,11 +60,15 @@ def _parse_refused(line: bytes, error: ValueError) -> Found | str:
     except UnicodeDecodeError as undecodable:
         byte = undecodable.object[undecodable.start]
         return f"not valid UTF-8: byte 0x{byte:02x} at byte {undecodable.start + 1}"
-    except (ValueError, RecursionError):
-        nul = line.find(0)
-        if nul >= 0:
-            return (
-                f"not valid JSON: a NUL byte at byte {nul + 1} "
-                "(UTF-16 or UTF-32 text? logs are read as UTF-8)"
-            )
-        return f"not valid JSON: {message} (column {getattr(error, 'colno', '?')})"
+    except ValueError as refused:
+        if is_beyond_exact_reading(refused):  # valid JSON, a number past what is read exactly
+            return f"not audited: {refused}"
+    except RecursionError:
+        pass
+    nul = line.find(0)
+    if nul >= 0:
+        return (
+            f"not valid JSON: a NUL byte at byte {nul + 1} "
+            "(UTF-16 or UTF-32 text? logs are read as UTF-8)"
+        )
+    return f"not valid JSON: {message} (column {getattr(error, 'colno', '?')})"
