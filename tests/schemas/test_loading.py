@@ -215,5 +215,5 @@ def test_a_deep_definition_given_twice_is_compared_without_recursing(tmp_path):
     assert not inspect_schema_files(str(twice)).defects
     other = tool.replace('"x"', '"y"')
     twice.write_text(f"[{tool}, {other}]")  # two definitions that differ deep down
-    with pytest.raises(SchemaError, match="defined twice|differently|conflict"):
+    with pytest.raises(SchemaError, match=r"defined twice|differently|conflict"):
         load_schemas(str(twice))
