@@ -228,14 +228,20 @@ def _bfcl_calls(ground_truth: object) -> tuple[ExpectedCall, ...]:
                     f"ground_truth[{index}] ({name}): parameter {parameter!r} must list "
                     "its possible answers"
                 )
-            arguments[parameter] = Accept(
-                tuple(value for value in possible if not _is_blank(value)),
-                BFCL_COMPARE,
-                optional=any(_is_blank(value) for value in possible),
-                raw=tuple(possible),
-            )
+            arguments[parameter] = bfcl_accept(possible)
         calls.append(ExpectedCall(name, arguments))
     return tuple(calls)
+
+
+def bfcl_accept(possible: list[object]) -> Accept:
+    """A BFCL possible-answer list as an :class:`Accept`: its ``""`` (may be left out)
+    read as ``optional``, the list kept as given in ``raw``."""
+    return Accept(
+        tuple(value for value in possible if not _is_blank(value)),
+        BFCL_COMPARE,
+        optional=any(_is_blank(value) for value in possible),
+        raw=tuple(possible),
+    )
 
 
 def _is_blank(value: object) -> bool:
