@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from toolaudit.deep.patterns import compile_pattern
-from toolaudit.truth.expected import BFCL_COMPARE, Accept, bfcl_accept
+from toolaudit.truth.entries import BFCL_COMPARE, Accept, bfcl_accept
 from toolaudit.values import NUMERIC_KINDS, json_equal, json_key, value_kind
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from toolaudit.truth.compare import mismatches_of_call
-from toolaudit.truth.expected import Expected, ExpectedCall
+from toolaudit.truth.entries import Expected, ExpectedCall
 from toolaudit.truth.pairing import best_pairing
 from toolaudit.values import shown
 
