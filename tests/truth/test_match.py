@@ -283,3 +283,10 @@ def test_parameters_say_which_expected_parameters_matched():
     assert score(expected, made(("c", {}))).parameters == (
         ("a", "x", False), ("a", "f", False), ("b", "y", False),
     )  # fmt: skip
+
+
+def test_parameters_of_calls_not_compared_are_not_matched():
+    expected = native(call("a", x=1))
+    assert score(expected, made(("a", UNREADABLE))).parameters == (("a", "x", False),)
+    assert score(expected, None).parameters == (("a", "x", False),)
+    assert no_record(expected).parameters == ()

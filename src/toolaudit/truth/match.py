@@ -70,8 +70,9 @@ class Score:
     mismatches: tuple[str, ...]
     pairing: tuple[tuple[int, int], ...]
     bfcl_error_type: str | None = None
-    #: ``(tool, parameter, matched)`` for each parameter of each expected call, in order:
-    #: what per-parameter accuracy counts (not on the ``--scores`` line).
+    #: ``(tool, parameter, matched)`` for each top-level parameter of each expected call,
+    #: in order: what per-parameter accuracy counts (not on the ``--scores`` line). Empty
+    #: for ``no_record`` and when no particular call was expected.
     parameters: tuple[tuple[str, str, bool], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
@@ -108,7 +109,7 @@ def score(
     """
     id, category = expected.id, expected.category
     if made is None:
-        return Score(id, category, "unparseable", False, (), ())
+        return Score(id, category, "unparseable", False, (), (), None, _parameters(expected))
     if expected.calls is None:  # "any": at least one call, whichever
         outcome = "correct" if made else "missed"
         return Score(id, category, outcome, bool(made), (), ())
@@ -152,9 +153,9 @@ def _scored(
             continue
         listed = found[i][j]
         mismatches.extend(listed)
+        compared = not _WHOLE_CALL.intersection(listed)
         parameters.extend(
-            (call.name, name, "wrong_tool" not in listed and not _touches(listed, name))
-            for name in call.arguments
+            (call.name, name, compared and not _touches(listed, name)) for name in call.arguments
         )
     paired = set(made_of.values())
     mismatches.extend(
@@ -175,6 +176,10 @@ def _scored(
     )
 
 
+#: The mismatches of a pair whose arguments were not compared at all.
+_WHOLE_CALL = frozenset({"wrong_tool", "unreadable_arguments"})
+
+
 def _cost(mismatches: Sequence[str]) -> tuple[int, int]:
     """What a pair costs: first a wrong tool, then the number of mismatches."""
     return ("wrong_tool" in mismatches, len(mismatches))
@@ -190,7 +195,7 @@ def _touches(mismatches: Sequence[str], parameter: str) -> bool:
 
 
 def _parameters(expected: Expected) -> tuple[tuple[str, str, bool], ...]:
-    """Every expected parameter, none matched (no call was made)."""
+    """Every expected parameter, none matched (no call was made, or none could be read)."""
     return tuple(
         (call.name, name, False) for call in expected.calls or () for name in call.arguments
     )
