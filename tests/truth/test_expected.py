@@ -163,6 +163,13 @@ def test_calls_any_and_calls_none():
         ('{"id": "a", "ground_truth": [{"f": [1]}]}', "parameters must be an object"),
         ('{"id": "a", "ground_truth": [{"f": {"x": 1}}]}', "must list its possible answers"),
         ('{"id": "a", "ground_truth": [["cd(folder=\'x\')"]]}', "multi-turn"),
+        (
+            '{"id": "a", "calls": [{"name": "f", "arguments": {"x": '
+            + "[" * 70
+            + "]" * 70
+            + "}}]}",
+            "nested more than 64 levels deep",
+        ),
     ],
 )
 def test_a_bad_line_is_a_located_problem_and_the_rest_is_read(tmp_path, line, detail):

@@ -110,6 +110,8 @@ def read_entry(document: object, *, source: str = "", line: int = 0) -> Expected
     if not isinstance(document, Mapping):
         raise UnreadableEntry(f"expected a JSON object, got {value_kind(document) or 'no JSON'}")
     id = _id_of(id_text(document.get("id")))
+    if _deeper_than(document, MAX_DEPTH):
+        raise UnreadableEntry(f"nested more than {MAX_DEPTH} levels deep")
     if ("ground_truth" in document) == ("calls" in document):
         raise UnreadableEntry(
             'of neither shape: expected {"id", "ground_truth": [...]} (BFCL) or '
@@ -125,6 +127,25 @@ def read_entry(document: object, *, source: str = "", line: int = 0) -> Expected
     if category is not None and not isinstance(category, str):
         raise UnreadableEntry('"category" must be a string')
     return Expected(id, native_calls(document["calls"]), order, category, "native", source, line)
+
+
+#: How deep an expected line may nest: reading and comparing recurse, and no eval set
+#: needs more (a hostile line must not exhaust the interpreter's stack).
+MAX_DEPTH = 64
+
+
+def _deeper_than(value: object, limit: int) -> bool:
+    """Whether a JSON value nests lists and objects more than ``limit`` levels deep."""
+    pending = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if depth > limit:
+            return True
+        if isinstance(item, Mapping):
+            pending.extend((child, depth + 1) for child in item.values())
+        elif isinstance(item, list):
+            pending.extend((child, depth + 1) for child in item)
+    return False
 
 
 def _bfcl_calls(ground_truth: object) -> tuple[ExpectedCall, ...]:
