@@ -73,6 +73,19 @@ def test_to_dict():
     assert "bfcl_error_type" in Score("i", None, "incorrect", False, (), (), "x").to_dict()
 
 
+def test_from_dict_reads_back_a_scores_line():
+    result = score(
+        native(call("a", x=1), call("b"), category="c"), made(("b", {}), ("a", {"x": 2}))
+    )
+    assert Score.from_dict({**result.to_dict(), "model": "m"}) == Score(
+        "e1", "c", "incorrect", False, ("value:x",), ((1, 0), (0, 1))
+    )
+    bfcl = Score("i", None, "incorrect", False, (), (), "value_error:string")
+    assert Score.from_dict(bfcl.to_dict()) == bfcl
+    with pytest.raises(ValueError, match="unknown outcome"):
+        Score.from_dict({**bfcl.to_dict(), "outcome": "fine"})
+
+
 # -- mismatches -----------------------------------------------------------------------
 
 

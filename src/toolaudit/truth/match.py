@@ -89,6 +89,24 @@ class Score:
             row["bfcl_error_type"] = self.bfcl_error_type
         return row
 
+    @classmethod
+    def from_dict(cls, row: Mapping[str, Any]) -> Score:
+        """A score back from a ``--scores`` line (other keys, such as ``model``, ignored).
+
+        Raises KeyError or ValueError for a line that is not one."""
+        outcome = row["outcome"]
+        if outcome not in OUTCOMES:
+            raise ValueError(f"unknown outcome {outcome!r}")
+        return cls(
+            id=str(row["id"]),
+            category=row.get("category"),
+            outcome=outcome,
+            correct=bool(row["correct"]),
+            mismatches=tuple(row.get("mismatches", ())),
+            pairing=tuple((int(made), int(expected)) for made, expected in row.get("pairing", ())),
+            bfcl_error_type=row.get("bfcl_error_type"),
+        )
+
 
 def no_record(expected: Expected) -> Score:
     """The score of an expected entry that no record has."""
