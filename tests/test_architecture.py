@@ -31,6 +31,7 @@ LAYERS = {
     "toolaudit.sources": 4,
     "toolaudit.storage": 4,
     "toolaudit.results": 4,
+    "toolaudit.truth": 4,
     "toolaudit.pipeline": 5,
     "toolaudit.output": 5,
     "toolaudit.runners": 6,

@@ -71,6 +71,10 @@ class SummaryError(ToolAuditError):
     """A summary file cannot be read, or summaries cannot be merged honestly."""
 
 
+class ExpectedError(ToolAuditError, ValueError):
+    """An expected-calls file cannot be used as a whole: an id is expected twice."""
+
+
 class ResponseError(ToolAuditError, ValueError):
     """A response given to ``check_response`` is of no shape a provider returns."""
 

@@ -55,16 +55,9 @@ def read_schemas_file(
     :class:`~toolaudit.schemas.loading.ToolMerge`.
     """
     where = f"schemas file {path}"
+    data = read_whole(path, storage_options, where)
     try:
-        if is_url(path):
-            data = read_bytes(path, storage_options, what=where)
-        else:
-            with open(path, "rb") as file:
-                data = file.read()
-    except OSError as error:
-        raise InputError(f"{where}: cannot read: {error.strerror or error}") from error
-    try:
-        document = _loads(data)
+        document = loads_json(data)
     except orjson.JSONDecodeError as whole_error:
         lines = _json_lines(data, where)
         if lines is None:
@@ -75,7 +68,19 @@ def read_schemas_file(
     return read_document(path, document, where)
 
 
-def _loads(data: bytes) -> Any:
+def read_whole(path: str, storage_options: Mapping[str, Any] | None, where: str) -> bytes:
+    """A whole file's bytes (a path, or a URL read with ``storage_options``); raises
+    :class:`InputError` naming it as ``where`` when it cannot be read."""
+    try:
+        if is_url(path):
+            return read_bytes(path, storage_options, what=where)
+        with open(path, "rb") as file:
+            return file.read()
+    except OSError as error:
+        raise InputError(f"{where}: cannot read: {error.strerror or error}") from error
+
+
+def loads_json(data: bytes) -> Any:
     """JSON text -> its value, as the audit reads a log line: with orjson, and what orjson
     refuses (a byte order mark, ``1e400``, an integer of 400 digits, a lone surrogate)
     with the standard library, exactly. Raises orjson's error when neither can."""
@@ -111,7 +116,7 @@ def _json_lines(data: bytes, where: str) -> list[tuple[int, Any]] | None:
         if not line.strip():
             continue
         try:
-            values.append((number, _loads(line)))
+            values.append((number, loads_json(line)))
         except orjson.JSONDecodeError as error:
             if not values:
                 return None

@@ -1,0 +1,140 @@
+"""The values of an expected-calls file: what each record should hold, by id.
+
+Read by :mod:`toolaudit.truth.expected` (which also exports them), scored by
+:mod:`toolaudit.truth.match`, and by BFCL's own checker under ``--match bfcl``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+#: How an argument's value may be compared with the accepted ones (``exact`` by default).
+COMPARES = ("exact", "text", "number", "unordered", "subset", "pattern", "any")
+#: The compare of a BFCL possible-answer list, kept as given for BFCL's own checker.
+BFCL_COMPARE = "bfcl"
+#: Whether parallel calls must come in the expected order.
+ORDERS = ("any", "strict")
+#: The two shapes of an expected line.
+SHAPES = ("native", "bfcl")
+
+#: A BFCL id: its category, then the entry's number (``live_multiple_12-3-0``).
+_BFCL_ID = re.compile(r"^(.+?)_\d+(?:-\d+)*$")
+
+
+@dataclass(frozen=True)
+class Accept:
+    """The acceptable values of one argument, and how a value is compared with them.
+
+    ``values`` may hold, inside objects, further :class:`Accept` (a nested argument with
+    its own compare). ``compare`` is one of :data:`COMPARES`, or :data:`BFCL_COMPARE` for
+    a BFCL possible-answer list, whose ``""`` is read as ``optional=True`` and left out of
+    ``values``; ``raw`` keeps that list exactly as given (empty for native arguments).
+    ``tolerance`` is the absolute tolerance of ``number``.
+    """
+
+    values: tuple[object, ...]
+    compare: str = "exact"
+    tolerance: float | None = None
+    optional: bool = False
+    raw: tuple[object, ...] = ()
+
+
+@dataclass(frozen=True)
+class ExpectedCall:
+    """One expected call: the tool's name and its expected arguments."""
+
+    name: str
+    arguments: Mapping[str, Accept]
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What one record should hold.
+
+    ``calls`` is None for "any call" (``"calls": "any"``, BFCL's relevance prompts) and
+    empty when no call is expected. ``category`` is the native category, or for a BFCL
+    line its id's prefix. ``source`` and ``line`` locate the entry in its file.
+    """
+
+    id: str
+    calls: tuple[ExpectedCall, ...] | None
+    order: str = "any"
+    category: str | None = None
+    shape: str = "native"
+    source: str = ""
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class LocatedProblem:
+    """An expected line that could not be read: the run goes on without it."""
+
+    source: str
+    line: int
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.source}, line {self.line}: {self.detail}"
+
+
+@dataclass(frozen=True)
+class ExpectedSet(Mapping[str, Expected]):
+    """The expected entries of one file, by id, and the lines that could not be read."""
+
+    entries: Mapping[str, Expected] = field(default_factory=dict)
+    problems: list[LocatedProblem] = field(default_factory=list)
+
+    def __getitem__(self, key: str) -> Expected:
+        return self.entries[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def category_of(self, id: str) -> str | None:
+        """The entry's category: its native ``category``, else the prefix of a BFCL id
+        (``live_multiple_12-3`` -> ``live_multiple``); None when neither says one."""
+        entry = self.entries.get(id)
+        if entry is not None and entry.category is not None:
+            return entry.category
+        return bfcl_category(id)
+
+
+def bfcl_category(id: str) -> str | None:
+    """A BFCL id's category: ``simple_python_3`` -> ``simple_python``; None for other ids."""
+    found = _BFCL_ID.match(id)
+    return found.group(1) if found else None
+
+
+def id_text(value: object) -> str | None:
+    """An id as entries are keyed: a string as it is, an integer as its digits (so that
+    ``3`` and ``"3"`` name one entry); None for anything else."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
+class UnreadableEntry(ValueError):
+    """An expected line of neither shape; the message says what is wrong with it."""
+
+
+def bfcl_accept(possible: list[object]) -> Accept:
+    """A BFCL possible-answer list as an :class:`Accept`: its ``""`` (may be left out)
+    read as ``optional``, the list kept as given in ``raw``."""
+    return Accept(
+        tuple(value for value in possible if not _is_blank(value)),
+        BFCL_COMPARE,
+        optional=any(_is_blank(value) for value in possible),
+        raw=tuple(possible),
+    )
+
+
+def _is_blank(value: object) -> bool:
+    """BFCL's "may be left out": the empty string among the possible answers."""
+    return isinstance(value, str) and value == ""

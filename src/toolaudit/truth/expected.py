@@ -1,0 +1,172 @@
+"""The expected-calls file: which calls each record should hold, keyed by record id.
+
+One entry per line, in either of two shapes, recognised line by line:
+
+- BFCL's possible answers as they are: ``{"id": "simple_python_2", "ground_truth":
+  [{"math.hypot": {"x": [4], "z": ["", 0]}}]}``: one object per expected call, the
+  acceptable values of each parameter in a list, ``""`` among them meaning that the
+  parameter may be left out; an empty list expects no call.
+- the native shape of a production eval set: ``{"id": ..., "calls": [{"name": ...,
+  "arguments": {...}}], "order": "any" | "strict", "category": ...}``, an argument being
+  its expected value or ``{"accept": [v1, v2], "compare": C}``; ``"calls": []`` expects
+  no call, ``"calls": "any"`` at least one call, whichever.
+
+A line that is not JSON or of neither shape is a :class:`LocatedProblem` (the run goes
+on); an id expected twice stops the run with :class:`ExpectedError` before anything is
+audited. See docs/evaluation.md, "Expected calls".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from toolaudit.errors import ExpectedError
+from toolaudit.schemas.files import loads_json, read_whole
+from toolaudit.truth.entries import (
+    BFCL_COMPARE,
+    COMPARES,
+    ORDERS,
+    SHAPES,
+    Accept,
+    Expected,
+    ExpectedCall,
+    ExpectedSet,
+    LocatedProblem,
+    UnreadableEntry,
+    bfcl_accept,
+    bfcl_category,
+    id_text,
+)
+from toolaudit.truth.native import is_accept_object, native_calls
+from toolaudit.values import shown, value_kind
+
+__all__ = [
+    "BFCL_COMPARE",
+    "COMPARES",
+    "ORDERS",
+    "SHAPES",
+    "Accept",
+    "Expected",
+    "ExpectedCall",
+    "ExpectedSet",
+    "LocatedProblem",
+    "UnreadableEntry",
+    "bfcl_accept",
+    "bfcl_category",
+    "id_text",
+    "is_accept_object",
+    "read_entry",
+    "read_expected",
+]
+
+
+def read_expected(path: str, *, storage_options: Mapping[str, Any] | None = None) -> ExpectedSet:
+    """Read an expected-calls file (a path, or a URL read with ``storage_options``).
+
+    Raises :class:`~toolaudit.errors.InputError` for a file that cannot be read and
+    :class:`~toolaudit.errors.ExpectedError` for an id expected twice; every other bad
+    line is one of the set's ``problems``.
+    """
+    where = f"expected file {path}"
+    data = read_whole(path, storage_options, where)
+    entries: dict[str, Expected] = {}
+    problems: list[LocatedProblem] = []
+    first_line_of: dict[str, int] = {}
+    for number, line in enumerate(data.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            document = loads_json(line)
+        except orjson.JSONDecodeError as error:
+            problems.append(LocatedProblem(path, number, f"not valid JSON ({error})"))
+            continue
+        id = id_text(document.get("id")) if isinstance(document, Mapping) else None
+        if id is not None:
+            if id in first_line_of:
+                raise ExpectedError(
+                    f"{where}: id {id!r} is expected twice, on lines {first_line_of[id]} "
+                    f"and {number}"
+                )
+            first_line_of[id] = number
+        try:
+            entries[_id_of(id)] = read_entry(document, source=path, line=number)
+        except UnreadableEntry as error:
+            problems.append(LocatedProblem(path, number, str(error)))
+    return ExpectedSet(entries, problems)
+
+
+def _id_of(id: str | None) -> str:
+    if id is None:
+        raise UnreadableEntry('no "id" (a string or an integer)')
+    return id
+
+
+def read_entry(document: object, *, source: str = "", line: int = 0) -> Expected:
+    """One expected line's value -> its entry. Raises :class:`UnreadableEntry` (a ValueError)
+    saying what is wrong."""
+    if not isinstance(document, Mapping):
+        raise UnreadableEntry(f"expected a JSON object, got {value_kind(document) or 'no JSON'}")
+    id = _id_of(id_text(document.get("id")))
+    if _deeper_than(document, MAX_DEPTH):
+        raise UnreadableEntry(f"nested more than {MAX_DEPTH} levels deep")
+    if ("ground_truth" in document) == ("calls" in document):
+        raise UnreadableEntry(
+            'of neither shape: expected {"id", "ground_truth": [...]} (BFCL) or '
+            '{"id", "calls": [...]} (native)'
+        )
+    if "ground_truth" in document:
+        calls = _bfcl_calls(document["ground_truth"])
+        return Expected(id, calls, "any", bfcl_category(id), "bfcl", source, line)
+    order = document.get("order", "any")
+    if order not in ORDERS:
+        raise UnreadableEntry(f'"order" must be "any" or "strict", not {shown(order)}')
+    category = document.get("category")
+    if category is not None and not isinstance(category, str):
+        raise UnreadableEntry('"category" must be a string')
+    return Expected(id, native_calls(document["calls"]), order, category, "native", source, line)
+
+
+#: How deep an expected line may nest: reading and comparing recurse, and no eval set
+#: needs more (a hostile line must not exhaust the interpreter's stack).
+MAX_DEPTH = 64
+
+
+def _deeper_than(value: object, limit: int) -> bool:
+    """Whether a JSON value nests lists and objects more than ``limit`` levels deep."""
+    pending = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if depth > limit:
+            return True
+        if isinstance(item, Mapping):
+            pending.extend((child, depth + 1) for child in item.values())
+        elif isinstance(item, list):
+            pending.extend((child, depth + 1) for child in item)
+    return False
+
+
+def _bfcl_calls(ground_truth: object) -> tuple[ExpectedCall, ...]:
+    if not isinstance(ground_truth, list):
+        raise UnreadableEntry('"ground_truth" must be a list of calls')
+    calls = []
+    for index, call in enumerate(ground_truth):
+        if isinstance(call, list):
+            raise UnreadableEntry("multi-turn ground truth (turns of call strings) is not scored")
+        if not (isinstance(call, Mapping) and len(call) == 1):
+            raise UnreadableEntry(f"ground_truth[{index}] must be an object of one tool name")
+        ((name, parameters),) = call.items()
+        if not isinstance(parameters, Mapping):
+            raise UnreadableEntry(f"ground_truth[{index}] ({name}): parameters must be an object")
+        arguments = {}
+        for parameter, possible in parameters.items():
+            if not isinstance(possible, list):
+                raise UnreadableEntry(
+                    f"ground_truth[{index}] ({name}): parameter {parameter!r} must list "
+                    "its possible answers"
+                )
+            arguments[parameter] = bfcl_accept(possible)
+        calls.append(ExpectedCall(name, arguments))
+    return tuple(calls)
