@@ -109,6 +109,8 @@ class AccuracyComparison:
     @property
     def change(self) -> float:
         """New accuracy minus base accuracy: negative is worse."""
+        if self.paired:  # one division: 10 ids lost of 100 is 0.1, as the tolerance says
+            return (self.new_correct - self.base_correct) / self.paired.total
         return self.new_accuracy - self.base_accuracy
 
     @property
