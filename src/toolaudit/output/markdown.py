@@ -126,7 +126,7 @@ def _accuracy_markdown(title: str, said: str, comparison: AccuracyComparison) ->
     rates = (
         f"Accuracy **{percent(comparison.base_accuracy)} → {percent(comparison.new_accuracy)}** "
         f"({change(comparison.change)}; 95% CI {change(test.low)} to {change(test.high)}), "
-        f"{cell(test.name)} {p_value(test.p_value)}."
+        f"{cell(test.name)}, {p_value(test.p_value)}."
     )
     out = [title, "", f"{rates} {said}"]
     if comparison.paired:
