@@ -148,3 +148,124 @@ def test_compare_groups_of_grouped_summaries(in_repo, tmp_path):
     assert across.exit_code == 1
     missing = invoke("compare", str(path), str(path), "--group", "gpt-5")
     assert missing.exit_code == 2 and "no group 'gpt-5'" in missing.stderr
+
+
+def write_scores(path: Path, verdicts: dict[str, bool], model: str = "m") -> str:
+    """A score file as --scores writes it (only the fields compare reads matter)."""
+    path.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": id,
+                    "category": "simple",
+                    "model": model,
+                    "outcome": "correct" if right else "incorrect",
+                    "correct": right,
+                    "mismatches": [] if right else ["value:x"],
+                    "pairing": [[0, 0]],
+                }
+            )
+            + "\n"
+            for id, right in verdicts.items()
+        )
+    )
+    return str(path)
+
+
+@pytest.fixture
+def score_files(tmp_path):
+    """BASE right on 80 of 100 ids; NEW loses 3 of them (noise) or 12 (a real drop)."""
+    base = {f"simple_{i}": i < 80 for i in range(100)}
+    noise = {**base, **{f"simple_{i}": False for i in range(3)}}
+    drop = {**base, **{f"simple_{i}": False for i in range(12)}}
+    return {
+        name: write_scores(tmp_path / f"{name}.jsonl", verdicts)
+        for name, verdicts in (("base", base), ("noise", noise), ("drop", drop))
+    }
+
+
+def test_compare_score_files_pairs_them(score_files):
+    result = invoke("compare", score_files["base"], score_files["drop"])
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines[1] == "accuracy 80.0% -> 68.0% on 100 shared ids (-12.0 pp)"
+    assert lines[2] == ("pairs: both right 68, only base right 12, only new right 0, both wrong 20")
+    assert lines[3].startswith("exact McNemar: p = 0.000488; 95% CI -")
+    assert lines[4] == "REGRESSED: the accuracy fell by 12.0 pp (tolerance 0.0 pp)"
+    data = json.loads(
+        invoke("compare", score_files["base"], score_files["drop"], "-f", "json").stdout
+    )
+    assert data["kind"] == "accuracy" and data["paired"] is True
+    assert data["pairs"] == {
+        "both_right": 68, "only_base_right": 12, "only_new_right": 0, "both_wrong": 20
+    }  # fmt: skip
+    assert data["p_value"] == 2 / 2**12
+
+
+def test_fail_on_regression_passes_noise_and_fails_a_real_drop(score_files):
+    base, noise, drop = score_files["base"], score_files["noise"], score_files["drop"]
+    assert invoke("compare", base, noise).exit_code == 1  # the point estimate alone
+    gated = invoke("compare", base, noise, "--fail-on-regression")
+    assert gated.exit_code == 0
+    assert "not significant at alpha 0.05, p = 0.25" in gated.stdout
+    assert invoke("compare", base, drop, "--fail-on-regression").exit_code == 1
+    # A stricter alpha than the drop's p lets it pass.
+    assert invoke("compare", base, drop, "--fail-on-regression", "--alpha", "0.0001").exit_code == 0
+
+
+def test_compare_says_when_the_ids_are_too_few(score_files):
+    result = invoke(
+        "compare",
+        score_files["base"],
+        score_files["noise"],
+        "--fail-on-regression",
+        "--tolerance",
+        "0.05",
+    )
+    assert result.exit_code == 0
+    assert (
+        "note: 100 shared ids are too few to detect a drop of 5.0 pp at alpha 0.05 "
+        "(the smallest it could detect is 6.0 pp)"
+    ) in result.stdout
+
+
+def test_compare_score_files_without_shared_ids_is_unpaired(tmp_path):
+    base = write_scores(tmp_path / "a.jsonl", {f"a{i}": i < 9 for i in range(10)})
+    new = write_scores(tmp_path / "b.jsonl", {f"b{i}": i < 3 for i in range(10)})
+    result = invoke("compare", base, new)
+    assert "on 10 and 10 ids, none shared" in result.stdout
+    assert "two-proportion z-test (unpaired): p = " in result.stdout
+    markdown = invoke("compare", base, new, "-f", "markdown").stdout
+    assert "compared as independent samples" in markdown
+
+
+def test_compare_score_files_by_model_and_refuses_mixed_kinds(in_repo, tmp_path, score_files):
+    both = tmp_path / "both.jsonl"
+    write_scores(tmp_path / "m1.jsonl", {"x": True, "y": True}, model="m1")
+    write_scores(tmp_path / "m2.jsonl", {"x": False, "y": True}, model="m2")
+    both.write_text((tmp_path / "m1.jsonl").read_text() + (tmp_path / "m2.jsonl").read_text())
+    across = invoke("compare", str(both), str(both), "--base-group", "m1", "--new-group", "m2")
+    assert "(group m1 -> m2)" in across.stdout and "only base right 1" in across.stdout
+    twice = invoke("compare", str(both), str(both))
+    assert twice.exit_code == 2 and "id 'x' is scored twice" in twice.stderr
+    summary = tmp_path / "summary.json"
+    invoke("audit", SAMPLE, "-s", SAMPLE_SCHEMAS, "--summary", str(summary))
+    mixed = invoke("compare", score_files["base"], str(summary))
+    assert mixed.exit_code == 2
+    assert "is a score file and" in mixed.stderr and "is a summary" in mixed.stderr
+
+
+def test_compare_score_files_writes_a_page(score_files, tmp_path):
+    page = tmp_path / "page.html"
+    invoke("compare", score_files["base"], score_files["drop"], "--html", str(page))
+    text = page.read_text()
+    assert "Regressed" in text and "exact McNemar" in text and "100 shared ids" in text
+
+
+def test_summary_fail_on_regression_uses_the_two_proportion_test(model_summaries):
+    claude, gpt = str(model_summaries["claude-sonnet-4-5"]), str(model_summaries["gpt-4o-mini"])
+    result = invoke("compare", claude, gpt, "--fail-on-regression")
+    assert result.exit_code == 1 and "significant at alpha 0.05, p < 0.0001" in result.stdout
+    assert "two-proportion z-test (unpaired): p < 0.0001" in result.stdout
+    data = json.loads(invoke("compare", claude, gpt, "-f", "json").stdout)
+    assert data["overall"]["p_value"] < 0.0001 and data["fail_on_regression"] is False

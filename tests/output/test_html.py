@@ -585,3 +585,22 @@ def test_a_browser_shows_hostile_names_as_text_and_runs_nothing(tmp_path: Path) 
     )
     assert shot.exists() and shot.stat().st_size > 20_000
     assert png_is_a_picture(shot, 1280)
+
+
+def test_a_comparison_of_score_files_escapes_its_labels_and_shows_the_test() -> None:
+    from toolaudit.results.score_compare import compare_scores
+
+    base = {f"q{i}": i < 8 for i in range(10)}
+    comparison = compare_scores(
+        base, {**base, "q0": False}, base_label=HOSTILE_TOOL, new_label=HOSTILE_PARAM
+    )
+    raw = render_comparison_html(comparison)
+    page = Page(raw)
+    assert set(page.tags) <= OWN_TAGS
+    assert HOSTILE_TOOL in page.text and HOSTILE_PARAM in page.text
+    assert "<script" not in raw and "<img" not in raw
+    assert "Not regressed" not in page.text and "Regressed" in page.text
+    assert "10 shared ids" in page.text and "exact McNemar: p = 1" in page.text
+    # Ten ids cannot show a drop at alpha 0.05 unless six go one way: said, not hidden.
+    passed = compare_scores(base, base, tolerance=0.05)
+    assert "too few to detect a drop of 5.0 pp" in Page(render_comparison_html(passed)).text

@@ -23,20 +23,25 @@ from toolaudit.cli.app import (
 from toolaudit.errors import ToolAuditError
 
 if TYPE_CHECKING:
+    from toolaudit.results.score_compare import AnyComparison
     from toolaudit.results.summary import Summary
 
 SUMMARY_FILE_HELP = "A summary written by toolaudit audit --summary (or merge); a URL too."
+COMPARED_FILE_HELP = (
+    "A summary written by toolaudit audit --summary (or merge), or a score file written by "
+    "--scores (both sides the same kind); a URL too."
+)
 
 
 @command(
-    epilog="Exit codes: 0 NEW is not worse than BASE (within --tolerance); 1 it is; "
-    "2 a summary could not be read."
+    epilog="Exit codes: 0 NEW is not worse than BASE (within --tolerance; with "
+    "--fail-on-regression, or not significantly); 1 it is; 2 a file could not be read."
 )
 def compare(
     base: Annotated[
-        str, typer.Argument(metavar="BASE", help=SUMMARY_FILE_HELP, show_default=False)
+        str, typer.Argument(metavar="BASE", help=COMPARED_FILE_HELP, show_default=False)
     ],
-    new: Annotated[str, typer.Argument(metavar="NEW", help=SUMMARY_FILE_HELP, show_default=False)],
+    new: Annotated[str, typer.Argument(metavar="NEW", help=COMPARED_FILE_HELP, show_default=False)],
     tolerance: Annotated[
         float,
         typer.Option(
@@ -44,16 +49,35 @@ def compare(
             metavar="RATE",
             min=0.0,
             max=1.0,
-            help="How much higher NEW's error rate may be than BASE's "
-            "(absolute: 0.01 is one point).",
+            help="How much higher NEW's error rate (or lower its accuracy, for score files) "
+            "may be than BASE's (absolute: 0.01 is one point).",
         ),
     ] = 0.0,
+    fail_on_regression: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-regression",
+            help="Fail only on a significant regression: worse by more than --tolerance "
+            "and p < --alpha (exact McNemar test on the shared ids of score files; "
+            "a two-proportion z-test otherwise).",
+        ),
+    ] = False,
+    alpha: Annotated[
+        float,
+        typer.Option(
+            "--alpha",
+            metavar="LEVEL",
+            min=0.0,
+            max=1.0,
+            help="The significance level of the tests.",
+        ),
+    ] = 0.05,
     group: Annotated[
         str | None,
         typer.Option(
             "--group",
             metavar="VALUE",
-            help="Compare this --group-by group of both summaries.",
+            help="Compare this --group-by group of both summaries (of score files: this model).",
             show_default=False,
         ),
     ] = None,
@@ -79,31 +103,51 @@ def compare(
     html: HtmlOption = None,
     storage_option: StorageOption = None,
 ) -> None:
-    """Compare two audits' summaries per tool and per error kind; fail if NEW got worse."""
+    """Compare two audits' summaries per tool and per error kind, or two score files' accuracy
+    with a significance test; fail if NEW got worse."""
     from toolaudit.output import render_comparison
     from toolaudit.results.compare import compare as compare_summaries
+    from toolaudit.results.score_compare import compare_scores, load_compared
     from toolaudit.results.summary import Summary
 
     storage_options = _storage_options(storage_option)
+    base_group = base_group if base_group is not None else group
+    new_group = new_group if new_group is not None else group
+    comparison: AnyComparison
     try:
-        base_summary = Summary.load(base, storage_options=storage_options)
-        new_summary = Summary.load(new, storage_options=storage_options)
-        for label, loaded in ((base, base_summary), (new, new_summary)):
-            if not loaded.complete:
-                _tell(
-                    f"{label}: its audit did not read all of its input (complete: false): "
-                    "the rates compared are of what it read",
-                    kind="warning",
-                )
-        comparison = compare_summaries(
-            base_summary,
-            new_summary,
-            base_label=base,
-            new_label=new,
-            tolerance=tolerance,
-            base_group=base_group if base_group is not None else group,
-            new_group=new_group if new_group is not None else group,
-        )
+        base_read = load_compared(base, storage_options=storage_options, group=base_group)
+        new_read = load_compared(new, storage_options=storage_options, group=new_group)
+        if isinstance(base_read, Summary) and isinstance(new_read, Summary):
+            _warn_incomplete(((base, base_read), (new, new_read)))
+            comparison = compare_summaries(
+                base_read,
+                new_read,
+                base_label=base,
+                new_label=new,
+                tolerance=tolerance,
+                base_group=base_group,
+                new_group=new_group,
+                alpha=alpha,
+                fail_on_regression=fail_on_regression,
+            )
+        elif isinstance(base_read, dict) and isinstance(new_read, dict):
+            comparison = compare_scores(
+                base_read,
+                new_read,
+                base_label=base,
+                new_label=new,
+                tolerance=tolerance,
+                alpha=alpha,
+                fail_on_regression=fail_on_regression,
+                base_group=base_group,
+                new_group=new_group,
+            )
+        else:
+            kinds = ("a summary", "a score file")
+            raise _fail(
+                f"{base} is {kinds[isinstance(base_read, dict)]} and {new} is "
+                f"{kinds[isinstance(new_read, dict)]}: compare two of a kind"
+            )
         if html is not None:
             from toolaudit.output.html import render_comparison_html
 
@@ -112,6 +156,16 @@ def compare(
         raise _fail(str(error)) from None
     sys.stdout.write(render_comparison(output_format.value, comparison))
     raise typer.Exit(EXIT_INVALID if comparison.regressed else EXIT_OK)
+
+
+def _warn_incomplete(loaded: tuple[tuple[str, Summary], ...]) -> None:
+    for label, summary in loaded:
+        if not summary.complete:
+            _tell(
+                f"{label}: its audit did not read all of its input (complete: false): "
+                "the rates compared are of what it read",
+                kind="warning",
+            )
 
 
 @command(

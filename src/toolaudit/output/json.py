@@ -6,7 +6,7 @@ from __future__ import annotations
 import orjson
 
 from toolaudit.jsonutil import dumps_any
-from toolaudit.results.compare import Comparison
+from toolaudit.results.score_compare import AnyComparison
 from toolaudit.results.summary import Summary
 
 
@@ -15,8 +15,9 @@ def render_json(summary: Summary) -> str:
     return _indented(summary.to_dict())
 
 
-def render_comparison_json(comparison: Comparison) -> str:
-    """The comparison as indented JSON, keys in a stable order, ending in a newline."""
+def render_comparison_json(comparison: AnyComparison) -> str:
+    """The comparison (of summaries or of score files) as indented JSON, keys in a stable
+    order, ending in a newline."""
     return _indented(comparison.to_dict())
 
 

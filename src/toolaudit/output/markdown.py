@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
-from toolaudit.output.compare_table import kind_cells, tool_cells, verdict
+from toolaudit.output.compare_table import (
+    accuracy_notes,
+    kind_cells,
+    p_value,
+    tested,
+    tool_cells,
+    verdict,
+)
 from toolaudit.output.order import ordered_kinds, ranked_groups, ranked_tools
 from toolaudit.output.text import change, percent, printable
-from toolaudit.results.compare import Comparison
+from toolaudit.results.score_compare import AccuracyComparison, AnyComparison
 from toolaudit.results.summary import Summary
 
 
@@ -86,18 +93,22 @@ def _figures(
     return [f"{calls:,}", f"{invalid:,}", percent(rate), *(f"{by_kind.get(k, 0):,}" for k in kinds)]
 
 
-def render_comparison_markdown(comparison: Comparison) -> str:
-    """A comparison as a Markdown section: the verdict, then the changes by tool and kind."""
-    overall = comparison.overall
+def render_comparison_markdown(comparison: AnyComparison) -> str:
+    """A comparison as a Markdown section: the verdict, then the changes by tool and kind
+    (of summaries), or the accuracies, their pairs and test (of score files)."""
     title = f"## toolaudit compare: {cell(comparison.base_label)} → {cell(comparison.new_label)}"
     if comparison.group is not None:
         title += f" (group {cell(comparison.group)})"
-    rates = f"Error rate **{percent(overall.base_rate)} → {percent(overall.new_rate)}**"
     said = verdict(comparison)
+    said = f"**{said}**" if comparison.regressed else said
+    if isinstance(comparison, AccuracyComparison):
+        return _accuracy_markdown(title, said, comparison)
+    overall = comparison.overall
+    rates = f"Error rate **{percent(overall.base_rate)} → {percent(overall.new_rate)}**"
     out = [
         title,
         "",
-        f"{rates} ({change(overall.change)}). " + (f"**{said}**" if comparison.regressed else said),
+        f"{rates} ({change(overall.change)}; {tested(comparison.overall_test)}). {said}",
     ]
     if not comparison.same_schemas:
         out += ["", "Note: the two summaries were audited against different schemas."]
@@ -107,4 +118,30 @@ def render_comparison_markdown(comparison: Comparison) -> str:
     kind_head = ["error kind", "base", "per call", "new", "per call", "change"]
     out += ["", *_table(tool_head, tools)]
     out += ["", *_table(kind_head, kinds)]
+    return "\n".join(out) + "\n"
+
+
+def _accuracy_markdown(title: str, said: str, comparison: AccuracyComparison) -> str:
+    test = comparison.test
+    rates = (
+        f"Accuracy **{percent(comparison.base_accuracy)} → {percent(comparison.new_accuracy)}** "
+        f"({change(comparison.change)}; 95% CI {change(test.low)} to {change(test.high)}), "
+        f"{cell(test.name)}, {p_value(test.p_value)}."
+    )
+    out = [title, "", f"{rates} {said}"]
+    if comparison.paired:
+        pairs = comparison.paired
+        rows = [
+            ["base right", f"{pairs.both_right:,}", f"{pairs.only_base_right:,}"],
+            ["base wrong", f"{pairs.only_new_right:,}", f"{pairs.both_wrong:,}"],
+        ]
+        head = [f"{comparison.base_total:,} shared ids", "new right", "new wrong"]
+        out += ["", *_table(head, rows)]
+    else:
+        out += [
+            "",
+            f"No shared ids: {comparison.base_total:,} and {comparison.new_total:,} entries "
+            "compared as independent samples.",
+        ]
+    out += [f"\nNote: {note}." for note in accuracy_notes(comparison)]
     return "\n".join(out) + "\n"

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
-    from toolaudit.results.compare import Comparison
+    from toolaudit.results.score_compare import AnyComparison
     from toolaudit.results.summary import Summary
 
 
@@ -51,9 +51,10 @@ def render_summary(format_name: str, summary: Summary) -> str:
     return render(summary)
 
 
-def render_comparison(format_name: str, comparison: Comparison) -> str:
-    """A comparison of two summaries as the --format choice ``format_name`` shows it."""
-    render: Callable[[Comparison], str] = load(RENDERERS[format_name].comparison)
+def render_comparison(format_name: str, comparison: AnyComparison) -> str:
+    """A comparison (of two summaries or two score files) as the --format choice
+    ``format_name`` shows it."""
+    render: Callable[[AnyComparison], str] = load(RENDERERS[format_name].comparison)
     return render(comparison)
 
 

@@ -7,7 +7,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolaudit.errors import OptionError, SummaryError
+from toolaudit.results.significance import Test, two_proportion_test
 from toolaudit.results.summary import Summary
+
+#: The significance level of ``--alpha`` unless told otherwise.
+DEFAULT_ALPHA = 0.05
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,8 @@ class Comparison:
     tolerance: float = 0.0
     base_group: str | None = None
     new_group: str | None = None
+    alpha: float = DEFAULT_ALPHA
+    fail_on_regression: bool = False
     overall: RateChange = field(init=False)
     by_tool: list[RateChange] = field(init=False)
     by_kind: list[RateChange] = field(init=False)
@@ -110,8 +116,16 @@ class Comparison:
         object.__setattr__(self, "by_kind", _worst_first(kinds))
 
     @property
+    def overall_test(self) -> Test:
+        """The two error rates as two independent proportions: the z-test's p-value and
+        Newcombe's interval for new minus base."""
+        rate = self.overall
+        return two_proportion_test(rate.base_count, rate.base_calls, rate.new_count, rate.new_calls)
+
+    @property
     def regressed(self) -> bool:
-        return self.overall.change > self.tolerance
+        worse = self.overall.change > self.tolerance
+        return worse and (self.overall_test.p_value < self.alpha or not self.fail_on_regression)
 
     @property
     def group(self) -> str | None:
@@ -135,7 +149,9 @@ class Comparison:
             "same_schemas": self.same_schemas,
             "tolerance": self.tolerance,
             "regressed": self.regressed,
-            "overall": self.overall.to_dict(),
+            "alpha": self.alpha,
+            "fail_on_regression": self.fail_on_regression,
+            "overall": {**self.overall.to_dict(), **self.overall_test.to_dict()},
             "by_tool": [row.to_dict() for row in self.by_tool],
             "by_kind": [row.to_dict() for row in self.by_kind],
         }
@@ -150,18 +166,17 @@ def compare(
     tolerance: float = 0.0,
     base_group: str | None = None,
     new_group: str | None = None,
+    alpha: float = DEFAULT_ALPHA,
+    fail_on_regression: bool = False,
 ) -> Comparison:
     """Compare two summaries, or a --group-by group of each (two models of one audit, say).
 
     ``tolerance`` (0..1, absolute: 0.01 is one point) is how much higher NEW's
-    error rate may be before it counts as a regression; OptionError otherwise.
+    error rate may be before it counts as a regression; OptionError otherwise. With
+    ``fail_on_regression`` a rise counts only when the two-proportion z-test finds it
+    significant (p < ``alpha``) as well.
     """
-    if (
-        isinstance(tolerance, bool)
-        or not isinstance(tolerance, (int, float))
-        or not (0.0 <= tolerance <= 1.0)
-    ):
-        raise OptionError(f"tolerance must be a rate from 0 to 1, not {tolerance!r}")
+    check_levels(tolerance, alpha)
     if base.deep != new.deep:
         deep, plain = (base_label, new_label) if base.deep else (new_label, base_label)
         raise SummaryError(
@@ -172,7 +187,17 @@ def compare(
         base = _group(base, base_group, base_label)
     if new_group is not None:
         new = _group(new, new_group, new_label)
-    return Comparison(base, new, base_label, new_label, tolerance, base_group, new_group)
+    return Comparison(
+        base,
+        new,
+        base_label,
+        new_label,
+        tolerance,
+        base_group,
+        new_group,
+        alpha,
+        fail_on_regression,
+    )
 
 
 def _group(summary: Summary, key: str, label: str) -> Summary:
@@ -187,3 +212,13 @@ def _group(summary: Summary, key: str, label: str) -> Summary:
 
 def _worst_first(rows: list[RateChange]) -> list[RateChange]:
     return sorted(rows, key=lambda row: (-row.change, row.name))
+
+
+def check_levels(tolerance: float, alpha: float) -> None:
+    """OptionError unless ``tolerance`` is a rate (0..1) and ``alpha`` a level in (0, 1)."""
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)):
+        raise OptionError(f"tolerance must be a rate from 0 to 1, not {tolerance!r}")
+    if not 0.0 <= tolerance <= 1.0:
+        raise OptionError(f"tolerance must be a rate from 0 to 1, not {tolerance!r}")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0.0 < alpha < 1.0:
+        raise OptionError(f"alpha must be a level between 0 and 1, not {alpha!r}")

@@ -22,11 +22,12 @@ from __future__ import annotations
 import functools
 from importlib import resources
 
+from toolaudit.output.html import accuracy as html_accuracy
 from toolaudit.output.html import audit as html_audit
 from toolaudit.output.html import compare as html_compare
 from toolaudit.output.html import groups as html_groups
 from toolaudit.output.html.parts import esc, pct
-from toolaudit.results.compare import Comparison
+from toolaudit.results.score_compare import AccuracyComparison, AnyComparison
 from toolaudit.results.summary import Summary
 
 __all__ = ["render_comparison_html", "render_html"]
@@ -65,8 +66,13 @@ def render_html(summary: Summary) -> str:
     return _page(title, sections, html_audit.footer(summary))
 
 
-def render_comparison_html(comparison: Comparison) -> str:
-    """A comparison of two summaries (or of one group of each) as a self-contained HTML page."""
+def render_comparison_html(comparison: AnyComparison) -> str:
+    """A comparison of two summaries (or of one group of each), or of two score files, as a
+    self-contained HTML page."""
+    word = "regressed" if comparison.regressed else "not regressed"
+    title = f"toolaudit compare: {esc(comparison.new_label, 40)} {word}"
+    if isinstance(comparison, AccuracyComparison):
+        return _page(title, html_accuracy.accuracy_sections(comparison), "")
     sections = [
         html_compare.header(comparison),
         html_compare.verdict(comparison),
@@ -76,8 +82,6 @@ def render_comparison_html(comparison: Comparison) -> str:
         html_compare.by_tool(comparison),
         html_compare.by_kind(comparison),
     ]
-    word = "regressed" if comparison.regressed else "not regressed"
-    title = f"toolaudit compare: {esc(comparison.new_label, 40)} {word}"
     return _page(title, sections, html_compare.footer(comparison))
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 # the package, whose __init__ imports this module (a cycle).
 import toolaudit.output.html.parts as p
 from toolaudit.results.compare import Comparison, RateChange
+from toolaudit.results.score_compare import AnyComparison
+from toolaudit.results.significance import Test
 
 #: Rows of a change table; beyond it the smallest changes are left out (and counted).
 MAX_CHANGE_ROWS = 100
@@ -18,7 +20,7 @@ MAX_CHANGE_ROWS = 100
 LABEL_WIDTH = 40
 
 
-def header(comparison: Comparison) -> str:
+def header(comparison: AnyComparison) -> str:
     base = _side(comparison.base_label, comparison.base_group)
     new = _side(comparison.new_label, comparison.new_group)
     return (
@@ -32,7 +34,7 @@ def _side(label: str, group: str | None) -> str:
     return f"<strong>{p.name(label, 120)}</strong>{where}"
 
 
-def sides(comparison: Comparison) -> tuple[str, str]:
+def sides(comparison: AnyComparison) -> tuple[str, str]:
     """Short names of the two sides for column headers: what tells them apart.
 
     ``compare summary.json summary.json --base-group a --new-group b`` has one
@@ -58,13 +60,13 @@ def verdict(comparison: Comparison) -> str:
     if comparison.regressed:
         return (
             '<div class="verdict bad" role="alert"><div class="word">\u2717 Regressed</div>'
-            f"<p>The error rate rose by {_magnitude(overall.change)}: {rates}; "
+            f"<p>The error rate rose by {magnitude(overall.change)}: {rates}; "
             f"more than the {within}.</p></div>"
         )
     if overall.change > 0:
-        how = f"rose by {_magnitude(overall.change)}, within the {within}"
+        how = f"rose by {magnitude(overall.change)}, within the {within}"
     elif overall.change < 0:
-        how = f"fell by {_magnitude(overall.change)}"
+        how = f"fell by {magnitude(overall.change)}"
     else:
         how = "did not change"
     return (
@@ -73,7 +75,7 @@ def verdict(comparison: Comparison) -> str:
     )
 
 
-def _magnitude(change: float) -> str:
+def magnitude(change: float) -> str:
     """A change in words ("rose by 1.5 pp"): the verb carries the sign."""
     return p.points(abs(change)).lstrip("+")
 
@@ -109,11 +111,11 @@ def overall(comparison: Comparison) -> str:
     base, new = comparison.base, comparison.new
     base_name, new_name = sides(comparison)
     head = [p.th(""), p.th(base_name, "num"), p.th(new_name, "num"), p.th("change", "num")]
-    rate = comparison.overall
+    rate, rate_test = comparison.overall, comparison.overall_test
     first = [
         p.th("<strong>error rate</strong>", "rowhead", "row"),
-        _rate(rate.base_rate),
-        _rate(rate.new_rate),
+        rate_cell(rate.base_rate),
+        rate_cell(rate.new_rate),
     ]
     body = [
         p.tr([*first, _change(rate.change)], "rate"),
@@ -123,10 +125,19 @@ def overall(comparison: Comparison) -> str:
         _count_row("invalid calls", base.invalid, new.invalid),
         _count_row("malformed records", base.malformed_records, new.malformed_records),
     ]
-    return p.section("overall", "Overall", p.table(head, body, "overall"))
+    return p.section("overall", "Overall", p.table(head, body, "overall"), test_note(rate_test))
 
 
-def _rate(rate: float) -> str:
+def test_note(test: Test) -> str:
+    """A test's figures under its table: name, p-value, and the interval of the change."""
+    p_value = "p &lt; 0.0001" if test.p_value < 0.0001 else f"p = {test.p_value:.3g}"
+    return p.note(
+        f"{p.esc(test.name)}: {p_value}; 95% interval of the change "
+        f"{p.points(test.low)} to {p.points(test.high)}."
+    )
+
+
+def rate_cell(rate: float) -> str:
     return p.td(f"{p.pct(rate)} {p.meter(rate)}", "num")
 
 

@@ -1,0 +1,269 @@
+"""The summary's ``ground_truth`` section: how many expected entries were answered right,
+by outcome, category, tool and parameter; counts that add up, merge and round-trip as JSON.
+
+Only counts are kept; every rate (accuracy, precision, recall, F1, their intervals) is
+derived from them when written, so merged parts (``--jobs``, ``--dask``, ``merge``) give
+the figures of the whole.
+
+Tool selection compares the multiset of tool names called with the multiset expected,
+per entry: ``matched`` is the size of their intersection (two expected calls of a tool
+and one made count one match), precision is matched over made, recall matched over
+expected. Micro figures pool every entry; macro figures are the mean over categories.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from toolaudit.results.significance import wilson_interval
+
+#: The outcomes of an expected entry, in the order the summary lists them.
+OUTCOMES = (
+    "correct",
+    "incorrect",
+    "missed",
+    "correct_abstention",
+    "unwanted_call",
+    "unparseable",
+    "no_record",
+)
+#: The category of entries that have none.
+NO_CATEGORY = "null"
+
+__all__ = ["NO_CATEGORY", "OUTCOMES", "GroundTruth", "ScoreLike", "Tally"]
+
+
+class ScoreLike(Protocol):
+    """What the section reads of a score (``toolaudit.truth.match.Score``)."""
+
+    @property
+    def category(self) -> str | None: ...
+    @property
+    def outcome(self) -> str: ...
+    @property
+    def correct(self) -> bool: ...
+    @property
+    def parameters(self) -> tuple[tuple[str, str, bool], ...]: ...
+
+
+@dataclass
+class Tally:
+    """Entries and tool selection of one category or one tool: counts only."""
+
+    total: int = 0
+    correct: int = 0
+    #: Calls made, calls expected, and the size of their multiset intersection.
+    made: int = 0
+    expected: int = 0
+    matched: int = 0
+
+    def added(self, other: Tally) -> Tally:
+        return Tally(
+            *(mine + theirs for mine, theirs in zip(_fields(self), _fields(other), strict=True))
+        )
+
+    def accuracy(self) -> float | None:
+        return self.correct / self.total if self.total else None
+
+    def selection(self) -> dict[str, float | None]:
+        precision = self.matched / self.made if self.made else None
+        recall = self.matched / self.expected if self.expected else None
+        return {"precision": precision, "recall": recall, "f1": _f1(precision, recall)}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "total": self.total,
+            "correct": self.correct,
+            "accuracy": self.accuracy(),
+            "accuracy_95": list(wilson_interval(self.correct, self.total)),
+            "made": self.made,
+            "expected": self.expected,
+            "matched": self.matched,
+            **self.selection(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Tally:
+        return cls(
+            *(int(data[name]) for name in ("total", "correct", "made", "expected", "matched"))
+        )
+
+
+@dataclass
+class Parameter:
+    """One parameter of one tool: how often it was expected, matched, and was among the
+    mismatches of an ``incorrect`` entry."""
+
+    expected: int = 0
+    matched: int = 0
+    failures: int = 0
+
+    def added(self, other: Parameter) -> Parameter:
+        return Parameter(
+            self.expected + other.expected,
+            self.matched + other.matched,
+            self.failures + other.failures,
+        )
+
+
+@dataclass
+class GroundTruth:
+    """The ``ground_truth`` section: counts of scored entries, and of records with no
+    expected entry (``unscored``). Fill it with :meth:`add` and :meth:`add_unscored`."""
+
+    outcomes: dict[str, int] = field(default_factory=dict)
+    by_category: dict[str, Tally] = field(default_factory=dict)
+    by_tool: dict[str, Tally] = field(default_factory=dict)
+    by_parameter: dict[str, dict[str, Parameter]] = field(default_factory=dict)
+    unscored: int = 0
+
+    def add(
+        self, score: ScoreLike, made_tools: Iterable[str], expected_tools: Iterable[str]
+    ) -> None:
+        """Count one scored entry; ``made_tools`` and ``expected_tools`` are the names of
+        the calls made and expected (repeated names counted as often as they occur)."""
+        made, expected = Counter(made_tools), Counter(expected_tools)
+        matched = made & expected
+        self.outcomes[score.outcome] = self.outcomes.get(score.outcome, 0) + 1
+        entry = Tally(1, int(score.correct), made.total(), expected.total(), matched.total())
+        category = score.category if score.category is not None else NO_CATEGORY
+        self.by_category[category] = self.by_category.get(category, Tally()).added(entry)
+        for tool in sorted(made.keys() | expected.keys()):
+            # Entry counts go to the tools expected: a tool only called (wrongly) has
+            # selection counts but no entries of its own.
+            wanted = tool in expected
+            one = Tally(
+                int(wanted),
+                int(wanted and score.correct),
+                made[tool],
+                expected[tool],
+                matched[tool],
+            )
+            self.by_tool[tool] = self.by_tool.get(tool, Tally()).added(one)
+        failed = score.outcome == "incorrect"
+        for tool, name, ok in score.parameters:
+            params = self.by_parameter.setdefault(tool, {})
+            params[name] = params.get(name, Parameter()).added(
+                Parameter(1, int(ok), int(failed and not ok))
+            )
+
+    def add_unscored(self, records: int = 1) -> None:
+        """Count records that no expected entry names."""
+        self.unscored += records
+
+    @property
+    def total(self) -> int:
+        return sum(self.outcomes.values())
+
+    @property
+    def correct(self) -> int:
+        return sum(tally.correct for tally in self.by_category.values())
+
+    def merged(self, other: GroundTruth) -> GroundTruth:
+        """The section of both (neither is changed)."""
+        params = {tool: dict(names) for tool, names in self.by_parameter.items()}
+        for tool, names in other.by_parameter.items():
+            mine = params.setdefault(tool, {})
+            for name, parameter in names.items():
+                mine[name] = mine.get(name, Parameter()).added(parameter)
+        return GroundTruth(
+            outcomes=dict(Counter(self.outcomes) + Counter(other.outcomes)),
+            by_category=_added(self.by_category, other.by_category),
+            by_tool=_added(self.by_tool, other.by_tool),
+            by_parameter=params,
+            unscored=self.unscored + other.unscored,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The section as the summary holds it (documented in docs/report-and-summary.md)."""
+        whole = Tally()
+        for tally in self.by_category.values():
+            whole = whole.added(tally)
+        # Sorted: merged parts must sum their floats in the order the whole does.
+        ordered = [tally for _, tally in sorted(self.by_category.items())]
+        categories = [tally.accuracy() for tally in ordered]
+        selections = [tally.selection() for tally in ordered]
+        failures = self.outcomes.get("incorrect", 0)
+        return {
+            "total": self.total,
+            "correct": self.correct,
+            "accuracy": whole.accuracy(),
+            "accuracy_95": list(wilson_interval(whole.correct, whole.total)),
+            "macro_accuracy": _mean(categories),
+            "outcomes": {outcome: self.outcomes.get(outcome, 0) for outcome in _outcomes(self)},
+            "selection": {
+                "made": whole.made,
+                "expected": whole.expected,
+                "matched": whole.matched,
+                "micro": whole.selection(),
+                "macro": {
+                    key: _mean([figures[key] for figures in selections])
+                    for key in ("precision", "recall", "f1")
+                },
+            },
+            "by_category": {name: t.to_dict() for name, t in sorted(self.by_category.items())},
+            "by_tool": {name: t.to_dict() for name, t in sorted(self.by_tool.items())},
+            "by_parameter": {
+                tool: {
+                    name: {
+                        "expected": p.expected,
+                        "matched": p.matched,
+                        "accuracy": p.matched / p.expected if p.expected else None,
+                        "failures": p.failures,
+                        "share_of_failures": p.failures / failures if failures else 0.0,
+                    }
+                    for name, p in sorted(names.items())
+                }
+                for tool, names in sorted(self.by_parameter.items())
+            },
+            "unscored": self.unscored,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GroundTruth:
+        """Rebuild the section from its JSON (KeyError, TypeError or ValueError if it is
+        not one: the summary's loader turns them into its error)."""
+        return cls(
+            outcomes={str(k): int(v) for k, v in data["outcomes"].items() if int(v)},
+            by_category={str(k): Tally.from_dict(v) for k, v in data["by_category"].items()},
+            by_tool={str(k): Tally.from_dict(v) for k, v in data["by_tool"].items()},
+            by_parameter={
+                str(tool): {
+                    str(name): Parameter(int(p["expected"]), int(p["matched"]), int(p["failures"]))
+                    for name, p in names.items()
+                }
+                for tool, names in data["by_parameter"].items()
+            },
+            unscored=int(data["unscored"]),
+        )
+
+
+def _fields(tally: Tally) -> tuple[int, ...]:
+    return (tally.total, tally.correct, tally.made, tally.expected, tally.matched)
+
+
+def _added(mine: Mapping[str, Tally], theirs: Mapping[str, Tally]) -> dict[str, Tally]:
+    both = dict(mine)
+    for key, tally in theirs.items():
+        both[key] = both.get(key, Tally()).added(tally)
+    return both
+
+
+def _outcomes(section: GroundTruth) -> list[str]:
+    """Every known outcome in its order (zeros too), then any other seen, by name."""
+    return [*OUTCOMES, *sorted(set(section.outcomes) - set(OUTCOMES))]
+
+
+def _f1(precision: float | None, recall: float | None) -> float | None:
+    if precision is None or recall is None:
+        return None
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+
+
+def _mean(values: list[float | None]) -> float | None:
+    """The mean of the figures that exist (a category with nothing to measure is left out)."""
+    present = [value for value in values if value is not None]
+    return sum(present) / len(present) if present else None
