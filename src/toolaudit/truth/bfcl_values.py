@@ -140,7 +140,7 @@ def list_of_dicts_error(value: list[object], possible: list[object]) -> str | No
             continue
         failed = False
         for given, expected in zip(value, answer, strict=True):  # type: ignore[call-overload]
-            error_of_item = dict_error(given, [expected])  # type: ignore[arg-type]
+            error_of_item = dict_error(given, [expected])
             if error_of_item is not None:
                 error, failed = error_of_item, True
                 break
