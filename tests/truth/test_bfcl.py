@@ -8,7 +8,13 @@ from typing import Any
 
 import pytest
 
-from toolaudit.truth.bfcl import CHECKER_ERROR, decode, guess_underscore_to_dot, score_bfcl
+from toolaudit.truth.bfcl import (
+    CHECKER_ERROR,
+    decode,
+    guess_underscore_to_dot,
+    relevance_expected,
+    score_bfcl,
+)
 from toolaudit.truth.bfcl_langs import java_value, js_value
 from toolaudit.truth.bfcl_values import standardized
 from toolaudit.truth.entries import Accept, Expected, ExpectedCall, bfcl_accept
@@ -152,7 +158,8 @@ def test_decode_takes_each_calls_first_name_and_python_json() -> None:
     ],
 )
 def test_irrelevance_counts_anything_that_is_no_call_as_correct(result, outcome, correct):
-    expected = Expected("irrelevance_0", (), "any", "irrelevance", "bfcl")
+    expected = relevance_expected("irrelevance_0")
+    assert expected is not None
     score = score_bfcl(expected, result, [])
     assert (score.outcome, score.correct) == (outcome, correct)
     if not correct:
@@ -161,7 +168,8 @@ def test_irrelevance_counts_anything_that_is_no_call_as_correct(result, outcome,
 
 
 def test_relevance_wants_any_call() -> None:
-    expected = Expected("live_relevance_0", None, "any", "live_relevance", "bfcl")
+    expected = relevance_expected("live_relevance_0-0-0")
+    assert expected is not None and relevance_expected("simple_python_1") is None
     assert score_bfcl(expected, [{"f": '{"a": 1}'}], []).outcome == "correct"
     for result, outcome in (([], "missed"), ("text", "unparseable")):
         score = score_bfcl(expected, result, [])

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from toolaudit.truth.bfcl import score_bfcl
+from toolaudit.truth.bfcl import relevance_expected, score_bfcl
 from toolaudit.truth.entries import Expected, ExpectedCall, bfcl_accept, bfcl_category
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "bfcl" / "reproduce"
@@ -46,10 +46,6 @@ def _question_data(category: str) -> tuple[dict[str, Any], dict[str, Expected]]:
     return functions, {line["id"]: bfcl_expected(line) for line in answers}
 
 
-def _abstention(id: str, category: str) -> Expected:
-    return Expected(id, () if "irrelevance" in category else None, "any", category, "bfcl")
-
-
 @pytest.mark.parametrize("run", RUNS)
 def test_score_file_reproduced_entry_for_entry(run: str) -> None:
     category = run.rsplit(".", 1)[1]
@@ -60,7 +56,8 @@ def test_score_file_reproduced_entry_for_entry(run: str) -> None:
     correct = total = 0
     for line in _lines(HERE / f"{run}.result.jsonl.gz"):
         id = line["id"]
-        entry = expected.get(id) or _abstention(id, category)
+        entry = expected.get(id) or relevance_expected(id)
+        assert entry is not None
         score = score_bfcl(entry, line["result"], functions.get(id, []), category=category)
         assert score.correct == (score.bfcl_error_type is None)
         total += 1

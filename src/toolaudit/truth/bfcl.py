@@ -26,7 +26,7 @@ from toolaudit.truth.bfcl_checker import (
     value_error,
 )
 from toolaudit.truth.bfcl_values import is_optional_mark
-from toolaudit.truth.entries import Expected, ExpectedCall
+from toolaudit.truth.entries import Expected, ExpectedCall, bfcl_category
 from toolaudit.truth.match import Score
 
 #: The error_type given when BFCL's own evaluation would stop on the entry (a function
@@ -81,6 +81,18 @@ def language_of(category: str) -> str:
     if "javascript" in category:
         return "javascript"
     return "java" if "java" in category else "python"
+
+
+def relevance_expected(id: str, category: str | None = None) -> Expected | None:
+    """The entry of a BFCL relevance or irrelevance prompt, which has no possible answers:
+    none expected for ``irrelevance``, any call for ``relevance``; None for other categories.
+    ``category`` defaults to the id's prefix (``live_irrelevance_3-0-1``)."""
+    category = category or bfcl_category(id) or ""
+    if "irrelevance" in category:
+        return Expected(id, (), "any", category, "bfcl")
+    if "relevance" in category:
+        return Expected(id, None, "any", category, "bfcl")
+    return None
 
 
 def score_bfcl(
