@@ -19,17 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from toolaudit.results.significance import wilson_interval
+from toolaudit.truth.match import OUTCOMES
 
 #: The outcomes of an expected entry, in the order the summary lists them.
-OUTCOMES = (
-    "correct",
-    "incorrect",
-    "missed",
-    "correct_abstention",
-    "unwanted_call",
-    "unparseable",
-    "no_record",
-)
 #: The category of entries that have none.
 NO_CATEGORY = "null"
 
