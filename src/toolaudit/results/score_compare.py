@@ -26,7 +26,7 @@ from toolaudit.results.significance import (
     smallest_detectable_drop,
     two_proportion_test,
 )
-from toolaudit.results.summary import Summary
+from toolaudit.results.summary import Summary, read_summary_file
 
 __all__ = [
     "AccuracyComparison",
@@ -238,20 +238,12 @@ def read_scores(raw: bytes, label: str, group: str | None = None) -> dict[str, b
 def load_compared(
     path: str, *, storage_options: Mapping[str, Any] | None = None, group: str | None = None
 ) -> Summary | dict[str, bool]:
-    """A file given to ``compare``: a summary, or a score file's verdicts by id."""
-    from toolaudit.storage import is_url, read_bytes
-
-    try:
-        if is_url(path):
-            raw = read_bytes(path, storage_options, what=path)
-        else:
-            with open(path, "rb") as file:
-                raw = file.read()
-    except OSError as error:
-        raise SummaryError(f"{path}: cannot read: {error.strerror or error}") from error
+    """A file given to ``compare``: a summary, or a score file's verdicts by id (the
+    file read once)."""
+    raw = read_summary_file(path, storage_options)
     if is_score_file(raw):
         return read_scores(raw, path, group)
-    return Summary.load(path, storage_options=storage_options)
+    return Summary.from_bytes(raw, path)
 
 
 def compare_scores(

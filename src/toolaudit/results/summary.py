@@ -334,16 +334,11 @@ class Summary(RecordCounts):
         """Read a summary file written by ``toolaudit audit --summary`` (or ``merge``), or
         a URL (``storage_options`` for its filesystem); :class:`SummaryError` names the
         file and what is wrong with it."""
-        from toolaudit.storage import is_url, read_bytes
+        return cls.from_bytes(read_summary_file(path, storage_options), path)
 
-        try:
-            if is_url(path):
-                raw = read_bytes(path, storage_options, what=path)
-            else:
-                with open(path, "rb") as file:
-                    raw = file.read()
-        except OSError as error:
-            raise SummaryError(f"{path}: cannot read: {error.strerror or error}") from error
+    @classmethod
+    def from_bytes(cls, raw: bytes, path: str) -> Summary:
+        """A summary file's bytes, read already (``path`` names it in errors)."""
         try:
             data = orjson.loads(raw)
         except orjson.JSONDecodeError as error:
@@ -493,3 +488,17 @@ def merged_tools(
     for name, tool in second.items():
         tools[name] = tools[name].merged(tool) if name in tools else tool.merged(ToolSummary())
     return tools
+
+
+def read_summary_file(path: str, storage_options: Mapping[str, Any] | None = None) -> bytes:
+    """The bytes of a file given to ``compare`` or ``merge``, a path or a URL;
+    :class:`SummaryError` when it cannot be read."""
+    from toolaudit.storage import is_url, read_bytes
+
+    try:
+        if is_url(path):
+            return read_bytes(path, storage_options, what=path)
+        with open(path, "rb") as file:
+            return file.read()
+    except OSError as error:
+        raise SummaryError(f"{path}: cannot read: {error.strerror or error}") from error
