@@ -44,7 +44,7 @@ class FastPaths:
         self._validator = schemas.validator
         self._forced = options.input_format
         self._compile_tools = compile_tools
-        forced = options.input_format
+        forced = self._forced
         # The typed path gives what the general path gives only where the global schemas
         # judge every record it reads (none keyed, none deep), no group needs more of the
         # record than the model its shapes read, and a forced format is one it reads.

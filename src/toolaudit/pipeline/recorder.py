@@ -167,15 +167,6 @@ class Recorder:
             return self.tally
         return self._groups.tally_for(record, model, fields)
 
-    def valid(self, tally: Tally, where: Where, tool: str) -> None:
-        """One valid call, where the readers' batched counting does not apply."""
-        tally.count_one_ok(tool)
-        if self.valid_rows is not None:
-            assert where.index is not None
-            self.valid_rows.append(
-                self.valid_row(where.line, where.index, where.call_id, tool, where.model)
-            )
-
     def call(self, tally: Tally | None, where: Where, verdict: Verdict) -> None:
         """One call and its verdict (see :meth:`calls`)."""
         self.calls(tally, ((where, verdict),))
