@@ -120,9 +120,17 @@ class Groups:
         # The whole counted the lines; its groups, all else.
         counts = total.of_the_input()
         by_tool: dict[str, ToolSummary] = {}
+        ground_truth = total.ground_truth
         for group in groups.values():
             counts += group.of_the_records()
             by_tool = merged_tools(by_tool, group.by_tool)
+            if ground_truth is not None and group.ground_truth is not None:
+                ground_truth = ground_truth.merged(group.ground_truth)
         return replace(
-            total, **counts.record_counts(), by_tool=by_tool, group_by=self.fields, groups=groups
+            total,
+            **counts.record_counts(),
+            by_tool=by_tool,
+            group_by=self.fields,
+            groups=groups,
+            ground_truth=ground_truth,
         )

@@ -33,6 +33,7 @@ from toolaudit.results.folding import (
     Folding,
     folded_estimate,
 )
+from toolaudit.results.ground_truth import GroundTruth
 
 #: Failing report rows kept in a summary (and in each group's), in input order.
 SAMPLE_ROWS = 20
@@ -181,6 +182,9 @@ class Summary(RecordCounts):
     #: The --group-by fields, and a summary per value (see :func:`group_key`).
     group_by: tuple[str, ...] = ()
     groups: dict[str, Summary] = field(default_factory=dict)
+    #: With --expected: how many expected entries were answered right (see
+    #: :mod:`toolaudit.results.ground_truth`); None for an audit without expected calls.
+    ground_truth: GroundTruth | None = None
 
     def __post_init__(self) -> None:
         # Compact copies: the caller's tables and lists are left as they were given.
@@ -278,6 +282,7 @@ class Summary(RecordCounts):
             "max_keys": {"tools": self.max_tools, "params": self.max_params},
             "folded": {"tools": self.folded_tools, "params": self.folded_params},
             "samples": self.samples,
+            **({} if self.ground_truth is None else {"ground_truth": self.ground_truth.to_dict()}),
         }
 
     @classmethod
@@ -327,6 +332,9 @@ class Summary(RecordCounts):
             "max_tools": int(limits.get("tools", DEFAULT_MAX_TOOLS)),
             "max_params": int(limits.get("params", DEFAULT_MAX_PARAMS)),
             "samples": [dict(row) for row in data.get("samples", [])],
+            "ground_truth": (
+                GroundTruth.from_dict(data["ground_truth"]) if "ground_truth" in data else None
+            ),
         }
 
     @classmethod
@@ -384,6 +392,7 @@ class Summary(RecordCounts):
                 (other.max_tools, other.max_params),
             ),
             ("--group-by fields", self.group_by, other.group_by),
+            ("expected calls", _scored(self), _scored(other)),
         ):
             if mine != theirs:
                 raise SummaryError(
@@ -412,7 +421,17 @@ class Summary(RecordCounts):
             samples=self.samples + other.samples[: SAMPLE_ROWS - len(self.samples)],
             group_by=self.group_by,
             groups=groups,
+            ground_truth=(
+                None
+                if self.ground_truth is None or other.ground_truth is None
+                else self.ground_truth.merged(other.ground_truth)
+            ),
         )
+
+
+def _scored(summary: Summary) -> str:
+    """How messages name whether a summary scored expected calls."""
+    return "none" if summary.ground_truth is None else "--expected"
 
 
 def _shown(value: object) -> str:

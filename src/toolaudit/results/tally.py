@@ -15,6 +15,7 @@ from toolaudit.results.folding import (
     Folding,
     table_key,
 )
+from toolaudit.results.ground_truth import GroundTruth
 from toolaudit.results.summary import (
     SAMPLE_ROWS,
     SourceStatus,
@@ -41,7 +42,14 @@ class Tally(RecordCounts):
     usable name) and counted under their :func:`~toolaudit.results.folding.table_key`.
     """
 
-    __slots__ = ("_param_foldings", "_tool_folding", "by_tool", "max_params", "samples")
+    __slots__ = (
+        "_param_foldings",
+        "_tool_folding",
+        "by_tool",
+        "ground_truth",
+        "max_params",
+        "samples",
+    )
     # A tally is a running count, not a value: equal only to itself, as a plain object.
     __eq__ = object.__eq__
     __hash__ = object.__hash__
@@ -56,6 +64,8 @@ class Tally(RecordCounts):
         self.max_params = max_params
         self._tool_folding = Folding(max_tools, tool_declared)
         self._param_foldings: dict[str, Folding] = {}  # by tool name, once it has a parameter error
+        #: With --expected: the expected entries scored on these records.
+        self.ground_truth: GroundTruth | None = None
 
     def _tool(self, name: str, *, declared: bool = True) -> tuple[str, ToolSummary]:
         """The table entry that counts calls to ``name`` (``declared``: not an unknown
@@ -129,6 +139,9 @@ class Tally(RecordCounts):
             key, mine = self._tool(name, declared=tool_declared(tool))
             self.by_tool[key] = mine.merged(tool)
         self.samples.extend(other.samples[: SAMPLE_ROWS - len(self.samples)])
+        if other.ground_truth is not None:
+            mine = self.ground_truth or GroundTruth()
+            self.ground_truth = mine.merged(other.ground_truth)
         return self
 
     def wants_sample(self) -> bool:
@@ -154,4 +167,5 @@ class Tally(RecordCounts):
             max_tools=self._tool_folding.limit,
             max_params=self.max_params,
             samples=list(self.samples),
+            ground_truth=self.ground_truth,
         )
