@@ -140,8 +140,8 @@ class Tally(RecordCounts):
             self.by_tool[key] = mine.merged(tool)
         self.samples.extend(other.samples[: SAMPLE_ROWS - len(self.samples)])
         if other.ground_truth is not None:
-            mine = self.ground_truth or GroundTruth()
-            self.ground_truth = mine.merged(other.ground_truth)
+            scored = self.ground_truth or GroundTruth()
+            self.ground_truth = scored.merged(other.ground_truth)
         return self
 
     def wants_sample(self) -> bool:
