@@ -99,19 +99,19 @@ def _cut_off_after_the_first_range(task):
     """In a worker: a range's audit, as if the reading of every range but the first had
     stopped before its end."""
     result = _AUDIT_PART(task)
-    return _cut_off(result) if task[0].start > 0 else result
+    return _cut_off(result) if task.source.start > 0 else result
 
 
 def _cut_off_in_the_first_range(task):
     result = _AUDIT_PART(task)
-    return _cut_off(result) if task[0].start == 0 else result
+    return _cut_off(result) if task.source.start == 0 else result
 
 
 def test_a_range_read_only_in_part_has_the_audit_done_again_in_one_process(tmp_path, monkeypatch):
     # Its status would say where its reading stopped by a line numbered from 1.
     monkeypatch.setattr(parallel, "audit_part", _cut_off_after_the_first_range)
     again = []
-    monkeypatch.setattr(parallel, "_again_in_one_process", lambda *args: again.append(args))
+    monkeypatch.setattr(parallel._OneProcess, "run", lambda self: again.append(self))
     job = AuditJob([Source(str(SAMPLE))], SAMPLE_SCHEMAS)
     parallel.ParallelRunner(2).run(job)
     assert len(again) == 1

@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 
     from toolaudit.pipeline import StopRequest
     from toolaudit.results.summary import Summary
+    from toolaudit.schemas import SchemaSet
+    from toolaudit.truth.expectations import Expectations
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 every call valid and no malformed record; 1 something invalid or "
@@ -56,6 +58,13 @@ InputFormat = enum.Enum(  # type: ignore[misc]
     "InputFormat", {name: name for name in ("auto", *format_names())}, type=str
 )
 AUTO = InputFormat("auto")
+
+
+class Match(str, enum.Enum):
+    """--match: how made calls are compared with the expected ones."""
+
+    default = "default"
+    bfcl = "bfcl"  # not a log format
 
 
 @command(epilog=EXIT_CODES_HELP)
@@ -206,6 +215,46 @@ def audit(
         ),
     ] = DEFAULT_MAX_OPEN_STREAMS,
     storage_option: StorageOption = None,
+    expected: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--expected",
+            "-e",
+            metavar="FILE",
+            help="Expected calls, one entry per line keyed by record id: BFCL possible answers "
+            'or {"id", "calls": [...]} (see docs/evaluation.md). Scores each record: was it '
+            "the right call? Repeatable.",
+            show_default=False,
+        ),
+    ] = None,
+    expected_key: Annotated[
+        str | None,
+        typer.Option(
+            "--expected-key",
+            metavar="FIELD",
+            help="The record field holding its id (a dotted path, e.g. metadata.eval_id). "
+            "Default: the id its format names (BFCL's id, a Batch line's custom_id), else id.",
+            show_default=False,
+        ),
+    ] = None,
+    match: Annotated[
+        Match,
+        typer.Option(
+            "--match",
+            help="How calls are compared with the expected ones: toolaudit's rules, or "
+            "BFCL's checker exactly (give the BFCL question files as --schemas).",
+        ),
+    ] = Match.default,
+    scores: Annotated[
+        str | None,
+        typer.Option(
+            "--scores",
+            metavar="PATH",
+            help="With --expected: write one JSON line per expected entry here (- for stdout; "
+            "a URL too).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Audit logs of tool calls: a report row per call and a summary of what failed."""
     from toolaudit.cli.progress import byte_progress
@@ -229,6 +278,11 @@ def audit(
         # Said, not ignored: without --dask, files are cut by --jobs, not into blocks.
         raise _fail("--blocksize is for --dask: without it, --jobs decides how files are cut")
     storage_options = _storage_options(storage_option)
+    if expected is None and (scores is not None or expected_key is not None):
+        given = "--scores" if scores is not None else "--expected-key"
+        raise _fail(f"{given} is for --expected: give the expected calls to score against")
+    if expected is None and match is not Match.default:
+        raise _fail("--match is for --expected: give the expected calls to score against")
     try:
         options = AuditOptions(
             errors_only=errors_only,
@@ -247,11 +301,33 @@ def audit(
         )
         # The schemas live as long as the run: keep the cycle collector from
         # walking them again and again (it costs with large schemas).
+        expectations = (
+            None
+            if expected is None
+            else _expectations(
+                expected,
+                (match.value, expected_key),
+                (schema_set, schemas or []),
+                storage_options,
+            )
+        )
         gc.freeze()
-        sources = expand_paths(paths, skip=schemas or (), storage_options=storage_options)
-        outputs = {"--report": report, "--summary": summary_path, "--html": html}
-        check_outputs(outputs, sources, schemas=schemas or (), storage_options=storage_options)
-        job = AuditJob(sources, schema_set, options)
+        inputs_given = [*(schemas or ()), *(expected or ())]
+        sources = expand_paths(paths, skip=inputs_given, storage_options=storage_options)
+        outputs = {
+            "--report": report,
+            "--summary": summary_path,
+            "--html": html,
+            "--scores": scores,
+        }
+        check_outputs(
+            outputs,
+            sources,
+            schemas=schemas or (),
+            expected=expected or (),
+            storage_options=storage_options,
+        )
+        job = AuditJob(sources, schema_set, options, expectations)
         show_progress = sys.stderr.isatty() if progress is None else progress
         interrupted: type[KeyboardInterrupt] | None = None
         stop = StopRequest()
@@ -272,6 +348,7 @@ def audit(
                     storage_options=storage_options,
                     dask=client,
                     blocksize=block_size,
+                    scores=scores,
                 )
             except Interrupted as stopped:
                 # The report keeps every complete row; the summary says it is incomplete.
@@ -295,7 +372,7 @@ def audit(
             EXIT_TERMINATED if issubclass(interrupted, Terminated) else EXIT_INTERRUPTED
         )
     rendered = render_summary(output_format.value, summary)
-    if STDOUT in (report, summary_path, html):
+    if STDOUT in (report, summary_path, html, scores):
         # stdout carries an output: the summary printed must not be mixed into it.
         sys.stderr.write(rendered)
     else:
@@ -350,6 +427,44 @@ def _block_progress(*, enabled: bool) -> Iterator[Callable[[int, int], object] |
             bar.refresh()
 
         yield update
+
+
+def _expectations(
+    paths: list[str],
+    how: tuple[str, str | None],
+    schemas: tuple[SchemaSet, list[str]],
+    storage_options: dict[str, str] | None,
+) -> Expectations:
+    """The expected calls, read before any log line; their unreadable lines told on stderr.
+    ``how``: --match and --expected-key; ``schemas``: the loaded set and its files."""
+    from toolaudit.truth.expectations import load_expectations
+
+    (match, key), (schema_set, schema_paths) = how, schemas
+    expectations = load_expectations(
+        paths,
+        match=match,
+        key=key,
+        schemas=schema_set,
+        schema_paths=schema_paths,
+        storage_options=storage_options,
+    )
+    problems = expectations.entries.problems
+    for problem in problems[:MAX_TOLD]:
+        _tell(f"expected file {problem} (not scored)", kind="warning")
+    if len(problems) > MAX_TOLD:
+        more = len(problems) - MAX_TOLD
+        _tell(f"expected files: {more} more unreadable lines (not scored)", kind="warning")
+    if not expectations.entries:
+        _tell(
+            f"no expected entry in {', '.join(paths)}: only BFCL relevance and irrelevance "
+            "prompts (told by their ids) will be scored",
+            kind="warning",
+        )
+    return expectations
+
+
+#: Unreadable expected lines told one by one on stderr; the rest are counted.
+MAX_TOLD = 10
 
 
 def _parse_max_keys(text: str) -> tuple[int, int]:

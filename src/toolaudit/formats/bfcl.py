@@ -129,4 +129,5 @@ BFCL = Format(
     tool_result_messages="openai-chat",
     # Every call of a record carries its question's id.
     unique_call_ids=False,
+    logged_output="result",
 )

@@ -79,6 +79,7 @@ class Format(_ReadOnly):
         "fallback",
         "family",
         "keys",
+        "logged_output",
         "name",
         "recognises",
         "summary",
@@ -142,6 +143,10 @@ class Format(_ReadOnly):
     #: ``KEY``, those of the earlier record with its key (an OpenAI Batch output line,
     #: its input line's: one read before it is an error that says so). None: not so.
     uses_defined_tools: str | None
+    #: The field of a record that holds the model's output as its benchmark logs it,
+    #: for a scorer that decodes it as the benchmark does (a BFCL result's
+    #: ``result``, read by ``--match bfcl``); None: the calls are the output.
+    logged_output: str | None
 
     def __init__(
         self,
@@ -162,6 +167,7 @@ class Format(_ReadOnly):
         carries_tools: bool = False,
         defines_tools: str | None = None,
         uses_defined_tools: str | None = None,
+        logged_output: str | None = None,
     ) -> None:
         if (extract is None) == (extract_nested is None):
             raise TypeError(f"format {name!r}: give exactly one of extract, extract_nested")
@@ -186,6 +192,7 @@ class Format(_ReadOnly):
             carries_tools=carries_tools,
             defines_tools=defines_tools,
             uses_defined_tools=uses_defined_tools,
+            logged_output=logged_output,
         )
 
     def reply_shape(self, record: Mapping[str, Any]) -> str | None:

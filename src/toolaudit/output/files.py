@@ -150,15 +150,18 @@ def check_outputs(
     sources: Iterable[Source],
     *,
     schemas: Iterable[str] = (),
+    expected: Iterable[str] = (),
     storage_options: Mapping[str, Any] | None = None,
 ) -> None:
     """Refuse, before reading anything, an output (``{"--report": path, ...}``, None
-    where not asked for) that is also an input or a schemas file, that another output
-    names too (the last one written would win), a second output to stdout, or a URL
-    that cannot be written at all (its filesystem not installed, its bucket missing)."""
+    where not asked for) that is also an input, a schemas or an expected-calls file,
+    that another output names too (the last one written would win), a second output to
+    stdout, or a URL that cannot be written at all (its filesystem not installed, its
+    bucket missing)."""
     # What no output may overwrite: (the place, as local_path() reads it, and why).
     kept = [(local_path(s.name) or s.name, "is also an input") for s in sources if not s.is_stdin]
     kept += [(local_path(name) or name, "is the schemas file") for name in schemas]
+    kept += [(local_path(name) or name, "is the expected-calls file") for name in expected]
     seen: list[tuple[str, str]] = []  # (option, output) of the outputs checked so far
     for option, given in outputs.items():
         if given is None:

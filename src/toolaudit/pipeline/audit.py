@@ -27,11 +27,13 @@ from toolaudit.pipeline.inline_reader import InlineReader
 from toolaudit.pipeline.options import AuditOptions
 from toolaudit.pipeline.recorder import Recorder
 from toolaudit.pipeline.rows import Row
+from toolaudit.pipeline.scoring import Scorer
 from toolaudit.pipeline.stop import StopRequest
 from toolaudit.pipeline.toolsets import RecordTools
 from toolaudit.results.summary import Summary
 from toolaudit.schemas import NO_SCHEMAS, SchemaSet
 from toolaudit.sources import DamagedInput, Source, expand_paths, read_line_batches
+from toolaudit.truth.expectations import Expectations
 
 __all__ = ["Audit", "AuditOptions", "Row"]
 
@@ -58,6 +60,8 @@ class Audit:
         on_bytes: Callable[[int], object] | None = None,
         stdin: BinaryIO | None = None,
         stop: StopRequest | None = None,
+        expectations: Expectations | None = None,
+        whole_run: bool = True,
     ) -> None:
         self.sources = [s if isinstance(s, Source) else Source(s) for s in inputs]
         self.schemas = schemas
@@ -73,6 +77,10 @@ class Audit:
                 if options.deep
                 else "these schemas were compiled for deep validation: audit with deep=True"
             )
+        #: Scores the records against their expected calls (--expected), if given.
+        self.scorer = Scorer(expectations) if expectations is not None else None
+        #: Not a part of a run (--jobs): the whole counts the entries no record had.
+        self.whole_run = whole_run
         #: What the readers found, once the audit has started.
         self.recorder: Recorder | None = None
         self._general: GeneralReader | None = None
@@ -102,28 +110,23 @@ class Audit:
 
     @property
     def whole_reason(self) -> str | None:
-        """Why these inputs cannot be cut into parts audited apart, if they cannot:
-        a record defined tools for later records, or a stream may run on past a cut."""
-        general = self._general
-        if general is not None and general.record_tools.defines_tools:
-            return (
-                "defines tools for the records after them (an MCP tools/list result or a "
-                "batch input line)"
-            )
-        if general is not None and general.holds_streams:
-            return "holds streamed responses, whose chunks may run on past any cut"
-        return None
+        """Why these inputs cannot be cut into parts audited apart, if they cannot (see
+        :attr:`GeneralReader.whole_reason`)."""
+        return None if self._general is None else self._general.whole_reason
 
     def __iter__(self) -> Iterator[Row]:
         for rows in self._row_batches(want_rows=True):
             yield from rows
 
-    def run(self, report: BinaryIO | None = None) -> Summary:
-        """Audit everything; write the report rows to ``report`` (JSONL) if given.
+    def run(self, report: BinaryIO | None = None, scores: BinaryIO | None = None) -> Summary:
+        """Audit everything; write the report rows to ``report`` (JSONL) if given, and
+        with expected calls, a score line per expected entry to ``scores``.
 
         Interrupted (Ctrl-C, SIGTERM), the report keeps every complete row and
         :attr:`summary` says the audit is incomplete; the interruption goes on.
         """
+        if self.scorer is not None:
+            self.scorer.out = scores
         try:
             for rows in self._row_batches(want_rows=report is not None, encoded=True):
                 if report is not None:
@@ -138,8 +141,13 @@ class Audit:
         """Set :attr:`summary` from what was counted (once; an interrupted run is incomplete)."""
         if self.summary is None:
             recorder = self.recorder or Recorder(self.options, want_rows=False)
+            if self.scorer is not None:
+                self.scorer.count_unscored(recorder.record_tallies())
             digest = self.schemas.digest
-            self.summary = recorder.summary(schemas_digest=digest, interrupted=interrupted)
+            summary = recorder.summary(schemas_digest=digest, interrupted=interrupted)
+            if self.scorer is not None and self.whole_run:
+                summary = self.scorer.with_missing_entries(summary)
+            self.summary = summary
         return self.summary
 
     def _row_batches(self, *, want_rows: bool, encoded: bool = False) -> Iterator[list[Any]]:
@@ -154,10 +162,15 @@ class Audit:
         options = self.options
         recorder = self.recorder = Recorder(options, want_rows=want_rows, encoded=encoded)
         record_tools = RecordTools(self.schemas, deep=options.deep)
+        # The fast paths count calls: a run that scores records reads them on the general path.
         self.fast_paths = FastPaths(
-            self.schemas, options, record_tools.compile, enabled=self.typed_fast_path
+            self.schemas,
+            options,
+            record_tools.compile,
+            enabled=self.typed_fast_path and self.scorer is None,
         )
         self._general = GeneralReader(recorder, record_tools, options, self.fast_paths)
+        self._general.scorer = self.scorer
         try:
             for source in self.sources:
                 yield from self._audit_source(source)
@@ -173,6 +186,7 @@ class Audit:
         validator = self.schemas.validator
         if (
             self.inline_fast_path
+            and self.scorer is None
             and validator is not None
             and self.options.input_format in (None, FLAT.name)
         ):

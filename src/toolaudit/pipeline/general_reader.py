@@ -30,6 +30,7 @@ from toolaudit.pipeline.fast_paths import FastPaths
 from toolaudit.pipeline.judge import judge, judge_apart
 from toolaudit.pipeline.options import AuditOptions
 from toolaudit.pipeline.recorder import Recorder, Where
+from toolaudit.pipeline.scoring import Scorer
 from toolaudit.pipeline.toolsets import RecordTools
 from toolaudit.pipeline.triage import triage
 from toolaudit.results.tally import Tally
@@ -56,12 +57,27 @@ class GeneralReader:
         self._fast_paths = fast_paths
         #: The streamed responses being reassembled, of the source being read.
         self._streams = StreamAssembler(options.max_open_streams)
-        #: Whether a record was a chunk of a stream (see Audit.whole_reason).
+        #: Whether a record was a chunk of a stream (see whole_reason).
         self.holds_streams = False
         #: The tally the record being read was counted in, once chosen.
         self._tally: Tally | None = None
         #: The number of the line being read when an interruption came (0: none came).
         self.interrupted_at = 0
+        #: Scores each record against its expected calls (--expected), if set.
+        self.scorer: Scorer | None = None
+
+    @property
+    def whole_reason(self) -> str | None:
+        """Why the inputs read cannot be cut into parts audited apart, if they cannot: a
+        record defined tools for later records, or a stream may run on past a cut."""
+        if self.record_tools.defines_tools:
+            return (
+                "defines tools for the records after them (an MCP tools/list result or a "
+                "batch input line)"
+            )
+        if self.holds_streams:
+            return "holds streamed responses, whose chunks may run on past any cut"
+        return None
 
     def new_source(self) -> None:
         """A new source: its streams and its MCP tools/list start afresh."""
@@ -144,6 +160,8 @@ class GeneralReader:
         except UnknownShape as shape:
             tally = self._tally = tally or recorder.tally_for(record, None)
             recorder.record_error(Where(recorder.source, lineno), "record", str(shape), tally)
+            if self.scorer is not None:
+                self.scorer.record(record, None, tally, (recorder.source, lineno))
             return
         if tally is None:
             tally = self._tally = self._tally_of(record, extracted)
@@ -155,8 +173,8 @@ class GeneralReader:
             self.record_tools.remember(extracted)
             self._fast_paths.stop()
             self._judge_calls(extracted, lineno, tally, line)
-        else:
-            self._judge_calls(extracted, lineno, tally, line)
+        elif not self._judge_calls(extracted, lineno, tally, line) and self.scorer is not None:
+            self.scorer.record(record, extracted, tally, (recorder.source, lineno))
 
     def _tally_of(self, record: dict[str, object], extracted: Extracted) -> Tally:
         """The tally of a record: with --group-by, a stream's records count in the group of
@@ -178,20 +196,20 @@ class GeneralReader:
         line: bytes | None,
         *,
         assembled: bool = False,
-    ) -> None:
+    ) -> bool:
         """Judge and count the calls of one record, or of one assembled stream (whose
         arguments were never parsed with a line: a failing one that may hold a long
-        integer is judged again, exactly)."""
+        integer is judged again, exactly: then True, the record was read again)."""
         recorder = self._recorder
         if not extracted.calls:
             tally.records_without_calls += 1
-            return
+            return False
         where = Where(recorder.source, lineno)
         validator, why_unjudged = self.record_tools.validator_for(extracted, where.source, lineno)
         if validator is None:
             detail = f"its tool definitions are malformed: {why_unjudged}"
             recorder.record_error(where, "record", detail, tally)
-            return
+            return False
         if get_format(extracted.format).unique_call_ids:  # (BFCL's carry their question's id)
             note_repeated_ids(extracted.calls)
         if assembled:
@@ -208,7 +226,7 @@ class GeneralReader:
             exact_record = _exact(line)
             if exact_record is not None:
                 self._read(exact_record, lineno, None, tally)
-                return
+                return True
         model = extracted.model
         recorder.calls(
             tally,
@@ -220,6 +238,7 @@ class GeneralReader:
         for call, verdict in zip(extracted.calls, verdicts, strict=True):
             if is_cut_off(call.note):
                 tally.count_cut_off(verdict[0])
+        return False
 
     def _feed_stream(self, extracted: Extracted, lineno: int, tally: Tally) -> None:
         """One chunk of a streamed response: judge the streams it finishes (and any

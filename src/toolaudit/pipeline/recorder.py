@@ -268,6 +268,10 @@ class Recorder:
 
     # -- the end ---------------------------------------------------------------------
 
+    def record_tallies(self) -> list[Tally]:
+        """The tallies that count records: the groups' with --group-by, else the audit's."""
+        return [self.tally] if self._groups is None else self._groups.tallies()
+
     def summary(self, *, schemas_digest: str | None, interrupted: bool) -> Summary:
         """The summary of everything recorded (an interrupted run's is incomplete)."""
         statuses = list(self._statuses)

@@ -113,7 +113,12 @@ class GroundTruth:
     unscored: int = 0
 
     def add(
-        self, score: ScoreLike, made_tools: Iterable[str], expected_tools: Iterable[str]
+        self,
+        score: ScoreLike,
+        made_tools: Iterable[str],
+        expected_tools: Iterable[str],
+        *,
+        row: Mapping[str, Any] | None = None,
     ) -> None:
         """Count one scored entry; ``made_tools`` and ``expected_tools`` are the names of
         the calls made and expected (repeated names counted as often as they occur)."""

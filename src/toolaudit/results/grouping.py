@@ -11,6 +11,7 @@ import orjson
 
 from toolaudit.jsonutil import dumps_any
 from toolaudit.results.folding import NO_NAME, OTHER, Folding
+from toolaudit.results.ground_truth import GroundTruth
 from toolaudit.results.summary import (
     MAX_GROUPS,
     NULL_GROUP,
@@ -103,6 +104,10 @@ class Groups:
         tally.records += 1
         return tally
 
+    def tallies(self) -> list[Tally]:
+        """The groups' tallies (``<other>``'s too, once some were folded into it)."""
+        return list(self._tallies.values())
+
     def summary(self, total: Summary) -> Summary:
         """``total`` (which counted the lines) with the groups' counts and the groups."""
         groups = {}
@@ -124,8 +129,8 @@ class Groups:
         for group in groups.values():
             counts += group.of_the_records()
             by_tool = merged_tools(by_tool, group.by_tool)
-            if ground_truth is not None and group.ground_truth is not None:
-                ground_truth = ground_truth.merged(group.ground_truth)
+            if group.ground_truth is not None:
+                ground_truth = (ground_truth or GroundTruth()).merged(group.ground_truth)
         return replace(
             total,
             **counts.record_counts(),

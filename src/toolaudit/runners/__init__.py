@@ -7,6 +7,7 @@ the same :class:`~toolaudit.results.summary.Summary` as one process would.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from toolaudit.errors import OptionError
@@ -61,21 +62,29 @@ def run_job(
     storage_options: Mapping[str, Any] | None = None,
     dask: Client | None = None,
     blocksize: int | str = DEFAULT_BLOCKSIZE,
+    scores: str | BinaryIO | None = None,
 ) -> Summary:
     """Run ``job`` as ``--jobs jobs`` says. ``report`` is a path or a URL (written whole
     at the end, never half-written; ``-`` is stdout; a URL with ``storage_options``)
-    or a binary file.
+    or a binary file; so is ``scores``, which receives a line per expected entry of a
+    job with expected calls.
 
     With ``dask`` (a ``distributed.Client``), the job runs on its cluster in blocks of
     ``blocksize`` bytes, and a ``report`` path or URL (not ``-``) names a directory or
     prefix that receives the report as parts, written by the workers."""
+    if dask is not None and job.expectations is not None:
+        raise OptionError(
+            "expected calls are scored in this process or with --jobs, not on a Dask cluster"
+        )
     if dask is not None and isinstance(report, str) and report != "-":
         runner = runner_for(
             jobs=jobs, dask=dask, blocksize=blocksize, parts=report, storage_options=storage_options
         )
         return runner.run(job, None, hooks)
     runner = runner_for(jobs=jobs, dask=dask, blocksize=blocksize)
-    if isinstance(report, str):
-        with AtomicOutput(report, storage_options=storage_options) as report_file:
-            return runner.run(job, report_file, hooks)
-    return runner.run(job, report, hooks)
+    with ExitStack() as outputs:
+        if isinstance(report, str):
+            report = outputs.enter_context(AtomicOutput(report, storage_options=storage_options))
+        if isinstance(scores, str):
+            scores = outputs.enter_context(AtomicOutput(scores, storage_options=storage_options))
+        return runner.run(job, report, hooks, scores)

@@ -16,6 +16,7 @@ from toolaudit.pipeline import AuditOptions, StopRequest
 from toolaudit.results.summary import Summary
 from toolaudit.schemas import NO_SCHEMAS, SchemaSet
 from toolaudit.sources import Source
+from toolaudit.truth.expectations import Expectations
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,8 @@ class AuditJob:
     sources: Sequence[Source]
     schemas: SchemaSet = NO_SCHEMAS
     options: AuditOptions = field(default_factory=AuditOptions)
+    #: The expected calls the records are scored against (--expected), if any.
+    expectations: Expectations | None = None
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,12 @@ class Runner(Protocol):
     stopped, after writing every complete row it can."""
 
     def run(
-        self, job: AuditJob, report: BinaryIO | None = None, hooks: RunHooks | None = None
+        self,
+        job: AuditJob,
+        report: BinaryIO | None = None,
+        hooks: RunHooks | None = None,
+        scores: BinaryIO | None = None,
     ) -> Summary:
-        """Audit the job; see the class docstring."""
+        """Audit the job; see the class docstring. ``scores`` receives a line per
+        expected entry, when the job has expected calls."""
         ...

@@ -91,8 +91,16 @@ class DaskRunner:
         self.parts = Parts(parts, storage_options) if parts is not None else None
 
     def run(
-        self, job: AuditJob, report: BinaryIO | None = None, hooks: RunHooks | None = None
+        self,
+        job: AuditJob,
+        report: BinaryIO | None = None,
+        hooks: RunHooks | None = None,
+        scores: BinaryIO | None = None,
     ) -> Summary:
+        if job.expectations is not None:
+            raise OptionError(
+                "expected calls are scored in this process or with --jobs, not on a Dask cluster"
+            )
         hooks = hooks if hooks is not None else RunHooks()
         if report is not None and self.parts is not None:
             raise OptionError("give the report as parts or as a stream, not both")

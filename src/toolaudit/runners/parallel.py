@@ -26,15 +26,16 @@ import os
 import shutil
 import stat
 import tempfile
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from itertools import accumulate
 from typing import BinaryIO
 
 from toolaudit.errors import InputError, ToolAuditError
 from toolaudit.pipeline import Audit
+from toolaudit.pipeline.scoring import with_missing_entries
 from toolaudit.results.summary import Summary, joined_statuses, merge_blocks, merge_summaries
 from toolaudit.runners.base import AuditJob, Interrupted, RunHooks
-from toolaudit.runners.pool import PartResult, audit_part, worker_pool
+from toolaudit.runners.pool import PartResult, PartTask, audit_part, worker_pool
 from toolaudit.runners.ranges import count_newlines, line_start, lines_counted_first
 from toolaudit.runners.serial import SerialRunner
 from toolaudit.sources import STDIN, Source, copy_stdin, is_gzip
@@ -145,14 +146,19 @@ class ParallelRunner:
         self.jobs = job_count(jobs)
 
     def run(
-        self, job: AuditJob, report: BinaryIO | None = None, hooks: RunHooks | None = None
+        self,
+        job: AuditJob,
+        report: BinaryIO | None = None,
+        hooks: RunHooks | None = None,
+        scores: BinaryIO | None = None,
     ) -> Summary:
         hooks = hooks if hooks is not None else RunHooks()
         parts = plan_parts(list(job.sources), self.jobs)
         if self.jobs == 1 or len(parts) == 1:
             if self.jobs > 1:
                 hooks.tell(f"--jobs {self.jobs}: audited in one process: {_why_whole(parts[0])}")
-            return SerialRunner().run(job, report, hooks)
+            return SerialRunner().run(job, report, hooks, scores)
+        again = _OneProcess(job, report, hooks, scores)
         # A report that can be rewound is written as the ranges come in, overlapping
         # the copy with the workers still running; one that cannot (a pipe) waits,
         # in case the audit must be done again in one process.
@@ -168,45 +174,63 @@ class ParallelRunner:
                     # Said in its place, as one process would: its reading raises it again.
                     why = str(error).removeprefix(f"{STDIN}: ")
                     parts = [replace(p, unreadable=why) if p.is_stdin else p for p in parts]
+            again.rewind, again.stdin_copy = streaming, stdin_copy
             try:
                 results = self._audit_parts(
-                    job, (parts, stdin_copy), report, report_dir, streaming, numbered, hooks
+                    job,
+                    (parts, stdin_copy),
+                    report,
+                    (report_dir, scores is not None),
+                    streaming,
+                    numbered,
+                    hooks,
                 )
             except ToolAuditError:
                 # A run that stops (a call with no schemas) must stop where one process
                 # would, with the same message: let one process find it.
-                return _again_in_one_process(job, report, streaming, hooks, stdin_copy)
+                return again.run()
             whole = next((r for r in results if r.whole_reason), None)
             if whole is not None:
                 hooks.tell(
                     f"--jobs {self.jobs}: audited again in one process: {whole.source.name} "
                     f"{whole.whole_reason}"
                 )
-                return _again_in_one_process(job, report, streaming, hooks, stdin_copy)
+                return again.run()
             if not numbered and any(
                 result.source.start > 0 and not result.summary.complete for result in results
             ):
                 # A later range read only in part says so by a line numbered from 1:
                 # the reading of one process says where, in the file's own numbers.
-                return _again_in_one_process(job, report, streaming, hooks, stdin_copy)
+                return again.run()
+            scored = _scored_once(results)
+            if scored is None:
+                # An id scored in two ranges: one process scores its first record only.
+                return again.run()
             if report is not None and not streaming:
                 for result in results:
                     _append_report(result, report)
-        return _merged(results, numbered)
+            summary = _merged(results, numbered)
+            if job.expectations is None:
+                return summary
+            for result in results:
+                _append_scores(result, scores)
+            return with_missing_entries(summary, job.expectations, scored, scores)
 
     def _audit_parts(
         self,
         job: AuditJob,
         planned: tuple[list[Source], str | None],
         report: BinaryIO | None,
-        report_dir: str,
+        directory: tuple[str, bool],
         streaming: bool,
         numbered: bool,
         hooks: RunHooks,
     ) -> list[PartResult]:
         """Every part's result, in order; stops at the first part that must be audited
-        whole. ``planned``: the parts, and where standard input was copied (if it was)."""
+        whole. ``planned``: the parts, and where standard input was copied (if it was);
+        ``directory``: where the parts' outputs go, and whether score lines are wanted."""
         parts, stdin_copy = planned
+        report_dir, want_scores = directory
         results: list[PartResult] = []
         try:
             with worker_pool(min(self.jobs, len(parts)), job) as pool:
@@ -215,10 +239,11 @@ class ParallelRunner:
                 if numbered:
                     parts = _number_lines(parts, _newlines(pool, parts))
                 tasks = [
-                    (
+                    PartTask(
                         part,
                         report_dir if report is not None else None,
                         stdin_copy if part.is_stdin else None,
+                        report_dir if want_scores else None,
                     )
                     for part in parts
                 ]
@@ -266,16 +291,47 @@ def _append_report(result: PartResult, report: BinaryIO) -> None:
     os.unlink(result.report_path)
 
 
-def _again_in_one_process(
-    job: AuditJob, report: BinaryIO | None, rewind: bool, hooks: RunHooks, stdin_copy: str | None
-) -> Summary:
-    if report is not None and rewind:
-        report.seek(0)
-        report.truncate()
-    if stdin_copy is None:
-        return SerialRunner().run(job, report, hooks)
-    with open(stdin_copy, "rb") as stdin:  # read once already: read again from its copy
-        return SerialRunner().run(job, report, replace(hooks, stdin=stdin))
+def _append_scores(result: PartResult, scores: BinaryIO | None) -> None:
+    if result.scores_path is None:
+        return
+    if scores is not None:
+        with open(result.scores_path, "rb") as part_scores:
+            shutil.copyfileobj(part_scores, scores, 1 << 20)
+    os.unlink(result.scores_path)
+
+
+def _scored_once(results: list[PartResult]) -> set[str] | None:
+    """The ids the ranges scored records under; None when two ranges scored one id."""
+    scored: set[str] = set()
+    for result in results:
+        if not scored.isdisjoint(result.scored):
+            return None
+        scored.update(result.scored)
+    return scored
+
+
+@dataclass
+class _OneProcess:
+    """The audit done again in one process, its outputs as one process writes them:
+    the report started afresh (``rewind``: it was being written), standard input read
+    from its copy (``stdin_copy``: it was read once already)."""
+
+    job: AuditJob
+    report: BinaryIO | None
+    hooks: RunHooks
+    scores: BinaryIO | None
+    rewind: bool = False
+    stdin_copy: str | None = None
+
+    def run(self) -> Summary:
+        if self.report is not None and self.rewind:
+            self.report.seek(0)
+            self.report.truncate()
+        if self.stdin_copy is None:
+            return SerialRunner().run(self.job, self.report, self.hooks, self.scores)
+        with open(self.stdin_copy, "rb") as stdin:  # read once: read again from its copy
+            hooks = replace(self.hooks, stdin=stdin)
+            return SerialRunner().run(self.job, self.report, hooks, self.scores)
 
 
 def _copy_stdin(directory: str, hooks: RunHooks, job: AuditJob, numbered: bool) -> str:

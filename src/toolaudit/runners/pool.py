@@ -13,12 +13,14 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from typing import BinaryIO
 
 from toolaudit.pipeline import Audit, AuditOptions
 from toolaudit.results.summary import Summary
 from toolaudit.runners.base import AuditJob
 from toolaudit.schemas import SchemaSet
 from toolaudit.sources import Source
+from toolaudit.truth.expectations import Expectations
 
 
 @dataclass(frozen=True)
@@ -31,21 +33,29 @@ class PartResult:
     #: Why its input must be audited whole, if it must (see Audit.whole_reason).
     whole_reason: str | None
     size: int
+    #: With expected calls: the score lines' temporary file (if wanted), and the ids
+    #: the range's records were scored under, in order.
+    scores_path: str | None = None
+    scored: tuple[str, ...] = ()
 
 
 # Set in each worker by start_worker, so that the schemas are sent once per
 # process (or inherited, with fork), not once per range.
 _worker_schemas: SchemaSet | None = None
 _worker_options: AuditOptions | None = None
+_worker_expectations: Expectations | None = None
 
 
 #: What stops a run; held back while workers are forked (see worker_pool).
 _STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 
-def start_worker(schemas: SchemaSet, options: AuditOptions) -> None:
-    global _worker_schemas, _worker_options
+def start_worker(
+    schemas: SchemaSet, options: AuditOptions, expectations: Expectations | None = None
+) -> None:
+    global _worker_schemas, _worker_options, _worker_expectations
     _worker_schemas, _worker_options = schemas, options
+    _worker_expectations = expectations
     # Ctrl-C reaches the whole process group: the parent alone decides what an
     # interruption means, and ends the workers (SIGTERM, which ends one at once,
     # whatever it is doing); they must not print tracebacks.
@@ -73,7 +83,9 @@ def worker_pool(processes: int, job: AuditJob) -> Iterator[multiprocessing.pool.
         try:
             pool = stack.enter_context(
                 context.Pool(
-                    processes, initializer=start_worker, initargs=(job.schemas, job.options)
+                    processes,
+                    initializer=start_worker,
+                    initargs=(job.schemas, job.options, job.expectations),
                 )
             )
         finally:
@@ -88,18 +100,53 @@ def _set_held(how: int, signals: Iterable[int]) -> AbstractSet[int]:
     return signal.pthread_sigmask(how, signals)
 
 
-def audit_part(task: tuple[Source, str | None, str | None]) -> PartResult:
-    source, report_dir, stdin_copy = task
+@dataclass(frozen=True)
+class PartTask:
+    """One range to audit, and where its outputs go: ``report_dir`` and ``scores_dir``
+    receive its report rows and score lines (None: not wanted); ``stdin_copy`` is
+    standard input's copy, for the source ``-``."""
+
+    source: Source
+    report_dir: str | None
+    stdin_copy: str | None = None
+    scores_dir: str | None = None
+
+
+def audit_part(task: PartTask) -> PartResult:
+    source = task.source
     assert _worker_schemas is not None and _worker_options is not None
     with contextlib.ExitStack() as stack:
-        stdin = None if stdin_copy is None else stack.enter_context(open(stdin_copy, "rb"))
-        audit = Audit([source], _worker_schemas, _worker_options, stdin=stdin)
-        report_path = None
-        if report_dir is None:
-            summary = audit.run()
-        else:
-            fd, report_path = tempfile.mkstemp(dir=report_dir, suffix=".jsonl")
-            with os.fdopen(fd, "wb", buffering=1 << 20) as report:
-                summary = audit.run(report)
+        stdin = (
+            None if task.stdin_copy is None else stack.enter_context(open(task.stdin_copy, "rb"))
+        )
+        audit = Audit(
+            [source],
+            _worker_schemas,
+            _worker_options,
+            stdin=stdin,
+            expectations=_worker_expectations,
+            whole_run=False,
+        )
+        report = _temporary(stack, task.report_dir)
+        scores = _temporary(stack, task.scores_dir)
+        summary = audit.run(report and report[0], scores and scores[0])
     size = (source.end if source.end is not None else (source.size() or 0)) - source.start
-    return PartResult(source, summary, report_path, audit.whole_reason, size)
+    scored = tuple(audit.scorer.scored) if audit.scorer is not None else ()
+    return PartResult(
+        source,
+        summary,
+        report and report[1],
+        audit.whole_reason,
+        size,
+        scores and scores[1],
+        scored,
+    )
+
+
+def _temporary(stack: contextlib.ExitStack, directory: str | None) -> tuple[BinaryIO, str] | None:
+    """A temporary file in ``directory`` (closed with ``stack``) and its path; None
+    without a directory."""
+    if directory is None:
+        return None
+    fd, path = tempfile.mkstemp(dir=directory, suffix=".jsonl")
+    return stack.enter_context(os.fdopen(fd, "wb", buffering=1 << 20)), path

@@ -13,7 +13,11 @@ class SerialRunner:
     """Audits the job in this process."""
 
     def run(
-        self, job: AuditJob, report: BinaryIO | None = None, hooks: RunHooks | None = None
+        self,
+        job: AuditJob,
+        report: BinaryIO | None = None,
+        hooks: RunHooks | None = None,
+        scores: BinaryIO | None = None,
     ) -> Summary:
         hooks = hooks if hooks is not None else RunHooks()
         audit = Audit(
@@ -23,8 +27,9 @@ class SerialRunner:
             on_bytes=hooks.on_bytes,
             stdin=hooks.stdin,
             stop=hooks.stop,
+            expectations=job.expectations,
         )
         try:
-            return audit.run(report)
+            return audit.run(report, scores)
         except KeyboardInterrupt as stop:
             raise Interrupted(audit.finish(interrupted=True), type(stop)) from None

@@ -23,7 +23,7 @@ SHAPES = ("native", "bfcl")
 _BFCL_ID = re.compile(r"^(.+?)_\d+(?:-\d+)*$")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Accept:
     """The acceptable values of one argument, and how a value is compared with them.
 
@@ -41,7 +41,7 @@ class Accept:
     raw: tuple[object, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ExpectedCall:
     """One expected call: the tool's name and its expected arguments."""
 
@@ -49,7 +49,7 @@ class ExpectedCall:
     arguments: Mapping[str, Accept]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Expected:
     """What one record should hold.
 

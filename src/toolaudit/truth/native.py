@@ -50,6 +50,8 @@ def is_accept_object(value: object) -> bool:
 
 def _accept(value: object) -> Accept:
     """A native argument -> its :class:`Accept` (nested accept objects read as well)."""
+    if type(value) in _SCALARS:  # most arguments: told at once
+        return Accept((value,))
     if not is_accept_object(value):
         return Accept((_nested(value),))
     assert isinstance(value, Mapping)
@@ -83,6 +85,8 @@ def _nested(value: object) -> object:
         }
     return value
 
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 _KIND_OF_COMPARE = {"number": NUMERIC_KINDS, "unordered": {"array"}, "subset": {"object"}}
 
