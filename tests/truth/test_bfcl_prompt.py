@@ -136,25 +136,6 @@ def test_prompt_says_how_to_decode_a_string() -> None:
     assert score_bfcl(expected, [{"f": '{"a": 1}'}], [f]).correct
 
 
-@pytest.mark.parametrize(
-    ("result", "outcome", "correct"),
-    [
-        ("I cannot answer that", "unparseable", True),  # a decoder error is no call
-        ("```python\n[f(a=1)]\n```", "unparseable", True),
-        ("[]", "correct_abstention", True),
-        ("[f(a=1)]", "unwanted_call", False),
-        ("f()", "unwanted_call", False),
-    ],
-)
-def test_irrelevance_with_prompt_output(result: str, outcome: str, correct: bool) -> None:
-    expected = relevance_expected("irrelevance_0")
-    assert expected is not None
-    score = score_bfcl(expected, result, [])
-    assert (score.outcome, score.correct) == (outcome, correct)
-    if not correct:
-        assert score.bfcl_error_type == "irrelevance_error:decoder_success"
-
-
 def test_relevance_with_prompt_output_decodes_python_whatever_the_language() -> None:
     expected = relevance_expected("live_relevance_0-0-0")
     assert expected is not None
