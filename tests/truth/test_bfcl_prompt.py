@@ -145,3 +145,20 @@ def test_relevance_with_prompt_output_decodes_python_whatever_the_language() -> 
     for result, outcome in (("[]", "missed"), ("text", "unparseable")):
         score = score_bfcl(expected, result, [])
         assert (score.outcome, score.bfcl_error_type) == (outcome, "relevance_error:decoder_failed")
+
+
+def test_a_tuple_is_a_list_for_a_tuple_parameter_only() -> None:
+    f = {
+        "name": "f",
+        "parameters": {
+            "type": "dict",
+            "properties": {
+                "t": {"type": "tuple", "items": {"type": "integer"}},
+                "xs": {"type": "array", "items": {"type": "integer"}},
+            },
+            "required": [],
+        },
+    }
+    assert score_bfcl(_expected({"f": {"t": [[1, 2]]}}), "[f(t=(1, 2))]", [f]).correct
+    as_array = score_bfcl(_expected({"f": {"xs": [[1, 2]]}}), "[f(xs=(1, 2))]", [f])
+    assert as_array.bfcl_error_type == "type_error:simple"
