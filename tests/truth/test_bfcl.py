@@ -155,6 +155,11 @@ def test_decode_takes_each_calls_first_name_and_python_json() -> None:
         ([{"f": "[1]"}], "correct_abstention", True),  # not calls: empty to BFCL
         ([], "correct_abstention", True),
         ([{"f": "{}"}], "unwanted_call", False),
+        # Prompt-mode output (test_bfcl_prompt.py):
+        ("```python\n[f(a=1)]\n```", "unparseable", True),
+        ("[]", "correct_abstention", True),
+        ("[f(a=1)]", "unwanted_call", False),
+        ("f()", "unwanted_call", False),
     ],
 )
 def test_irrelevance_counts_anything_that_is_no_call_as_correct(result, outcome, correct):

@@ -2,11 +2,12 @@
 
 The model's output is decoded as BFCL decodes a function-calling model's output (each
 call's arguments read with Python's :func:`json.loads`; anything else is a decoder
-error), then checked by :mod:`toolaudit.truth.bfcl_checker`, or, for the relevance and
-irrelevance categories, only asked whether it holds a call. The verdict, the accuracy
-it adds up to, and each failure's ``error_type`` are BFCL's; the outcome and mismatch
-codes are those of :mod:`toolaudit.truth.match`. Every quirk, and where the default
-mode differs: docs/evaluation.md, "BFCL's semantics (--match bfcl)".
+error) or, for text, as it decodes a prompt-mode model's (:mod:`.bfcl_prompt`), then
+checked by :mod:`toolaudit.truth.bfcl_checker`, or, for the relevance and irrelevance
+categories, only asked whether it holds a call. The verdict, the accuracy it adds up to,
+and each failure's ``error_type`` are BFCL's; the outcome and mismatch codes are those of
+:mod:`toolaudit.truth.match`. Every quirk, and where the default mode differs:
+docs/evaluation.md, "BFCL's semantics (--match bfcl)".
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from toolaudit.truth.bfcl_checker import (
     expected_name,
     value_error,
 )
+from toolaudit.truth.bfcl_prompt import DecoderError, UnsupportedDecode, decode_prompt
 from toolaudit.truth.bfcl_values import is_optional_mark
 from toolaudit.truth.entries import Expected, ExpectedCall, bfcl_category
 from toolaudit.truth.match import Score
@@ -32,10 +34,9 @@ from toolaudit.truth.match import Score
 #: The error_type given when BFCL's own evaluation would stop on the entry (a function
 #: the question does not declare, a type BFCL cannot read): ours scores it incorrect.
 CHECKER_ERROR = "bfcl:checker_error"
-
-
-class DecoderError(ValueError):
-    """The output is not function calls as BFCL decodes them (its ``decoder_failed``)."""
+#: The error_type of output BFCL decodes but toolaudit does not (Java and JavaScript
+#: prompt output): ours scores it incorrect, whatever BFCL's verdict would be.
+UNSUPPORTED_DECODE = "bfcl:unsupported_decode"
 
 
 def decode(raw_result: object) -> list[Decoded]:
@@ -102,6 +103,7 @@ def score_bfcl(
     *,
     category: str | None = None,
     underscore_to_dot: bool | None = None,
+    prompt: bool | None = None,
 ) -> Score:
     """Score one BFCL result as ``bfcl evaluate`` does.
 
@@ -109,24 +111,33 @@ def score_bfcl(
     function docs (its ``function`` list); ``category`` BFCL's (``simple_python``,
     ``live_multiple``, ``irrelevance``), by default the entry's. ``underscore_to_dot`` is
     BFCL's per-model setting (None: guessed from the calls, see
-    :func:`guess_underscore_to_dot`). An entry with no expected call, or ``"calls":
-    "any"``, is scored as an irrelevance or relevance prompt.
+    :func:`guess_underscore_to_dot`, but False for prompt-mode output, as for every
+    prompt-mode model BFCL lists). ``prompt`` says whether the result is a prompt-mode
+    model's text (:func:`~toolaudit.truth.bfcl_prompt.decode_prompt`) or a
+    function-calling model's calls (:func:`decode`); None: text that is not empty is
+    prompt-mode output. An entry with no expected call, or ``"calls": "any"``, is scored
+    as an irrelevance or relevance prompt.
     """
     category = category or expected.category or ""
-    try:
-        decoded: list[Decoded] | None = decode(raw_result)
-    except DecoderError:
-        decoded = None
+    if prompt is None:
+        prompt = isinstance(raw_result, str) and raw_result != ""
     if "relevance" in category or not expected.calls:
+        # BFCL decodes relevance prompts as Python, whatever the category's language.
+        decoded = _decoded(raw_result, prompt, "python")
         wants_none = "irrelevance" in category or expected.calls == ()
         return _relevance(expected, category, decoded, wants_none)
+    language = language_of(category)
+    try:
+        decoded = _decoded(raw_result, prompt, language)
+    except UnsupportedDecode:
+        return _failed(expected, category, "unparseable", UNSUPPORTED_DECODE)
     if decoded is None:
         return _failed(expected, category, "unparseable", "ast_decoder:decoder_failed")
     if not is_calls(decoded):
         return _failed(expected, category, "unparseable", "ast_decoder:decoder_wrong_output_format")
     if underscore_to_dot is None:
-        underscore_to_dot = guess_underscore_to_dot(decoded, functions)
-    how = Checking(functions, language_of(category), underscore_to_dot)
+        underscore_to_dot = not prompt and guess_underscore_to_dot(decoded, functions)
+    how = Checking(functions, language, underscore_to_dot)
     answers = [bfcl_answer(call) for call in expected.calls]
     try:
         verdict = check(category, decoded, answers, how)
@@ -146,6 +157,20 @@ def score_bfcl(
         verdict.error_type,
         parameters,
     )
+
+
+def _decoded(raw_result: object, prompt: bool, language: str) -> list[Decoded] | None:
+    """The decoded calls, None for a decoder error; raises :class:`UnsupportedDecode`."""
+    try:
+        if not prompt:
+            return decode(raw_result)
+        if not isinstance(raw_result, str):  # BFCL's prompt decoding fails on all but text
+            raise DecoderError(f"prompt output is text, not {type(raw_result).__name__}")
+        return decode_prompt(raw_result, language)
+    except UnsupportedDecode:
+        raise
+    except DecoderError:
+        return None
 
 
 def _relevance(

@@ -163,6 +163,8 @@ def value_error(
         nested = PYTHON_TYPES[nested_kind] if nested_kind else None
         if kind == "float" and type(value) is int:
             value = float(value)  # Python's int accepted for a float
+        if kind == "tuple" and type(value) is tuple:
+            value = list(value)  # a tuple (prompt-mode output) for a tuple parameter
     is_variable, error = type_check(value, possible, expected, nested)
     if error is not None:
         return error
