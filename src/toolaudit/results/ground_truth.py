@@ -207,6 +207,11 @@ class GroundTruth:
     def correct(self) -> int:
         return sum(tally.correct for tally in self.by_category.values())
 
+    def macro_accuracy(self) -> float | None:
+        """The mean of the categories' accuracies (None with no entry)."""
+        # Sorted: merged parts must sum their floats in the order the whole does.
+        return _mean([tally.accuracy() for _, tally in sorted(self.by_category.items())])
+
     def merged(self, other: GroundTruth) -> GroundTruth:
         """The section of both (neither is changed), with ``self``'s ``max_tools`` and
         samples first."""
@@ -241,16 +246,14 @@ class GroundTruth:
         for tally in self.by_category.values():
             whole = whole.added(tally)
         # Sorted: merged parts must sum their floats in the order the whole does.
-        ordered = [tally for _, tally in sorted(self.by_category.items())]
-        categories = [tally.accuracy() for tally in ordered]
-        selections = [tally.selection() for tally in ordered]
+        selections = [tally.selection() for _, tally in sorted(self.by_category.items())]
         failures = self.outcomes.get("incorrect", 0)
         return {
             "total": self.total,
             "correct": self.correct,
             "accuracy": whole.accuracy(),
             "accuracy_95": list(wilson_interval(whole.correct, whole.total)),
-            "macro_accuracy": _mean(categories),
+            "macro_accuracy": self.macro_accuracy(),
             "outcomes": {outcome: self.outcomes.get(outcome, 0) for outcome in _outcomes(self)},
             "selection": {
                 "made": whole.made,
