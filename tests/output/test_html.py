@@ -66,6 +66,7 @@ OWN_TAGS = {
     "section",
     "h1",
     "h2",
+    "h3",
     "p",
     "div",
     "span",

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from toolaudit.output import ground_truth as truth
 from toolaudit.output.compare_table import (
     accuracy_notes,
     kind_cells,
@@ -12,6 +15,7 @@ from toolaudit.output.compare_table import (
 )
 from toolaudit.output.order import ordered_kinds, ranked_groups, ranked_tools
 from toolaudit.output.text import change, percent, printable
+from toolaudit.results.ground_truth import GroundTruth
 from toolaudit.results.score_compare import AccuracyComparison, AnyComparison
 from toolaudit.results.summary import Summary
 
@@ -70,21 +74,90 @@ def render_markdown(summary: Summary) -> str:
         ]
         out += ["", *_table(["tool", *head], rows)]
     if summary.group_by:
-        by = cell(" | ".join(summary.group_by))
-        rows = [
-            [
-                cell(key),
-                *_figures(group.calls, group.invalid, group.error_rate, group.by_kind, kinds),
-            ]
-            for key, group in ranked_groups(summary.groups)
-        ]
-        out += ["", f"### By {by}", "", *_table([by, *head], rows)]
+        out += ["", *_groups(summary, head, kinds)]
     if summary.record_errors:
         parts = ", ".join(
             f"{count:,} `{reason}`" for reason, count in sorted(summary.record_errors.items())
         )
         out += ["", f"Malformed records: {parts}."]
+    if summary.ground_truth is not None:
+        out += ["", *_ground_truth(summary.ground_truth)]
     return "\n".join(out) + "\n"
+
+
+def _groups(summary: Summary, head: list[str], kinds: list[str]) -> list[str]:
+    """The groups' table; with --expected, each group's entries scored and accuracy too."""
+    by = cell(" | ".join(summary.group_by))
+    scored = summary.ground_truth is not None
+    rows = [
+        [
+            cell(key),
+            *_figures(group.calls, group.invalid, group.error_rate, group.by_kind, kinds),
+            *(truth.group_accuracy(group.ground_truth) if scored else []),
+        ]
+        for key, group in ranked_groups(summary.groups)
+    ]
+    head = [by, *head, *(["scored", "accuracy"] if scored else [])]
+    return [f"### By {by}", "", *_table(head, rows)]
+
+
+def _ground_truth(section: GroundTruth) -> list[str]:
+    """The --expected section: the headline, then where the model fails most."""
+    out = [
+        "## Ground truth",
+        "",
+        f"**{truth.headline(section)}.** Outcomes: {truth.outcomes_line(section)}.",
+    ]
+    categories, more = truth.worst_categories(section)
+    if categories:
+        rows = [
+            [cell(name), f"{t.total:,}", f"{t.correct:,}", truth.rate(t.accuracy())]
+            for name, t in categories
+        ]
+        out += ["", *_table(["category", "entries", "correct", "accuracy"], rows)]
+        if more:
+            out += ["", f"And {more:,} more categories."]
+    tools = truth.worst_tools(section)
+    if tools:
+        rows = [[cell(name), f"{t.total:,}", *map(truth.rate, _tool_rates(t))] for name, t in tools]
+        head = ["tool (lowest accuracy)", "entries", "accuracy", "precision", "recall"]
+        out += ["", *_table(head, rows)]
+    params = truth.failing_parameters(section)
+    if params:
+        rows = [
+            [
+                cell(f.tool),
+                cell(f.name),
+                f"{f.failures:,}",
+                truth.rate(f.accuracy),
+                percent(f.share),
+            ]
+            for f in params
+        ]
+        head = ["tool", "parameter (most failures)", "failures", "accuracy", "of incorrect"]
+        out += ["", *_table(head, rows, numeric_from=2)]
+    if section.samples:
+        out += ["", "Incorrect entries (sample):", "", *_samples(section.samples)]
+    return out
+
+
+def _samples(samples: list[dict[str, Any]]) -> list[str]:
+    with_model = any("model" in row for row in samples)
+    rows = [
+        [
+            cell(str(row.get("id", "?"))),
+            *([cell(str(row.get("model")))] if with_model else []),
+            cell(truth.mismatches(row)),
+        ]
+        for row in samples
+    ]
+    head = ["id", *(["model"] if with_model else []), "mismatches"]
+    return _table(head, rows, numeric_from=len(head))  # no column of figures
+
+
+def _tool_rates(tally: truth.Entries) -> list[float | None]:
+    selection = tally.selection()
+    return [tally.accuracy(), selection["precision"], selection["recall"]]
 
 
 def _figures(

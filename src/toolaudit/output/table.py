@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from toolaudit.output import ground_truth as truth
 from toolaudit.output.order import ordered_kinds, ranked_groups, ranked_tools
 from toolaudit.output.text import NAME_WIDTH, grid, percent, printable
+from toolaudit.results.ground_truth import GroundTruth
 from toolaudit.results.summary import Summary
 
 #: Group labels are column headers side by side, so they are cut shorter than names.
@@ -15,6 +17,9 @@ def render_table(summary: Summary) -> str:
     out = [*_headline(summary), ""]
     if summary.by_tool:
         out.extend(_matrix(summary))
+        out.append("")
+    if summary.ground_truth is not None:
+        out.extend(_ground_truth(summary.ground_truth))
         out.append("")
     if summary.group_by:
         out.extend(_groups(summary))
@@ -107,10 +112,15 @@ def _groups(summary: Summary) -> list[str]:
     labels = [printable(key, GROUP_LABEL_WIDTH) for key, _ in ranked]
     groups = [group for _, group in ranked]
     by = " | ".join(summary.group_by)
-    overall = [[f"by {printable(by)}", "records", "calls", "invalid", "error%"]]
+    scored = summary.ground_truth is not None
+    overall = [
+        [f"by {printable(by)}", "records", "calls", "invalid", "error%"]
+        + (["scored", "accuracy"] if scored else [])
+    ]
     for label, group in zip(labels, groups, strict=True):
         figures = [f"{group.records:,}", f"{group.calls:,}", f"{group.invalid:,}"]
-        overall.append([label, *figures, percent(group.error_rate)])
+        accuracy = truth.group_accuracy(group.ground_truth) if scored else []
+        overall.append([label, *figures, percent(group.error_rate), *accuracy])
     tools = sorted({name for group in groups for name in group.by_tool})
     per_tool = [["error% (calls)", *labels]]
     for name in tools:
@@ -123,3 +133,42 @@ def _groups(summary: Summary) -> list[str]:
     for kind in ordered_kinds({k for group in groups for k in group.by_kind}):
         per_kind.append([kind, *(f"{group.by_kind.get(kind, 0):,}" for group in groups)])
     return [*grid(overall), "", *grid(per_tool), "", *grid(per_kind)]
+
+
+def _ground_truth(section: GroundTruth) -> list[str]:
+    """The --expected block: the headline and outcomes, then where the model fails most."""
+    out = [f"ground truth: {truth.headline(section)}", f"outcomes: {truth.outcomes_line(section)}"]
+    categories, more = truth.worst_categories(section)
+    if categories:
+        rows = [["category", "entries", "correct", "accuracy"]]
+        for name, tally in categories:
+            figures = [f"{tally.total:,}", f"{tally.correct:,}", truth.rate(tally.accuracy())]
+            rows.append([printable(name, NAME_WIDTH), *figures])
+        out += ["", *grid(rows)]
+        if more:
+            out.append(f"... and {more:,} more categories")
+    tools = truth.worst_tools(section)
+    if tools:
+        rows = [["tool (lowest accuracy)", "entries", "accuracy", "precision", "recall"]]
+        for name, tally in tools:
+            selection = tally.selection()
+            figures = [truth.rate(tally.accuracy())]
+            figures += [truth.rate(selection["precision"]), truth.rate(selection["recall"])]
+            rows.append([printable(name, NAME_WIDTH), f"{tally.total:,}", *figures])
+        out += ["", *grid(rows)]
+    params = truth.failing_parameters(section)
+    if params:
+        rows = [["parameter (most failures)", "failures", "accuracy", "of incorrect"]]
+        for param in params:
+            name = printable(f"{param.tool}.{param.name}", NAME_WIDTH)
+            rows.append(
+                [name, f"{param.failures:,}", truth.rate(param.accuracy), percent(param.share)]
+            )
+        out += ["", *grid(rows)]
+    samples = section.samples[: truth.MAX_SAMPLES_SHOWN]
+    if samples:
+        out += ["", "incorrect entries (sample):"]
+        for row in samples:
+            said = printable(truth.mismatches(row), 200)
+            out.append(f"  {printable(str(row.get('id', '?')), NAME_WIDTH)}: {said}")
+    return out

@@ -9,6 +9,12 @@ Tool selection compares the multiset of tool names called with the multiset expe
 per entry: ``matched`` is the size of their intersection (two expected calls of a tool
 and one made count one match), precision is matched over made, recall matched over
 expected. Micro figures pool every entry; macro figures are the mean over categories.
+
+The section stays bounded: tool names a model made up (logs can hold any number) join
+``by_tool`` only while it has fewer than ``max_tools`` names, then count under
+:data:`~toolaudit.results.folding.OTHER`; names an entry expects (from the user's file) are
+never folded. It keeps the ``--scores`` lines of the first :data:`SAMPLE_ENTRIES` incorrect
+entries, for people to look at.
 """
 
 from __future__ import annotations
@@ -18,14 +24,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from toolaudit.results.folding import DEFAULT_MAX_TOOLS, OTHER, table_key
 from toolaudit.results.significance import wilson_interval
 from toolaudit.truth.match import OUTCOMES
 
-#: The outcomes of an expected entry, in the order the summary lists them.
 #: The category of entries that have none.
 NO_CATEGORY = "null"
+#: Incorrect entries kept (their ``--scores`` lines), in input order.
+SAMPLE_ENTRIES = 5
 
-__all__ = ["NO_CATEGORY", "OUTCOMES", "GroundTruth", "ScoreLike", "Tally"]
+__all__ = ["NO_CATEGORY", "OUTCOMES", "SAMPLE_ENTRIES", "GroundTruth", "ScoreLike", "Tally"]
 
 
 class ScoreLike(Protocol):
@@ -100,17 +108,36 @@ class Parameter:
             self.failures + other.failures,
         )
 
+    def to_dict(self, incorrect: int) -> dict[str, Any]:
+        """The parameter's figures; ``incorrect``: the section's incorrect entries."""
+        return {
+            "expected": self.expected,
+            "matched": self.matched,
+            "accuracy": self.matched / self.expected if self.expected else None,
+            "failures": self.failures,
+            "share_of_failures": self.failures / incorrect if incorrect else 0.0,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Parameter:
+        return cls(int(data["expected"]), int(data["matched"]), int(data["failures"]))
+
 
 @dataclass
 class GroundTruth:
     """The ``ground_truth`` section: counts of scored entries, and of records with no
-    expected entry (``unscored``). Fill it with :meth:`add` and :meth:`add_unscored`."""
+    expected entry (``unscored``). Fill it with :meth:`add` and :meth:`add_unscored`.
+
+    ``max_tools`` bounds the tool names a model made up (see the module docstring);
+    ``samples`` holds the ``--scores`` lines of the first incorrect entries."""
 
     outcomes: dict[str, int] = field(default_factory=dict)
     by_category: dict[str, Tally] = field(default_factory=dict)
     by_tool: dict[str, Tally] = field(default_factory=dict)
     by_parameter: dict[str, dict[str, Parameter]] = field(default_factory=dict)
     unscored: int = 0
+    max_tools: int = DEFAULT_MAX_TOOLS
+    samples: list[dict[str, Any]] = field(default_factory=list)
 
     def add(
         self,
@@ -121,8 +148,11 @@ class GroundTruth:
         row: Mapping[str, Any] | None = None,
     ) -> None:
         """Count one scored entry; ``made_tools`` and ``expected_tools`` are the names of
-        the calls made and expected (repeated names counted as often as they occur)."""
-        made, expected = Counter(made_tools), Counter(expected_tools)
+        the calls made and expected (repeated names counted as often as they occur).
+        ``row``: the entry's ``--scores`` line, kept as a sample if the entry is one of
+        the first incorrect ones."""
+        expected = Counter(map(table_key, expected_tools))
+        made = Counter(self._made_keys(map(table_key, made_tools), expected))
         matched = made & expected
         self.outcomes[score.outcome] = self.outcomes.get(score.outcome, 0) + 1
         entry = Tally(1, int(score.correct), made.total(), expected.total(), matched.total())
@@ -146,6 +176,24 @@ class GroundTruth:
             params[name] = params.get(name, Parameter()).added(
                 Parameter(1, int(ok), int(failed and not ok))
             )
+        if row is not None and not score.correct and len(self.samples) < SAMPLE_ENTRIES:
+            self.samples.append(dict(row))
+
+    def _made_keys(self, names: Iterable[str], expected: Mapping[str, int]) -> list[str]:
+        """The ``by_tool`` key of each call made: its name, unless the model made it up
+        and the table (with this entry's expected names) is full: then :data:`OTHER`."""
+        new_expected = sum(name not in self.by_tool for name in expected)
+        room = self.max_tools - len(self.by_tool) - new_expected
+        admitted: set[str] = set()
+        keys = []
+        for name in names:
+            if name not in expected and name not in self.by_tool and name not in admitted:
+                if len(admitted) >= room:
+                    name = OTHER
+                else:
+                    admitted.add(name)
+            keys.append(name)
+        return keys
 
     def add_unscored(self, records: int = 1) -> None:
         """Count records that no expected entry names."""
@@ -159,8 +207,14 @@ class GroundTruth:
     def correct(self) -> int:
         return sum(tally.correct for tally in self.by_category.values())
 
+    def macro_accuracy(self) -> float | None:
+        """The mean of the categories' accuracies (None with no entry)."""
+        # Sorted: merged parts must sum their floats in the order the whole does.
+        return _mean([tally.accuracy() for _, tally in sorted(self.by_category.items())])
+
     def merged(self, other: GroundTruth) -> GroundTruth:
-        """The section of both (neither is changed)."""
+        """The section of both (neither is changed), with ``self``'s ``max_tools`` and
+        samples first."""
         params = {tool: dict(names) for tool, names in self.by_parameter.items()}
         for tool, names in other.by_parameter.items():
             mine = params.setdefault(tool, {})
@@ -169,10 +223,22 @@ class GroundTruth:
         return GroundTruth(
             outcomes=dict(Counter(self.outcomes) + Counter(other.outcomes)),
             by_category=_added(self.by_category, other.by_category),
-            by_tool=_added(self.by_tool, other.by_tool),
+            by_tool=self._tools_added(other.by_tool),
             by_parameter=params,
             unscored=self.unscored + other.unscored,
+            max_tools=self.max_tools,
+            samples=[*self.samples, *other.samples][:SAMPLE_ENTRIES],
         )
+
+    def _tools_added(self, theirs: Mapping[str, Tally]) -> dict[str, Tally]:
+        """``by_tool`` of both, bounded as :meth:`add` bounds it: a name no entry expected
+        (``total`` 0) and new to a full table counts under :data:`OTHER`."""
+        both = dict(self.by_tool)
+        for name, tally in theirs.items():
+            full = len(both) >= self.max_tools
+            key = OTHER if full and not tally.total and name not in both else name
+            both[key] = both.get(key, Tally()).added(tally)
+        return both
 
     def to_dict(self) -> dict[str, Any]:
         """The section as the summary holds it (documented in docs/report-and-summary.md)."""
@@ -180,16 +246,14 @@ class GroundTruth:
         for tally in self.by_category.values():
             whole = whole.added(tally)
         # Sorted: merged parts must sum their floats in the order the whole does.
-        ordered = [tally for _, tally in sorted(self.by_category.items())]
-        categories = [tally.accuracy() for tally in ordered]
-        selections = [tally.selection() for tally in ordered]
+        selections = [tally.selection() for _, tally in sorted(self.by_category.items())]
         failures = self.outcomes.get("incorrect", 0)
         return {
             "total": self.total,
             "correct": self.correct,
             "accuracy": whole.accuracy(),
             "accuracy_95": list(wilson_interval(whole.correct, whole.total)),
-            "macro_accuracy": _mean(categories),
+            "macro_accuracy": self.macro_accuracy(),
             "outcomes": {outcome: self.outcomes.get(outcome, 0) for outcome in _outcomes(self)},
             "selection": {
                 "made": whole.made,
@@ -204,19 +268,12 @@ class GroundTruth:
             "by_category": {name: t.to_dict() for name, t in sorted(self.by_category.items())},
             "by_tool": {name: t.to_dict() for name, t in sorted(self.by_tool.items())},
             "by_parameter": {
-                tool: {
-                    name: {
-                        "expected": p.expected,
-                        "matched": p.matched,
-                        "accuracy": p.matched / p.expected if p.expected else None,
-                        "failures": p.failures,
-                        "share_of_failures": p.failures / failures if failures else 0.0,
-                    }
-                    for name, p in sorted(names.items())
-                }
+                tool: {name: p.to_dict(failures) for name, p in sorted(names.items())}
                 for tool, names in sorted(self.by_parameter.items())
             },
             "unscored": self.unscored,
+            "max_tools": self.max_tools,
+            "samples": [dict(row) for row in self.samples],
         }
 
     @classmethod
@@ -228,13 +285,12 @@ class GroundTruth:
             by_category={str(k): Tally.from_dict(v) for k, v in data["by_category"].items()},
             by_tool={str(k): Tally.from_dict(v) for k, v in data["by_tool"].items()},
             by_parameter={
-                str(tool): {
-                    str(name): Parameter(int(p["expected"]), int(p["matched"]), int(p["failures"]))
-                    for name, p in names.items()
-                }
+                str(tool): {str(name): Parameter.from_dict(p) for name, p in names.items()}
                 for tool, names in data["by_parameter"].items()
             },
             unscored=int(data["unscored"]),
+            max_tools=int(data.get("max_tools", DEFAULT_MAX_TOOLS)),
+            samples=[dict(row) for row in data.get("samples", [])],
         )
 
 

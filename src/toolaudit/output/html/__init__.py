@@ -13,7 +13,8 @@ deterministic (no time, no random id): the same summary gives the same bytes,
 which keeps it testable and diffable.
 
 The sections live in :mod:`~toolaudit.output.html.audit`,
-:mod:`~toolaudit.output.html.groups` and :mod:`~toolaudit.output.html.compare`;
+:mod:`~toolaudit.output.html.ground_truth`, :mod:`~toolaudit.output.html.groups` and
+:mod:`~toolaudit.output.html.compare`;
 escaping and formatting in :mod:`~toolaudit.output.html.parts`.
 """
 
@@ -25,6 +26,7 @@ from importlib import resources
 from toolaudit.output.html import accuracy as html_accuracy
 from toolaudit.output.html import audit as html_audit
 from toolaudit.output.html import compare as html_compare
+from toolaudit.output.html import ground_truth as html_ground_truth
 from toolaudit.output.html import groups as html_groups
 from toolaudit.output.html.parts import esc, pct
 from toolaudit.results.score_compare import AccuracyComparison, AnyComparison
@@ -58,6 +60,7 @@ def render_html(summary: Summary) -> str:
         html_audit.status(summary),
         html_audit.headline(summary),
         html_audit.tools(summary),
+        html_ground_truth.ground_truth(summary),
         html_groups.groups(summary),
         html_audit.params(summary),
         html_audit.samples(summary),

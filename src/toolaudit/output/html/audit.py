@@ -70,10 +70,10 @@ def headline(summary: Summary) -> str:
     failed = summary.invalid + summary.malformed_records
     audited = summary.calls + summary.malformed_records
     cards = [
-        _card("calls", p.num(summary.calls)),
-        _card("ok", p.num(summary.ok)),
-        _card("invalid", p.num(summary.invalid)),
-        _card(
+        card("calls", p.num(summary.calls)),
+        card("ok", p.num(summary.ok)),
+        card("invalid", p.num(summary.invalid)),
+        card(
             "error rate",
             p.pct(summary.error_rate),
             f"{p.num(failed)} failed of {p.num(audited)}: invalid calls and malformed records "
@@ -87,7 +87,8 @@ def headline(summary: Summary) -> str:
     )
 
 
-def _card(label: str, value: str, explain: str = "", css_class: str = "") -> str:
+def card(label: str, value: str, explain: str = "", css_class: str = "") -> str:
+    """A figure in a box; ``label``, ``value`` and ``explain`` are markup, already escaped."""
     small = f'<div class="explain">{explain}</div>' if explain else ""
     klass = f"card {css_class}".strip()
     return (

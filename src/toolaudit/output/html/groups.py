@@ -48,6 +48,7 @@ def groups(summary: Summary) -> str:
             [f"<strong>{p.pct(g.error_rate)}</strong> {p.meter(g.error_rate)}" for _, g in shown],
             "rate",
         ),
+        *_accuracy_rows(summary, shown),
         _subhead("error rate per tool (invalid / calls)", width),
         *_group_tool_rows(summary, shown),
         _subhead("errors per kind (share of the group's calls)", width),
@@ -74,6 +75,26 @@ def _group_row(label: str, cells: list[str], css: str = "") -> str:
 
 def _subhead(text: str, span: int) -> str:
     return f'<tr class="subhead"><th scope="colgroup" colspan="{span}">{text}</th></tr>'
+
+
+def _accuracy_rows(summary: Summary, shown: list[tuple[str, Summary]]) -> list[str]:
+    """With --expected: each group's entries scored and their accuracy."""
+    if summary.ground_truth is None:
+        return []
+    scored, accuracy = [], []
+    for _, group in shown:
+        section = group.ground_truth
+        if section is None or not section.total:
+            scored.append(_NONE)
+            accuracy.append(_NONE)
+            continue
+        rate = section.correct / section.total
+        scored.append(p.num(section.total))
+        accuracy.append(f"<strong>{p.pct(rate)}</strong> {p.meter(rate)}")
+    return [
+        _group_row("expected entries scored", scored),
+        _group_row("<strong>accuracy</strong>", accuracy, "rate"),
+    ]
 
 
 def _group_tool_rows(summary: Summary, shown: list[tuple[str, Summary]]) -> list[str]:
