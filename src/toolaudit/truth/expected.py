@@ -143,7 +143,7 @@ MAX_DEPTH = 64
 
 def _deeper_than(value: object, limit: int) -> bool:
     """Whether a JSON value nests lists and objects more than ``limit`` levels deep."""
-    pending = [(value, 0)]
+    pending: list[tuple[Any, int]] = [(value, 0)]
     while pending:
         item, depth = pending.pop()
         if depth > limit:
