@@ -209,3 +209,17 @@ def test_parts_merge_into_the_whole(first, second):
     assert merged.to_dict() == whole.to_dict()
     assert whole.total == len(first + second)
     assert sum(whole.to_dict()["outcomes"].values()) == whole.total
+
+
+@given(entries, entries, entries)
+def test_counting_into_a_merged_section_leaves_its_parts_as_they_were(first, second, third):
+    # add() counts in place: a merged section must hold tallies of its own (the run's
+    # no_record entries are counted into the merged summary of its parts).
+    parts = built(first), built(second)
+    before = [part.to_dict() for part in parts]
+    merged = parts[0].merged(parts[1])
+    for category, outcome, made, expected, ok in third:
+        params = tuple(("f", "x", ok) for name in expected if name == "f")
+        merged.add(Scored(category, outcome, outcome == "correct", params), made, expected)
+    assert [part.to_dict() for part in parts] == before
+    assert merged.to_dict() == built(first + second + third).to_dict()

@@ -49,7 +49,7 @@ class ScoreLike(Protocol):
     def parameters(self) -> tuple[tuple[str, str, bool], ...]: ...
 
 
-@dataclass
+@dataclass(slots=True)
 class Tally:
     """Entries and tool selection of one category or one tool: counts only."""
 
@@ -64,6 +64,14 @@ class Tally:
         return Tally(
             *(mine + theirs for mine, theirs in zip(_fields(self), _fields(other), strict=True))
         )
+
+    def count(self, total: int, correct: int, made: int, expected: int, matched: int) -> None:
+        """Add these counts to this tally, in place."""
+        self.total += total
+        self.correct += correct
+        self.made += made
+        self.expected += expected
+        self.matched += matched
 
     def accuracy(self) -> float | None:
         return self.correct / self.total if self.total else None
@@ -92,7 +100,7 @@ class Tally:
         )
 
 
-@dataclass
+@dataclass(slots=True)
 class Parameter:
     """One parameter of one tool: how often it was expected, matched, and was among the
     mismatches of an ``incorrect`` entry."""
@@ -151,32 +159,43 @@ class GroundTruth:
         the calls made and expected (repeated names counted as often as they occur).
         ``row``: the entry's ``--scores`` line, kept as a sample if the entry is one of
         the first incorrect ones."""
-        expected = Counter(map(table_key, expected_tools))
-        made = Counter(self._made_keys(map(table_key, made_tools), expected))
-        matched = made & expected
-        self.outcomes[score.outcome] = self.outcomes.get(score.outcome, 0) + 1
-        entry = Tally(1, int(score.correct), made.total(), expected.total(), matched.total())
+        expected = _counts(map(table_key, expected_tools))
+        made = _counts(self._made_keys(map(table_key, made_tools), expected))
+        matched = {tool: min(count, made[tool]) for tool, count in expected.items() if tool in made}
+        outcomes = self.outcomes
+        outcomes[score.outcome] = outcomes.get(score.outcome, 0) + 1
+        correct = int(score.correct)
         category = score.category if score.category is not None else NO_CATEGORY
-        self.by_category[category] = self.by_category.get(category, Tally()).added(entry)
-        for tool in sorted(made.keys() | expected.keys()):
+        _tally(self.by_category, category).count(
+            1, correct, sum(made.values()), sum(expected.values()), sum(matched.values())
+        )
+        tools = made.keys() | expected.keys()
+        for tool in sorted(tools) if len(tools) > 1 else tools:
             # Entry counts go to the tools expected: a tool only called (wrongly) has
             # selection counts but no entries of its own.
-            wanted = tool in expected
-            one = Tally(
-                int(wanted),
-                int(wanted and score.correct),
-                made[tool],
-                expected[tool],
-                matched[tool],
+            wanted = int(tool in expected)
+            _tally(self.by_tool, tool).count(
+                wanted,
+                wanted and correct,
+                made.get(tool, 0),
+                expected.get(tool, 0),
+                matched.get(tool, 0),
             )
-            self.by_tool[tool] = self.by_tool.get(tool, Tally()).added(one)
         failed = score.outcome == "incorrect"
+        by_parameter = self.by_parameter
         for tool, name, ok in score.parameters:
-            params = self.by_parameter.setdefault(tool, {})
-            params[name] = params.get(name, Parameter()).added(
-                Parameter(1, int(ok), int(failed and not ok))
-            )
-        if row is not None and not score.correct and len(self.samples) < SAMPLE_ENTRIES:
+            params = by_parameter.get(tool)
+            if params is None:
+                params = by_parameter[tool] = {}
+            parameter = params.get(name)
+            if parameter is None:
+                parameter = params[name] = Parameter()
+            parameter.expected += 1
+            if ok:
+                parameter.matched += 1
+            elif failed:
+                parameter.failures += 1
+        if row is not None and not correct and len(self.samples) < SAMPLE_ENTRIES:
             self.samples.append(dict(row))
 
     def _made_keys(self, names: Iterable[str], expected: Mapping[str, int]) -> list[str]:
@@ -215,7 +234,11 @@ class GroundTruth:
     def merged(self, other: GroundTruth) -> GroundTruth:
         """The section of both (neither is changed), with ``self``'s ``max_tools`` and
         samples first."""
-        params = {tool: dict(names) for tool, names in self.by_parameter.items()}
+        # New tallies throughout: add() counts in place, and must not count into either.
+        params = {
+            tool: {name: parameter.added(Parameter()) for name, parameter in names.items()}
+            for tool, names in self.by_parameter.items()
+        }
         for tool, names in other.by_parameter.items():
             mine = params.setdefault(tool, {})
             for name, parameter in names.items():
@@ -233,7 +256,7 @@ class GroundTruth:
     def _tools_added(self, theirs: Mapping[str, Tally]) -> dict[str, Tally]:
         """``by_tool`` of both, bounded as :meth:`add` bounds it: a name no entry expected
         (``total`` 0) and new to a full table counts under :data:`OTHER`."""
-        both = dict(self.by_tool)
+        both = {name: tally.added(Tally()) for name, tally in self.by_tool.items()}
         for name, tally in theirs.items():
             full = len(both) >= self.max_tools
             key = OTHER if full and not tally.total and name not in both else name
@@ -298,8 +321,26 @@ def _fields(tally: Tally) -> tuple[int, ...]:
     return (tally.total, tally.correct, tally.made, tally.expected, tally.matched)
 
 
+def _tally(tallies: dict[str, Tally], key: str) -> Tally:
+    """The tally of ``key``, new if it has none."""
+    tally = tallies.get(key)
+    if tally is None:
+        tally = tallies[key] = Tally()
+    return tally
+
+
+def _counts(names: Iterable[str]) -> dict[str, int]:
+    """How often each name occurs (a Counter costs more for the one or two names of an
+    entry)."""
+    counts: dict[str, int] = {}
+    for name in names:
+        counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
 def _added(mine: Mapping[str, Tally], theirs: Mapping[str, Tally]) -> dict[str, Tally]:
-    both = dict(mine)
+    """Both, added: new tallies (adding to the result never changes ``mine`` or ``theirs``)."""
+    both = {key: tally.added(Tally()) for key, tally in mine.items()}
     for key, tally in theirs.items():
         both[key] = both.get(key, Tally()).added(tally)
     return both
