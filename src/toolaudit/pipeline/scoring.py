@@ -62,13 +62,17 @@ class Scorer:
             return
         self.scored[id] = None
         score, made_tools = expectations.score(entry, record, extracted)
-        model = extracted.model if extracted is not None else None
-        row = score_row(score, model, where)
-        if tally.ground_truth is None:
-            tally.ground_truth = GroundTruth()
-        tally.ground_truth.add(score, made_tools, expected_tools(entry), row=row)
-        if self.out is not None:
-            self.out.write(dump_score(row))
+        ground_truth = tally.ground_truth
+        if ground_truth is None:
+            ground_truth = tally.ground_truth = GroundTruth()
+        row = None
+        # (Most entries need no line: a summary-only run keeps only a few samples.)
+        if self.out is not None or ground_truth.wants_sample(score):
+            model = extracted.model if extracted is not None else None
+            row = score_row(score, model, where)
+            if self.out is not None:
+                self.out.write(dump_score(row))
+        ground_truth.add(score, made_tools, expected_tools(entry), row=row)
 
     def with_missing_entries(self, summary: Summary) -> Summary:
         """The summary of the whole run, its entries no record had counted (see

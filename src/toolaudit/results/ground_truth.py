@@ -195,8 +195,12 @@ class GroundTruth:
                 parameter.matched += 1
             elif failed:
                 parameter.failures += 1
-        if row is not None and not correct and len(self.samples) < SAMPLE_ENTRIES:
+        if row is not None and self.wants_sample(score):
             self.samples.append(dict(row))
+
+    def wants_sample(self, score: ScoreLike) -> bool:
+        """Whether :meth:`add` would keep this entry's line as a sample."""
+        return not score.correct and len(self.samples) < SAMPLE_ENTRIES
 
     def _made_keys(self, names: Iterable[str], expected: Mapping[str, int]) -> list[str]:
         """The ``by_tool`` key of each call made: its name, unless the model made it up

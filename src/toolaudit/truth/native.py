@@ -50,7 +50,10 @@ def is_accept_object(value: object) -> bool:
 
 def _accept(value: object) -> Accept:
     """A native argument -> its :class:`Accept` (nested accept objects read as well)."""
-    if type(value) in _SCALARS:  # most arguments: told at once
+    kind = type(value)
+    if kind in _SCALARS:  # most arguments: told at once
+        return Accept((value,))
+    if kind is list:  # never an accept object, and its items are read as they are
         return Accept((value,))
     if not is_accept_object(value):
         return Accept((_nested(value),))
