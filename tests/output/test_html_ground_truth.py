@@ -36,7 +36,7 @@ def test_the_section_shows_the_accuracy_outcomes_categories_tools_parameters_and
     assert "entries scored 6 correct 3 accuracy 50.0%" in text
     assert "95% CI 18.8% to 81.2%; macro (mean of the categories) 41.7%" in text
     assert "correct 2 incorrect 2 missed 1 correct_abstention 1" in text
-    assert "records with no expected entry (unscored) 2" in text
+    assert "records unscored (2 with no expected entry) 2" in text
     # Categories lowest first, with their counts.
     categories = re.findall(r"(\w+) (\d) (\d) (\d+\.\d%)", text.split("lowest first")[1])
     assert categories == [

@@ -3,9 +3,11 @@ expected calls, its ground truth."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import toolaudit
 from toolaudit.output.table import render_table
-from toolaudit.results.ground_truth import GroundTruth
+from toolaudit.results.ground_truth import GroundTruth, Skipped
 from toolaudit.results.summary import Summary
 from toolaudit.truth.match import Score
 
@@ -36,7 +38,14 @@ def test_the_ground_truth_block_shows_its_figures():
     assert lines[0] == "ground truth: 3/6 correct (50.0%, 95% CI 18.8-81.2%), macro 41.7%"
     assert lines[1] == (
         "outcomes: 2 correct, 2 incorrect, 1 missed, 1 correct_abstention; "
-        "2 records unscored (no expected entry)"
+        "2 records unscored (2 with no expected entry)"
+    )
+    # Records unscored for want of an id, or repeating one, are told apart.
+    section = scored_summary().ground_truth
+    assert section is not None
+    section.unscored, section.without_id, section.repeated_id = 4, Skipped(2), Skipped(1)
+    assert "; 4 records unscored (2 with no id, 1 repeating a scored id, 1 with no " in (
+        render_table(replace(scored_summary(), ground_truth=section))
     )
     # Worst first: 0% categories (ties by size, then name) before 66.7% and 100%.
     categories = lines[lines.index("") + 1 :][:5]

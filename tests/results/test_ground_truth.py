@@ -47,8 +47,8 @@ def test_counts_and_rates():
     data = sample().to_dict()
     assert list(data) == [
         "total", "correct", "accuracy", "accuracy_95", "macro_accuracy", "outcomes",
-        "selection", "by_category", "by_tool", "by_parameter", "unscored", "max_tools",
-        "samples",
+        "selection", "by_category", "by_tool", "by_parameter", "unscored", "without_id",
+        "repeated_id", "max_tools", "samples",
     ]  # fmt: skip
     assert (data["total"], data["correct"], data["accuracy"]) == (4, 2, 0.5)
     assert list(data["outcomes"]) == list(OUTCOMES)

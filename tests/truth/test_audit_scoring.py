@@ -198,7 +198,25 @@ def test_each_outcome_of_a_native_eval_set_and_counts_that_add_up(eval_set, tmp_
     assert sum(truth["outcomes"].values()) == len(EXPECTED)
     # Every record in exactly one count: 7 scored, 3 not (no entry, no id, a repeat).
     assert truth["unscored"] == 3
+    assert truth["without_id"] == {"records": 1, "first": f"{log}:8"}
+    assert truth["repeated_id"] == {"records": 1, "first": f"{log}:9 (id 'right')"}
     assert truth["correct"] == 3 and truth["by_category"]["booking"]["correct"] == 0
+    # Both are told, located; a run that scored records says nothing more.
+    told = result.stderr.replace("\n", " ")
+    assert f"no id at --expected-key metadata.eval_id: 1 (the first at {log}:8)" in told
+    assert f"an id already scored: 1 (the first at {log}:9 (id 'right'))" in told
+    assert "no record was scored" not in result.stderr
+
+
+def test_a_run_that_scores_no_record_says_why(eval_set):
+    log, expected, schemas = eval_set
+    # The records' ids are under metadata.eval_id: `id` holds none of them.
+    result = invoke("audit", str(log), "-s", str(schemas), "-e", str(expected))
+    assert "records with no id at their format's id or `id`: 10" in result.stderr
+    wrong_key = invoke(
+        "audit", str(log), "-s", str(schemas), "-e", str(expected), "--expected-key", "model"
+    )
+    assert "no record was scored: none of the records read has an id" in wrong_key.stderr
 
 
 def test_scores_per_group_add_up_to_the_whole(eval_set):

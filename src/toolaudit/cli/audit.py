@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from distributed import Client
 
     from toolaudit.pipeline import StopRequest
+    from toolaudit.results.ground_truth import GroundTruth
     from toolaudit.results.summary import Summary
     from toolaudit.schemas import SchemaSet
     from toolaudit.truth.expectations import Expectations
@@ -363,6 +364,8 @@ def audit(
         raise _fail(str(error)) from None
 
     _warn_incomplete(summary)
+    if summary.ground_truth is not None:
+        _warn_unscored(summary.ground_truth, expected_key)
     if summary.lines == 0 and summary.complete:
         # Exit 0 all the same (no call failed), but `zcat log.gz | toolaudit audit` where
         # zcat failed would otherwise pass in silence.
@@ -492,6 +495,31 @@ def _warn_incomplete(summary: Summary) -> None:
                 f"toolaudit: warning: {printable(source.path)}: {printable(source.error or '')}",
                 err=True,
             )
+
+
+def _warn_unscored(section: GroundTruth, expected_key: str | None) -> None:
+    """Tell the records that could not be scored for want of an id, or for an id that
+    was scored already, and a run in which no record was scored at all."""
+    key = f"--expected-key {expected_key}" if expected_key else "their format's id or `id`"
+    if section.without_id.records:
+        _tell(
+            f"records with no id at {key}: {section.without_id.records:,} (the first at "
+            f"{section.without_id.first}), not scored; --expected-key names the field",
+            kind="warning",
+        )
+    if section.repeated_id.records:
+        _tell(
+            f"records repeating an id already scored: {section.repeated_id.records:,} (the "
+            f"first at {section.repeated_id.first}); only the first record of an id is scored",
+            kind="warning",
+        )
+    scored = section.total - section.outcomes.get("no_record", 0)
+    if not scored and section.unscored > section.without_id.records + section.repeated_id.records:
+        _tell(
+            "no record was scored: none of the records read has an id of the expected "
+            "files (is --expected-key the field that holds them?)",
+            kind="warning",
+        )
 
 
 def _exit_code(summary: Summary, max_error_rate: float | None) -> int:

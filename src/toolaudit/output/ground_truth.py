@@ -60,8 +60,20 @@ def outcomes_line(section: GroundTruth) -> str:
     """``812 correct, 120 incorrect, ...``, and the records no expected entry named."""
     said = ", ".join(f"{count:,} {outcome}" for outcome, count in outcome_counts(section))
     if section.unscored:
-        said += f"; {section.unscored:,} records unscored (no expected entry)"
+        said += f"; {section.unscored:,} records unscored ({unscored_why(section)})"
     return said or "no entry scored"
+
+
+def unscored_why(section: GroundTruth) -> str:
+    """Why records went unscored: ``2 with no id, 1 repeating a scored id, 4 with no
+    expected entry`` (the parts that occurred)."""
+    no_id, repeated = section.without_id.records, section.repeated_id.records
+    parts = [
+        (no_id, "with no id"),
+        (repeated, "repeating a scored id"),
+        (section.unscored - no_id - repeated, "with no expected entry"),
+    ]
+    return ", ".join(f"{count:,} {why}" for count, why in parts if count)
 
 
 def worst_categories(

@@ -34,10 +34,6 @@ class Scorer:
         self.out = out
         #: The ids scored so far, in the order their records came.
         self.scored: dict[str, None] = {}
-        #: Records whose id an earlier record was scored under (not scored again),
-        #: and where the first of them is.
-        self.repeated = 0
-        self.first_repeated: str | None = None
 
     def record(
         self,
@@ -51,20 +47,17 @@ class Scorer:
         expectations = self.expectations
         id = expectations.id_of(record, extracted)
         if id is None:
+            _section(tally).without_id.count(f"{where[0]}:{where[1]}")
             return
         entry = expectations.entry_for(id)
         if entry is None:
             return
         if id in self.scored:
-            self.repeated += 1
-            if self.first_repeated is None:
-                self.first_repeated = f"{where[0]}:{where[1]} (id {id!r})"
+            _section(tally).repeated_id.count(f"{where[0]}:{where[1]} (id {id!r})")
             return
         self.scored[id] = None
         score, made_tools = expectations.score(entry, record, extracted)
-        ground_truth = tally.ground_truth
-        if ground_truth is None:
-            ground_truth = tally.ground_truth = GroundTruth()
+        ground_truth = _section(tally)
         row = None
         # (Most entries need no line: a summary-only run keeps only a few samples.)
         if self.out is not None or ground_truth.wants_sample(score):
@@ -85,6 +78,13 @@ class Scorer:
             ground_truth = tally.ground_truth or GroundTruth()
             ground_truth.unscored = tally.records - ground_truth.total
             tally.ground_truth = ground_truth
+
+
+def _section(tally: Tally) -> GroundTruth:
+    """The tally's ground truth, new if it has none yet."""
+    if tally.ground_truth is None:
+        tally.ground_truth = GroundTruth()
+    return tally.ground_truth
 
 
 def expected_tools(entry: Expected) -> list[str]:

@@ -33,7 +33,15 @@ NO_CATEGORY = "null"
 #: Incorrect entries kept (their ``--scores`` lines), in input order.
 SAMPLE_ENTRIES = 5
 
-__all__ = ["NO_CATEGORY", "OUTCOMES", "SAMPLE_ENTRIES", "GroundTruth", "ScoreLike", "Tally"]
+__all__ = [
+    "NO_CATEGORY",
+    "OUTCOMES",
+    "SAMPLE_ENTRIES",
+    "GroundTruth",
+    "ScoreLike",
+    "Skipped",
+    "Tally",
+]
 
 
 class ScoreLike(Protocol):
@@ -131,6 +139,32 @@ class Parameter:
         return cls(int(data["expected"]), int(data["matched"]), int(data["failures"]))
 
 
+@dataclass(slots=True)
+class Skipped:
+    """Records left unscored for one reason: how many, and where the first met is."""
+
+    records: int = 0
+    first: str | None = None
+
+    def count(self, where: str) -> None:
+        self.records += 1
+        if self.first is None:
+            self.first = where
+
+    def added(self, other: Skipped) -> Skipped:
+        return Skipped(self.records + other.records, self.first or other.first)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"records": self.records, "first": self.first}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> Skipped:
+        if data is None:
+            return cls()
+        first = data["first"]
+        return cls(int(data["records"]), None if first is None else str(first))
+
+
 @dataclass
 class GroundTruth:
     """The ``ground_truth`` section: counts of scored entries, and of records with no
@@ -146,6 +180,10 @@ class GroundTruth:
     unscored: int = 0
     max_tools: int = DEFAULT_MAX_TOOLS
     samples: list[dict[str, Any]] = field(default_factory=list)
+    #: Among the unscored: records with no id at the expected key, and records whose id
+    #: an earlier record was scored under.
+    without_id: Skipped = field(default_factory=Skipped)
+    repeated_id: Skipped = field(default_factory=Skipped)
 
     def add(
         self,
@@ -255,6 +293,8 @@ class GroundTruth:
             unscored=self.unscored + other.unscored,
             max_tools=self.max_tools,
             samples=[*self.samples, *other.samples][:SAMPLE_ENTRIES],
+            without_id=self.without_id.added(other.without_id),
+            repeated_id=self.repeated_id.added(other.repeated_id),
         )
 
     def _tools_added(self, theirs: Mapping[str, Tally]) -> dict[str, Tally]:
@@ -299,6 +339,8 @@ class GroundTruth:
                 for tool, names in sorted(self.by_parameter.items())
             },
             "unscored": self.unscored,
+            "without_id": self.without_id.to_dict(),
+            "repeated_id": self.repeated_id.to_dict(),
             "max_tools": self.max_tools,
             "samples": [dict(row) for row in self.samples],
         }
@@ -318,6 +360,8 @@ class GroundTruth:
             unscored=int(data["unscored"]),
             max_tools=int(data.get("max_tools", DEFAULT_MAX_TOOLS)),
             samples=[dict(row) for row in data.get("samples", [])],
+            without_id=Skipped.from_dict(data.get("without_id")),
+            repeated_id=Skipped.from_dict(data.get("repeated_id")),
         )
 
 

@@ -56,7 +56,7 @@ def _headline(section: GroundTruth) -> str:
 def _outcomes(section: GroundTruth) -> str:
     facts = [(p.esc(outcome), p.num(count)) for outcome, count in truth.outcome_counts(section)]
     if section.unscored:
-        facts.append(("records with no expected entry (unscored)", p.num(section.unscored)))
+        facts.append((f"records unscored ({truth.unscored_why(section)})", p.num(section.unscored)))
     items = "".join(
         f"<div><dt><code>{label}</code></dt><dd>{value}</dd></div>" for label, value in facts
     )
