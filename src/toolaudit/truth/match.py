@@ -153,9 +153,15 @@ def _scored(
         call, one = calls[0], made[0]
         if not mismatches_of_call(call.name, call.arguments, one.name, one.arguments, defaults):
             matched = tuple((call.name, name, True) for name in call.arguments)
-            pairing = ((one.index, 0),)
             return Score(
-                expected.id, expected.category, "correct", True, (), pairing, None, matched
+                expected.id,
+                expected.category,
+                "correct",
+                True,
+                (),
+                ((one.index, 0),),
+                None,
+                matched,
             )
     found = [
         [
