@@ -142,6 +142,43 @@ def test_the_bfcl_walkthrough_compares_two_models_paired(in_repo, tmp_path, monk
     check_block("bfcl:compare", f"$ toolaudit {' '.join(compare)}\n{compared.stdout}")
 
 
+#: The records the walkthrough's own eval set is scored on (it shows the second).
+EVAL_RUN = [
+    {
+        "metadata": {"eval_id": "q-1"},
+        "name": "get_weather",
+        "arguments": {"city": "paris", "days": 3},
+    },
+    {
+        "metadata": {"eval_id": "q-2"},
+        "name": "convert_currency",
+        "arguments": {"amount": 12, "from_currency": "USD", "to_currency": "BRL"},
+    },
+    {"metadata": {"eval_id": "q-3"}, "name": "search_web", "arguments": {"query": "hello"}},
+]
+
+
+def test_the_walkthroughs_own_eval_set_scores_as_shown(tmp_path, monkeypatch):
+    """Step 3 of docs/evaluation.md: its eval.jsonl, scored by --expected-key, prints its lines."""
+    text = (DOCS / "evaluation.md").read_text(encoding="utf-8")
+    step = text[text.index("**3. Your own eval set.**") :]
+    entries = re.search(r"^```json\n(.*?)^```", step, re.S | re.M)
+    shown_run = re.search(r"^```console\n\$ (.*?)^```", step, re.S | re.M)
+    assert entries and shown_run
+    (tmp_path / "eval.jsonl").write_text(entries.group(1), encoding="utf-8")
+    (tmp_path / "run.jsonl").write_text("".join(json.dumps(r) + "\n" for r in EVAL_RUN))
+    (tmp_path / "sample_logs").symlink_to(REPO / "sample_logs")
+    (tmp_path / "out").mkdir()
+    monkeypatch.chdir(tmp_path)
+    command, *output = shown_run.group(1).replace("\\\n", " ").splitlines()
+    result = CliRunner().invoke(app, command.split()[1:])
+    assert result.exit_code == 0, result.output
+    printed = iter(result.stdout.splitlines())
+    for line in output:  # in order, each "..." standing for lines left out
+        assert line == "..." or line in printed, f"{line!r} not printed in order:\n{result.stdout}"
+    assert (tmp_path / "out" / "run.scores.jsonl").exists()
+
+
 @pytest.mark.parametrize("page", pages(), ids=shown)
 def test_every_generated_block_is_closed_and_checked(page):
     """A block no test writes, or one missing its end, would go stale unseen."""
