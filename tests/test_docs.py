@@ -9,6 +9,7 @@ TOOLAUDIT_UPDATE_GOLDEN=1 rewrites every copy from the current code.
 from __future__ import annotations
 
 import doctest
+import json
 import re
 from pathlib import Path
 
@@ -23,7 +24,7 @@ README = REPO / "README.md"
 DOCS = REPO / "docs"
 
 #: Every generated block, each written by a test below.
-GENERATED_BLOCKS = ("demo", "help:audit", "validate", "groups", "compare")
+GENERATED_BLOCKS = ("demo", "help:audit", "validate", "groups", "compare", "bfcl", "bfcl:compare")
 
 MARKER = re.compile(r"^<!-- ([\w:.-]+):(start|end) -->$", re.M)
 FENCE = re.compile(r"^(```|~~~)")
@@ -98,6 +99,84 @@ def test_the_evaluation_walkthrough_shows_real_output(in_repo, tmp_path, monkeyp
     compared = runner.invoke(app, arguments)
     assert compared.exit_code == 1
     check_block("compare", f"$ toolaudit {' '.join(arguments)}\n{compared.stdout}")
+
+
+#: The README's BFCL example, as shown: one category of one model, with BFCL's score file.
+BFCL_COMMAND = """\
+toolaudit audit sample_logs/bfcl/glyphh-ada-1.1_simple_python_result.json \\
+    --schemas sample_logs/bfcl/BFCL_v4_simple_python.json \\
+    --expected sample_logs/bfcl/BFCL_v4_simple_python_possible_answer.json --match bfcl
+"""
+BFCL_ARGUMENTS = BFCL_COMMAND.replace("\\\n", " ").split()[1:]
+BFCL_SCORE = REPO / "sample_logs/bfcl/glyphh-ada-1.1_simple_python_score.json"
+#: A second model's answers to the same category, for the walkthrough's comparison.
+CLAUDE_RESULT = (
+    "tests/fixtures/bfcl/reproduce/claude-sonnet-4-5-20250929-FC.simple_python.result.jsonl.gz"
+)
+
+
+def test_the_bfcl_example_prints_bfcls_own_accuracy(in_repo):
+    """The command the README shows, run as shown, finds the accuracy of BFCL's score file."""
+    result = CliRunner().invoke(app, BFCL_ARGUMENTS)
+    assert result.exit_code == 0, result.output
+    truth = result.stdout[result.stdout.index("ground truth:") :]
+    truth = truth[: truth.index("\n\n") + 1]  # the ground truth's first lines
+    bfcl = json.loads(BFCL_SCORE.read_text(encoding="utf-8").splitlines()[0])
+    found = f"{bfcl['correct_count']}/{bfcl['total_count']} correct ({bfcl['accuracy']:.1%},"
+    assert truth.startswith(f"ground truth: {found}"), truth
+    check_block("bfcl", f"$ {BFCL_COMMAND}...\n{truth}")
+
+
+def test_the_bfcl_walkthrough_compares_two_models_paired(in_repo, tmp_path, monkeypatch):
+    """docs/evaluation.md scores a second model of the category and compares the two."""
+    command, glyphh, *options = BFCL_ARGUMENTS
+    (tmp_path / "out").mkdir()
+    for model, result in (("glyphh", glyphh), ("claude", CLAUDE_RESULT)):
+        scores = tmp_path / "out" / f"{model}.scores.jsonl"
+        audited = CliRunner().invoke(app, [command, result, *options, "--scores", str(scores)])
+        assert audited.exit_code == 0, audited.output
+    monkeypatch.chdir(tmp_path)
+    compare = ["compare", "out/claude.scores.jsonl", "out/glyphh.scores.jsonl"]
+    compared = CliRunner().invoke(app, compare)
+    assert compared.exit_code == 1
+    check_block("bfcl:compare", f"$ toolaudit {' '.join(compare)}\n{compared.stdout}")
+
+
+#: The records the walkthrough's own eval set is scored on (it shows the second).
+EVAL_RUN = [
+    {
+        "metadata": {"eval_id": "q-1"},
+        "name": "get_weather",
+        "arguments": {"city": "paris", "days": 3},
+    },
+    {
+        "metadata": {"eval_id": "q-2"},
+        "name": "convert_currency",
+        "arguments": {"amount": 12, "from_currency": "USD", "to_currency": "BRL"},
+    },
+    {"metadata": {"eval_id": "q-3"}, "name": "search_web", "arguments": {"query": "hello"}},
+]
+
+
+def test_the_walkthroughs_own_eval_set_scores_as_shown(tmp_path, monkeypatch):
+    """Step 3 of docs/evaluation.md: its eval.jsonl, scored by --expected-key, prints its lines."""
+    text = (DOCS / "evaluation.md").read_text(encoding="utf-8")
+    step = text[text.index("**3. Your own eval set.**") :]
+    entries = re.search(r"^```json\n(.*?)^```", step, re.S | re.M)
+    shown_run = re.search(r"^```console\n\$ (.*?)^```", step, re.S | re.M)
+    assert entries and shown_run
+    (tmp_path / "eval.jsonl").write_text(entries.group(1), encoding="utf-8")
+    (tmp_path / "run.jsonl").write_text("".join(json.dumps(r) + "\n" for r in EVAL_RUN))
+    (tmp_path / "sample_logs").symlink_to(REPO / "sample_logs")
+    (tmp_path / "out").mkdir()
+    monkeypatch.chdir(tmp_path)
+    command, *output = shown_run.group(1).replace("\\\n", " ").splitlines()
+    result = CliRunner().invoke(app, command.split()[1:])
+    assert result.exit_code == 0, result.output
+    printed = iter(result.stdout.splitlines())
+    for line in output:  # in order, each "..." standing for lines left out
+        assert line == "..." or line in printed, f"{line!r} not printed in order:\n{result.stdout}"
+    assert (tmp_path / "out" / "run.scores.jsonl").exists()
 
 
 @pytest.mark.parametrize("page", pages(), ids=shown)
