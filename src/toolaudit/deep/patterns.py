@@ -254,10 +254,11 @@ def _class_of(rewrite: Rewrite, written: str, negated: bool, in_class: bool) -> 
     """A property's RE2 form where it was ``written``: a class, or items of the class
     it sits in. A complement inside a class has no RE2 form unless it is one group."""
     items = "".join(rewrite.items)
+    one_group = len(rewrite.items) == 1 and items.startswith("\\p{")
     if rewrite.complemented == negated:
-        return items if in_class or len(rewrite.items) == 1 else f"[{items}]"
+        return items if in_class or one_group else f"[{items}]"
     if not in_class:
         return f"[^{items}]"
-    if len(rewrite.items) == 1 and items.startswith("\\p{"):
+    if one_group:
         return "\\P" + items[2:]
     raise UnusablePattern(f"{written} inside a class has no exact RE2 form")
