@@ -25,6 +25,13 @@ import functools
 import re
 from collections.abc import Callable
 
+from toolaudit.deep.unicode_properties import (
+    BINARY_PROPERTIES,
+    GENERAL_CATEGORIES,
+    SCRIPTS,
+    Rewrite,
+)
+
 #: A compiled pattern: its ``search`` (unanchored, as JSON Schema's ``pattern``).
 Search = Callable[[str], object]
 
@@ -43,8 +50,6 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 
 #: ECMA-262's named group, (?<name>...), which RE2 reads the same way.
 _NAMED_GROUP = re.compile(r"\(\?<[A-Za-z_$][A-Za-z0-9_$]*>")
-#: A general category as RE2 and ECMA-262 both write it: L, Lu, Nd...
-_CATEGORY = re.compile(r"[A-Z][a-z]?")
 
 
 #: The longest pattern (in characters) deep mode compiles: compiling costs more than
@@ -211,23 +216,49 @@ def _escape(pattern: str, i: int, in_class: bool) -> tuple[str, int]:
     if char == "k":
         raise UnusablePattern("named backreferences have no linear-time match")
     if char in "pP":
-        return _property(pattern, i)
+        return _property(pattern, i, in_class)
     if char.isascii() and not char.isalnum():
         return "\\" + char, i + 1  # an escaped syntax character: itself
     raise UnusablePattern(f"\\{char} is not a valid escape in Unicode mode")
 
 
-def _property(pattern: str, i: int) -> tuple[str, int]:
-    """``\\p{...}`` at ``pattern[i]`` (the ``p``) -> RE2. ECMA-262 writes a general
-    category bare or as ``gc=``/``General_Category=``, a script as ``sc=``/``Script=``;
-    RE2 knows categories by their short names and scripts bare. Anything else (long
-    names, binary properties) has no exact RE2 form."""
+def _property(pattern: str, i: int, in_class: bool) -> tuple[str, int]:
+    """``\\p{...}`` or ``\\P{...}`` at ``pattern[i]`` (the letter) -> RE2: a general
+    category or binary property bare, or ``name=value`` (see :mod:`.unicode_properties`).
+    What RE2 cannot match exactly (most binary properties, Script_Extensions, scripts
+    newer than RE2) is refused, naming the property."""
     letter = pattern[i]
     if not pattern.startswith("{", i + 1) or (end := pattern.find("}", i + 2)) < 0:
         raise UnusablePattern(f"\\{letter} must be followed by {{property}} in Unicode mode")
-    name, _, value = pattern[i + 2 : end].rpartition("=")
-    if name in ("", "gc", "General_Category") and _CATEGORY.fullmatch(value):
-        return f"\\{letter}{{{value}}}", end + 1
-    if name in ("sc", "Script") and re.fullmatch(r"[A-Z][A-Za-z_]*", value):
-        return f"\\{letter}{{{value}}}", end + 1
-    raise UnusablePattern(f"\\{letter}{{{pattern[i + 2 : end]}}} has no exact RE2 form")
+    written = f"\\{letter}{{{pattern[i + 2 : end]}}}"
+    name, equals, value = pattern[i + 2 : end].partition("=")
+    if not equals:
+        rewrite = GENERAL_CATEGORIES.get(name) or BINARY_PROPERTIES.get(name)
+        unknown = f"{written}: no general category, nor a binary property RE2 can match"
+    elif name in ("gc", "General_Category"):
+        rewrite = GENERAL_CATEGORIES.get(value)
+        unknown = f"{written}: {value} is no General_Category value"
+    elif name in ("sc", "Script"):
+        rewrite = SCRIPTS.get(value)
+        unknown = f"{written}: RE2 knows no script {value}"
+    elif name in ("scx", "Script_Extensions"):
+        raise UnusablePattern(f"{written}: RE2 knows Script only, and Script_Extensions differs")
+    else:
+        raise UnusablePattern(f"{written}: {name} is no property RE2 can match")
+    if rewrite is None:
+        raise UnusablePattern(unknown)
+    return _class_of(rewrite, written, negated=letter == "P", in_class=in_class), end + 1
+
+
+def _class_of(rewrite: Rewrite, written: str, negated: bool, in_class: bool) -> str:
+    """A property's RE2 form where it was ``written``: a class, or items of the class
+    it sits in. A complement inside a class has no RE2 form unless it is one group."""
+    items = "".join(rewrite.items)
+    one_group = len(rewrite.items) == 1 and items.startswith("\\p{")
+    if rewrite.complemented == negated:
+        return items if in_class or one_group else f"[{items}]"
+    if not in_class:
+        return f"[^{items}]"
+    if one_group:
+        return "\\P" + items[2:]
+    raise UnusablePattern(f"{written} inside a class has no exact RE2 form")
