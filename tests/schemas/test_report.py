@@ -9,7 +9,10 @@ import json
 import pytest
 
 from toolaudit.schemas.lint import (
+    BARE_PARAMETER_MAP,
     ENUM_TYPE_MISMATCH,
+    KEYWORD_WITHOUT_EFFECT,
+    MALFORMED_ROOT_KEYWORD,
     REQUIRED_NOT_DECLARED,
     STRICT_OPEN_OBJECT,
     STRICT_OPTIONAL_PROPERTY,
@@ -101,6 +104,14 @@ MINIMAL = {
         {"properties": {"days": {"type": "integer", "enum": [1, "2"]}}},
         "/properties/days/enum/1",
     ),
+    MALFORMED_ROOT_KEYWORD: (
+        {"properties": {"q": {"type": "string"}}, "pattern": {"x": 1}},
+        "/pattern",
+    ),
+    KEYWORD_WITHOUT_EFFECT: (
+        {"properties": {"tags": {"type": "array", "minLength": 1}}},
+        "/properties/tags/minLength",
+    ),
 }
 
 
@@ -115,8 +126,14 @@ def test_each_warning_code_fires_on_a_minimal_schema(tmp_path, code):
 
 
 def test_every_warning_code_is_tested():
-    strict_and_cap = {STRICT_OPEN_OBJECT, STRICT_OPTIONAL_PROPERTY, TOO_MANY_WARNINGS}
-    assert set(WARNING_CODES) == set(MINIMAL) | strict_and_cap
+    # (a bare map has no "type": "object" to stand beside: tests/schemas/test_misplaced.py)
+    elsewhere = {
+        STRICT_OPEN_OBJECT,
+        STRICT_OPTIONAL_PROPERTY,
+        TOO_MANY_WARNINGS,
+        BARE_PARAMETER_MAP,
+    }
+    assert set(WARNING_CODES) == set(MINIMAL) | elsewhere
 
 
 def test_an_unusable_pattern_is_reported_with_the_pattern_and_left_unchecked(tmp_path):

@@ -12,6 +12,13 @@ from typing import Any
 
 from toolaudit.deep import ParametersInfo
 from toolaudit.deep.paths import NOWHERE, followed, pointer_token, ref_tokens
+from toolaudit.schemas.misplaced import (
+    BARE_PARAMETER_MAP,
+    KEYWORD_WITHOUT_EFFECT,
+    MALFORMED_ROOT_KEYWORD,
+    kind_warnings,
+    root_warnings,
+)
 from toolaudit.values import accepted_kinds, shown, type_names_of, value_kind
 
 UNCHECKED_KEYWORD = "unchecked-keyword"
@@ -29,6 +36,9 @@ WARNING_CODES = (
     ENUM_TYPE_MISMATCH,
     STRICT_OPEN_OBJECT,
     STRICT_OPTIONAL_PROPERTY,
+    BARE_PARAMETER_MAP,
+    MALFORMED_ROOT_KEYWORD,
+    KEYWORD_WITHOUT_EFFECT,
     TOO_MANY_WARNINGS,
 )
 #: A hostile schema can earn a warning at each of 10,000 levels, each pointer as long
@@ -111,9 +121,14 @@ def _warnings(
             pointer,
             f"pattern {shown(pattern)} cannot be used ({why}): left unchecked",
         )
+    for code, tokens, message in root_warnings(parameters):
+        yield code, _child(None, *tokens) if tokens else None, message
     inheritance = _Inheritance(parameters)
     for at, node in _subschemas(parameters):
         yield from _node_warnings(inheritance, at, node, strict=strict)
+        if at is not None:  # (the root's kind is the arguments': root_warnings says so)
+            for code, keyword, message in kind_warnings(node):
+                yield code, _child(at, keyword), message
 
 
 def _subschemas(root: Mapping[str, Any]) -> Iterator[tuple[_At | None, Mapping[str, Any]]]:
