@@ -3,18 +3,16 @@ choices, its help text and the docs' table come from here."""
 
 from __future__ import annotations
 
-from toolaudit.targets import (
-    anthropic,
-    anthropic_strict,
-    gemini,
-    gemini_json_schema,
-    openai,
-    openai_strict,
-)
+from toolaudit.targets.anthropic import TARGET as ANTHROPIC
+from toolaudit.targets.anthropic_strict import TARGET as ANTHROPIC_STRICT
+from toolaudit.targets.gemini import TARGET as GEMINI
+from toolaudit.targets.gemini_json_schema import TARGET as GEMINI_JSON_SCHEMA
+from toolaudit.targets.openai import TARGET as OPENAI
+from toolaudit.targets.openai_strict import TARGET as OPENAI_STRICT
 from toolaudit.targets.rules import Target
 
 #: Target name -> its rules, in the order the help text lists them.
 TARGETS: dict[str, Target] = {
-    module.TARGET.name: module.TARGET
-    for module in (openai_strict, openai, anthropic, anthropic_strict, gemini, gemini_json_schema)
+    target.name: target
+    for target in (OPENAI_STRICT, OPENAI, ANTHROPIC, ANTHROPIC_STRICT, GEMINI, GEMINI_JSON_SCHEMA)
 }
