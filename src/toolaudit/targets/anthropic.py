@@ -9,7 +9,7 @@ SOURCE = "https://platform.claude.com/docs/en/agents-and-tools/tool-use/strict-t
 CHECKED = "2026-12-05"
 
 TARGET = Target(
-    "anthropic",  # the provider mode, not a log format
+    "anthropic",  # not a log format
     "Anthropic tool use without strict: true",
     (
         Rule("not-enforced", IGNORES, Structure("whole-schema"),

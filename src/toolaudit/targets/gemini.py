@@ -29,7 +29,7 @@ def _not_strings(value: object) -> bool:
 
 
 TARGET = Target(
-    "gemini",  # the provider mode, not a log format
+    "gemini",  # not a log format
     "Gemini function declarations' parameters (OpenAPI 3.0 subset)",
     (
         Rule("unknown-field", REJECTS, KeywordOutside(FIELDS),

@@ -9,7 +9,7 @@ SOURCE = "https://platform.openai.com/docs/guides/function-calling#strict-mode"
 CHECKED = "2026-12-05"
 
 TARGET = Target(
-    "openai",  # the provider mode, not a log format
+    "openai",  # not a log format
     "OpenAI function calling without strict: true",
     (
         Rule("not-enforced", IGNORES, Structure("whole-schema"),
