@@ -45,6 +45,32 @@ WITH = {  # an object whose one property "a" adds a keyword
 }
 
 
+#: A value for each keyword xgrammar drops, and each llguidance refuses.
+XGRAMMAR_DROPS = {
+    "not": STRING,
+    "if": STRING,
+    "then": STRING,
+    "else": STRING,
+    "dependentRequired": {},
+    "dependentSchemas": {},
+    "uniqueItems": True,
+    "contains": STRING,
+    "minContains": 1,
+    "maxContains": 2,
+}
+LLGUIDANCE_REFUSES = {
+    **XGRAMMAR_DROPS,
+    "dependencies": {},
+    "propertyNames": STRING,
+    "unevaluatedItems": False,
+    "unevaluatedProperties": False,
+    "$recursiveAnchor": True,
+    "$recursiveRef": "#",
+    "$dynamicAnchor": "a",
+    "$dynamicRef": "#a",
+}
+
+
 def nested(levels: int) -> dict[str, Any]:
     schema = closed()
     for _ in range(levels - 1):
@@ -126,6 +152,33 @@ FIRING: dict[str, tuple[dict[str, Any], str]] = {
         "/properties/a/default",
     ),
     "target:gemini-json-schema:root-not-object": ({"type": "array", "items": STRING}, ""),
+    **{
+        f"target:xgrammar:ignored-{keyword}": (
+            {"type": "object", "properties": {"a": {keyword: value}}},
+            f"/properties/a/{keyword}",
+        )
+        for keyword, value in XGRAMMAR_DROPS.items()
+    },
+    "target:xgrammar:number-multiple-of": (
+        closed(a={"type": "number", "multipleOf": 0.5}),
+        "/properties/a/multipleOf",
+    ),
+    "target:xgrammar:all-of-several": (
+        closed(a={"allOf": [STRING, STRING]}),
+        "/properties/a/allOf",
+    ),
+    "target:xgrammar:external-ref": (closed(a={"$ref": "other.json#/a"}), "/properties/a/$ref"),
+    **{
+        f"target:llguidance:unimplemented-{keyword.lstrip('$')}": (
+            {"type": "object", "properties": {"a": {keyword: value}}},
+            f"/properties/a/{keyword}",
+        )
+        for keyword, value in LLGUIDANCE_REFUSES.items()
+    },
+    "target:llguidance:unknown-format": (
+        closed(a={"type": "string", "format": "ipv5"}),
+        "/properties/a/format",
+    ),
 }
 
 #: For each target, a schema it takes as it is (nothing rejected, nothing ignored).
@@ -155,6 +208,21 @@ COMPLIANT: dict[str, dict[str, Any]] = {
         },
         "required": ["city"],
         "propertyOrdering": ["city", "unit", "days", "stops"],
+    },
+    "xgrammar": closed(
+        n={"type": "integer", "multipleOf": 2},
+        m={"allOf": [STRING]},
+        r={"$ref": "#/properties/n"},
+        s={"type": "string", "pattern": "^a+$", "format": "email"},
+    ),
+    "llguidance": {
+        "$defs": {"n": {"type": "integer", "multipleOf": 2}},
+        **closed(
+            n={"$ref": "#/$defs/n"},
+            s={"type": "string", "format": "date-time", "minLength": 1},
+            m={"type": "object", "patternProperties": {"^x": STRING}, "maxProperties": 3},
+            o={"oneOf": [STRING, {"type": "integer"}], "default": 1, "title": "o"},
+        ),
     },
     "gemini-json-schema": {
         "type": "object",

@@ -102,7 +102,11 @@ def _node_findings(
 ) -> Iterator[_Found]:
     match = rule.match
     if isinstance(match, Keyword):
-        if match.name in node and (match.when is None or match.when(node[match.name])):
+        if (
+            match.name in node
+            and (match.when is None or match.when(node[match.name]))
+            and (match.on_type is None or _declares(node, match.on_type))
+        ):
             value = shown(node[match.name])
             yield rule, _child(at, match.name), _said(rule, keyword=match.name, value=value)
     elif isinstance(match, KeywordOutside):
@@ -145,6 +149,11 @@ def _structure_findings(
             yield rule, None, _said(rule)
     elif shape == "whole-schema":
         yield rule, None, _said(rule)
+
+
+def _declares(node: Mapping[str, Any], type_name: str) -> bool:
+    declared = node.get("type")
+    return declared == type_name or (isinstance(declared, list) and type_name in declared)
 
 
 def _is_recursive(parameters: Mapping[str, Any]) -> bool:

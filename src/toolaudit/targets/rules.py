@@ -22,11 +22,13 @@ IGNORES: Severity = "ignores"
 @dataclass(frozen=True)
 class Keyword:
     """A keyword present in a subschema; with ``when``, only where its value meets it
-    (``when_says`` names the condition in the docs' table)."""
+    (``when_says`` names the condition in the docs' table); with ``on_type``, only in
+    a subschema that declares that type."""
 
     name: str
     when: Callable[[object], bool] | None = None
     when_says: str = ""
+    on_type: str | None = None
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,8 @@ MEASURES = {
 def matched(match: Match) -> str:
     """What a rule matches, in a few words."""
     if isinstance(match, Keyword):
-        return f"`{match.name}`" + (f" {match.when_says}" if match.when_says else "")
+        said = f"`{match.name}`" + (f" {match.when_says}" if match.when_says else "")
+        return said + (f" on type `{match.on_type}`" if match.on_type else "")
     if isinstance(match, KeywordOutside):
         return f"a keyword other than its {len(match.allowed)} fields"
     if isinstance(match, Limit):
