@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from toolaudit.schemas.lint import WARNINGS_PER_TOOL
-from toolaudit.targets import TARGETS, target_findings
+from toolaudit.targets import TARGETS, anthropic_strict, target_findings
 from toolaudit.targets.rules import IGNORES, REJECTS, Structure
 
 
@@ -107,16 +107,7 @@ FIRING: dict[str, tuple[dict[str, Any], str]] = {
             WITH[keyword],
             f"/properties/a/{keyword}",
         )
-        for keyword in (
-            "minimum",
-            "maximum",
-            "exclusiveMinimum",
-            "exclusiveMaximum",
-            "multipleOf",
-            "minLength",
-            "maxLength",
-            "maxItems",
-        )
+        for keyword in anthropic_strict.UNSUPPORTED
     },
     "target:anthropic-strict:min-items": (
         closed(a={"type": "array", "minItems": 2}),

@@ -10,25 +10,25 @@ SOURCE = f"{COMMIT}/parser/src/json/schema.rs"
 FORMATS_SOURCE = f"{COMMIT}/parser/src/json/formats.rs"
 CHECKED = "2026-12-05"
 
-#: Keywords Draft 2020-12 knows that are neither IMPLEMENTED nor META_AND_ANNOTATIONS:
-#: compiling bails with "Unimplemented keys: [...]".
+#: Keywords Draft 2020-12 knows (in Draft.is_known_keyword's order) that are neither
+#: IMPLEMENTED nor META_AND_ANNOTATIONS: compiling bails with "Unimplemented keys: [...]".
 UNIMPLEMENTED = (
+    "dependencies",
     "not",
+    "uniqueItems",
+    "contains",
+    "propertyNames",
     "if",
     "then",
     "else",
-    "dependencies",
-    "dependentRequired",
-    "dependentSchemas",
-    "uniqueItems",
-    "contains",
-    "minContains",
-    "maxContains",
-    "propertyNames",
-    "unevaluatedItems",
-    "unevaluatedProperties",
     "$recursiveAnchor",
     "$recursiveRef",
+    "dependentRequired",
+    "dependentSchemas",
+    "maxContains",
+    "minContains",
+    "unevaluatedItems",
+    "unevaluatedProperties",
     "$dynamicAnchor",
     "$dynamicRef",
 )
