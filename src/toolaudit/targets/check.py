@@ -56,16 +56,19 @@ def target_findings(target: Target, parameters: Mapping[str, Any]) -> list[Findi
     findings = []
     for code, pointer, message in listed:
         if code == TOO_MANY_WARNINGS:
+            # The count stands for every finding: it rejects when any of them does.
             rejected = any(rule.severity == REJECTS for rule, _, _ in found)
             severity: Severity = REJECTS if rejected else IGNORES
-            findings.append(
-                Finding(target.name, severity, f"target:{target.name}:too-many-findings", "",
-                        message.replace("warnings", "findings"), "")
-            )  # fmt: skip
+            counted = message.replace("warnings", "findings")
+            findings.append(Finding(target.name, severity, _too_many(target), "", counted, ""))
             continue
         rule = by_code[code]
         findings.append(Finding(target.name, rule.severity, code, pointer, message, rule.source))
     return findings
+
+
+def _too_many(target: Target) -> str:
+    return f"target:{target.name}:too-many-findings"
 
 
 #: A finding before it is listed: (its rule, where, its message).
