@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from toolaudit.schemas.lint import WARNINGS_PER_TOOL
-from toolaudit.targets import TARGETS, anthropic_strict, target_findings
+from toolaudit.targets import TARGETS, anthropic_strict
+from toolaudit.targets.check import target_findings
 from toolaudit.targets.rules import IGNORES, REJECTS, Structure
 
 
