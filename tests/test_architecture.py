@@ -33,6 +33,7 @@ LAYERS = {
     "toolaudit.results": 4,
     "toolaudit.truth": 4,
     "toolaudit.pipeline": 5,
+    "toolaudit.targets": 5,  # provider rules over schemas: above schemas, deep and values
     "toolaudit.output": 5,
     "toolaudit.runners": 6,
     "toolaudit.boundary": 6,

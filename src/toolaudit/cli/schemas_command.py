@@ -21,55 +21,76 @@ from toolaudit.cli.app import (
     _storage_options,
     command,
 )
+from toolaudit.targets.registry import TARGETS
 
 if TYPE_CHECKING:
     from toolaudit.schemas.report import SchemaReport, SchemaWarning, ToolEntry
+    from toolaudit.targets.files import TargetFinding, TargetReport
 
 #: Tool names and paths are cut to this in a column; past it a line simply grows.
 COLUMN_WIDTH = 40
 
 
-def render_text(report: SchemaReport) -> str:
-    """The tools as a table, then one line per warning and per defect, then the totals."""
+def render_text(report: SchemaReport, targets: TargetReport | None = None) -> str:
+    """The tools as a table, then one line per warning, per target finding (with the
+    sources the findings cite) and per defect, then the totals."""
     sections = []
     if report.tools:
         sections.append(_tool_table(report.tools))
     if report.warnings:
         sections.append(["warnings", *_warning_lines(report.warnings)])
+    if targets is not None and targets.findings:
+        sections.append(["targets", *_target_lines(targets.findings)])
+        sections.append(["sources", *_source_lines(targets.findings)])
     if report.defects:
         sections.append(["defects", *(_unprintables_escaped(d.message) for d in report.defects)])
     names = len({tool.name for tool in report.tools})
     tools = _counted(names, "tool")
     if names != len(report.tools):  # a tool defined in several files (alike, or a defect)
         tools += f" ({len(report.tools)} definitions)"
-    totals = ", ".join(
-        [tools, _counted(len(report.warnings), "warning"), _counted(len(report.defects), "defect")]
-    )
-    sections.append([totals])
+    totals = [
+        tools,
+        _counted(len(report.warnings), "warning"),
+        *([_target_totals(targets)] if targets is not None else []),
+        _counted(len(report.defects), "defect"),
+    ]
+    sections.append([", ".join(totals)])
     return "\n\n".join("\n".join(lines) for lines in sections) + "\n"
 
 
-def render_json(report: SchemaReport) -> str:
-    """One JSON object: ``{"tools": [...], "warnings": [...], "defects": [...]}``."""
+def render_json(report: SchemaReport, targets: TargetReport | None = None) -> str:
+    """One JSON object: ``{"tools": [...], "warnings": [...], "defects": [...]}``, and
+    with targets asked for, ``"findings": [...]`` (each with its target and severity)."""
     import orjson
 
     from toolaudit.jsonutil import dumps_any
 
+    shown = report.to_dict()
+    if targets is not None:
+        shown["findings"] = targets.to_list()
     # dumps_any: a tool name from a schemas file may hold what orjson cannot write.
-    return dumps_any(report.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n"
+    return dumps_any(shown, option=orjson.OPT_INDENT_2).decode() + "\n"
 
 
 #: --format choices, and what renders each.
-RENDERERS: dict[str, Callable[[SchemaReport], str]] = {"text": render_text, "json": render_json}
+RENDERERS: dict[str, Callable[[SchemaReport, TargetReport | None], str]] = {
+    "text": render_text,
+    "json": render_json,
+}
 ReportFormat = enum.Enum(  # type: ignore[misc]
     "ReportFormat", {name: name for name in RENDERERS}, type=str
+)
+#: --target choices: the registry's targets.
+TargetName = enum.Enum(  # type: ignore[misc]
+    "TargetName", {name: name for name in TARGETS}, type=str
 )
 
 
 @command(
     name="schemas",
-    epilog="Exit codes: 0 no warning and no defect; 1 warnings only; 2 a defect: a file "
-    "that cannot be read, or a schema that loading or compiling (deep mode included) rejects.",
+    epilog="Exit codes: 0 no warning and no defect; 1 warnings only, or a --target that "
+    "rejects a tool; 2 a defect: a file that cannot be read, or a schema that loading or "
+    "compiling (deep mode included) rejects.",
 )
 def schemas_command(
     paths: Annotated[
@@ -89,16 +110,34 @@ def schemas_command(
             help=f"How to print the report on stdout: {' or '.join(RENDERERS)}.",
         ),
     ] = "text",  # type: ignore[assignment]
+    target_names: Annotated[
+        list[TargetName] | None,
+        typer.Option(
+            "--target",
+            "-t",
+            metavar="TARGET",
+            help="Also say what this provider mode or engine rejects or ignores in each "
+            f"tool (repeatable): {', '.join(TARGETS)}.",
+            show_default=False,
+        ),
+    ] = None,
     storage_option: StorageOption = None,
 ) -> None:
     """Check schemas files: list their tools, what deep mode will not check, and defects."""
     from toolaudit.schemas.report import inspect_schema_files
+    from toolaudit.targets.files import check_schema_files
 
-    report = inspect_schema_files(paths, storage_options=_storage_options(storage_option))
-    sys.stdout.write(RENDERERS[output_format.value](report))
+    storage_options = _storage_options(storage_option)
+    report = inspect_schema_files(paths, storage_options=storage_options)
+    targets = None
+    if target_names:
+        names = [name.value for name in target_names]
+        targets = check_schema_files(paths, names, storage_options=storage_options)
+    sys.stdout.write(RENDERERS[output_format.value](report, targets))
     if report.defects:
         raise typer.Exit(EXIT_CANNOT_RUN)
-    raise typer.Exit(EXIT_INVALID if report.warnings else EXIT_OK)
+    rejected = targets is not None and targets.rejected
+    raise typer.Exit(EXIT_INVALID if report.warnings or rejected else EXIT_OK)
 
 
 def _tool_table(tools: tuple[ToolEntry, ...]) -> list[str]:
@@ -148,6 +187,38 @@ def _warning_lines(warnings: tuple[SchemaWarning, ...]) -> list[str]:
         f"{tool.ljust(tool_width)}  {path.ljust(path_width)}  {message}"
         for tool, path, message in cells
     ]
+
+
+def _target_lines(findings: tuple[TargetFinding, ...]) -> list[str]:
+    cells = [
+        (
+            _printable(f.tool if f.question is None else f"{f.tool} ({f.question})", COLUMN_WIDTH),
+            f.severity,
+            _printable(f.pointer or "(root)"),
+            f"{_unprintables_escaped(f.message)} [{f.code}]",
+        )
+        for f in findings
+    ]
+    tool_width = max(len(tool) for tool, _, _, _ in cells)
+    severity_width = max(len(severity) for _, severity, _, _ in cells)
+    path_width = min(max(len(path) for _, _, path, _ in cells), COLUMN_WIDTH)
+    return [
+        f"{tool.ljust(tool_width)}  {severity.ljust(severity_width)}  "
+        f"{path.ljust(path_width)}  {message}"
+        for tool, severity, path, message in cells
+    ]
+
+
+def _source_lines(findings: tuple[TargetFinding, ...]) -> list[str]:
+    """Each rule that fired, once, with the page it comes from."""
+    sources = {f.code: f.source for f in findings if f.source}
+    width = max((len(code) for code in sources), default=0)
+    return [f"{code.ljust(width)}  {source}" for code, source in sorted(sources.items())]
+
+
+def _target_totals(targets: TargetReport) -> str:
+    rejecting = sum(1 for f in targets.findings if f.severity == "rejects")
+    return f"{_counted(len(targets.findings), 'target finding')} ({rejecting} rejecting)"
 
 
 def _printable(text: str, max_width: int | None = None) -> str:

@@ -1,0 +1,45 @@
+"""OpenAI strict mode (``strict: true``, Structured Outputs): every object closed and
+every property required; composition keywords refused; sizes limited."""
+
+from __future__ import annotations
+
+from toolaudit.targets.rules import REJECTS, Keyword, Limit, Rule, Structure, Target
+
+SOURCE = "https://platform.openai.com/docs/guides/structured-outputs#supported-schemas"
+CHECKED = "2026-12-05"
+
+#: Composition keywords the page lists as not supported.
+UNSUPPORTED = ("allOf", "not", "dependentRequired", "dependentSchemas", "if", "then", "else")
+
+TARGET = Target(
+    "openai-strict",
+    "OpenAI function calling with strict: true (Structured Outputs)",
+    (
+        Rule("root-not-object", REJECTS, Structure("root-not-object"),
+             "the root schema must be an object (type is {value})", SOURCE, CHECKED),
+        Rule("root-any-of", REJECTS, Structure("root-any-of"),
+             "the root schema must not be an anyOf", SOURCE, CHECKED),
+        Rule("open-object", REJECTS, Structure("open-object"),
+             "every object must set additionalProperties: false", SOURCE, CHECKED),
+        Rule("optional-property", REJECTS, Structure("optional-property"),
+             "every property must be required, and {keyword!r} is not"
+             " (make it nullable instead)", SOURCE, CHECKED),
+        *(
+            Rule(f"unsupported-{name}", REJECTS, Keyword(name),
+                 "{keyword} is not supported", SOURCE, CHECKED)
+            for name in UNSUPPORTED
+        ),
+        Rule("object-depth", REJECTS, Limit("object-depth", 10),
+             "{count} levels of object nesting: at most {maximum}", SOURCE, CHECKED),
+        Rule("properties", REJECTS, Limit("properties", 5000),
+             "{count} object properties in all: at most {maximum}", SOURCE, CHECKED),
+        Rule("enum-values", REJECTS, Limit("enum-values", 1000),
+             "{count} enum values in all: at most {maximum}", SOURCE, CHECKED),
+        Rule("string-size", REJECTS, Limit("string-size", 120_000),
+             "{count} characters of property names, definition names, enum and const"
+             " values: at most {maximum}", SOURCE, CHECKED),
+        Rule("large-enum-size", REJECTS, Limit("large-enum-size", 15_000),
+             "a string enum of over 250 values holds {count} characters: at most {maximum}",
+             SOURCE, CHECKED),
+    ),
+)  # fmt: skip
