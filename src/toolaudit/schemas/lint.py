@@ -7,11 +7,10 @@ hostile schema may nest 10,000 levels deep.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from toolaudit.deep import ParametersInfo
-from toolaudit.deep.paths import NOWHERE, followed, pointer_token, ref_tokens
 from toolaudit.schemas.misplaced import (
     BARE_PARAMETER_MAP,
     KEYWORD_WITHOUT_EFFECT,
@@ -19,6 +18,7 @@ from toolaudit.schemas.misplaced import (
     kind_warnings,
     root_warnings,
 )
+from toolaudit.schemas.places import At, child, is_object, pointer_of, ref_target
 from toolaudit.values import accepted_kinds, shown, type_names_of, value_kind
 
 UNCHECKED_KEYWORD = "unchecked-keyword"
@@ -51,50 +51,21 @@ def schema_warnings(
 ) -> list[tuple[str, str, str]]:
     """A tool's warnings, as (code, JSON pointer into its parameters, message), sorted
     by where they point; past WARNINGS_PER_TOOL, counted in one last warning."""
-    return _listed(_warnings(info, parameters, strict=strict))
-
-
-class _At:
-    """A place in a schema, as a chain of tokens back to the root: a pointer of a node
-    10,000 levels down is only spelled out when a warning names it."""
-
-    __slots__ = ("parent", "token")
-
-    def __init__(self, parent: _At | None, token: str) -> None:
-        self.parent, self.token = parent, token
-
-    def pointer(self) -> str:
-        tokens: list[str] = []
-        at: _At | None = self
-        while at is not None:
-            tokens.append(pointer_token(at.token))
-            at = at.parent
-        return "".join(f"/{token}" for token in reversed(tokens))
-
-
-def _child(at: _At | None, *tokens: str) -> _At:
-    for token in tokens:
-        at = _At(at, token)
-    assert at is not None
-    return at
-
-
-def _pointer(at: _At | str | None) -> str:
-    return "" if at is None else at if isinstance(at, str) else at.pointer()
+    return listed(_warnings(info, parameters, strict=strict))
 
 
 #: A warning before it is listed: (code, where, message).
-_Found = tuple[str, "_At | str | None", str]
+_Found = tuple[str, "At | str | None", str]
 
 
-def _listed(found: Iterator[_Found]) -> list[tuple[str, str, str]]:
+def listed(found: Iterable[_Found]) -> list[tuple[str, str, str]]:
     """The first WARNINGS_PER_TOOL warnings found, sorted by where they point, and a
     count of the rest."""
     kept: list[tuple[str, str, str]] = []
     more = 0
     for code, at, message in found:
         if len(kept) < WARNINGS_PER_TOOL:
-            kept.append((code, _pointer(at), message))
+            kept.append((code, pointer_of(at), message))
         else:
             more += 1
     kept.sort(key=lambda warning: (_pointer_order(warning[1]), warning[0]))
@@ -122,59 +93,47 @@ def _warnings(
             f"pattern {shown(pattern)} cannot be used ({why}): left unchecked",
         )
     for code, tokens, message in root_warnings(parameters):
-        yield code, _child(None, *tokens) if tokens else None, message
+        yield code, child(None, *tokens) if tokens else None, message
     inheritance = _Inheritance(parameters)
     for at, node in _subschemas(parameters):
         yield from _node_warnings(inheritance, at, node, strict=strict)
         if at is not None:  # (the root's kind is the arguments': root_warnings says so)
             for code, keyword, message in kind_warnings(node):
-                yield code, _child(at, keyword), message
+                yield code, child(at, keyword), message
 
 
-def _subschemas(root: Mapping[str, Any]) -> Iterator[tuple[_At | None, Mapping[str, Any]]]:
+def _subschemas(root: Mapping[str, Any]) -> Iterator[tuple[At | None, Mapping[str, Any]]]:
     """Every subschema once, with where it stands: through properties, items,
     prefixItems, additionalProperties, anyOf/oneOf/allOf, $defs/definitions and what
     a local $ref points at. A node reached twice (a $ref, a recursive schema) is
     visited once."""
     seen: set[int] = set()
-    pending: list[tuple[_At | None, object]] = [(None, root)]
+    pending: list[tuple[At | None, object]] = [(None, root)]
     while pending:
         at, node = pending.pop()
         if not isinstance(node, Mapping) or id(node) in seen:
             continue
         seen.add(id(node))
         yield at, node
-        children: list[tuple[_At | None, object]] = []
+        children: list[tuple[At | None, object]] = []
         for keyword in ("properties", "$defs", "definitions"):
             named = node.get(keyword)
             if isinstance(named, Mapping):
-                children.extend((_child(at, keyword, str(k)), sub) for k, sub in named.items())
+                children.extend((child(at, keyword, str(k)), sub) for k, sub in named.items())
         for keyword in ("items", "additionalProperties", "prefixItems", "anyOf", "oneOf", "allOf"):
             sub = node.get(keyword)
             if isinstance(sub, list):
-                children.extend((_child(at, keyword, str(i)), each) for i, each in enumerate(sub))
+                children.extend((child(at, keyword, str(i)), each) for i, each in enumerate(sub))
             elif isinstance(sub, Mapping):
-                children.append((_child(at, keyword), sub))
-        target = _ref_target(root, node.get("$ref"))
+                children.append((child(at, keyword), sub))
+        target = ref_target(root, node.get("$ref"))
         if target is not None:
             children.append(target)
         pending.extend(reversed(children))
 
 
-def _ref_target(root: Mapping[str, Any], reference: object) -> tuple[_At | None, object] | None:
-    """Where a local ``$ref`` points, and what is there, as deep mode follows it; None
-    for any other reference (deep mode reports those as defects)."""
-    tokens = ref_tokens(reference) if isinstance(reference, str) else None
-    if tokens is None:
-        return None
-    target = followed(root, tokens)
-    if target is NOWHERE:
-        return None
-    return (_child(None, *tokens) if tokens else None), target
-
-
 def _node_warnings(
-    inheritance: _Inheritance, at: _At | None, node: Mapping[str, Any], *, strict: bool
+    inheritance: _Inheritance, at: At | None, node: Mapping[str, Any], *, strict: bool
 ) -> Iterator[_Found]:
     properties = node.get("properties")
     properties = properties if isinstance(properties, Mapping) else {}
@@ -188,11 +147,11 @@ def _node_warnings(
         ):
             yield (
                 REQUIRED_NOT_DECLARED,
-                _child(at, "required", str(index)),
+                child(at, "required", str(index)),
                 f"required {name!r} is not declared under properties",
             )
     yield from _enum_warnings(at, node)
-    if strict and _is_object(node):
+    if strict and is_object(node):
         if node.get("additionalProperties") is not False:
             yield (
                 STRICT_OPEN_OBJECT,
@@ -204,12 +163,12 @@ def _node_warnings(
             if name not in listed:
                 yield (
                     STRICT_OPTIONAL_PROPERTY,
-                    _child(at, "properties", str(name)),
+                    child(at, "properties", str(name)),
                     f"strict mode: every property must be required, and {name!r} is not",
                 )
 
 
-def _enum_warnings(at: _At | None, node: Mapping[str, Any]) -> Iterator[_Found]:
+def _enum_warnings(at: At | None, node: Mapping[str, Any]) -> Iterator[_Found]:
     enum = node.get("enum")
     if "type" not in node or not isinstance(enum, list):
         return
@@ -223,17 +182,10 @@ def _enum_warnings(at: _At | None, node: Mapping[str, Any]) -> Iterator[_Found]:
             continue  # (1.0 equals the integer 1, which a call can send)
         yield (
             ENUM_TYPE_MISMATCH,
-            _child(at, "enum", str(index)),
+            child(at, "enum", str(index)),
             f"enum value {shown(value)} is not of the declared type ({type_names_of(kinds)}): "
             "a call sending it fails the type check",
         )
-
-
-def _is_object(node: Mapping[str, Any]) -> bool:
-    declared = node.get("type")
-    if declared is None:
-        return "properties" in node
-    return declared == "object" or (isinstance(declared, list) and "object" in declared)
 
 
 class _Inheritance:
@@ -280,7 +232,7 @@ class _Inheritance:
                 if isinstance(branches, list)
                 else []
             )
-            target = _ref_target(self._root, node.get("$ref"))
+            target = ref_target(self._root, node.get("$ref"))
             if target is not None and isinstance(target[1], Mapping):
                 parents.append(target[1])
             self._parents[id(node)] = parents

@@ -14,7 +14,8 @@ from typing import Any
 
 from toolaudit.deep import inspect_parameters
 from toolaudit.errors import SchemaError
-from toolaudit.schemas.lint import TOO_MANY_WARNINGS, _At, _child, _is_object, _listed
+from toolaudit.schemas.lint import TOO_MANY_WARNINGS, listed
+from toolaudit.schemas.places import At, child, is_object
 from toolaudit.targets.rules import (
     IGNORES,
     REJECTS,
@@ -52,9 +53,9 @@ def target_findings(target: Target, parameters: Mapping[str, Any]) -> list[Findi
     where it points; past WARNINGS_PER_TOOL, counted in one last finding."""
     by_code = {target.code(rule): rule for rule in target.rules}
     found = list(_found(target, parameters))
-    listed = _listed((target.code(rule), at, message) for rule, at, message in found)
+    kept = listed((target.code(rule), at, message) for rule, at, message in found)
     findings = []
-    for code, pointer, message in listed:
+    for code, pointer, message in kept:
         if code == TOO_MANY_WARNINGS:
             # The count stands for every finding: it rejects when any of them does.
             rejected = any(rule.severity == REJECTS for rule, _, _ in found)
@@ -72,7 +73,7 @@ def _too_many(target: Target) -> str:
 
 
 #: A finding before it is listed: (its rule, where, its message).
-_Found = tuple[Rule, "_At | str | None", str]
+_Found = tuple[Rule, "At | str | None", str]
 
 
 def _found(target: Target, parameters: Mapping[str, Any]) -> Iterator[_Found]:
@@ -86,12 +87,12 @@ def _found(target: Target, parameters: Mapping[str, Any]) -> Iterator[_Found]:
         for rule in limits:
             match = rule.match
             assert isinstance(match, Limit)
-            if match.measure == "object-depth" and depth == match.maximum + 1 and _is_object(node):
+            if match.measure == "object-depth" and depth == match.maximum + 1 and is_object(node):
                 yield rule, at, _said(rule, count=depth, maximum=match.maximum)
             elif match.measure == "large-enum-size":
                 size = _large_enum_size(node)
                 if size > match.maximum:
-                    yield rule, _child(at, "enum"), _said(rule, count=size, maximum=match.maximum)
+                    yield rule, child(at, "enum"), _said(rule, count=size, maximum=match.maximum)
     for rule in limits:
         match = rule.match
         assert isinstance(match, Limit)
@@ -101,7 +102,7 @@ def _found(target: Target, parameters: Mapping[str, Any]) -> Iterator[_Found]:
 
 
 def _node_findings(
-    rule: Rule, at: _At | None, node: Mapping[str, Any], root: Mapping[str, Any]
+    rule: Rule, at: At | None, node: Mapping[str, Any], root: Mapping[str, Any]
 ) -> Iterator[_Found]:
     match = rule.match
     if isinstance(match, Keyword):
@@ -111,22 +112,22 @@ def _node_findings(
             and (match.on_type is None or _declares(node, match.on_type))
         ):
             value = shown(node[match.name])
-            yield rule, _child(at, match.name), _said(rule, keyword=match.name, value=value)
+            yield rule, child(at, match.name), _said(rule, keyword=match.name, value=value)
     elif isinstance(match, KeywordOutside):
         for keyword in node:
             if keyword not in match.allowed:
-                yield rule, _child(at, str(keyword)), _said(rule, keyword=keyword)
+                yield rule, child(at, str(keyword)), _said(rule, keyword=keyword)
     elif isinstance(match, Structure):
         yield from _structure_findings(rule, match, at, node, root)
     # A Limit is judged by _found, over the whole walk.
 
 
 def _structure_findings(
-    rule: Rule, match: Structure, at: _At | None, node: Mapping[str, Any], root: Mapping[str, Any]
+    rule: Rule, match: Structure, at: At | None, node: Mapping[str, Any], root: Mapping[str, Any]
 ) -> Iterator[_Found]:
     shape = match.shape
     if shape == "open-object":
-        if _is_object(node) and node.get("additionalProperties") is not False:
+        if is_object(node) and node.get("additionalProperties") is not False:
             yield rule, at, _said(rule)
     elif shape == "optional-property":
         properties = node.get("properties")
@@ -134,11 +135,11 @@ def _structure_findings(
         listed = set(required) if isinstance(required, list) else set()
         for name in properties if isinstance(properties, Mapping) else ():
             if name not in listed:
-                yield rule, _child(at, "properties", str(name)), _said(rule, keyword=name)
+                yield rule, child(at, "properties", str(name)), _said(rule, keyword=name)
     elif shape == "external-ref":
         reference = node.get("$ref")
         if isinstance(reference, str) and not reference.startswith("#"):
-            yield rule, _child(at, "$ref"), _said(rule, value=shown(reference))
+            yield rule, child(at, "$ref"), _said(rule, value=shown(reference))
     elif at is not None:  # the rest are judged once, on the whole schema
         return
     elif shape == "root-not-object":
@@ -146,7 +147,7 @@ def _structure_findings(
             yield rule, None, _said(rule, value=shown(node.get("type")))
     elif shape == "root-any-of":
         if "anyOf" in node:
-            yield rule, _child(None, "anyOf"), _said(rule)
+            yield rule, child(None, "anyOf"), _said(rule)
     elif shape == "recursive":
         if _is_recursive(root):
             yield rule, None, _said(rule)

@@ -12,27 +12,23 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from toolaudit.schemas.loading import LoadedTool, ToolMerge
-from toolaudit.targets.check import target_findings
+from toolaudit.targets.check import Finding, target_findings
 from toolaudit.targets.registry import TARGETS
 from toolaudit.targets.rules import REJECTS
 
 
 @dataclass(frozen=True)
-class TargetFinding:
-    """One construct of one tool's parameters that a target rejects or ignores."""
+class TargetFinding(Finding):
+    """A finding on one tool of a schemas file: what it says, and whose it is."""
 
     tool: str
-    target: str
-    severity: str
-    #: ``target:<T>:<rule>``.
-    code: str
-    #: A JSON pointer into the tool's parameters schema ("" is the whole schema).
-    pointer: str
-    message: str
-    #: The documentation page (or engine code) the rule comes from.
-    source: str
     file: str
+    #: The BFCL question the tool belongs to; None for a tool that judges any call.
     question: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Its fields, the tool's name first."""
+        return {"tool": self.tool, **asdict(self)}
 
 
 @dataclass(frozen=True)
@@ -50,7 +46,7 @@ class TargetReport:
 
     def to_list(self) -> list[dict[str, Any]]:
         """Each finding as a dict, its fields in the order the class declares them."""
-        return [asdict(finding) for finding in self.findings]
+        return [finding.to_dict() for finding in self.findings]
 
 
 def check_schema_files(
@@ -76,7 +72,9 @@ def check_schema_files(
             continue
         for target in judged:
             findings.extend(
-                TargetFinding(tool.name, file=found.file, question=found.question, **asdict(each))
+                TargetFinding(
+                    **asdict(each), tool=tool.name, file=found.file, question=found.question
+                )
                 for each in target_findings(target, parameters)
             )
     return TargetReport(chosen, tuple(findings))

@@ -3,7 +3,7 @@ default options (``lenient: false``): a keyword it does not implement is an erro
 
 from __future__ import annotations
 
-from toolaudit.targets.rules import REJECTS, Keyword, Rule, Target
+from toolaudit.targets.rules import REJECTS, Keyword, Rule, Target, keyword_rules
 
 COMMIT = "https://github.com/guidance-ai/llguidance/blob/c75b0d90e12c941b881566e0a77bb5fa24cd2731"
 SOURCE = f"{COMMIT}/parser/src/json/schema.rs"
@@ -47,12 +47,9 @@ TARGET = Target(
     "llguidance",
     "llguidance's JSON Schema converter (default options)",
     (
-        *(
-            Rule(f"unimplemented-{name.lstrip('$')}", REJECTS, Keyword(name),
-                 "{keyword} is not implemented: compiling fails (Unimplemented keys)",
-                 SOURCE, CHECKED)
-            for name in UNIMPLEMENTED
-        ),
+        *keyword_rules("unimplemented", REJECTS, UNIMPLEMENTED,
+                       "{keyword} is not implemented: compiling fails (Unimplemented keys)",
+                       SOURCE, CHECKED),
         Rule("unknown-format", REJECTS, Keyword("format", _unknown_format, "not a known format"),
              "format {value} is unknown: compiling fails", FORMATS_SOURCE, CHECKED),
     ),

@@ -3,7 +3,7 @@ basis, not enforced."""
 
 from __future__ import annotations
 
-from toolaudit.targets.rules import IGNORES, Rule, Structure, Target
+from toolaudit.targets.rules import Target, not_enforced
 
 SOURCE = "https://platform.openai.com/docs/guides/function-calling#strict-mode"
 CHECKED = "2026-12-05"
@@ -12,8 +12,11 @@ TARGET = Target(
     "openai",  # not a log format
     "OpenAI function calling without strict: true",
     (
-        Rule("not-enforced", IGNORES, Structure("whole-schema"),
-             "without strict: true, calls follow the schema on a best-effort basis:"
-             " nothing in it is enforced", SOURCE, CHECKED),
+        not_enforced(
+            "without strict: true, calls follow the schema on a best-effort basis:"
+            " nothing in it is enforced",
+            SOURCE,
+            CHECKED,
+        ),
     ),
-)  # fmt: skip
+)

@@ -3,7 +3,7 @@ every property required; composition keywords refused; sizes limited."""
 
 from __future__ import annotations
 
-from toolaudit.targets.rules import REJECTS, Keyword, Limit, Rule, Structure, Target
+from toolaudit.targets.rules import REJECTS, Limit, Rule, Structure, Target, keyword_rules
 
 SOURCE = "https://platform.openai.com/docs/guides/structured-outputs#supported-schemas"
 CHECKED = "2026-12-05"
@@ -24,11 +24,8 @@ TARGET = Target(
         Rule("optional-property", REJECTS, Structure("optional-property"),
              "every property must be required, and {keyword!r} is not"
              " (make it nullable instead)", SOURCE, CHECKED),
-        *(
-            Rule(f"unsupported-{name}", REJECTS, Keyword(name),
-                 "{keyword} is not supported", SOURCE, CHECKED)
-            for name in UNSUPPORTED
-        ),
+        *keyword_rules("unsupported", REJECTS, UNSUPPORTED, "{keyword} is not supported",
+                       SOURCE, CHECKED),
         Rule("object-depth", REJECTS, Limit("object-depth", 10),
              "{count} levels of object nesting: at most {maximum}", SOURCE, CHECKED),
         Rule("properties", REJECTS, Limit("properties", 5000),

@@ -13,17 +13,16 @@ from toolaudit.targets.openai_strict import TARGET as OPENAI_STRICT
 from toolaudit.targets.rules import Target
 from toolaudit.targets.xgrammar import TARGET as XGRAMMAR
 
-#: Target name -> its rules, in the order the help text lists them.
-TARGETS: dict[str, Target] = {
-    target.name: target
-    for target in (
-        OPENAI_STRICT,
-        OPENAI,
-        ANTHROPIC,
-        ANTHROPIC_STRICT,
-        GEMINI,
-        GEMINI_JSON_SCHEMA,
-        XGRAMMAR,
-        LLGUIDANCE,
-    )
-}
+#: Every target, in the order the help text lists them.
+ORDER = (
+    OPENAI_STRICT,
+    OPENAI,
+    ANTHROPIC,
+    ANTHROPIC_STRICT,
+    GEMINI,
+    GEMINI_JSON_SCHEMA,
+    XGRAMMAR,
+    LLGUIDANCE,
+)
+#: Target name -> its rules.
+TARGETS: dict[str, Target] = {target.name: target for target in ORDER}

@@ -109,3 +109,19 @@ class Target:
     def code(self, rule: Rule) -> str:
         """A finding's code: ``target:<name>:<rule>``."""
         return f"target:{self.name}:{rule.rule}"
+
+
+def keyword_rules(
+    prefix: str, severity: Severity, names: tuple[str, ...], message: str, source: str, checked: str
+) -> tuple[Rule, ...]:
+    """One rule per keyword of ``names``, coded ``<prefix>-<keyword>`` (without a ``$``),
+    all with the same message and source: a page's list of what it does not support."""
+    return tuple(
+        Rule(f"{prefix}-{name.lstrip('$')}", severity, Keyword(name), message, source, checked)
+        for name in names
+    )
+
+
+def not_enforced(message: str, source: str, checked: str) -> Rule:
+    """The one rule of a mode that takes any schema and holds calls to none of it."""
+    return Rule("not-enforced", IGNORES, Structure("whole-schema"), message, source, checked)

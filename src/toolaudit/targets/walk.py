@@ -2,7 +2,7 @@
 levels enclose it.
 
 A work list, not recursion: a hostile schema may nest 10,000 levels deep. Places are
-the chains of tokens :mod:`toolaudit.schemas.lint` builds, spelled out as a JSON
+the chains of tokens of :mod:`toolaudit.schemas.places`, spelled out as a JSON
 pointer only when a finding names one. Unlike lint's walk, this one enters every
 keyword that holds subschemas (``not``, ``if``, ``patternProperties``...), as a
 provider refuses them wherever they stand.
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from toolaudit.schemas.lint import _At, _child, _is_object, _ref_target
+from toolaudit.schemas.places import At, child, is_object, ref_target
 
 #: Keywords whose value maps names to subschemas.
 SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
@@ -37,7 +37,7 @@ SCHEMA_KEYWORDS = (
 )
 
 #: (where, the subschema, object levels from the root down to it, itself included).
-Place = tuple["_At | None", Mapping[str, Any], int]
+Place = tuple["At | None", Mapping[str, Any], int]
 
 
 def subschemas(root: Mapping[str, Any]) -> Iterator[Place]:
@@ -45,30 +45,30 @@ def subschemas(root: Mapping[str, Any]) -> Iterator[Place]:
     written. A node reached twice (a $ref, a recursive schema) is visited once, where
     it is first met."""
     seen: set[int] = set()
-    pending: list[tuple[_At | None, object, int]] = [(None, root, 0)]
+    pending: list[tuple[At | None, object, int]] = [(None, root, 0)]
     while pending:
         at, node, above = pending.pop()
         if not isinstance(node, Mapping) or id(node) in seen:
             continue
         seen.add(id(node))
-        depth = above + (1 if _is_object(node) else 0)
+        depth = above + (1 if is_object(node) else 0)
         yield at, node, depth
-        children: list[tuple[_At | None, object, int]] = []
+        children: list[tuple[At | None, object, int]] = []
         for keyword in SCHEMA_MAPS:
             named = node.get(keyword)
             if isinstance(named, Mapping):
                 children.extend(
-                    (_child(at, keyword, str(name)), sub, depth) for name, sub in named.items()
+                    (child(at, keyword, str(name)), sub, depth) for name, sub in named.items()
                 )
         for keyword in SCHEMA_KEYWORDS:
             sub = node.get(keyword)
             if isinstance(sub, list):
                 children.extend(
-                    (_child(at, keyword, str(i)), each, depth) for i, each in enumerate(sub)
+                    (child(at, keyword, str(i)), each, depth) for i, each in enumerate(sub)
                 )
             elif isinstance(sub, Mapping):
-                children.append((_child(at, keyword), sub, depth))
-        target = _ref_target(root, node.get("$ref"))
+                children.append((child(at, keyword), sub, depth))
+        target = ref_target(root, node.get("$ref"))
         if target is not None:
             children.append((*target, depth))
         pending.extend(reversed(children))

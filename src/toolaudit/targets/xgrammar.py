@@ -3,7 +3,7 @@ what it reads, logs a warning for, and leaves out of the grammar."""
 
 from __future__ import annotations
 
-from toolaudit.targets.rules import IGNORES, Keyword, Rule, Structure, Target
+from toolaudit.targets.rules import IGNORES, Keyword, Rule, Structure, Target, keyword_rules
 
 SOURCE = (
     "https://github.com/mlc-ai/xgrammar/blob/53da3ff8c0db359ecb6d4b41f154308c82a89aaf"
@@ -34,11 +34,8 @@ TARGET = Target(
     "xgrammar",
     "xgrammar's JSON Schema converter (vLLM, SGLang)",
     (
-        *(
-            Rule(f"ignored-{name}", IGNORES, Keyword(name),
-                 "{keyword} is not supported: left out of the grammar", SOURCE, CHECKED)
-            for name in DROPPED
-        ),
+        *keyword_rules("ignored", IGNORES, DROPPED,
+                       "{keyword} is not supported: left out of the grammar", SOURCE, CHECKED),
         Rule("number-multiple-of", IGNORES, Keyword("multipleOf", on_type="number"),
              "multipleOf on type number is ignored (only integers take it)", SOURCE, CHECKED),
         Rule("all-of-several", IGNORES, Keyword("allOf", _several, "of more than one schema"),
