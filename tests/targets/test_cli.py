@@ -109,8 +109,10 @@ def test_bfcl_and_the_sample_run_through_every_target():
         "target:openai-strict:optional-property": 303,
         "target:gemini:default": 57,
         "target:gemini:unknown-field": 4,  # BFCL's "optional": true, four times
+        "target:bedrock:not-enforced": 400,
+        "target:bedrock:tool-name": 167,  # BFCL's dotted names: math.factorial
     }
     sample = check_schema_files(SAMPLE, list(TARGETS))
-    assert len(sample.findings) == 30
+    assert len(sample.findings) == 36  # 6 tools: bedrock enforces none of them
     assert [f.tool for f in sample.findings if f.target == "gemini"] == ["create_event"]
     assert sample.rejected

@@ -144,6 +144,9 @@ FIRING: dict[str, tuple[dict[str, Any], str]] = {
         "/properties/a/default",
     ),
     "target:gemini-json-schema:root-not-object": ({"type": "array", "items": STRING}, ""),
+    "target:bedrock:root-not-object": ({"type": "array", "items": STRING}, ""),
+    "target:bedrock:tool-name": (closed(), ""),
+    "target:bedrock:not-enforced": (closed(), ""),
     **{
         f"target:xgrammar:ignored-{keyword}": (
             {"type": "object", "properties": {"a": {keyword: value}}},
@@ -172,6 +175,9 @@ FIRING: dict[str, tuple[dict[str, Any], str]] = {
         "/properties/a/format",
     ),
 }
+
+#: code -> the tool name its firing case is given (a rule on names, not schemas).
+NAMED = {"target:bedrock:tool-name": "math.factorial"}
 
 #: For each target, a schema it takes as it is (nothing rejected, nothing ignored).
 COMPLIANT: dict[str, dict[str, Any]] = {
@@ -216,6 +222,7 @@ COMPLIANT: dict[str, dict[str, Any]] = {
             o={"oneOf": [STRING, {"type": "integer"}], "default": 1, "title": "o"},
         ),
     },
+    "bedrock": {"type": "object", "properties": {"a": {"not": STRING}}, "$schema": "x"},
     "gemini-json-schema": {
         "type": "object",
         "properties": {"city": STRING, "unit": {"anyOf": [STRING, {"type": "null"}]}},
@@ -224,9 +231,9 @@ COMPLIANT: dict[str, dict[str, Any]] = {
 }
 
 
-def _codes(target: str, schema: dict[str, Any]) -> dict[str, list[str]]:
+def _codes(target: str, schema: dict[str, Any], name: str = "forecast") -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
-    for finding in target_findings(TARGETS[target], schema):
+    for finding in target_findings(TARGETS[target], schema, name=name):
         found.setdefault(finding.code, []).append(finding.pointer)
     return found
 
@@ -241,7 +248,8 @@ def test_every_rule_has_a_firing_case() -> None:
 def test_the_rule_fires_where_it_says(code: str) -> None:
     schema, pointer = FIRING[code]
     target = code.split(":")[1]
-    assert pointer in _codes(target, schema).get(code, []), _codes(target, schema)
+    codes = _codes(target, schema, NAMED.get(code, "forecast"))
+    assert pointer in codes.get(code, []), codes
 
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
@@ -252,7 +260,10 @@ def test_no_rule_fires_on_a_schema_the_target_takes(target: str) -> None:
     if takes_all:
         assert list(_codes(target, closed(city=STRING))) == [f"target:{target}:not-enforced"]
         return
-    assert _codes(target, COMPLIANT[target]) == {}
+    unenforced = [
+        f"target:{target}:{r.rule}" for r in TARGETS[target].rules if r.rule == "not-enforced"
+    ]
+    assert list(_codes(target, COMPLIANT[target])) == unenforced
 
 
 def test_a_finding_carries_its_rule_source_and_severity() -> None:
@@ -330,3 +341,22 @@ def test_severities_are_the_two_words() -> None:
             assert rule.severity in (REJECTS, IGNORES)
             assert rule.source.startswith("https://")
             assert rule.checked == "2026-12-05"
+
+
+def test_a_tool_name_bedrock_takes_is_spared_and_one_it_refuses_is_quoted() -> None:
+    for name in ("get_weather", "a-b", "x" * 64):
+        assert "target:bedrock:tool-name" not in _codes("bedrock", closed(), name)
+    for name in ("math.factorial", "x" * 65, "", "naïve"):
+        assert "target:bedrock:tool-name" in _codes("bedrock", closed(), name), name
+    (finding,) = [
+        f
+        for f in target_findings(TARGETS["bedrock"], closed(), name="math.factorial")
+        if f.code.endswith("tool-name")
+    ]
+    assert finding.message == 'tool name "math.factorial": 1 to 64 letters, digits, _ or -'
+
+
+def test_without_a_name_no_name_rule_fires() -> None:
+    assert "target:bedrock:tool-name" not in {
+        f.code for f in target_findings(TARGETS["bedrock"], closed())
+    }

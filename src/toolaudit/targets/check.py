@@ -8,6 +8,7 @@ as its lint warnings are, past WARNINGS_PER_TOOL counted in one last finding.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,7 @@ from toolaudit.targets.rules import (
     Severity,
     Structure,
     Target,
+    ToolName,
 )
 from toolaudit.targets.walk import subschemas
 from toolaudit.values import shown
@@ -48,11 +50,15 @@ class Finding:
     source: str
 
 
-def target_findings(target: Target, parameters: Mapping[str, Any]) -> list[Finding]:
-    """What ``target`` rejects or ignores in one tool's parameters schema, sorted by
-    where it points; past WARNINGS_PER_TOOL, counted in one last finding."""
+def target_findings(
+    target: Target, parameters: Mapping[str, Any], *, name: str | None = None
+) -> list[Finding]:
+    """What ``target`` rejects or ignores in one tool's parameters schema (and in its
+    ``name``, when given), sorted by where it points; past WARNINGS_PER_TOOL, counted in
+    one last finding."""
     by_code = {target.code(rule): rule for rule in target.rules}
-    found = list(_found(target, parameters))
+    found = list(_name_findings(target, name))
+    found.extend(_found(target, parameters))
     kept = listed((target.code(rule), at, message) for rule, at, message in found)
     findings = []
     for code, pointer, message in kept:
@@ -76,8 +82,19 @@ def _too_many(target: Target) -> str:
 _Found = tuple[Rule, "At | str | None", str]
 
 
+def _name_findings(target: Target, name: str | None) -> Iterator[_Found]:
+    for rule in target.rules:
+        match = rule.match
+        if (
+            isinstance(match, ToolName)
+            and name is not None
+            and re.fullmatch(match.pattern, name) is None
+        ):
+            yield rule, None, _said(rule, value=shown(name))
+
+
 def _found(target: Target, parameters: Mapping[str, Any]) -> Iterator[_Found]:
-    per_node = [r for r in target.rules if not isinstance(r.match, Limit)]
+    per_node = [r for r in target.rules if not isinstance(r.match, Limit | ToolName)]
     limits = [r for r in target.rules if isinstance(r.match, Limit)]
     totals = _Totals()
     for at, node, depth in subschemas(parameters):
@@ -119,7 +136,7 @@ def _node_findings(
                 yield rule, child(at, str(keyword)), _said(rule, keyword=keyword)
     elif isinstance(match, Structure):
         yield from _structure_findings(rule, match, at, node, root)
-    # A Limit is judged by _found, over the whole walk.
+    # A Limit is judged by _found, over the whole walk; a ToolName by _name_findings.
 
 
 def _structure_findings(

@@ -75,6 +75,6 @@ def check_schema_files(
                 TargetFinding(
                     **asdict(each), tool=tool.name, file=found.file, question=found.question
                 )
-                for each in target_findings(target, parameters)
+                for each in target_findings(target, parameters, name=tool.name)
             )
     return TargetReport(chosen, tuple(findings))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from toolaudit.targets.anthropic import TARGET as ANTHROPIC
 from toolaudit.targets.anthropic_strict import TARGET as ANTHROPIC_STRICT
+from toolaudit.targets.bedrock import TARGET as BEDROCK
 from toolaudit.targets.gemini import TARGET as GEMINI
 from toolaudit.targets.gemini_json_schema import TARGET as GEMINI_JSON_SCHEMA
 from toolaudit.targets.llguidance import TARGET as LLGUIDANCE
@@ -21,6 +22,7 @@ ORDER = (
     ANTHROPIC_STRICT,
     GEMINI,
     GEMINI_JSON_SCHEMA,
+    BEDROCK,
     XGRAMMAR,
     LLGUIDANCE,
 )

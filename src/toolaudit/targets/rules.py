@@ -76,7 +76,17 @@ class Structure:
     shape: Shape
 
 
-Match = Keyword | KeywordOutside | Limit | Structure
+@dataclass(frozen=True)
+class ToolName:
+    """A tool's name that does not match ``pattern`` in full (``says`` names it in the
+    docs' table). The name is not in the parameters schema: its finding points at the
+    whole schema."""
+
+    pattern: str
+    says: str
+
+
+Match = Keyword | KeywordOutside | Limit | Structure | ToolName
 
 
 @dataclass(frozen=True)

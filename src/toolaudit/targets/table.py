@@ -4,7 +4,7 @@ copy equal to this)."""
 from __future__ import annotations
 
 from toolaudit.targets.registry import TARGETS
-from toolaudit.targets.rules import Keyword, KeywordOutside, Limit, Match, Structure
+from toolaudit.targets.rules import Keyword, KeywordOutside, Limit, Match, Structure, ToolName
 
 #: How the table says what a structural rule matches.
 SHAPES = {
@@ -37,6 +37,8 @@ def matched(match: Match) -> str:
         return f"over {match.maximum:,} {MEASURES[match.measure]}"
     if isinstance(match, Structure):
         return SHAPES[match.shape]
+    if isinstance(match, ToolName):
+        return f"a tool name not {match.says}"
     raise AssertionError(match)
 
 
