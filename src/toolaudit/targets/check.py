@@ -122,18 +122,13 @@ def _node_findings(
     rule: Rule, at: At | None, node: Mapping[str, Any], root: Mapping[str, Any]
 ) -> Iterator[_Found]:
     match = rule.match
-    if isinstance(match, Keyword):
-        if (
-            match.name in node
-            and (match.when is None or match.when(node[match.name]))
-            and (match.on_type is None or _declares(node, match.on_type))
-        ):
-            value = shown(node[match.name])
-            yield rule, child(at, match.name), _said(rule, keyword=match.name, value=value)
-    elif isinstance(match, KeywordOutside):
-        for keyword in node:
-            if keyword not in match.allowed:
-                yield rule, child(at, str(keyword)), _said(rule, keyword=keyword)
+    if isinstance(match, Keyword | KeywordOutside):
+        for keyword in matched_keywords(match, node):
+            # (A value is shown only where the message quotes it: an unknown keyword may
+            # hold the rest of a schema 10,000 levels deep.)
+            value = shown(node[keyword]) if "{value}" in rule.message else ""
+            said = _said(rule, keyword=keyword, value=value)
+            yield rule, child(at, keyword), said
     elif isinstance(match, Structure):
         yield from _structure_findings(rule, match, at, node, root)
     # A Limit is judged by _found, over the whole walk; a ToolName by _name_findings.
@@ -170,6 +165,18 @@ def _structure_findings(
             yield rule, None, _said(rule)
     elif shape == "whole-schema":
         yield rule, None, _said(rule)
+
+
+def matched_keywords(match: Keyword | KeywordOutside, node: Mapping[str, Any]) -> Iterator[str]:
+    """The keywords of one subschema that a keyword rule matches."""
+    if isinstance(match, KeywordOutside):
+        yield from (str(keyword) for keyword in node if keyword not in match.allowed)
+    elif (
+        match.name in node
+        and (match.when is None or match.when(node[match.name]))
+        and (match.on_type is None or _declares(node, match.on_type))
+    ):
+        yield match.name
 
 
 def _declares(node: Mapping[str, Any], type_name: str) -> bool:

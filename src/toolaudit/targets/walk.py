@@ -53,22 +53,28 @@ def subschemas(root: Mapping[str, Any]) -> Iterator[Place]:
         seen.add(id(node))
         depth = above + (1 if is_object(node) else 0)
         yield at, node, depth
-        children: list[tuple[At | None, object, int]] = []
-        for keyword in SCHEMA_MAPS:
-            named = node.get(keyword)
-            if isinstance(named, Mapping):
-                children.extend(
-                    (child(at, keyword, str(name)), sub, depth) for name, sub in named.items()
-                )
-        for keyword in SCHEMA_KEYWORDS:
-            sub = node.get(keyword)
-            if isinstance(sub, list):
-                children.extend(
-                    (child(at, keyword, str(i)), each, depth) for i, each in enumerate(sub)
-                )
-            elif isinstance(sub, Mapping):
-                children.append((child(at, keyword), sub, depth))
+        below: list[tuple[At | None, object, int]] = [
+            (child(at, *tokens), sub, depth) for tokens, sub in children(node)
+        ]
         target = ref_target(root, node.get("$ref"))
         if target is not None:
-            children.append((*target, depth))
-        pending.extend(reversed(children))
+            below.append((*target, depth))
+        pending.extend(reversed(below))
+
+
+def children(node: Mapping[str, Any]) -> Iterator[tuple[tuple[str, ...], object]]:
+    """The values a subschema holds subschemas in, each with the tokens that lead to
+    it from the subschema (``("properties", "city")``, ``("anyOf", "1")``), in the
+    order of SCHEMA_MAPS and SCHEMA_KEYWORDS; a $ref's target is not among them."""
+    for keyword in SCHEMA_MAPS:
+        named = node.get(keyword)
+        if isinstance(named, Mapping):
+            for name, sub in named.items():
+                yield (keyword, str(name)), sub
+    for keyword in SCHEMA_KEYWORDS:
+        sub = node.get(keyword)
+        if isinstance(sub, list):
+            for index, each in enumerate(sub):
+                yield (keyword, str(index)), each
+        elif isinstance(sub, Mapping):
+            yield (keyword,), sub
