@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -18,6 +18,7 @@ from toolaudit.cli.app import (
     EXIT_INVALID,
     EXIT_OK,
     StorageOption,
+    _fail,
     _storage_options,
     command,
 )
@@ -25,6 +26,7 @@ from toolaudit.targets.registry import TARGETS
 
 if TYPE_CHECKING:
     from toolaudit.schemas.report import SchemaReport, SchemaWarning, ToolEntry
+    from toolaudit.targets.convert_files import FileConversion
     from toolaudit.targets.files import TargetFinding, TargetReport
 
 #: Tool names and paths are cut to this in a column; past it a line simply grows.
@@ -121,6 +123,17 @@ def schemas_command(
             show_default=False,
         ),
     ] = None,
+    convert: Annotated[
+        str | None,
+        typer.Option(
+            "--convert",
+            metavar="DIR",
+            help="Write each file into DIR, in its own shape, its tools' parameters "
+            "converted for the one --target; say what changed on stderr, and report on "
+            "the files written.",
+            show_default=False,
+        ),
+    ] = None,
     storage_option: StorageOption = None,
 ) -> None:
     """Check schemas files: list their tools, what deep mode will not check, and defects."""
@@ -128,6 +141,8 @@ def schemas_command(
     from toolaudit.targets.files import check_schema_files
 
     storage_options = _storage_options(storage_option)
+    if convert is not None:
+        paths = _converted(paths, target_names, convert, storage_options)
     report = inspect_schema_files(paths, storage_options=storage_options)
     targets = None
     if target_names:
@@ -138,6 +153,57 @@ def schemas_command(
         raise typer.Exit(EXIT_CANNOT_RUN)
     rejected = targets is not None and targets.rejected
     raise typer.Exit(EXIT_INVALID if report.warnings or rejected else EXIT_OK)
+
+
+def _converted(
+    paths: list[str],
+    target_names: list[TargetName] | None,
+    directory: str,
+    storage_options: dict[str, Any],
+) -> list[str]:
+    """Convert the files for the one target, say what changed on stderr, and return the
+    paths written (the report is then of them)."""
+    from toolaudit.errors import ToolAuditError
+    from toolaudit.targets.convert_files import convert_schema_files
+
+    names = list(dict.fromkeys(name.value for name in target_names or ()))
+    if len(names) != 1:
+        raise _fail("--convert takes exactly one --target: the one to convert for")
+    try:
+        done = convert_schema_files(paths, names[0], directory, storage_options=storage_options)
+    except ToolAuditError as error:
+        raise _fail(str(error)) from None
+    for converted in done:
+        sys.stderr.write(render_conversion(converted, names[0]))
+    return [converted.written for converted in done]
+
+
+def render_conversion(converted: FileConversion, target: str) -> str:
+    """What converting one file changed, tool by tool: each change (and whether it
+    widens or narrows what the target takes), then what the target still rejects."""
+    lines = [
+        f"converted {_printable(converted.file)} for {target}: {_printable(converted.written)}"
+    ]
+    for tool in converted.tools:
+        name = _printable(tool.tool if tool.question is None else f"{tool.tool} ({tool.question})")
+        if not tool.changes and not tool.left:
+            lines.append(f"  {name}: unchanged")
+        for change in tool.changes:
+            said = f"  [{change.alters}: {ALTERS[change.alters]}]" if change.alters else ""
+            where = _printable(change.pointer or "(root)")
+            lines.append(f"  {name}  {where}  {_unprintables_escaped(change.message)}{said}")
+        for finding in tool.left:
+            where = _printable(finding.pointer or "(root)")
+            message = _unprintables_escaped(finding.message)
+            lines.append(f"  {name}  {where}  still rejected: {message} [{finding.code}]")
+    return "\n".join(lines) + "\n"
+
+
+#: What a change that alters the calls a target takes means, in its line.
+ALTERS = {
+    "widens": "the target no longer refuses calls the original schema refuses",
+    "narrows": "the target refuses calls the original schema takes",
+}
 
 
 def _tool_table(tools: tuple[ToolEntry, ...]) -> list[str]:
