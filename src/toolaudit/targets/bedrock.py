@@ -21,7 +21,8 @@ TARGET = Target(
              "the top level schema type must be object (type is {value}): ValidationException"
              " (inputSchema.json.type must be one of the following: object)",
              SCHEMA_SOURCE, CHECKED),
-        Rule("tool-name", REJECTS, ToolName(r"[a-zA-Z0-9_-]{1,64}", "of 1 to 64 of [a-zA-Z0-9_-]"),
+        Rule("tool-name", REJECTS,
+             ToolName(r"[a-zA-Z0-9_-]{1,64}", "of 1 to 64 characters of `[a-zA-Z0-9_-]`"),
              "tool name {value}: 1 to 64 letters, digits, _ or -", NAME_SOURCE, CHECKED),
         not_enforced(
             "without strict: true, the model's inputs are not held to the schema: validate"
