@@ -111,8 +111,37 @@ def test_bfcl_and_the_sample_run_through_every_target():
         "target:gemini:unknown-field": 4,  # BFCL's "optional": true, four times
         "target:bedrock:not-enforced": 400,
         "target:bedrock:tool-name": 167,  # BFCL's dotted names: math.factorial
+        "target:openai:tool-name": 167,
+        "target:openai-strict:tool-name": 167,
     }
     sample = check_schema_files(SAMPLE, list(TARGETS))
     assert len(sample.findings) == 36  # 6 tools: bedrock enforces none of them
     assert [f.tool for f in sample.findings if f.target == "gemini"] == ["create_event"]
     assert sample.rejected
+
+
+def test_a_request_of_too_many_tools_is_rejected_on_the_first_tool_past_the_limit(tmp_path):
+    def tools(count: int) -> str:
+        path = tmp_path / f"{count}.json"
+        path.write_text(json.dumps({f"t{i}": {"parameters": CLOSED} for i in range(count)}))
+        return str(path)
+
+    assert not [
+        f for f in check_schema_files(tools(128), ["openai"]).findings if f.code.endswith(":tools")
+    ]
+    (finding,) = [
+        f for f in check_schema_files(tools(130), ["openai"]).findings if f.code.endswith(":tools")
+    ]
+    assert (finding.tool, finding.severity, finding.pointer) == ("t128", "rejects", "")
+    assert finding.message == "tool #129 of this file (one request): at most 128 functions"
+
+
+def test_each_bfcl_question_is_its_own_request(tmp_path):
+    functions = [
+        {"name": f"f{i}", "parameters": {"type": "dict", "properties": {}}} for i in range(100)
+    ]
+    path = tmp_path / "q.json"
+    path.write_text("\n".join(json.dumps({"id": f"q{n}", "function": functions}) for n in range(2)))
+    assert not [
+        f for f in check_schema_files(str(path), ["openai"]).findings if f.code.endswith(":tools")
+    ]

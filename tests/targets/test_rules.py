@@ -102,6 +102,8 @@ FIRING: dict[str, tuple[dict[str, Any], str]] = {
         "/properties/a/enum",
     ),
     "target:openai:not-enforced": (closed(), ""),
+    "target:openai:tool-name": (closed(), ""),
+    "target:openai-strict:tool-name": (closed(), ""),
     "target:anthropic:not-enforced": (closed(), ""),
     **{
         f"target:anthropic-strict:unsupported-{keyword}": (
@@ -177,7 +179,16 @@ FIRING: dict[str, tuple[dict[str, Any], str]] = {
 }
 
 #: code -> the tool name its firing case is given (a rule on names, not schemas).
-NAMED = {"target:bedrock:tool-name": "math.factorial"}
+NAMED = {
+    code: "math.factorial"
+    for code in (
+        "target:bedrock:tool-name",
+        "target:openai:tool-name",
+        "target:openai-strict:tool-name",
+    )
+}
+#: Rules judged on a request (a file's tools), not on one schema: see test_files.
+PER_REQUEST = {"target:openai:tools", "target:openai-strict:tools"}
 
 #: For each target, a schema it takes as it is (nothing rejected, nothing ignored).
 COMPLIANT: dict[str, dict[str, Any]] = {
@@ -239,7 +250,7 @@ def _codes(target: str, schema: dict[str, Any], name: str = "forecast") -> dict[
 
 
 def test_every_rule_has_a_firing_case() -> None:
-    assert sorted(FIRING) == sorted(
+    assert sorted([*FIRING, *PER_REQUEST]) == sorted(
         target.code(rule) for target in TARGETS.values() for rule in target.rules
     )
 
@@ -254,8 +265,9 @@ def test_the_rule_fires_where_it_says(code: str) -> None:
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
 def test_no_rule_fires_on_a_schema_the_target_takes(target: str) -> None:
-    takes_all = all(
-        rule.match == Structure("whole-schema") for rule in TARGETS[target].rules
+    takes_all = (
+        any(rule.match == Structure("whole-schema") for rule in TARGETS[target].rules)
+        and target not in COMPLIANT
     )  # a mode that enforces nothing says so of every schema
     if takes_all:
         assert list(_codes(target, closed(city=STRING))) == [f"target:{target}:not-enforced"]
@@ -343,11 +355,12 @@ def test_severities_are_the_two_words() -> None:
             assert rule.checked == "2026-12-05"
 
 
-def test_a_tool_name_bedrock_takes_is_spared_and_one_it_refuses_is_quoted() -> None:
+@pytest.mark.parametrize("target", ["bedrock", "openai", "openai-strict"])
+def test_a_tool_name_the_target_takes_is_spared_and_one_it_refuses_is_quoted(target) -> None:
     for name in ("get_weather", "a-b", "x" * 64):
-        assert "target:bedrock:tool-name" not in _codes("bedrock", closed(), name)
+        assert f"target:{target}:tool-name" not in _codes(target, closed(), name)
     for name in ("math.factorial", "x" * 65, "", "naïve"):
-        assert "target:bedrock:tool-name" in _codes("bedrock", closed(), name), name
+        assert f"target:{target}:tool-name" in _codes(target, closed(), name), name
     (finding,) = [
         f
         for f in target_findings(TARGETS["bedrock"], closed(), name="math.factorial")

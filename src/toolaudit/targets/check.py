@@ -82,6 +82,25 @@ def _too_many(target: Target) -> str:
 _Found = tuple[Rule, "At | str | None", str]
 
 
+def request_findings(target: Target, tools: int) -> list[Finding]:
+    """What ``target`` rejects in a request of ``tools`` tools (a file's, a BFCL
+    question's): judged on the tool past the limit, once."""
+    return [
+        Finding(
+            target.name,
+            rule.severity,
+            target.code(rule),
+            "",
+            _said(rule, count=tools, maximum=rule.match.maximum),
+            rule.source,
+        )
+        for rule in target.rules
+        if isinstance(rule.match, Limit)
+        and rule.match.measure == "tools"
+        and tools == rule.match.maximum + 1
+    ]
+
+
 def _name_findings(target: Target, name: str | None) -> Iterator[_Found]:
     for rule in target.rules:
         match = rule.match

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from toolaudit.errors import OptionError, SchemaError
 from toolaudit.jsonutil import dumps_any
 from toolaudit.schemas.files import loads_json, read_document, read_whole
 from toolaudit.schemas.tooldefs import tool_definitions
-from toolaudit.targets.check import Finding
+from toolaudit.targets.check import Finding, request_findings
 from toolaudit.targets.convert import Change, convert_parameters
 from toolaudit.targets.registry import TARGETS
 
@@ -80,6 +80,7 @@ def convert_schema_files(
         tools: list[ToolConversion] = []
         for definition, question in _definitions(values, path, as_lines):
             tools.extend(_converted(definition, question, target_name, path))
+        tools = _with_request_findings(tools, target_name)
         Path(written).write_bytes(_written(values, as_lines))
         done.append(FileConversion(path, written, tuple(tools)))
     return done
@@ -172,6 +173,18 @@ def _converted(
         if conversion.changes:
             holder[key] = conversion.parameters
         yield ToolConversion(name, conversion.changes, conversion.left, question)
+
+
+def _with_request_findings(tools: list[ToolConversion], target_name: str) -> list[ToolConversion]:
+    """Each tool with, in what is left, what the target rejects in the request it stands
+    in (a file's tools, a BFCL question's): too many tools, on the first tool past it."""
+    counted: dict[str | None, int] = {}
+    judged = []
+    for tool in tools:
+        counted[tool.question] = counted.get(tool.question, 0) + 1
+        found = request_findings(TARGETS[target_name], counted[tool.question])
+        judged.append(replace(tool, left=(*tool.left, *found)) if found else tool)
+    return judged
 
 
 def _slots(definition: object) -> Iterator[_Slot]:

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from toolaudit.schemas.loading import LoadedTool, ToolMerge
-from toolaudit.targets.check import Finding, target_findings
+from toolaudit.targets.check import Finding, request_findings, target_findings
 from toolaudit.targets.registry import TARGETS
 from toolaudit.targets.rules import REJECTS
 
@@ -63,10 +63,14 @@ def check_schema_files(
     judged = [TARGETS[name] for name in chosen]
     listed = [paths] if isinstance(paths, str) else paths
     findings: list[TargetFinding] = []
+    # Tools so far in each request: a file's, or a BFCL question's (its own request).
+    requests: dict[tuple[str, str | None], int] = {}
     for found in ToolMerge().read(listed, storage_options=storage_options):
         if not isinstance(found, LoadedTool):
             continue
         tool = found.definition
+        request = (found.file, found.question)
+        requests[request] = requests.get(request, 0) + 1
         parameters = tool.schema.get("parameters", {})
         if not isinstance(parameters, Mapping):
             continue
@@ -75,6 +79,9 @@ def check_schema_files(
                 TargetFinding(
                     **asdict(each), tool=tool.name, file=found.file, question=found.question
                 )
-                for each in target_findings(target, parameters, name=tool.name)
+                for each in (
+                    *target_findings(target, parameters, name=tool.name),
+                    *request_findings(target, requests[request]),
+                )
             )
     return TargetReport(chosen, tuple(findings))

@@ -3,6 +3,7 @@ basis, not enforced."""
 
 from __future__ import annotations
 
+from toolaudit.targets.openai_strict import REQUEST_RULES
 from toolaudit.targets.rules import Target, not_enforced
 
 SOURCE = "https://platform.openai.com/docs/guides/function-calling#strict-mode"
@@ -18,5 +19,6 @@ TARGET = Target(
             SOURCE,
             CHECKED,
         ),
+        *REQUEST_RULES,
     ),
 )

@@ -3,10 +3,30 @@ every property required; composition keywords refused; sizes limited."""
 
 from __future__ import annotations
 
-from toolaudit.targets.rules import REJECTS, Limit, Rule, Structure, Target, keyword_rules
+from toolaudit.targets.rules import (
+    REJECTS,
+    Limit,
+    Rule,
+    Structure,
+    Target,
+    ToolName,
+    keyword_rules,
+)
 
 SOURCE = "https://platform.openai.com/docs/guides/structured-outputs#supported-schemas"
+#: The API reference's ``tools`` (and a function's ``name``): the same for both modes.
+API_SOURCE = "https://platform.openai.com/docs/api-reference/chat/create#chat-create-tools"
 CHECKED = "2026-12-05"
+
+#: What the API reference says of every request's tools, strict or not.
+REQUEST_RULES = (
+    Rule("tool-name", REJECTS,
+         ToolName(r"[a-zA-Z0-9_-]{1,64}", "of 1 to 64 characters of `[a-zA-Z0-9_-]`"),
+         "tool name {value}: 1 to 64 letters, digits, _ or -", API_SOURCE, CHECKED),
+    Rule("tools", REJECTS, Limit("tools", 128),
+         "tool #{count} of this file (one request): at most {maximum} functions",
+         API_SOURCE, CHECKED),
+)  # fmt: skip
 
 #: Composition keywords the page lists as not supported.
 UNSUPPORTED = ("allOf", "not", "dependentRequired", "dependentSchemas", "if", "then", "else")
@@ -35,6 +55,7 @@ TARGET = Target(
         Rule("string-size", REJECTS, Limit("string-size", 120_000),
              "{count} characters of property names, definition names, enum and const"
              " values: at most {maximum}", SOURCE, CHECKED),
+        *REQUEST_RULES,
         Rule("large-enum-size", REJECTS, Limit("large-enum-size", 15_000),
              "a string enum of over 250 values holds {count} characters: at most {maximum}",
              SOURCE, CHECKED),

@@ -46,6 +46,7 @@ Measure = Literal[
     "enum-values",  # enum values, every enum's together
     "string-size",  # characters of property names, $defs names, enum and const strings
     "large-enum-size",  # characters of one string enum's values, when it has > 250
+    "tools",  # tools in one request: a schemas file's (a BFCL question's), not one schema's
 ]
 
 

@@ -23,6 +23,7 @@ MEASURES = {
     "enum-values": "enum values in all",
     "string-size": "characters of names, enum and const values in all",
     "large-enum-size": "characters in one string enum of over 250 values",
+    "tools": "tools in one file (one request)",
 }
 
 
