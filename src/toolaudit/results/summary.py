@@ -18,6 +18,7 @@ import orjson
 from toolaudit.contract import KINDS, UNEXPECTED, UNKNOWN_TOOL
 from toolaudit.errors import SummaryError
 from toolaudit.jsonutil import loads_exact
+from toolaudit.results.conversations import Conversations, either_or_both
 from toolaudit.results.counts import (
     Counts,
     RecordCounts,
@@ -185,6 +186,9 @@ class Summary(RecordCounts):
     #: With --expected: how many expected entries were answered right (see
     #: :mod:`toolaudit.results.ground_truth`); None for an audit without expected calls.
     ground_truth: GroundTruth | None = None
+    #: The conversations the records carried: their pairing problems and the tools'
+    #: outcomes (see :mod:`toolaudit.results.conversations`); None when no record held one.
+    conversations: Conversations | None = None
 
     def __post_init__(self) -> None:
         # Compact copies: the caller's tables and lists are left as they were given.
@@ -283,7 +287,14 @@ class Summary(RecordCounts):
             "folded": {"tools": self.folded_tools, "params": self.folded_params},
             "samples": self.samples,
             **({} if self.ground_truth is None else {"ground_truth": self.ground_truth.to_dict()}),
+            **self._conversations_dict(),
         }
+
+    def _conversations_dict(self) -> dict[str, Any]:
+        if self.conversations is None:
+            return {}
+        conversations, tool_results = self.conversations.to_dicts()
+        return {"conversations": conversations, "tool_results": tool_results}
 
     @classmethod
     def from_dict(cls, data: object) -> Summary:
@@ -334,6 +345,11 @@ class Summary(RecordCounts):
             "samples": [dict(row) for row in data.get("samples", [])],
             "ground_truth": (
                 GroundTruth.from_dict(data["ground_truth"]) if "ground_truth" in data else None
+            ),
+            "conversations": (
+                Conversations.from_dicts(data["conversations"], data.get("tool_results"))
+                if "conversations" in data
+                else None
             ),
         }
 
@@ -426,6 +442,7 @@ class Summary(RecordCounts):
                 if self.ground_truth is None or other.ground_truth is None
                 else self.ground_truth.merged(other.ground_truth)
             ),
+            conversations=either_or_both(self.conversations, other.conversations),
         )
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from toolaudit.contract import MALFORMED, PARAMETER_KINDS, UNEXPECTED, UNKNOWN_TOOL
+from toolaudit.results.conversations import Conversations, either_or_both
 from toolaudit.results.counts import Counts, RecordCounts, merged_counts
 from toolaudit.results.folding import (
     DEFAULT_MAX_PARAMS,
@@ -46,6 +47,7 @@ class Tally(RecordCounts):
         "_param_foldings",
         "_tool_folding",
         "by_tool",
+        "conversations",
         "ground_truth",
         "max_params",
         "samples",
@@ -66,6 +68,8 @@ class Tally(RecordCounts):
         self._param_foldings: dict[str, Folding] = {}  # by tool name, once it has a parameter error
         #: With --expected: the expected entries scored on these records.
         self.ground_truth: GroundTruth | None = None
+        #: The conversations the records carry, once one was read.
+        self.conversations: Conversations | None = None
 
     def _tool(self, name: str, *, declared: bool = True) -> tuple[str, ToolSummary]:
         """The table entry that counts calls to ``name`` (``declared``: not an unknown
@@ -142,6 +146,7 @@ class Tally(RecordCounts):
         if other.ground_truth is not None:
             scored = self.ground_truth or GroundTruth()
             self.ground_truth = scored.merged(other.ground_truth)
+        self.conversations = either_or_both(self.conversations, other.conversations)
         return self
 
     def wants_sample(self) -> bool:
@@ -168,4 +173,5 @@ class Tally(RecordCounts):
             max_params=self.max_params,
             samples=list(self.samples),
             ground_truth=self.ground_truth,
+            conversations=self.conversations,
         )
