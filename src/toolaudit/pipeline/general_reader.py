@@ -19,8 +19,9 @@ import orjson
 from toolaudit.contract import kind_phrase
 from toolaudit.errors import ToolAuditError
 from toolaudit.formats import Extracted, UnknownShape, extract, get_format
-from toolaudit.formats.base import is_cut_off, note_repeated_ids
+from toolaudit.formats.base import Call, is_cut_off, note_repeated_ids
 from toolaudit.formats.streams import Finished, StreamAssembler, StreamError
+from toolaudit.history import HistoryCall
 from toolaudit.history import check as check_history
 from toolaudit.jsonutil import (
     loads_exact,
@@ -55,6 +56,7 @@ class GeneralReader:
         self._forced = options.input_format
         self._max_open_streams = options.max_open_streams
         self._conversations = options.conversations
+        self._history_calls = options.history
         self.record_tools = record_tools
         self._fast_paths = fast_paths
         #: The streamed responses being reassembled, of the source being read.
@@ -190,6 +192,23 @@ class GeneralReader:
         checked = check_history(history.messages, history.shape, path=history.path)
         where = Where(self._recorder.source, lineno, model=extracted.model)
         self._recorder.history(tally, where, checked)
+        if self._history_calls and checked.calls:
+            self._judge_history_calls(extracted, checked.calls, where, tally)
+
+    def _judge_history_calls(
+        self, extracted: Extracted, calls: list[HistoryCall], where: Where, tally: Tally
+    ) -> None:
+        """--history: judge the calls a conversation holds by the record's tools."""
+        validator, why_unjudged = self.record_tools.validator_for(
+            extracted, where.source, where.line
+        )
+        if validator is None:
+            return  # the record's tools are malformed: its own row says so
+        for index, held in enumerate(calls):
+            call = Call(index, held.name, held.arguments, id=held.id, encoding=held.encoding)
+            verdict = judge(call, validator, why_unjudged, exact=True)
+            at = Where(where.source, where.line, None, held.id, where.model)
+            self._recorder.history_call(tally, at, held.path, verdict)
 
     def _tally_of(self, record: dict[str, object], extracted: Extracted) -> Tally:
         """The tally of a record: with --group-by, a stream's records count in the group of

@@ -287,6 +287,32 @@ class Recorder:
             if self.rows is not None:
                 self._add(row)
 
+    def history_call(self, tally: Tally, where: Where, path: str, verdict: Verdict) -> None:
+        """A call a record's conversation holds (--history), judged: counted in
+        ``tally``'s history calls, apart from the model's own; a row when it fails."""
+        tool, problems, detail, why = verdict
+        calls = tally.history_tally()
+        if not problems:
+            calls.count_one_ok(tool)
+            return
+        calls.count_problems(tool, counted(problems) if self._deep else problems)
+        if self.rows is not None:
+            row = make_row(
+                where.source,
+                where.line,
+                None,
+                where.call_id,
+                tool,
+                where.model,
+                format_problems(problems),
+                detail,
+            )
+            # A call of the conversation is where its path says, not at an index of calls.
+            del row["index"]
+            row = {"source": where.source, "line": where.line, "path": path, **row}
+            row["why"] = dict(reasons(why))
+            self._add(row)
+
     def _add(self, row: Row | bytes) -> None:
         assert self.rows is not None
         self.rows.append(dump_row(row) if self._encoded and type(row) is dict else row)

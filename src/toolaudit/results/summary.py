@@ -189,6 +189,9 @@ class Summary(RecordCounts):
     #: The conversations the records carried: their pairing problems and the tools'
     #: outcomes (see :mod:`toolaudit.results.conversations`); None when no record held one.
     conversations: Conversations | None = None
+    #: With --history: the calls those conversations hold, by tool, counted apart from
+    #: the model's own calls (``by_tool`` and the totals count only those).
+    history_calls: dict[str, ToolSummary] | None = None
 
     def __post_init__(self) -> None:
         # Compact copies: the caller's tables and lists are left as they were given.
@@ -294,7 +297,10 @@ class Summary(RecordCounts):
         if self.conversations is None:
             return {}
         conversations, tool_results = self.conversations.to_dicts()
-        return {"conversations": conversations, "tool_results": tool_results}
+        data = {"conversations": conversations, "tool_results": tool_results}
+        if self.history_calls is not None:
+            data["history_calls"] = _calls_dict(self.history_calls)
+        return data
 
     @classmethod
     def from_dict(cls, data: object) -> Summary:
@@ -349,6 +355,14 @@ class Summary(RecordCounts):
             "conversations": (
                 Conversations.from_dicts(data["conversations"], data.get("tool_results"))
                 if "conversations" in data
+                else None
+            ),
+            "history_calls": (
+                {
+                    name: ToolSummary.from_dict(tool)
+                    for name, tool in data["history_calls"]["by_tool"].items()
+                }
+                if "history_calls" in data
                 else None
             ),
         }
@@ -443,6 +457,7 @@ class Summary(RecordCounts):
                 else self.ground_truth.merged(other.ground_truth)
             ),
             conversations=either_or_both(self.conversations, other.conversations),
+            history_calls=merged_history_calls(self.history_calls, other.history_calls),
         )
 
 
@@ -514,6 +529,29 @@ def merge_summaries(summaries: Iterable[Summary]) -> Summary:
     for summary in iterator:
         merged = merged.merged(summary)
     return merged
+
+
+def merged_history_calls(
+    first: Mapping[str, ToolSummary] | None, second: Mapping[str, ToolSummary] | None
+) -> dict[str, ToolSummary] | None:
+    """Both parts' history calls (--history) added up; None when neither judged any."""
+    if first is None and second is None:
+        return None
+    return merged_tools(first or {}, second or {})
+
+
+def _calls_dict(by_tool: Mapping[str, ToolSummary]) -> dict[str, Any]:
+    """The ``history_calls`` section: the totals, the kinds and the tools."""
+    kinds: Counts = {}
+    for tool in by_tool.values():
+        add_counts(kinds, tool.by_kind)
+    return {
+        "calls": sum(tool.calls for tool in by_tool.values()),
+        "ok": sum(tool.ok for tool in by_tool.values()),
+        "invalid": sum(tool.invalid for tool in by_tool.values()),
+        "by_kind": sorted_counts(kinds),
+        "by_tool": {name: tool.to_dict() for name, tool in sorted(by_tool.items())},
+    }
 
 
 def merged_tools(

@@ -49,6 +49,7 @@ class Tally(RecordCounts):
         "by_tool",
         "conversations",
         "ground_truth",
+        "history_calls",
         "max_params",
         "samples",
     )
@@ -70,6 +71,8 @@ class Tally(RecordCounts):
         self.ground_truth: GroundTruth | None = None
         #: The conversations the records carry, once one was read.
         self.conversations: Conversations | None = None
+        #: With --history: the calls those conversations hold, counted apart.
+        self.history_calls: Tally | None = None
 
     def _tool(self, name: str, *, declared: bool = True) -> tuple[str, ToolSummary]:
         """The table entry that counts calls to ``name`` (``declared``: not an unknown
@@ -147,7 +150,16 @@ class Tally(RecordCounts):
             scored = self.ground_truth or GroundTruth()
             self.ground_truth = scored.merged(other.ground_truth)
         self.conversations = either_or_both(self.conversations, other.conversations)
+        if other.history_calls is not None:
+            mine = self.history_calls or Tally(self._tool_folding.limit, self.max_params)
+            self.history_calls = mine.absorbed(other.history_calls)
         return self
+
+    def history_tally(self) -> Tally:
+        """The tally of the calls the records' conversations hold (--history), new if none."""
+        if self.history_calls is None:
+            self.history_calls = Tally(self._tool_folding.limit, self.max_params)
+        return self.history_calls
 
     def wants_sample(self) -> bool:
         return len(self.samples) < SAMPLE_ROWS
@@ -174,4 +186,11 @@ class Tally(RecordCounts):
             samples=list(self.samples),
             ground_truth=self.ground_truth,
             conversations=self.conversations,
+            history_calls=(
+                None
+                if self.history_calls is None
+                else {
+                    name: t.merged(ToolSummary()) for name, t in self.history_calls.by_tool.items()
+                }
+            ),
         )
