@@ -161,6 +161,10 @@ class Tally(RecordCounts):
             self.history_calls = Tally(self._tool_folding.limit, self.max_params)
         return self.history_calls
 
+    def tools(self) -> dict[str, ToolSummary]:
+        """Copies of the per-tool counts (the summary's are its own)."""
+        return {name: tool.merged(ToolSummary()) for name, tool in self.by_tool.items()}
+
     def wants_sample(self) -> bool:
         return len(self.samples) < SAMPLE_ROWS
 
@@ -180,7 +184,7 @@ class Tally(RecordCounts):
             complete=complete,
             sources=sources,
             **self.record_counts(),
-            by_tool={name: tool.merged(ToolSummary()) for name, tool in self.by_tool.items()},
+            by_tool=self.tools(),
             max_tools=self._tool_folding.limit,
             max_params=self.max_params,
             samples=list(self.samples),
