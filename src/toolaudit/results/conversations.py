@@ -162,7 +162,11 @@ class Conversations:
         return self.all.with_problems
 
     def to_dicts(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        """The summary's ``conversations`` and ``tool_results`` sections."""
+        """The summary's ``conversations`` and ``tool_results`` sections (each table cut to
+        its limit first, as the summary's tool table is: the same names whatever the order
+        the parts came in)."""
+        self._model_folding.compact(self.by_model, Histories.merged)
+        self._tool_folding.compact(self.by_tool, Outcomes.merged)
         conversations = {
             **self.all.to_dict(),
             "by_model": {name: h.to_dict() for name, h in sorted(self.by_model.items())},
