@@ -8,6 +8,7 @@ and repairs what it finds when asked.
 
 from __future__ import annotations
 
+from toolaudit.history.boundary import check_history
 from toolaudit.history.check import check
 from toolaudit.history.model import (
     PAIRING_CODES,
@@ -17,13 +18,17 @@ from toolaudit.history.model import (
     Problem,
     ToolOutcome,
 )
+from toolaudit.history.repair import Change, Repaired
 
 __all__ = [
     "PAIRING_CODES",
     "SHAPES",
+    "Change",
     "Checked",
     "HistoryCall",
     "Problem",
+    "Repaired",
     "ToolOutcome",
     "check",
+    "check_history",
 ]

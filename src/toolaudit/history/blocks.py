@@ -85,8 +85,8 @@ def bedrock(reader: Reader, index: int, message: Mapping[str, Any]) -> Turn:
                 reader.not_an_object(reader.path_of(index, where), "toolResult", result)
                 continue
             failed = result.get("status") == "error" or failed_payload(result.get("content"))
-            fields = ("toolUseId", None)
-            reader.result(turn, index, where, result, fields, failed, id_required=True)
+            by_id = ("toolUseId", None)
+            reader.result(turn, index, where, result, by_id, failed, id_required=True)
     return turn
 
 
@@ -113,15 +113,13 @@ def gemini(reader: Reader, index: int, content: Mapping[str, Any]) -> Turn:
             if not isinstance(response, Mapping):
                 reader.not_an_object(reader.path_of(index, where), result_field, response)
                 continue
-            reader.result(
-                turn, index, where, response, ("id", "name"), _gemini_failed(response), id_required=False
-            )
+            failed = _failed_response(response.get("response"))
+            reader.result(turn, index, where, response, ("id", "name"), failed, id_required=False)
     return turn
 
 
-def _gemini_failed(function_response: Mapping[str, Any]) -> bool:
-    # Gemini's own convention: the "error" key of the response holds a failure.
-    response = function_response.get("response")
+def _failed_response(response: object) -> bool:
+    # Gemini's own convention, which OTel exporters keep: the "error" key holds a failure.
     if isinstance(response, Mapping) and response.get("error") is not None:
         return True
     return failed_payload(response)
@@ -139,11 +137,6 @@ def otel(reader: Reader, index: int, message: Mapping[str, Any]) -> Turn:
             fields = ("id", "name", "arguments")
             reader.call(turn, index, ("parts", j), part, fields, OBJECT, id_required=False)
         elif kind == "tool_call_response":
-            response = first_present(part, "response", "result")
-            failed = (
-                isinstance(response, Mapping) and response.get("error") is not None
-            ) or failed_payload(response)
-            reader.result(
-                turn, index, ("parts", j), part, ("id", None), failed, id_required=False
-            )
+            failed = _failed_response(first_present(part, "response", "result"))
+            reader.result(turn, index, ("parts", j), part, ("id", None), failed, id_required=False)
     return turn

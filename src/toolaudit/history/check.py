@@ -7,7 +7,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolaudit.errors import OptionError
-from toolaudit.history import blocks, messages as message_shapes
+from toolaudit.history import blocks
+from toolaudit.history import messages as message_shapes
 from toolaudit.history.detect import detect
 from toolaudit.history.model import (
     ANTHROPIC,

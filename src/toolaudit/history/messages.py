@@ -51,9 +51,9 @@ def chat(reader: Reader, index: int, message: Mapping[str, Any]) -> Turn:
 
 
 def _chat_calls(
-    reader: Reader, turn: Turn, index: int, fields: Mapping[str, Any], prefix: tuple[str, ...]
+    reader: Reader, turn: Turn, index: int, message: Mapping[str, Any], prefix: tuple[str, ...]
 ) -> None:
-    tool_calls = fields.get("tool_calls")
+    tool_calls = message.get("tool_calls")
     if tool_calls is not None and not isinstance(tool_calls, list):
         reader.malformed(f"{reader.path_of(index, prefix)}.tool_calls", "tool_calls must be a list")
     for j, tool_call in enumerate(as_list(tool_calls)):
@@ -68,10 +68,10 @@ def _chat_calls(
         # The id is the tool call's, the name and arguments its function's: read the id
         # from a view that holds all three where the element is the tool call.
         merged = {**function, "id": tool_call.get("id")}
-        fields = ("id", "name", "arguments")
+        names = ("id", "name", "arguments")
         custom = "function" not in tool_call  # a custom tool's input is text, not JSON
         reader.call(
-            turn, index, where, merged, fields, JSON_STRING, id_required=True, listed=not custom
+            turn, index, where, merged, names, JSON_STRING, id_required=True, listed=not custom
         )
 
 
@@ -83,9 +83,7 @@ def responses(reader: Reader, index: int, item: Mapping[str, Any]) -> Turn:
         turn = Turn("assistant")
         fields = ("call_id", "name", "arguments")
         custom = kind != "function_call"  # a custom tool's input is text, not JSON
-        reader.call(
-            turn, index, (), item, fields, JSON_STRING, id_required=True, listed=not custom
-        )
+        reader.call(turn, index, (), item, fields, JSON_STRING, id_required=True, listed=not custom)
         return turn
     if kind in ("function_call_output", "custom_tool_call_output"):
         turn = Turn("tool")
@@ -111,7 +109,13 @@ def langchain(reader: Reader, index: int, message: Mapping[str, Any]) -> Turn:
                 reader.not_an_object(reader.path_of(index, where), "a tool call", tool_call)
                 continue
             reader.call(
-                turn, index, where, tool_call, ("id", "name", "args"), OBJECT_ONLY, id_required=False
+                turn,
+                index,
+                where,
+                tool_call,
+                ("id", "name", "args"),
+                OBJECT_ONLY,
+                id_required=False,
             )
         return turn
     if kind in _TOOL_ROLES:
@@ -124,7 +128,9 @@ def langchain(reader: Reader, index: int, message: Mapping[str, Any]) -> Turn:
     return Turn("user" if kind in _USER_ROLES else "other")
 
 
-def _langchain_fields(message: Mapping[str, Any]) -> tuple[object, Mapping[str, Any], tuple[str, ...]]:
+def _langchain_fields(
+    message: Mapping[str, Any],
+) -> tuple[object, Mapping[str, Any], tuple[str, ...]]:
     """The message's class (or type, or role), its fields, and where they are in it."""
     if message.get("lc") == 1:
         class_path = as_list(message.get("id"))

@@ -107,6 +107,8 @@ class Item:
     failed: bool = False
     #: A result before any other content of its message (Anthropic wants them first).
     leading: bool = True
+    #: A result paired with its call, but not where the provider wants it.
+    misplaced: bool = False
     answer: Item | None = field(default=None, repr=False)
     seq: int = 0
 

@@ -136,7 +136,8 @@ class Pairing:
         elif self.shape == ANTHROPIC and not result.leading:
             self._misplaced(result, call, f"another block comes before it: {_ANTHROPIC_FIRST}")
         if isinstance(result.name, str) and isinstance(call.name, str) and result.name != call.name:
-            detail = f"this result names `{result.name}`, but its call at {call.path} is of `{call.name}`"
+            named, of = result.name, call.name
+            detail = f"this result names `{named}`, but its call at {call.path} is of `{of}`"
             self._problem(NAME_MISMATCH, result, call, detail)
 
     def _not_paired(self, result: Item) -> None:
@@ -157,6 +158,7 @@ class Pairing:
         self._problem(ORPHAN_RESULT, result, None, detail)
 
     def _misplaced(self, result: Item, call: Item, why: str) -> None:
+        result.misplaced = True
         detail = f"this result answers the call at {call.path}, but {why}"
         self._problem(MISPLACED_RESULT, result, call, detail)
 

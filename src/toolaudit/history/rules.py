@@ -37,7 +37,9 @@ _CHAT_UNANSWERED = (
     "to each 'tool_call_id'"
 )
 _ANTHROPIC_UNANSWERED = "tool_use ids were found without tool_result blocks immediately after"
-_BEDROCK_COUNT = "the number of toolResult blocks must match the toolUse blocks of the previous turn"
+_BEDROCK_COUNT = (
+    "the number of toolResult blocks must match the toolUse blocks of the previous turn"
+)
 _GEMINI_COUNT = (
     "Please ensure that the number of function response parts is equal to the number of "
     "function call parts of the function call turn."
