@@ -7,9 +7,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolaudit.errors import OptionError
-from toolaudit.history import blocks
-from toolaudit.history import messages as message_shapes
+from toolaudit.history.blocks import anthropic, bedrock, gemini, otel
 from toolaudit.history.detect import detect
+from toolaudit.history.messages import chat, langchain, responses
 from toolaudit.history.model import (
     ANTHROPIC,
     BEDROCK,
@@ -31,13 +31,13 @@ from toolaudit.values import kind_phrase
 
 #: How each shape's messages are read into turns.
 READERS: dict[str, Callable[[Reader, int, Mapping[str, Any]], Turn]] = {
-    OPENAI_CHAT: message_shapes.chat,
-    OPENAI_RESPONSES: message_shapes.responses,
-    LANGCHAIN: message_shapes.langchain,
-    ANTHROPIC: blocks.anthropic,
-    BEDROCK: blocks.bedrock,
-    GEMINI: blocks.gemini,
-    OTEL: blocks.otel,
+    OPENAI_CHAT: chat,
+    OPENAI_RESPONSES: responses,
+    LANGCHAIN: langchain,
+    ANTHROPIC: anthropic,
+    BEDROCK: bedrock,
+    GEMINI: gemini,
+    OTEL: otel,
 }
 
 
