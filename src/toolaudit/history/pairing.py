@@ -82,6 +82,7 @@ class Pairing:
         self.window_to = -1  #: the last message inside the window so far
         self.first_call: dict[object, Item] = {}  #: by id, for repeated ids and late results
         self.first_named: dict[str, Item] = {}
+        self.first: Item | None = None  #: for results with neither id nor name
 
     def read(self, turns: list[Turn]) -> None:
         for index, turn in enumerate(turns):
@@ -117,6 +118,8 @@ class Pairing:
                 self._problem(DUPLICATE_CALL_ID, call, call, detail)
         if isinstance(call.name, str):
             self.first_named.setdefault(call.name, call)
+        if self.first is None:
+            self.first = call
         self.open.add(call)
         if self.windowed:
             self.window.add(call)
@@ -147,10 +150,12 @@ class Pairing:
             if result.key is not None
             else self.first_named.get(result.name)
             if isinstance(result.name, str)
-            else None
+            else self.first
         )
         if earlier is not None:
             detail = f"its call, at {earlier.path}, is answered already"
+            if result.key is None and not isinstance(result.name, str):
+                detail = "it names no call, and every call before it is answered already"
             self._problem(DUPLICATE_RESULT, result, earlier, detail)
             return
         which = f"the id {result.id}" if result.key is not None else f"the name {result.name}"
