@@ -55,13 +55,15 @@ def test_an_unanswered_call_is_answered_with_an_error_that_says_so():
         BY_NAME["anthropic"],
         [ASK, ("calls", [("c1", W), ("c2", W)]), ("results", [("c1", W, False)])],
     )
-    assert result.messages[2]["content"][0] == {
+    # After the results already in place: the turn's results in the order of its calls.
+    assert [b["tool_use_id"] for b in result.messages[2]["content"]] == ["c1", "c2"]
+    assert result.messages[2]["content"][1] == {
         "type": "tool_result",
         "tool_use_id": "c2",
-        "content": result.messages[2]["content"][0]["content"],
+        "content": result.messages[2]["content"][1]["content"],
         "is_error": True,
     }
-    assert "never answered" in result.messages[2]["content"][0]["content"]
+    assert "never answered" in result.messages[2]["content"][1]["content"]
     [change] = result.changes
     assert (change.action, change.path, change.call_id) == (
         "answered",

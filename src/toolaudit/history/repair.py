@@ -90,6 +90,16 @@ def _get(value: Any, keys: tuple[Any, ...]) -> Any:
     return value
 
 
+def _is_result_block(block: object) -> bool:
+    """A block that holds a result (Anthropic, Bedrock, Gemini): what stays first."""
+    if not isinstance(block, Mapping):
+        return False
+    return block.get("type") == "tool_result" or any(key in block for key in _RESULT_KEYS)
+
+
+_RESULT_KEYS = ("toolResult", "functionResponse", "function_response")
+
+
 def _element(item: Item) -> tuple[Any, ...]:
     """Where the result's element is in its message: a block, or () for the message."""
     where = item.where
@@ -225,7 +235,11 @@ class _Plan:
             blocks = [{"type": "text", "text": blocks}]
         gone = removed or set()
         kept = [block for j, block in enumerate(as_list(blocks)) if j not in gone]
-        kept = [*(lead or ()), *kept]
+        # After the results already first in the message: the turn's results in order.
+        at = 0
+        while at < len(kept) and _is_result_block(kept[at]):
+            at += 1
+        kept[at:at] = lead or ()
         if not kept and removed:
             return None  # its every block was a result taken away: no empty turn is left
         return {**message, field: kept}
