@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolaudit.errors import OptionError
+from toolaudit.formats.base import is_one_of
 from toolaudit.history.blocks import anthropic, bedrock, gemini, otel
 from toolaudit.history.detect import detect
 from toolaudit.history.messages import chat, langchain, responses
@@ -50,16 +51,19 @@ def check(messages: object, shape: str | None = None, *, path: str = "messages")
     return examine(messages, shape, path)[0]
 
 
-def examine(messages: object, shape: str | None, path: str) -> tuple[Checked, list[Turn]]:
-    """:func:`check`, with the turns read (what a repair works from)."""
-    if shape is not None and shape not in SHAPES:
+def examine(
+    messages: object, shape: str | None, path: str, *, batches: bool = True
+) -> tuple[Checked, list[Turn]]:
+    """:func:`check`, with the turns read (what a repair works from); ``batches`` False
+    reads a list of lists as messages (one level of batching, never a recursion)."""
+    if shape is not None and not is_one_of(shape, SHAPES):
         known = ", ".join(sorted(SHAPES))
         raise OptionError(f"unknown history shape {shape!r}: expected one of {known}")
     if not isinstance(messages, list):
         detail = f"a history must be a list of messages, got {kind_phrase(messages)}"
         problem = Problem(MALFORMED_HISTORY, path, None, None, detail)
         return Checked(shape or OPENAI_CHAT, 0, [problem], {}, []), []
-    if messages and all(isinstance(batch, list) for batch in messages):
+    if batches and messages and all(isinstance(batch, list) for batch in messages):
         return _batched(messages, shape, path), []
     chosen = shape or detect(messages)
     reader = Reader(path)
@@ -80,7 +84,9 @@ def examine(messages: object, shape: str | None, path: str) -> tuple[Checked, li
 
 def _batched(batches: list[Any], shape: str | None, path: str) -> Checked:
     """Each list of a batch as its own history (LangSmith's ``inputs.messages``)."""
-    parts = [check(batch, shape, path=f"{path}[{j}]") for j, batch in enumerate(batches)]
+    parts = [
+        examine(batch, shape, f"{path}[{j}]", batches=False)[0] for j, batch in enumerate(batches)
+    ]
     total = Checked(parts[0].shape, 0, [], {}, [])
     for part in parts:
         total.messages += part.messages

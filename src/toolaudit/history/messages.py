@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolaudit.formats.base import JSON_STRING, OBJECT_ONLY, as_dict, as_list
+from toolaudit.formats.base import JSON_STRING, OBJECT_ONLY, as_dict, as_list, is_one_of
 from toolaudit.history.model import Turn
 from toolaudit.history.reader import Reader
 from toolaudit.history.signals import failed_payload
@@ -97,7 +97,7 @@ def langchain(reader: Reader, index: int, message: Mapping[str, Any]) -> Turn:
     """A LangChain message: ``model_dump`` (fields at the top), ``messages_to_dict``
     (in ``data``), ``dumpd`` (in ``kwargs``), or the role form of OpenAI's dicts."""
     kind, fields, prefix = _langchain_fields(message)
-    if kind in _ASSISTANT_ROLES:
+    if is_one_of(kind, _ASSISTANT_ROLES):
         turn = Turn("assistant")
         calls = as_list(fields.get("tool_calls"))
         if calls and isinstance(as_dict(calls[0]).get("function"), Mapping):
@@ -118,14 +118,14 @@ def langchain(reader: Reader, index: int, message: Mapping[str, Any]) -> Turn:
                 id_required=False,
             )
         return turn
-    if kind in _TOOL_ROLES:
+    if is_one_of(kind, _TOOL_ROLES):
         turn = Turn("tool")
         failed = fields.get("status") == "error" or failed_payload(fields.get("content"))
         reader.result(
             turn, index, prefix, fields, ("tool_call_id", "name"), failed, id_required=False
         )
         return turn
-    return Turn("user" if kind in _USER_ROLES else "other")
+    return Turn("user" if is_one_of(kind, _USER_ROLES) else "other")
 
 
 def _langchain_fields(

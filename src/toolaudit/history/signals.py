@@ -19,18 +19,24 @@ ERROR_TEXT_PREFIXES = (
 _ERROR_FLAGS = ("isError", "is_error")
 
 
-def failed_payload(payload: object) -> bool:
+#: How deep a result's content is looked into (a block in a list in a result object...).
+_DEPTH = 4
+
+
+def failed_payload(payload: object, depth: int = _DEPTH) -> bool:
     """Whether a result's content says the tool failed: an MCP ``isError`` (the result
     object, or JSON text of it), or text that begins as a framework's error text. Of a
     list of content blocks only the first is read: it carries the flag or the text."""
+    if depth <= 0:
+        return False
     if isinstance(payload, list):
-        return bool(payload) and failed_payload(payload[0])
+        return bool(payload) and failed_payload(payload[0], depth - 1)
     if isinstance(payload, Mapping):
         if any(payload.get(flag) is True for flag in _ERROR_FLAGS):
             return True
         for key in ("text", "json", "content"):  # a content block, Bedrock's json block
             if key in payload:
-                return failed_payload(payload[key])
+                return failed_payload(payload[key], depth - 1)
         return False
     if isinstance(payload, str):
         return payload.startswith(ERROR_TEXT_PREFIXES) or _is_mcp_error_text(payload)
