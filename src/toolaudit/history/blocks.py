@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from toolaudit.formats.base import OBJECT, first_present
@@ -28,6 +28,18 @@ def _blocks(reader: Reader, index: int, message: Mapping[str, Any], field: str) 
     return []
 
 
+def _objects(
+    reader: Reader, index: int, message: Mapping[str, Any], field: str
+) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    """Each block that is an object, with its index; any other is a problem."""
+    what = "a part" if field == "parts" else "a content block"
+    for j, block in enumerate(_blocks(reader, index, message, field)):
+        if isinstance(block, Mapping):
+            yield j, block
+        else:
+            reader.not_an_object(reader.path_of(index, (field, j)), what, block)
+
+
 def _turn(role: object) -> Turn:
     if role in ("assistant", "model"):
         return Turn("assistant")
@@ -37,12 +49,8 @@ def _turn(role: object) -> Turn:
 def anthropic(reader: Reader, index: int, message: Mapping[str, Any]) -> Turn:
     """Anthropic Messages: results must come first in their user message."""
     turn = _turn(message.get("role"))
-    before_results = True  # no other block yet: a result here is where Anthropic wants it
-    for j, block in enumerate(_blocks(reader, index, message, "content")):
-        if not isinstance(block, Mapping):
-            reader.not_an_object(reader.path_of(index, ("content", j)), "a content block", block)
-            before_results = False
-            continue
+    results = 0  # results so far: a result is first in its message when all before it are
+    for j, block in _objects(reader, index, message, "content"):
         kind = block.get("type")
         if kind == "tool_use":
             fields = ("id", "name", "input")
@@ -57,20 +65,16 @@ def anthropic(reader: Reader, index: int, message: Mapping[str, Any]) -> Turn:
                 ("tool_use_id", None),
                 failed,
                 id_required=True,
-                leading=before_results,
+                leading=j == results,
             )
-            continue
-        before_results = False
+            results += 1
     return turn
 
 
 def bedrock(reader: Reader, index: int, message: Mapping[str, Any]) -> Turn:
     """Bedrock Converse: ``toolUse`` and ``toolResult`` blocks, by ``toolUseId``."""
     turn = _turn(message.get("role"))
-    for j, block in enumerate(_blocks(reader, index, message, "content")):
-        if not isinstance(block, Mapping):
-            reader.not_an_object(reader.path_of(index, ("content", j)), "a content block", block)
-            continue
+    for j, block in _objects(reader, index, message, "content"):
         use, result = block.get("toolUse"), block.get("toolResult")
         if use is not None:
             where = ("content", j, "toolUse")
@@ -94,10 +98,7 @@ def gemini(reader: Reader, index: int, content: Mapping[str, Any]) -> Turn:
     """Gemini contents: ``functionCall`` / ``functionResponse`` parts (or the Python
     SDK's snake_case), by id where given, else by name and order."""
     turn = _turn(content.get("role"))
-    for j, part in enumerate(_blocks(reader, index, content, "parts")):
-        if not isinstance(part, Mapping):
-            reader.not_an_object(reader.path_of(index, ("parts", j)), "a part", part)
-            continue
+    for j, part in _objects(reader, index, content, "parts"):
         call_field = "functionCall" if "functionCall" in part else "function_call"
         result_field = "functionResponse" if "functionResponse" in part else "function_response"
         call, response = part.get(call_field), part.get(result_field)
@@ -128,10 +129,7 @@ def _failed_response(response: object) -> bool:
 def otel(reader: Reader, index: int, message: Mapping[str, Any]) -> Turn:
     """OpenTelemetry GenAI messages: ``tool_call`` / ``tool_call_response`` parts, by id."""
     turn = _turn(message.get("role"))
-    for j, part in enumerate(_blocks(reader, index, message, "parts")):
-        if not isinstance(part, Mapping):
-            reader.not_an_object(reader.path_of(index, ("parts", j)), "a part", part)
-            continue
+    for j, part in _objects(reader, index, message, "parts"):
         kind = part.get("type")
         if kind == "tool_call":
             fields = ("id", "name", "arguments")
