@@ -133,6 +133,8 @@ def test_openai_chat_with_the_sdks_assistant_message():
     repaired = check_history(messages, repair=True)
     valid_chat(repaired.messages)
     assert [m["role"] for m in repaired.messages] == ["user", "assistant", "tool", "tool", "user"]
+    # The added result follows the one in place: the tool messages in the calls' order.
+    assert [m["tool_call_id"] for m in repaired.messages[2:4]] == ["call_1", "call_2"]
     assert isinstance(messages[1], ChatCompletionMessage)  # the given history is as it was
 
 

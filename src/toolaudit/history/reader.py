@@ -79,24 +79,13 @@ class Reader:
         key = self._key(call_id, path, "result", id_required)
         if key is None and id_required:
             return
-        named = name_field is not None and isinstance(element.get(name_field), str)
+        name = element.get(name_field) if name_field is not None else None
+        named = isinstance(name, str)  # only a name the shape writes can disagree with the call
         self.seq += 1
-        turn.results.append(
-            Item(
-                False,
-                index,
-                where,
-                path,
-                call_id,
-                key,
-                element.get(name_field) if named and name_field else None,
-                (id_field,),
-                (name_field,) if named and name_field else None,
-                failed=failed,
-                leading=leading,
-                seq=self.seq,
-            )
-        )
+        item = Item(False, index, where, path, call_id, key, name if named else None, (id_field,))
+        item.name_at = (name_field,) if named else None
+        item.failed, item.leading, item.seq = failed, leading, self.seq
+        turn.results.append(item)
 
     def path_of(self, index: int, where: tuple[Any, ...]) -> str:
         tail = "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step in where)

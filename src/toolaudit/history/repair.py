@@ -22,6 +22,7 @@ from toolaudit.history.model import (
     DUPLICATE_RESULT,
     MISPLACED_RESULT,
     NAME_MISMATCH,
+    OPENAI_CHAT,
     ORPHAN_RESULT,
     UNANSWERED,
     Item,
@@ -68,7 +69,8 @@ def repair(messages: object, shape: str | None, path: str = "messages") -> Repai
     plan.rename_repeated_ids()
     plan.fix_names()
     plan.place_results(unpaired)
-    return Repaired(plan.rebuild(), plan.changes, checked.problems)
+    changes = [change for _, change in sorted(plan.changes, key=lambda pair: pair[0])]
+    return Repaired(plan.rebuild(), changes, checked.problems)
 
 
 def _call_id(item: Item) -> str | None:
@@ -111,14 +113,14 @@ class _Plan:
         self.shape = shape
         self.messages: list[Any] = list(messages)
         self.turns = turns
-        self.changes: list[Change] = []
+        self.changes: list[tuple[int, Change]] = []  #: by the seq of what they change
         self.removed: dict[int, set[int]] = {}  #: by message: indexes of blocks removed
         self.dropped: set[int] = set()  #: whole messages removed
         self.lead: dict[int, list[Any]] = {}  #: blocks put first in a message
         self.after: dict[int, list[Any]] = {}  #: new messages after a message
 
     def change(self, action: str, code: str, item: Item, detail: str) -> None:
-        self.changes.append(Change(action, code, item.path, _call_id(item), detail))
+        self.changes.append((item.seq, Change(action, code, item.path, _call_id(item), detail)))
 
     def rewrite(self, item: Item, at: tuple[Any, ...], value: object) -> None:
         self.messages[item.message] = _set(self.messages[item.message], item.where + at, value)
@@ -201,6 +203,9 @@ class _Plan:
         """Results for the calls of message ``index``: whole messages right after it, or
         blocks first in the next message when that is the turn they go in."""
         if self.shape not in BLOCK_MESSAGE:
+            if self.shape == OPENAI_CHAT:  # after the tool messages already there, in order
+                while index + 1 < len(self.turns) and self.turns[index + 1].role == "tool":
+                    index += 1
             self.after.setdefault(index, []).extend(answers)
             return
         following = index + 1
