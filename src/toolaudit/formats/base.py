@@ -106,6 +106,28 @@ def note_repeated_ids(calls: list[Call]) -> None:
             call.note = same if call.note is None else f"{call.note}; {same}"
 
 
+class History:
+    """Where a record holds a conversation: the messages as logged (nothing validated)."""
+
+    __slots__ = ("messages", "path", "shape")
+
+    def __init__(self, shape: str, messages: object, path: str) -> None:
+        #: The provider's shape the messages are in: one of ``toolaudit.history.SHAPES``
+        #: ("openai-chat", "openai-responses", "anthropic", "bedrock", "gemini",
+        #: "langchain", "otel"), named here only (formats never import the checker).
+        self.shape = shape
+        #: The list as the record holds it (Chat, Anthropic and Bedrock ``messages``,
+        #: Responses ``input``, Gemini ``contents``, LangChain messages, OTel
+        #: ``gen_ai.input.messages`` parsed from its JSON string when it is one).
+        self.messages = messages
+        #: Where that list is in the record, as report paths write it
+        #: ("request.messages", "body.input", "attributes.gen_ai.input.messages").
+        self.path = path
+
+    def __repr__(self) -> str:
+        return f"History({self.shape!r}, path={self.path!r})"
+
+
 class Extracted:
     """What one record holds: its calls, and what decides how to judge them."""
 
@@ -115,6 +137,7 @@ class Extracted:
         "defines",
         "fields",
         "format",
+        "history",
         "key",
         "model",
         "more_pages",
@@ -135,6 +158,7 @@ class Extracted:
         stream: object = None,
         fields: Mapping[str, object] | None = None,
         container: str | None = None,
+        history: History | None = None,
     ) -> None:
         self.format = format
         self.calls = calls if calls is not None else []
@@ -160,6 +184,9 @@ class Extracted:
         #: The format of the record this one came wrapped in (a request/response
         #: pair's "envelope"), whose calls are ``format``'s.
         self.container = container
+        #: The conversation the record carries (a logged request's messages), whose
+        #: calls and results the history check pairs; None: it carries none.
+        self.history = history
 
 
 def as_dict(value: object) -> Mapping[str, Any]:

@@ -18,6 +18,7 @@ from toolaudit.formats.base import (
     get_path,
 )
 from toolaudit.formats.declaration import KEY, Format, Inner
+from toolaudit.formats.request_shapes import request_history
 from toolaudit.formats.text_calls import append_calls_in_text
 
 
@@ -120,7 +121,8 @@ def batch_output(record: Mapping[str, Any], inner: Inner) -> Extracted:
 
 def batch_input(record: Mapping[str, Any]) -> Extracted:
     """A Batch input line: a request, whose tools apply to the output line with
-    the same ``custom_id``. It holds no call of the model's."""
+    the same ``custom_id``. It holds no call of the model's; its body's conversation
+    is its history."""
     body = as_dict(record.get("body"))
     return Extracted(
         "openai-batch",
@@ -128,6 +130,7 @@ def batch_input(record: Mapping[str, Any]) -> Extracted:
         tools=request_tools(body),
         key=record.get("custom_id"),
         defines=KEY,
+        history=request_history(body, "body"),
     )
 
 
@@ -209,6 +212,7 @@ OPENAI_BATCH_INPUT = Format(
     keys=("custom_id",),
     extract=batch_input,
     tools="body.tools: they judge the output line with the same custom_id",
+    history="body.messages or body.input",
     family="OpenAI",
     variant="batch",
     defines_tools=KEY,
