@@ -20,7 +20,7 @@ from toolaudit.formats.base import (
     is_one_of,
 )
 from toolaudit.formats.declaration import Format
-from toolaudit.formats.openai import chat_completion, chat_message_calls
+from toolaudit.formats.openai import chat_completion, chat_message_calls, invalid_call
 from toolaudit.formats.request_shapes import request_shape
 from toolaudit.formats.text_calls import append_calls_in_text
 
@@ -74,21 +74,7 @@ def message_calls(fields: Mapping[str, Any]) -> list[Call]:
             )
         )
     for invalid in as_list(fields.get("invalid_tool_calls")):
-        invalid = as_dict(invalid)
-        error = invalid.get("error")
-        calls.append(
-            Call(
-                len(calls),
-                invalid.get("name"),
-                invalid.get("args", ABSENT),
-                id=invalid.get("id"),
-                failure=(
-                    f"LangChain could not parse these arguments: {error}"
-                    if error
-                    else "LangChain marked this call invalid"
-                ),
-            )
-        )
+        calls.append(invalid_call(as_dict(invalid), len(calls), "LangChain", note))
     if not calls:
         # Older logs keep raw OpenAI tool calls (string arguments) here instead.
         chat_message_calls(as_dict(fields.get("additional_kwargs")), calls, note)

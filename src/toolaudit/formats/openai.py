@@ -57,13 +57,35 @@ def chat_message_calls(message: Mapping[str, Any], calls: list[Call], note: str 
                 note=note,
             )
         )
+    # Calls the server (a LangChain-backed one, say) could not parse, set apart.
+    for invalid in as_list(message.get("invalid_tool_calls")):
+        calls.append(invalid_call(as_dict(invalid), len(calls), "the server", note))
     legacy = message.get("function_call")
     if isinstance(legacy, Mapping):
         arguments = legacy.get("arguments", ABSENT)
         calls.append(Call(len(calls), legacy.get("name"), arguments, note=note))
-    elif not message.get("tool_calls"):
+    elif not message.get("tool_calls") and not message.get("invalid_tool_calls"):
         # No structured call: the model may have written one into its text, unparsed.
         append_calls_in_text(calls, message.get("content"), note)
+
+
+def invalid_call(invalid: Mapping[str, Any], index: int, who: str, note: str | None) -> Call:
+    """A call its framework or server set apart as invalid (LangChain's
+    ``InvalidToolCall``: ``{name, args, id, error}``, ``args`` the raw text that failed to
+    parse), with its error text; ``note`` says where the response was cut off."""
+    error = invalid.get("error")
+    return Call(
+        index,
+        invalid.get("name"),
+        invalid.get("args", ABSENT),
+        id=invalid.get("id"),
+        failure=(
+            f"{who} could not parse these arguments: {error}"
+            if error
+            else f"{who} marked this call invalid"
+        ),
+        note=note,
+    )
 
 
 def responses(record: Mapping[str, Any]) -> Extracted:
