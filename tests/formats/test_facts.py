@@ -7,7 +7,15 @@ from typing import Any
 
 import orjson
 
-from toolaudit.formats import FORMATS, TYPED_FORMATS, UnknownShape, detect, extract, get_format
+from toolaudit.formats import (
+    FORMATS,
+    HISTORY_FORMATS,
+    TYPED_FORMATS,
+    UnknownShape,
+    detect,
+    extract,
+    get_format,
+)
 from toolaudit.formats.declaration import KEY, STREAM
 
 from ..conftest import REPO
@@ -86,3 +94,19 @@ def test_the_formats_that_take_tools_an_earlier_record_defined() -> None:
 def test_only_bfcl_repeats_call_ids_on_purpose() -> None:
     # BFCL's calls all carry their question's id: a repeated id there is no news.
     assert [fmt.name for fmt in FORMATS if not fmt.unique_call_ids] == ["bfcl"]
+
+
+def test_the_formats_say_which_records_carry_a_history() -> None:
+    carrying: set[str] = set()
+    for record in _case_records():
+        try:
+            name = detect(record)
+            extracted = extract(record, name)
+        except UnknownShape:
+            continue
+        if extracted.history is not None:
+            assert get_format(name).history is not None, record
+            carrying.add(name)
+    # Every declaration is met by some case record.
+    assert carrying == {fmt.name for fmt in FORMATS if fmt.history is not None}
+    assert carrying == HISTORY_FORMATS
