@@ -2,15 +2,16 @@
 what a gateway logs of each request. Each request replays one conversation: the user
 asks, the model calls get_weather, the tool answers, the user asks again.
 
-openai and anthropic are given an httpx transport that keeps the body and answers
-with a canned error; google-genai too (its client_args); boto3 a ``before-send``
-hook that does the same.
+openai, anthropic and google-genai are given an HTTP client (httpx2, which they use)
+whose transport keeps the body and fails; boto3 a ``before-send`` hook that does the
+same.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Callable
 from typing import Any
 
 import httpx2 as httpx
@@ -26,22 +27,30 @@ class _Sent(Exception):
     """Raised by the transport once it holds the body: nothing goes further."""
 
 
-def _capturing_client(bodies: list[dict[str, Any]]) -> httpx.Client:
+def _sent(send: Callable[[httpx.Client], object]) -> dict[str, Any]:
+    """The body ``send`` sends through the HTTP client it is given, which keeps it and
+    fails (each SDK wraps that failure in its own error, or not)."""
+    bodies: list[dict[str, Any]] = []
+
     def handle(request: httpx.Request) -> httpx.Response:
         bodies.append(json.loads(request.content))
         raise _Sent
 
-    return httpx.Client(transport=httpx.MockTransport(handle))
+    with contextlib.suppress(Exception):
+        send(httpx.Client(transport=httpx.MockTransport(handle)))
+    return bodies[0]
+
+
+def _openai(http_client: httpx.Client) -> Any:
+    import openai
+
+    client = openai.OpenAI(api_key="k", base_url="http://127.0.0.1:9/v1", http_client=http_client)
+    return client.with_options(max_retries=0)
 
 
 def openai_chat_body() -> dict[str, Any]:
-    import openai
     from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolParam
 
-    bodies: list[dict[str, Any]] = []
-    client = openai.OpenAI(
-        api_key="k", base_url="http://127.0.0.1:9/v1", http_client=_capturing_client(bodies)
-    )
     messages: list[ChatCompletionMessageParam] = [
         {"role": "system", "content": "You report the weather."},
         {"role": "user", "content": "Weather in Paris?"},
@@ -62,21 +71,16 @@ def openai_chat_body() -> dict[str, Any]:
     tools: list[ChatCompletionToolParam] = [
         {"type": "function", "function": {"name": "get_weather", "parameters": WEATHER}}
     ]
-    with contextlib.suppress(openai.APIConnectionError, _Sent):
-        client.with_options(max_retries=0).chat.completions.create(
+    return _sent(
+        lambda http: _openai(http).chat.completions.create(
             model="gpt-4o-mini", messages=messages, tools=tools
         )
-    return bodies[0]
+    )
 
 
 def openai_responses_body() -> dict[str, Any]:
-    import openai
     from openai.types.responses import FunctionToolParam, ResponseInputItemParam
 
-    bodies: list[dict[str, Any]] = []
-    client = openai.OpenAI(
-        api_key="k", base_url="http://127.0.0.1:9/v1", http_client=_capturing_client(bodies)
-    )
     items: list[ResponseInputItemParam] = [
         {"role": "user", "content": "Weather in Paris?"},
         {
@@ -91,21 +95,15 @@ def openai_responses_body() -> dict[str, Any]:
     tools: list[FunctionToolParam] = [
         {"type": "function", "name": "get_weather", "parameters": WEATHER, "strict": False}
     ]
-    with contextlib.suppress(openai.APIConnectionError, _Sent):
-        client.with_options(max_retries=0).responses.create(
-            model="gpt-4.1-mini", input=items, tools=tools
-        )
-    return bodies[0]
+    return _sent(
+        lambda http: _openai(http).responses.create(model="gpt-4.1-mini", input=items, tools=tools)
+    )
 
 
 def anthropic_body() -> dict[str, Any]:
     import anthropic
     from anthropic.types import MessageParam, ToolParam
 
-    bodies: list[dict[str, Any]] = []
-    client = anthropic.Anthropic(
-        api_key="k", base_url="http://127.0.0.1:9", http_client=_capturing_client(bodies)
-    )
     messages: list[MessageParam] = [
         {"role": "user", "content": "Weather in Paris?"},
         {
@@ -128,66 +126,48 @@ def anthropic_body() -> dict[str, Any]:
         },
     ]
     tools: list[ToolParam] = [{"name": "get_weather", "input_schema": WEATHER}]
-    with contextlib.suppress(anthropic.APIConnectionError, _Sent):
-        client.with_options(max_retries=0).messages.create(
+    return _sent(
+        lambda http: anthropic.Anthropic(
+            api_key="k", base_url="http://127.0.0.1:9", http_client=http, max_retries=0
+        ).messages.create(
             model="claude-sonnet-4-5",
             max_tokens=1024,
             system="You report the weather.",
             messages=messages,
             tools=tools,
         )
-    return bodies[0]
+    )
 
 
 def gemini_body() -> dict[str, Any]:
     from google import genai
     from google.genai import types
 
-    bodies: list[dict[str, Any]] = []
-    client = genai.Client(
-        api_key="k",
-        http_options=types.HttpOptions(
-            base_url="http://127.0.0.1:9/", httpx_client=_capturing_client(bodies)
-        ),
-    )
+    def turn(role: str, part: types.Part) -> types.Content:
+        return types.Content(role=role, parts=[part])
+
+    call = types.FunctionCall(id="fc_1", name="get_weather", args={"city": "Paris"})
+    result = types.FunctionResponse(id="fc_1", name="get_weather", response={"output": "18C"})
     contents = [
-        types.Content(role="user", parts=[types.Part(text="Weather in Paris?")]),
-        types.Content(
-            role="model",
-            parts=[
-                types.Part(
-                    function_call=types.FunctionCall(
-                        id="fc_1", name="get_weather", args={"city": "Paris"}
-                    )
-                )
-            ],
-        ),
-        types.Content(
-            role="user",
-            parts=[
-                types.Part(
-                    function_response=types.FunctionResponse(
-                        id="fc_1", name="get_weather", response={"output": "18C"}
-                    )
-                )
-            ],
-        ),
+        turn("user", types.Part(text="Weather in Paris?")),
+        turn("model", types.Part(function_call=call)),
+        turn("user", types.Part(function_response=result)),
     ]
     tool = types.Tool(
         function_declarations=[
             types.FunctionDeclaration(name="get_weather", parameters_json_schema=WEATHER)
         ]
     )
-    with contextlib.suppress(_Sent):
-        client.models.generate_content(
-            model="gemini-2.5-flash",
-            contents=contents,
-            config=types.GenerateContentConfig(
-                tools=[tool],
-                automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
-            ),
-        )
-    return bodies[0]
+    config = types.GenerateContentConfig(
+        tools=[tool],
+        automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+    )
+    return _sent(
+        lambda http: genai.Client(
+            api_key="k",
+            http_options=types.HttpOptions(base_url="http://127.0.0.1:9/", httpx_client=http),
+        ).models.generate_content(model="gemini-2.5-flash", contents=contents, config=config)
+    )
 
 
 def bedrock_body() -> dict[str, Any]:

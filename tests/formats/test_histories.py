@@ -231,3 +231,23 @@ def test_a_request_logged_alone_counts_as_a_record_without_calls(tmp_path: Any) 
     assert report.getvalue() == b""
     assert (summary.records, summary.records_without_calls) == (5, 5)
     assert summary.malformed_records == 0
+
+
+def test_a_spans_input_messages_are_decoded_only_when_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A whole history in JSON text: an audit without the conversation check never pays
+    # for decoding it.
+    import toolaudit.formats.otel as otel
+
+    decoded: list[object] = []
+
+    def counting(attributes: Any) -> object:
+        decoded.append(attributes)
+        return INPUT
+
+    monkeypatch.setattr(otel, "input_messages", counting)
+    found = extract({"name": "chat", "attributes": {"gen_ai.input.messages": json.dumps(INPUT)}})
+    assert found.history is not None and decoded == []
+    assert found.history.messages == INPUT and found.history.messages == INPUT
+    assert len(decoded) == 1

@@ -133,11 +133,34 @@ def _history(calling: Span | None, spans: list[Span]) -> History | None:
     """The conversation of the line: the input messages of the span that holds its
     first call, else of its first span that records some."""
     for span in [calling, *spans] if calling is not None else spans:
-        messages = input_messages(span.attributes)
-        if messages is not None:
+        if span.attributes.get(INPUT_MESSAGES) is not None:
             at = f"{span.at}.attributes" if span.at else "attributes"
-            return History("otel", messages, f"{at}.{INPUT_MESSAGES}")
+            return _SpanHistory(span.attributes, f"{at}.{INPUT_MESSAGES}")
     return None
+
+
+class _SpanHistory(History):
+    """A span's input messages, decoded from their JSON text when first read: a whole
+    history, which an audit without the conversation check never reads."""
+
+    __slots__ = ("_attributes", "_decoded")
+
+    def __init__(self, attributes: Mapping[str, Any], path: str) -> None:
+        self._attributes: Mapping[str, Any] | None = attributes
+        self._decoded: object = None
+        super().__init__("otel", None, path)
+
+    @property
+    def messages(self) -> object:
+        if self._attributes is not None:
+            self._decoded, self._attributes = input_messages(self._attributes), None
+        return self._decoded
+
+    @messages.setter
+    def messages(self, value: object) -> None:
+        # History.__init__ sets it: None until read. (Set otherwise, it is that value.)
+        if value is not None:
+            self._decoded, self._attributes = value, None
 
 
 def _id_key(call: Call) -> str | None:
