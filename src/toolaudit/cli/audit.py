@@ -133,6 +133,14 @@ def audit(
             "See docs/conversations.md.",
         ),
     ] = True,
+    history: Annotated[
+        bool,
+        typer.Option(
+            "--history",
+            help="Also judge the calls those conversations hold against the record's tools, "
+            "counted apart from the model's own calls (history_calls).",
+        ),
+    ] = False,
     html: HtmlOption = None,
     output_format: FormatOption = "table",  # type: ignore[assignment]
     progress: Annotated[
@@ -305,6 +313,7 @@ def audit(
             deep=deep,
             max_open_streams=max_open_streams,
             conversations=conversations,
+            history=history,
         )
         schema_set = (
             load_schemas(schemas, deep=deep, storage_options=storage_options)

@@ -5,8 +5,11 @@ and the tools that fail most at run time. The table, Markdown and HTML render th
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from toolaudit.output.text import percent
 from toolaudit.results.conversations import Conversations, Histories, Outcomes
+from toolaudit.results.summary import ToolSummary
 
 #: Rows of models and of tools shown (the most problems, the most failures, first).
 MAX_ROWS = 20
@@ -68,4 +71,19 @@ def results_line(conversations: Conversations) -> str:
     return (
         f"tool results: {total.results:,}, {total.failures:,} failures, "
         f"{total.retried:,} retried, {total.recovered:,} recovered"
+    )
+
+
+def history_calls_line(history_calls: Mapping[str, ToolSummary]) -> str:
+    """``calls held in conversations (--history): 11, 9 ok, 2 invalid (enum 1, type 1)``."""
+    calls = sum(tool.calls for tool in history_calls.values())
+    invalid = sum(tool.invalid for tool in history_calls.values())
+    kinds: dict[str, int] = {}
+    for tool in history_calls.values():
+        for kind, count in tool.by_kind.items():
+            kinds[kind] = kinds.get(kind, 0) + count
+    by_kind = ", ".join(f"{kind} {count:,}" for kind, count in sorted(kinds.items()))
+    return (
+        f"calls held in conversations (--history): {calls:,}, {calls - invalid:,} ok, "
+        f"{invalid:,} invalid" + (f" ({by_kind})" if by_kind else "")
     )

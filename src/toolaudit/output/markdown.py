@@ -86,6 +86,8 @@ def render_markdown(summary: Summary) -> str:
         out += ["", *_ground_truth(summary.ground_truth)]
     if summary.conversations is not None:
         out += ["", *_conversations(summary.conversations)]
+        if summary.history_calls is not None:
+            out += ["", f"{talk.history_calls_line(summary.history_calls).capitalize()}."]
     return "\n".join(out) + "\n"
 
 

@@ -25,6 +25,8 @@ def render_table(summary: Summary) -> str:
         out.append("")
     if summary.conversations is not None:
         out.extend(_conversations(summary.conversations))
+        if summary.history_calls is not None:
+            out.append(talk.history_calls_line(summary.history_calls))
         out.append("")
     if summary.group_by:
         out.extend(_groups(summary))

@@ -9,7 +9,7 @@ turn, so a problem is counted once per record that holds it (see docs/conversati
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, Protocol
 
@@ -128,7 +128,7 @@ class Conversations:
     def count(
         self,
         model: str | None,
-        problems: list[ProblemLike],
+        problems: Sequence[ProblemLike],
         outcomes: Mapping[str, OutcomeLike],
     ) -> None:
         """One history read: its problems, counted for all and for its model, and the
@@ -148,13 +148,12 @@ class Conversations:
         """Both counts added up, in a new value (neither is changed)."""
         both = Conversations(self._tool_folding.limit)
         both.all = self.all.merged(other.all)
-        for mine, theirs, table, folding, new in (
-            (self.by_model, other.by_model, both.by_model, both._model_folding, Histories),
-            (self.by_tool, other.by_tool, both.by_tool, both._tool_folding, Outcomes),
-        ):
-            for name, value in [*mine.items(), *theirs.items()]:
-                key, entry = folding.entry(table, name, new, new.merged)  # type: ignore[attr-defined]
-                table[key] = entry.merged(value)
+        for name, histories in [*self.by_model.items(), *other.by_model.items()]:
+            key, entry = both._model_folding.entry(both.by_model, name, Histories, Histories.merged)
+            both.by_model[key] = entry.merged(histories)
+        for name, outcomes in [*self.by_tool.items(), *other.by_tool.items()]:
+            key, mine = both._tool_folding.entry(both.by_tool, name, Outcomes, Outcomes.merged)
+            both.by_tool[key] = mine.merged(outcomes)
         return both
 
     @property

@@ -151,8 +151,7 @@ class Tally(RecordCounts):
             self.ground_truth = scored.merged(other.ground_truth)
         self.conversations = either_or_both(self.conversations, other.conversations)
         if other.history_calls is not None:
-            mine = self.history_calls or Tally(self._tool_folding.limit, self.max_params)
-            self.history_calls = mine.absorbed(other.history_calls)
+            self.history_tally().absorbed(other.history_calls)
         return self
 
     def history_tally(self) -> Tally:

@@ -25,6 +25,7 @@ def conversations(summary: Summary) -> str:
         _problems(section),
         _models(section),
         _tools(section),
+        _history_calls(summary),
     )
 
 
@@ -92,3 +93,9 @@ def _tools(section: Conversations) -> str:
         )
         + p.table(head, body)
     )
+
+
+def _history_calls(summary: Summary) -> str:
+    if summary.history_calls is None:
+        return ""
+    return p.note(p.esc(talk.history_calls_line(summary.history_calls).capitalize()) + ".")
