@@ -120,7 +120,7 @@ DETECTION_ORDER = (
     TGI,
     # Last but for the vaguest: these keys say little about the rest of the record.
     SINGLE_CALL,
-    # Last but for the traces: a top-level "message" object is the vaguest sign of all.
+    # Last of the responses: a top-level "message" object is the vaguest sign of all.
     OLLAMA,
     # After every response format: a response may log its request beside it. Each
     # takes only the requests request_shapes.py reads as its API's, and never half a
