@@ -88,7 +88,7 @@ class Reader:
         turn.results.append(item)
 
     def path_of(self, index: int, where: tuple[Any, ...]) -> str:
-        if len(where) == 2:  # the usual block, ("content", 2): written at once
+        if len(where) == 2 and type(where[1]) is int:  # a block, ("content", 2): at once
             return f"{self.path}[{index}].{where[0]}[{where[1]}]"
         tail = "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step in where)
         return f"{self.path}[{index}]{tail}"
