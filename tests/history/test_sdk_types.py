@@ -21,6 +21,8 @@ from anthropic.types import (
 from botocore.exceptions import ParamValidationError
 from botocore.validate import validate_parameters
 from google.genai import types as genai
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from openai.types.chat import (
     ChatCompletionMessage,
     ChatCompletionMessageFunctionToolCall,
@@ -33,6 +35,7 @@ from toolaudit.history import check_history
 
 from .shapes import BY_NAME, build
 from .test_pairing import FAULTS, W
+from .test_repair import STEP
 
 PARIS = '{"city": "Paris"}'
 
@@ -234,3 +237,10 @@ def test_the_sdk_checks_can_fail():
         valid_bedrock([{"role": "user", "content": [{"toolResult": {"toolUseId": "a"}}]}])
     with pytest.raises(pydantic.ValidationError):
         valid_gemini([{"role": "model", "parts": [{"functionCall": {"name": 5}}]}])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(shape=st.sampled_from(sorted(VALID)), steps=st.lists(STEP, max_size=6))
+def test_any_repaired_history_is_still_what_the_sdk_sends(shape, steps):
+    repaired = check_history(build(BY_NAME[shape], steps), provider=shape, repair=True)
+    VALID[shape](repaired.messages)

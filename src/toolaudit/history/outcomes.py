@@ -19,7 +19,13 @@ def outcomes(turns: list[Turn]) -> dict[str, ToolOutcome]:
     waiting: dict[str, int] = {}  #: failures of a tool not yet followed by a call of it
     retries: dict[int, int] = {}  #: by id() of a call: how many failures it retries
     for turn in turns:
-        for item in merge(turn.calls, turn.results, key=_seq):
+        # A turn holds calls or results, rarely both: merged in history order only then.
+        items = (
+            merge(turn.calls, turn.results, key=_seq)
+            if turn.calls and turn.results
+            else turn.calls or turn.results
+        )
+        for item in items:
             if item.is_call:
                 tool = _tool(item.name)
                 failures = waiting.pop(tool, 0)

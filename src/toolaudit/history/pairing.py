@@ -27,20 +27,25 @@ from toolaudit.history.model import (
     Problem,
     Turn,
 )
-from toolaudit.history.rules import WHERE_RESULTS_GO, WINDOWED, provider_says
+from toolaudit.history.rules import BY_ID_ONLY, WHERE_RESULTS_GO, WINDOWED, provider_says
 
 _ANY = object()  #: the queue of every unanswered call, for results with neither id nor name
 
 
 class _Open:
-    """Unanswered calls by id, by name and in order; answered ones leave lazily."""
+    """Unanswered calls by id, by name and in order; answered ones leave lazily. With
+    ``by_id_only`` (every result of the shape has an id) only the ids are kept."""
 
-    __slots__ = ("queues",)
+    __slots__ = ("by_id_only", "queues")
 
-    def __init__(self) -> None:
+    def __init__(self, by_id_only: bool) -> None:
+        self.by_id_only = by_id_only
         self.queues: dict[object, deque[Item]] = {}
 
     def add(self, call: Item) -> None:
+        if self.by_id_only:
+            self.queues.setdefault(call.key, deque()).append(call)
+            return
         for key in self._keys_of(call):
             self.queues.setdefault(key, deque()).append(call)
 
@@ -76,8 +81,9 @@ class Pairing:
         self.shape = shape
         self.windowed = shape in WINDOWED
         self.problems: list[tuple[int, Problem]] = []
-        self.open = _Open()
-        self.window = _Open()
+        self.by_id_only = shape in BY_ID_ONLY
+        self.open = _Open(self.by_id_only)
+        self.window = _Open(self.by_id_only)
         self.window_from = -1  #: the message whose calls the window answers
         self.window_to = -1  #: the last message inside the window so far
         self.first_call: dict[object, Item] = {}  #: by id, for repeated ids and late results
@@ -92,7 +98,8 @@ class Pairing:
             for result in turn.results:
                 self._result(result, in_window)
             if turn.calls:
-                self.window, self.window_from, self.window_to = _Open(), index, index
+                self.window = _Open(self.by_id_only)
+                self.window_from = self.window_to = index
             for call in turn.calls:
                 self._call(call)
         for turn in turns:

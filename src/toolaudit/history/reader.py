@@ -88,8 +88,10 @@ class Reader:
         turn.results.append(item)
 
     def path_of(self, index: int, where: tuple[Any, ...]) -> str:
+        if len(where) == 2 and type(where[1]) is int:  # a block, ("content", 2): at once
+            return f"{self.path}[{index}].{where[0]}[{where[1]}]"
         tail = "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step in where)
-        return self.at(index) + tail
+        return f"{self.path}[{index}]{tail}"
 
     def _key(self, call_id: object, path: str, what: str, id_required: bool) -> object:
         """The id as pairing compares it; a missing id where the shape needs one, or an

@@ -21,6 +21,10 @@ from toolaudit.history.model import (
 #: tool messages); elsewhere they are misplaced. Other shapes pair by id, later.
 WINDOWED = frozenset({OPENAI_CHAT, ANTHROPIC, BEDROCK, GEMINI})
 
+#: Shapes whose every result names its call's id (one without is malformed): pairing
+#: needs no queue by name or by order for them.
+BY_ID_ONLY = frozenset({OPENAI_RESPONSES, ANTHROPIC, BEDROCK})
+
 #: Where each windowed shape wants a call's results, as a problem's detail says it.
 WHERE_RESULTS_GO = {
     OPENAI_CHAT: (
