@@ -44,6 +44,14 @@ def test_each_problem_is_a_located_row_and_counted(tmp_path: Path) -> None:
     by_model = conversations["by_model"]
     assert sum(m["checked"] for m in by_model.values()) == 8
     assert by_model["gpt-4o"]["with_problems"] == 2
+    assert conversations["by_tool"] == {
+        "<no name>": {"pairing:orphan_result": 1},  # its call was trimmed away: no name
+        "get_weather": {
+            "pairing:duplicate_call_id": 1,
+            "pairing:misplaced_result": 1,
+            "pairing:unanswered": 1,
+        },
+    }
     # A request alone holds no call of the model's own: counted as a record without calls.
     assert summary["records_without_calls"] == 8 and summary["calls"] == 0
     assert_counts_add_up(Summary.from_dict(summary))

@@ -14,6 +14,7 @@ from toolaudit.results.summary import Summary, ToolSummary
 @dataclass
 class Problem:
     code: str
+    tool: str | None = "search"
 
 
 def history(conversations: Conversations, model: str | None, *codes: str, **tools: Outcomes):
@@ -38,6 +39,7 @@ def test_a_history_counts_once_however_many_problems_it_has():
             },
             "gpt-4o": {"checked": 2, "with_problems": 1, "problems": {"pairing:unanswered": 2}},
         },
+        "by_tool": {"search": {"pairing:orphan_result": 1, "pairing:unanswered": 2}},
     }
 
 

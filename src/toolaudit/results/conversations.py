@@ -22,6 +22,8 @@ class ProblemLike(Protocol):
 
     @property
     def code(self) -> str: ...
+    @property
+    def tool(self) -> str | None: ...
 
 
 class OutcomeLike(Protocol):
@@ -109,14 +111,25 @@ class Conversations:
     """The conversations counted in one tally (or summary): all histories, per model,
     and the tools' outcomes. Made by the audit; merged across parts and groups."""
 
-    __slots__ = ("_model_folding", "_tool_folding", "all", "by_model", "by_tool")
+    __slots__ = (
+        "_model_folding",
+        "_problem_folding",
+        "_tool_folding",
+        "all",
+        "by_model",
+        "by_tool",
+        "problems_by_tool",
+    )
 
     def __init__(self, max_keys: int = DEFAULT_MAX_TOOLS) -> None:
         self.all = Histories()
         self.by_model: dict[str, Histories] = {}
         self.by_tool: dict[str, Outcomes] = {}
+        #: The problems by the tool of the call (or result) each is about, code -> count.
+        self.problems_by_tool: dict[str, Counts] = {}
         self._model_folding = Folding(max_keys)
         self._tool_folding = Folding(max_keys)
+        self._problem_folding = Folding(max_keys)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Conversations):
@@ -138,6 +151,11 @@ class Conversations:
             self.by_model, table_key(model), Histories, Histories.merged
         )
         histories.count(problems)
+        for problem in problems:
+            _, codes = self._problem_folding.entry(
+                self.problems_by_tool, table_key(problem.tool), dict, merged_counts
+            )
+            codes[problem.code] = codes.get(problem.code, 0) + 1
         for tool, outcome in outcomes.items():
             _, mine = self._tool_folding.entry(
                 self.by_tool, table_key(tool) if tool else NO_NAME, Outcomes, Outcomes.merged
@@ -154,6 +172,11 @@ class Conversations:
         for name, outcomes in [*self.by_tool.items(), *other.by_tool.items()]:
             key, mine = both._tool_folding.entry(both.by_tool, name, Outcomes, Outcomes.merged)
             both.by_tool[key] = mine.merged(outcomes)
+        for name, codes in [*self.problems_by_tool.items(), *other.problems_by_tool.items()]:
+            key, counts = both._problem_folding.entry(
+                both.problems_by_tool, name, dict, merged_counts
+            )
+            both.problems_by_tool[key] = merged_counts(counts, codes)
         return both
 
     @property
@@ -166,9 +189,13 @@ class Conversations:
         the parts came in)."""
         self._model_folding.compact(self.by_model, Histories.merged)
         self._tool_folding.compact(self.by_tool, Outcomes.merged)
+        self._problem_folding.compact(self.problems_by_tool, merged_counts)
         conversations = {
             **self.all.to_dict(),
             "by_model": {name: h.to_dict() for name, h in sorted(self.by_model.items())},
+            "by_tool": {
+                name: sorted_counts(codes) for name, codes in sorted(self.problems_by_tool.items())
+            },
         }
         tool_results = {"by_tool": {name: o.to_dict() for name, o in sorted(self.by_tool.items())}}
         return conversations, tool_results
@@ -181,6 +208,8 @@ class Conversations:
         made.all = Histories.from_dict(conversations)
         for name, histories in conversations.get("by_model", {}).items():
             made.by_model[str(name)] = Histories.from_dict(histories)
+        for name, codes in conversations.get("by_tool", {}).items():
+            made.problems_by_tool[str(name)] = {str(c): int(n) for c, n in codes.items()}
         for name, outcomes in (tool_results or {}).get("by_tool", {}).items():
             made.by_tool[str(name)] = Outcomes.from_dict(outcomes)
         return made
