@@ -11,6 +11,7 @@ import pytest
 
 import toolaudit
 from toolaudit.results.summary import Summary
+from toolaudit.runners import parallel
 
 from ..conftest import REPO, assert_counts_add_up, invoke, rows_of
 
@@ -107,7 +108,10 @@ def test_a_pair_checks_its_request_and_judges_its_response(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("jobs", ["2"])
-def test_parts_add_up_to_the_whole(tmp_path: Path, jobs: str) -> None:
+def test_parts_add_up_to_the_whole(
+    tmp_path: Path, jobs: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 2048)  # parts of a small log
     log = tmp_path / "many.jsonl"
     log.write_bytes(REQUESTS.read_bytes() * 40)
     whole = tmp_path / "whole"
@@ -116,6 +120,7 @@ def test_parts_add_up_to_the_whole(tmp_path: Path, jobs: str) -> None:
     parts.mkdir()
     one = audit(log, whole, "--history")
     two = audit(log, parts, "--history", "--jobs", jobs)
+    assert len(two[2]["sources"]) == 1 and two[2]["sources"][0]["lines"] == 320
     assert one[0] == two[0] == 1
     assert one[1] == two[1]
     assert one[2]["conversations"] == two[2]["conversations"]
