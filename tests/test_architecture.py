@@ -32,6 +32,7 @@ LAYERS = {
     "toolaudit.storage": 4,
     "toolaudit.results": 4,
     "toolaudit.truth": 4,
+    "toolaudit.history": 4,  # conversations: beside formats, whose helpers it reads with
     "toolaudit.pipeline": 5,
     "toolaudit.targets": 5,  # provider rules over schemas: above schemas, deep and values
     "toolaudit.output": 5,

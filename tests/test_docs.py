@@ -24,7 +24,17 @@ README = REPO / "README.md"
 DOCS = REPO / "docs"
 
 #: Every generated block, each written by a test below.
-GENERATED_BLOCKS = ("demo", "help:audit", "validate", "groups", "compare", "bfcl", "bfcl:compare")
+GENERATED_BLOCKS = (
+    "demo",
+    "help:audit",
+    "validate",
+    "groups",
+    "compare",
+    "compare:verdict",
+    "bfcl",
+    "bfcl:compare",
+    "conversations",
+)
 
 MARKER = re.compile(r"^<!-- ([\w:.-]+):(start|end) -->$", re.M)
 FENCE = re.compile(r"^(```|~~~)")
@@ -99,6 +109,18 @@ def test_the_evaluation_walkthrough_shows_real_output(in_repo, tmp_path, monkeyp
     compared = runner.invoke(app, arguments)
     assert compared.exit_code == 1
     check_block("compare", f"$ toolaudit {' '.join(arguments)}\n{compared.stdout}")
+    verdict = compared.stdout[: compared.stdout.index("\n\n") + 1]  # the README's: no tables
+    check_block("compare:verdict", f"$ toolaudit {' '.join(arguments)}\n{verdict}...\n")
+
+
+def test_the_conversations_example_shows_real_output(in_repo):
+    """The README's request log: its conversations' problems, as the audit prints them."""
+    result = CliRunner().invoke(app, ["audit", "sample_logs/requests.jsonl"])
+    assert result.exit_code == 1  # requests a provider would refuse
+    out = result.stdout
+    start = out.rfind("\n", 0, out.index("conversations checked")) + 1
+    shown = out[start : out.index("\n\n", out.index("\nproblem ")) + 1]  # the problems
+    check_block("conversations", f"$ toolaudit audit sample_logs/requests.jsonl\n...\n{shown}")
 
 
 #: The README's BFCL example, as shown: one category of one model, with BFCL's score file.

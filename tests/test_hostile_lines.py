@@ -64,8 +64,10 @@ def audit_hostile(folder: Path, seed: int, tmp: Path, *extra: str) -> tuple[list
     lines = log.read_bytes().count(b"\n")
     assert summary.lines == lines, where
     assert {row["line"] for row in rows} <= set(range(1, lines + 1)), where
-    internal = [row for row in rows if "malformed:internal" in row["errors"]]
+    # (A conversation's problem is a row with "problem" in place of "errors".)
+    internal = [row for row in rows if "malformed:internal" in row.get("errors", ())]
     assert internal == [], where
+    assert all(row["problem"] != "malformed:internal" for row in rows if "problem" in row)
     return rows, summary
 
 

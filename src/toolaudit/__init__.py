@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from distributed import Client
 
     from toolaudit.boundary import CallCheck, check_response, tool_result_messages
+    from toolaudit.history import check_history
     from toolaudit.pipeline import Audit, AuditOptions, StopRequest
     from toolaudit.results.summary import Summary, merge_summaries
     from toolaudit.runners import Interrupted
@@ -59,6 +60,7 @@ __all__ = [
     "Validator",
     "__version__",
     "audit",
+    "check_history",
     "check_response",
     "compile_schemas",
     "json_equal",
@@ -81,6 +83,7 @@ _LAZY = {
     "CallCheck": "toolaudit.boundary",
     "check_response": "toolaudit.boundary",
     "tool_result_messages": "toolaudit.boundary",
+    "check_history": "toolaudit.history",
 }
 
 

@@ -697,6 +697,12 @@ def test_every_format_is_answered_in_a_shape_there_is() -> None:
         "otel-span",
         "envelope",  # its records are read as their response's format
         "single-call",
+        # Requests logged alone: no call of the model's to answer.
+        "openai-chat-request",
+        "openai-responses-request",
+        "anthropic-request",
+        "bedrock-request",
+        "gemini-request",
     }
 
 

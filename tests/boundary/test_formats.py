@@ -199,7 +199,8 @@ def answered(messages: list[dict[str, Any]]) -> int:
 
 def has_calls_of_its_own(case: Case, number: int) -> bool:
     """A line with calls the audit judged from that line alone."""
-    rows = case.rows.get(number, [])
+    # (A problem of the line's conversation is a row of its own, with no index.)
+    rows = [row for row in case.rows.get(number, []) if "problem" not in row]
     return (
         bool(rows)
         and all(row["index"] is not None for row in rows)

@@ -730,9 +730,11 @@ MALFORMED_CALL = {
     "index": 0,
     "tool": None,
     "ok": False,
-    "errors": ["malformed:call"],
+    # The provider's own report of a failed call: its own kind, apart from a model's
+    # unreadable call.
+    "errors": ["malformed:provider"],
     "why": {
-        "malformed:call": (
+        "malformed:provider": (
             "Gemini reports MALFORMED_FUNCTION_CALL: the model's call could not be parsed"
         )
     },

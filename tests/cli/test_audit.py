@@ -127,8 +127,10 @@ def test_directories_are_walked_and_the_schemas_file_is_not_taken_for_a_log(in_r
     summary_path = tmp_path / "s.json"
     invoke("audit", "sample_logs", "-s", SAMPLE_SCHEMAS, "--summary", str(summary_path))
     sources = [s["path"] for s in json.loads(summary_path.read_text())["sources"]]
-    # sample_logs/bfcl/, the BFCL sample, is walked too: it is not the point here
-    assert [path for path in sources if not path.startswith("sample_logs/bfcl/")] == [SAMPLE]
+    # sample_logs/bfcl/ and the request log are walked too: they are not the point here
+    walked = [path for path in sources if not path.startswith("sample_logs/bfcl/")]
+    assert walked == [SAMPLE, "sample_logs/requests.jsonl"]
+    assert "sample_logs/schemas.json" not in sources
 
 
 @pytest.mark.parametrize(

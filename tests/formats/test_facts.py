@@ -7,7 +7,16 @@ from typing import Any
 
 import orjson
 
-from toolaudit.formats import FORMATS, TYPED_FORMATS, UnknownShape, detect, extract, get_format
+from toolaudit.formats import (
+    FORMATS,
+    HISTORY_FORMATS,
+    TYPED_FORMATS,
+    Extracted,
+    UnknownShape,
+    detect,
+    extract,
+    get_format,
+)
 from toolaudit.formats.declaration import KEY, STREAM
 
 from ..conftest import REPO
@@ -26,6 +35,18 @@ def _case_records() -> list[dict[str, Any]]:
             if isinstance(record, dict):
                 records.append(record)
     return records
+
+
+def _case_extractions() -> list[tuple[dict[str, Any], str, Extracted]]:
+    """Each case record of a known shape: the record, its format, what it holds."""
+    read = []
+    for record in _case_records():
+        try:
+            name = detect(record)
+            read.append((record, name, extract(record, name)))
+        except UnknownShape:
+            continue
+    return read
 
 
 def test_the_typed_formats_are_those_with_a_typed_shape() -> None:
@@ -58,12 +79,7 @@ def test_every_typed_shape_names_its_builder() -> None:
 def test_the_formats_say_which_records_define_or_carry_tools() -> None:
     defining: set[str] = set()
     carrying: set[str] = set()
-    for record in _case_records():
-        try:
-            name = detect(record)
-            extracted = extract(record, name)
-        except UnknownShape:
-            continue
+    for record, name, extracted in _case_extractions():
         fmt = get_format(name)
         if extracted.defines is not None:
             assert extracted.defines == fmt.defines_tools, record
@@ -86,3 +102,21 @@ def test_the_formats_that_take_tools_an_earlier_record_defined() -> None:
 def test_only_bfcl_repeats_call_ids_on_purpose() -> None:
     # BFCL's calls all carry their question's id: a repeated id there is no news.
     assert [fmt.name for fmt in FORMATS if not fmt.unique_call_ids] == ["bfcl"]
+
+
+def test_the_formats_say_which_records_carry_a_history() -> None:
+    carrying: set[str] = set()
+    for record, name, extracted in _case_extractions():
+        if extracted.history is not None:
+            assert get_format(name).history is not None, record
+            carrying.add(name)
+    # Every declaration is met by some case record.
+    assert carrying == {fmt.name for fmt in FORMATS if fmt.history is not None}
+    assert carrying == HISTORY_FORMATS
+
+
+def test_the_typed_path_reads_one_format_that_carries_histories() -> None:
+    # The typed fast path reads a pair's calls, never its request's messages: with the
+    # conversation check on, these formats' records are the general path's.
+    read_typed = TYPED_FORMATS & HISTORY_FORMATS
+    assert read_typed == {"envelope"}

@@ -69,6 +69,12 @@ RECORDS = [
     ({"resourceSpans": []}, "otlp-json"),
     ({"name": "chat", "attributes": {}}, "otel-span"),
     ({"request": {}, "response": {}}, "envelope"),
+    ({"model": "m", "messages": []}, "openai-chat-request"),
+    ({"model": "m", "input": "hi"}, "openai-responses-request"),
+    ({"input": [{"role": "user", "content": "hi"}]}, "openai-responses-request"),
+    ({"model": "m", "max_tokens": 1, "system": "s", "messages": []}, "anthropic-request"),
+    ({"modelId": "m", "messages": []}, "bedrock-request"),
+    ({"contents": []}, "gemini-request"),
 ]
 
 
@@ -99,6 +105,10 @@ def test_name_and_arguments_make_a_flat_call_whatever_else_the_record_holds(
         ({"name": "x", "choices": []}, "openai-chat"),
         ({"arguments": {}, "message": {}}, "ollama"),
         ({"name": "x", "request": {}}, "envelope"),
+        # A request never takes half a call.
+        ({"name": "x", "messages": []}, "flat"),
+        ({"arguments": {}, "contents": []}, "flat"),
+        ({"name": "x", "input": []}, "flat"),
     ],
 )
 def test_half_a_call_is_flat_only_as_a_last_resort(record: dict[str, Any], kind: str) -> None:
@@ -131,6 +141,11 @@ def test_the_detection_order_is_pinned() -> None:
         "tgi",
         "single-call",
         "ollama",
+        "openai-chat-request",
+        "openai-responses-request",
+        "anthropic-request",
+        "bedrock-request",
+        "gemini-request",
         "otlp-json",
         "otel-span",
     ]
@@ -163,6 +178,11 @@ def test_the_choices_keep_their_order() -> None:
         "otel-span",
         "envelope",
         "single-call",
+        "openai-chat-request",
+        "openai-responses-request",
+        "anthropic-request",
+        "bedrock-request",
+        "gemini-request",
     )
     assert format_names() == tuple(fmt.name for fmt in FORMATS)
 

@@ -48,7 +48,8 @@ if TYPE_CHECKING:
 EXIT_CODES_HELP = (
     "Exit codes: 0 every call valid and no malformed record; 1 something invalid or "
     "malformed, or an input not read to the end (--max-error-rate R turns the first "
-    "two into 0 when the error rate is at most R); 2 the audit could not run; 130 / 143 "
+    "two into 0 when the error rate is at most R), or a conversation with a pairing "
+    "problem; 2 the audit could not run; 130 / 143 "
     "interrupted by Ctrl-C / SIGTERM (the report keeps every complete row, the summary "
     "says complete: false)."
 )
@@ -123,6 +124,23 @@ def audit(
         typer.Option("--errors-only", help="Keep only failing calls and records in the report."),
     ] = False,
     deep: DeepOption = False,
+    conversations: Annotated[
+        bool,
+        typer.Option(
+            "--conversations/--no-conversations",
+            help="Check the conversations records carry (a logged request's messages): calls "
+            "left unanswered, results answering no call, misplaced results, tool failures. "
+            "See docs/conversations.md.",
+        ),
+    ] = True,
+    history: Annotated[
+        bool,
+        typer.Option(
+            "--history",
+            help="Also judge the calls those conversations hold against the record's tools, "
+            "counted apart from the model's own calls (history_calls).",
+        ),
+    ] = False,
     html: HtmlOption = None,
     output_format: FormatOption = "table",  # type: ignore[assignment]
     progress: Annotated[
@@ -294,6 +312,8 @@ def audit(
             group_by=tuple(group_by or ()),
             deep=deep,
             max_open_streams=max_open_streams,
+            conversations=conversations,
+            history=history,
         )
         schema_set = (
             load_schemas(schemas, deep=deep, storage_options=storage_options)
@@ -524,6 +544,9 @@ def _warn_unscored(section: GroundTruth, expected_key: str | None) -> None:
 
 def _exit_code(summary: Summary, max_error_rate: float | None) -> int:
     if not summary.complete:
+        return EXIT_INVALID
+    # A conversation a provider would refuse fails the audit whatever the calls' error rate.
+    if summary.conversations is not None and summary.conversations.with_problems:
         return EXIT_INVALID
     if summary.all_valid:
         return EXIT_OK

@@ -3,7 +3,8 @@
 Each line's format is recognised from its own shape (:func:`detect`), so one
 file may mix them; ``--input-format`` forces one. Every extractor returns the
 calls of the *response* (what the model emitted), never the calls replayed
-from the conversation history in a request.
+from the conversation history in a request: where a record carries that history,
+it is :attr:`Extracted.history`, as logged.
 
 Each format is one declaration (:class:`Format`) in the module that reads it,
 which holds every fact the audit and the agent boundary ask of it;
@@ -19,6 +20,7 @@ from toolaudit.formats.base import (
     OBJECT_ONLY,
     Call,
     Extracted,
+    History,
     UnknownShape,
 )
 from toolaudit.formats.declaration import Format
@@ -26,6 +28,7 @@ from toolaudit.formats.registry import (
     EXPECTED,
     FALLBACK_REPLY_SHAPE,
     FORMATS,
+    HISTORY_FORMATS,
     TYPED_FORMATS,
     detect,
     extract,
@@ -39,6 +42,7 @@ __all__ = [
     "EXPECTED",
     "FALLBACK_REPLY_SHAPE",
     "FORMATS",
+    "HISTORY_FORMATS",
     "JSON_STRING",
     "OBJECT",
     "OBJECT_ONLY",
@@ -46,6 +50,7 @@ __all__ = [
     "Call",
     "Extracted",
     "Format",
+    "History",
     "UnknownShape",
     "detect",
     "extract",

@@ -30,6 +30,14 @@ CUT_OFF = "the response hit its length limit ({}), so these arguments may be cut
 _CUT_OFF_TAIL = CUT_OFF.split("{}")[1]
 
 
+#: The ``malformed:`` kinds of calls that failed silently, as the report counts them: a
+#: call of a response cut off by its length limit whose arguments do not parse, and a
+#: call the provider itself reports failed (Gemini's MALFORMED_FUNCTION_CALL, Bedrock's
+#: malformed_tool_use): apart from arguments a model merely wrote wrong.
+TRUNCATED = "truncated"
+PROVIDER = "provider"
+
+
 def is_cut_off(note: str | None) -> bool:
     """Whether a call's note (which only formats write, from their own texts) says its
     response hit its length limit: such calls are counted apart, valid or not."""
@@ -46,7 +54,17 @@ class UnknownShape(Exception):
 class Call:
     """One call the model made, as found in a record (nothing validated yet)."""
 
-    __slots__ = ("arguments", "encoding", "failure", "id", "in_text", "index", "name", "note")
+    __slots__ = (
+        "arguments",
+        "encoding",
+        "failure",
+        "failure_kind",
+        "id",
+        "in_text",
+        "index",
+        "name",
+        "note",
+    )
 
     def __init__(
         self,
@@ -59,6 +77,7 @@ class Call:
         failure: str | None = None,
         note: str | None = None,
         in_text: str | None = None,
+        failure_kind: str | None = None,
     ) -> None:
         self.index = index
         self.id = id
@@ -67,6 +86,10 @@ class Call:
         self.encoding = encoding
         #: The provider or framework already says this call is broken (why).
         self.failure = failure
+        #: The ``malformed:`` kind ``failure`` counts as where its source decides it:
+        #: PROVIDER, the provider itself reports the call failed. None: ``call`` for a
+        #: call with no name, else ``arguments`` (TRUNCATED in a response cut off).
+        self.failure_kind = failure_kind
         #: Something a person should know even if the call is valid.
         self.note = note
         #: The markup the call was found in, in a message's text ("Hermes <tool_call>"):
@@ -106,6 +129,28 @@ def note_repeated_ids(calls: list[Call]) -> None:
             call.note = same if call.note is None else f"{call.note}; {same}"
 
 
+class History:
+    """Where a record holds a conversation: the messages as logged (nothing validated)."""
+
+    __slots__ = ("messages", "path", "shape")
+
+    def __init__(self, shape: str, messages: object, path: str) -> None:
+        #: The provider's shape the messages are in: one of ``toolaudit.history.SHAPES``
+        #: ("openai-chat", "openai-responses", "anthropic", "bedrock", "gemini",
+        #: "langchain", "otel"), named here only (formats never import the checker).
+        self.shape = shape
+        #: The list as the record holds it (Chat, Anthropic and Bedrock ``messages``,
+        #: Responses ``input``, Gemini ``contents``, LangChain messages, OTel
+        #: ``gen_ai.input.messages`` parsed from its JSON string when it is one).
+        self.messages = messages
+        #: Where that list is in the record, as report paths write it
+        #: ("request.messages", "body.input", "attributes.gen_ai.input.messages").
+        self.path = path
+
+    def __repr__(self) -> str:
+        return f"History({self.shape!r}, path={self.path!r})"
+
+
 class Extracted:
     """What one record holds: its calls, and what decides how to judge them."""
 
@@ -115,6 +160,7 @@ class Extracted:
         "defines",
         "fields",
         "format",
+        "history",
         "key",
         "model",
         "more_pages",
@@ -135,6 +181,7 @@ class Extracted:
         stream: object = None,
         fields: Mapping[str, object] | None = None,
         container: str | None = None,
+        history: History | None = None,
     ) -> None:
         self.format = format
         self.calls = calls if calls is not None else []
@@ -160,6 +207,9 @@ class Extracted:
         #: The format of the record this one came wrapped in (a request/response
         #: pair's "envelope"), whose calls are ``format``'s.
         self.container = container
+        #: The conversation the record carries (a logged request's messages), whose
+        #: calls and results the history check pairs; None: it carries none.
+        self.history = history
 
 
 def as_dict(value: object) -> Mapping[str, Any]:

@@ -9,6 +9,7 @@ from toolaudit.formats.base import (
     ABSENT,
     CUT_OFF,
     OBJECT,
+    PROVIDER,
     Call,
     Extracted,
     UnknownShape,
@@ -43,10 +44,11 @@ def converse(record: Mapping[str, Any]) -> Extracted:
                     encoding=OBJECT,
                     note=note,
                     failure=failure,
+                    failure_kind=PROVIDER if failure else None,
                 )
             )
     if not calls and failure:
-        calls.append(Call(0, None, failure=failure))
+        calls.append(Call(0, None, failure=failure, failure_kind=PROVIDER))
     elif not calls:
         # No structured call: the model may have written one into its text, unparsed.
         append_calls_in_text(calls, content, note)

@@ -78,6 +78,7 @@ class Format(_ReadOnly):
         "extract_nested",
         "fallback",
         "family",
+        "history",
         "keys",
         "logged_output",
         "name",
@@ -111,6 +112,11 @@ class Format(_ReadOnly):
     fallback: Recogniser | None
     #: Where its record keeps tool definitions, if anywhere (for people and docs).
     tools: str | None
+    #: Where its records may keep a conversation (:attr:`Extracted.history`: a logged
+    #: request's messages), for people and docs; None: its records carry none. The
+    #: typed fast path never reads a history: with the conversation check on, records
+    #: of such a format are the general path's.
+    history: str | None
     #: How the "expected ..." message names it (formats of one family share a
     #: name: "OpenAI (chat, responses, batch)"); None: not named there.
     family: str | None
@@ -159,6 +165,7 @@ class Format(_ReadOnly):
         extract_nested: NestedExtractor | None = None,
         fallback: Recogniser | None = None,
         tools: str | None = None,
+        history: str | None = None,
         family: str | None = None,
         variant: str | None = None,
         typed_shape: str | None = None,
@@ -184,6 +191,7 @@ class Format(_ReadOnly):
             extract_nested=extract_nested,
             fallback=fallback,
             tools=tools,
+            history=history,
             family=family,
             variant=variant,
             typed_shape=typed_shape,

@@ -10,16 +10,20 @@ from typing import Any
 from toolaudit.formats.base import Extracted, UnknownShape, as_dict, first_present
 from toolaudit.formats.declaration import Format, Inner
 from toolaudit.formats.openai import request_tools
+from toolaudit.formats.request_shapes import request_history
 
 
 def pair(record: Mapping[str, Any], inner: Inner) -> Extracted:
-    """The response's calls, judged by the request's tools when it has any."""
+    """The response's calls, judged by the request's tools when it has any; the
+    request's conversation is the pair's history."""
     request = as_dict(record.get("request"))
     response = record.get("response")
     tools = request_tools(request)
+    history = request_history(request, "request")
     if not isinstance(response, Mapping):
         # A request alone (or a failed one) holds no call of the model's.
-        return Extracted("request", model=first_present(request, "model", "modelId"), tools=tools)
+        model = first_present(request, "model", "modelId")
+        return Extracted("request", model=model, tools=tools, history=history)
     kind = inner.detect(response)
     if kind in ("flat", "envelope"):
         raise UnknownShape(
@@ -39,6 +43,7 @@ def pair(record: Mapping[str, Any], inner: Inner) -> Extracted:
         tools=tools or found.tools,
         key=record.get("key"),
         container="envelope",
+        history=history,
     )
 
 
@@ -53,6 +58,7 @@ ENVELOPE = Format(
     keys=("request", "response"),
     extract_nested=pair,
     tools="request.tools, request.functions or request.toolConfig.tools",
+    history="request.messages, request.input or request.contents",
     # Its records yield their response's format, whose replies answer them.
     typed_shape="envelope",
     carries_tools=True,

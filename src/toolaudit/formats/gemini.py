@@ -9,6 +9,7 @@ from toolaudit.formats.base import (
     ABSENT,
     CUT_OFF,
     OBJECT,
+    PROVIDER,
     Call,
     Extracted,
     UnknownShape,
@@ -62,7 +63,8 @@ def generate_content(record: Mapping[str, Any]) -> Extracted:
             # (An SDK's enum of the reason, from a model_dump() of a google-genai
             # response, is a str whose str() is not its value: read the value.)
             reason = str(getattr(finish, "value", finish))
-            calls.append(Call(len(calls), None, failure=FAILED_CALL_REASONS[reason]))
+            failure = FAILED_CALL_REASONS[reason]
+            calls.append(Call(len(calls), None, failure=failure, failure_kind=PROVIDER))
         elif not found:
             # No structured call: the model may have written one into its text, unparsed.
             append_calls_in_text(calls, as_dict(candidate.get("content")).get("parts"), note)

@@ -11,6 +11,7 @@ from toolaudit.formats.base import (
     OBJECT_ONLY,
     Call,
     Extracted,
+    History,
     UnknownShape,
     as_dict,
     as_list,
@@ -19,7 +20,8 @@ from toolaudit.formats.base import (
     is_one_of,
 )
 from toolaudit.formats.declaration import Format
-from toolaudit.formats.openai import chat_completion, chat_message_calls
+from toolaudit.formats.openai import chat_completion, chat_message_calls, invalid_call
+from toolaudit.formats.request_shapes import request_shape
 from toolaudit.formats.text_calls import append_calls_in_text
 
 AI_MESSAGE_CLASSES = frozenset({"AIMessage", "AIMessageChunk"})
@@ -72,21 +74,7 @@ def message_calls(fields: Mapping[str, Any]) -> list[Call]:
             )
         )
     for invalid in as_list(fields.get("invalid_tool_calls")):
-        invalid = as_dict(invalid)
-        error = invalid.get("error")
-        calls.append(
-            Call(
-                len(calls),
-                invalid.get("name"),
-                invalid.get("args", ABSENT),
-                id=invalid.get("id"),
-                failure=(
-                    f"LangChain could not parse these arguments: {error}"
-                    if error
-                    else "LangChain marked this call invalid"
-                ),
-            )
-        )
+        calls.append(invalid_call(as_dict(invalid), len(calls), "LangChain", note))
     if not calls:
         # Older logs keep raw OpenAI tool calls (string arguments) here instead.
         chat_message_calls(as_dict(fields.get("additional_kwargs")), calls, note)
@@ -109,6 +97,7 @@ def run(record: Mapping[str, Any]) -> Extracted:
     tools = params.get("tools") if isinstance(params.get("tools"), list) else None
     if record.get("run_type") != "llm":
         return Extracted("langsmith", model=model)
+    history = run_history(as_dict(record.get("inputs")))
     if "choices" in outputs:
         inner = chat_completion(outputs)
         inputs_tools = get_path(record, "inputs", "tools")
@@ -117,6 +106,7 @@ def run(record: Mapping[str, Any]) -> Extracted:
             inner.calls,
             model=inner.model or model,
             tools=tools or (inputs_tools if isinstance(inputs_tools, list) else None),
+            history=history,
         )
     calls: list[Call] = []
     for generation_list in as_list(outputs.get("generations")):
@@ -129,7 +119,24 @@ def run(record: Mapping[str, Any]) -> Extracted:
                     calls.append(call)
             elif "message" not in generation:  # a completion model's: text alone
                 append_calls_in_text(calls, generation.get("text"))
-    return Extracted("langsmith", calls, model=model, tools=tools)
+    return Extracted("langsmith", calls, model=model, tools=tools, history=history)
+
+
+def run_history(inputs: Mapping[str, Any]) -> History | None:
+    """The conversation a chat-model run was given: ``inputs.messages``, LangChain's
+    serialised messages (a chat model's run holds one list per prompt: a run of one
+    prompt is read as its list), or a provider's own messages where a wrapper
+    (``wrap_openai``, ``wrap_anthropic``) logged the request it sent."""
+    messages = inputs.get("messages")
+    if messages is None:
+        return None
+    path = "inputs.messages"
+    if isinstance(messages, list) and len(messages) == 1 and isinstance(messages[0], list):
+        messages, path = messages[0], "inputs.messages[0]"
+    first = as_dict(messages[0]) if isinstance(messages, list) and messages else {}
+    if "role" in first and "lc" not in first:
+        return History(request_shape(inputs) or "openai-chat", messages, path)
+    return History("langchain", messages, path)
 
 
 def _is_message(record: Mapping[str, Any]) -> bool:
@@ -156,6 +163,7 @@ LANGSMITH = Format(
     keys=("run_type",),
     extract=run,
     tools="extra.invocation_params.tools (or inputs.tools)",
+    history="inputs.messages (of a chat model's run)",
     family="LangChain/LangSmith",
     tool_result_messages="langchain",
     carries_tools=True,

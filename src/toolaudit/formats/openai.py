@@ -18,6 +18,7 @@ from toolaudit.formats.base import (
     get_path,
 )
 from toolaudit.formats.declaration import KEY, Format, Inner
+from toolaudit.formats.request_shapes import request_history
 from toolaudit.formats.text_calls import append_calls_in_text
 
 
@@ -56,13 +57,35 @@ def chat_message_calls(message: Mapping[str, Any], calls: list[Call], note: str 
                 note=note,
             )
         )
+    # Calls the server (a LangChain-backed one, say) could not parse, set apart.
+    for invalid in as_list(message.get("invalid_tool_calls")):
+        calls.append(invalid_call(as_dict(invalid), len(calls), "the server", note))
     legacy = message.get("function_call")
     if isinstance(legacy, Mapping):
         arguments = legacy.get("arguments", ABSENT)
         calls.append(Call(len(calls), legacy.get("name"), arguments, note=note))
-    elif not message.get("tool_calls"):
+    elif not message.get("tool_calls") and not message.get("invalid_tool_calls"):
         # No structured call: the model may have written one into its text, unparsed.
         append_calls_in_text(calls, message.get("content"), note)
+
+
+def invalid_call(invalid: Mapping[str, Any], index: int, who: str, note: str | None) -> Call:
+    """A call its framework or server set apart as invalid (LangChain's
+    ``InvalidToolCall``: ``{name, args, id, error}``, ``args`` the raw text that failed to
+    parse), with its error text; ``note`` says where the response was cut off."""
+    error = invalid.get("error")
+    return Call(
+        index,
+        invalid.get("name"),
+        invalid.get("args", ABSENT),
+        id=invalid.get("id"),
+        failure=(
+            f"{who} could not parse these arguments: {error}"
+            if error
+            else f"{who} marked this call invalid"
+        ),
+        note=note,
+    )
 
 
 def responses(record: Mapping[str, Any]) -> Extracted:
@@ -120,7 +143,8 @@ def batch_output(record: Mapping[str, Any], inner: Inner) -> Extracted:
 
 def batch_input(record: Mapping[str, Any]) -> Extracted:
     """A Batch input line: a request, whose tools apply to the output line with
-    the same ``custom_id``. It holds no call of the model's."""
+    the same ``custom_id``. It holds no call of the model's; its body's conversation
+    is its history."""
     body = as_dict(record.get("body"))
     return Extracted(
         "openai-batch",
@@ -128,6 +152,7 @@ def batch_input(record: Mapping[str, Any]) -> Extracted:
         tools=request_tools(body),
         key=record.get("custom_id"),
         defines=KEY,
+        history=request_history(body, "body"),
     )
 
 
@@ -209,6 +234,7 @@ OPENAI_BATCH_INPUT = Format(
     keys=("custom_id",),
     extract=batch_input,
     tools="body.tools: they judge the output line with the same custom_id",
+    history="body.messages or body.input",
     family="OpenAI",
     variant="batch",
     defines_tools=KEY,

@@ -12,9 +12,14 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from toolaudit.formats.base import Call, Extracted, UnknownShape, as_dict, get_path
+from toolaudit.formats.base import Call, Extracted, History, UnknownShape, as_dict, get_path
 from toolaudit.formats.declaration import Format
-from toolaudit.formats.otel_conventions import SpanReading, read_span
+from toolaudit.formats.otel_conventions import (
+    INPUT_MESSAGES,
+    SpanReading,
+    input_messages,
+    read_span,
+)
 from toolaudit.values import described, kind_phrase, shown
 
 #: AnyValues nested deeper than this are refused rather than read by recursion.
@@ -39,13 +44,17 @@ _TOOLS = (
 class Span:
     """One span: its attributes and its resource's, as plain values, and where it is."""
 
-    __slots__ = ("attributes", "resource", "where")
+    __slots__ = ("at", "attributes", "resource", "where")
 
-    def __init__(self, attributes: Mapping[str, Any], resource: Mapping[str, Any], where: str):
+    def __init__(
+        self, attributes: Mapping[str, Any], resource: Mapping[str, Any], where: str, at: str = ""
+    ):
         self.attributes = attributes
         self.resource = resource
         #: How messages name it: 'span resourceSpans[0].scopeSpans[0].spans[1] "chat gpt-4o"'.
         self.where = where
+        #: Its path in the line: "resourceSpans[0].scopeSpans[0].spans[1]" ("": the line).
+        self.at = at
 
 
 def otlp_json(record: Mapping[str, Any]) -> Extracted:
@@ -65,7 +74,8 @@ def otlp_json(record: Mapping[str, Any]) -> Extracted:
                 at_span = f"{at_scope}.spans[{i}]"
                 span = _object(span, at_span)
                 where = _span_name(f"span {at_span}", span.get("name"))
-                spans.append(Span(_attributes(span.get("attributes"), where), resource, where))
+                attributes = _attributes(span.get("attributes"), where)
+                spans.append(Span(attributes, resource, where, at_span))
     return line_of_spans("otlp-json", spans)
 
 
@@ -115,7 +125,42 @@ def line_of_spans(format: str, spans: list[Span]) -> Extracted:
         tools = None  # the line does not say what the tools accept: --schemas does
     grouped = first[0] if first is not None else (spans[0] if spans else None)
     fields = _fields(grouped) if grouped is not None else None
-    return Extracted(format, calls, model=model, tools=tools, fields=fields)
+    history = _history(first[0] if first is not None else None, spans)
+    return Extracted(format, calls, model=model, tools=tools, fields=fields, history=history)
+
+
+def _history(calling: Span | None, spans: list[Span]) -> History | None:
+    """The conversation of the line: the input messages of the span that holds its
+    first call, else of its first span that records some."""
+    for span in [calling, *spans] if calling is not None else spans:
+        if span.attributes.get(INPUT_MESSAGES) is not None:
+            at = f"{span.at}.attributes" if span.at else "attributes"
+            return _SpanHistory(span.attributes, f"{at}.{INPUT_MESSAGES}")
+    return None
+
+
+class _SpanHistory(History):
+    """A span's input messages, decoded from their JSON text when first read: a whole
+    history, which an audit without the conversation check never reads."""
+
+    __slots__ = ("_attributes", "_decoded")
+
+    def __init__(self, attributes: Mapping[str, Any], path: str) -> None:
+        self._attributes: Mapping[str, Any] | None = attributes
+        self._decoded: object = None
+        super().__init__("otel", None, path)
+
+    @property
+    def messages(self) -> object:
+        if self._attributes is not None:
+            self._decoded, self._attributes = input_messages(self._attributes), None
+        return self._decoded
+
+    @messages.setter
+    def messages(self, value: object) -> None:
+        # History.__init__ sets it: None until read. (Set otherwise, it is that value.)
+        if value is not None:
+            self._decoded, self._attributes = value, None
 
 
 def _id_key(call: Call) -> str | None:
@@ -226,6 +271,7 @@ OTLP_JSON = Format(
     keys=("resourceSpans",),
     extract=otlp_json,
     tools=_TOOLS,
+    history=f"span attribute {INPUT_MESSAGES}",
     family="OpenTelemetry",
     variant="OTLP/JSON",
     carries_tools=True,
@@ -237,6 +283,7 @@ OTEL_SPAN = Format(
     keys=("attributes",),
     extract=span_dump,
     tools=_TOOLS,
+    history=f"span attribute {INPUT_MESSAGES}",
     family="OpenTelemetry",
     variant="span",
     carries_tools=True,

@@ -33,6 +33,7 @@ from toolaudit.values import kind_phrase
 OPERATION = "gen_ai.operation.name"
 EXECUTE_TOOL = "execute_tool"
 OUTPUT_MESSAGES = "gen_ai.output.messages"
+INPUT_MESSAGES = "gen_ai.input.messages"
 TOOL_DEFINITIONS = "gen_ai.tool.definitions"
 
 #: Where each convention names the model, the response's before the request's.
@@ -116,6 +117,15 @@ def read_span(attributes: Mapping[str, Any], where: str) -> SpanReading:
     for call in calls:
         call.note = call.note or span_cut
     return SpanReading(calls, None, model, tools, unrecorded)
+
+
+def input_messages(attributes: Mapping[str, Any]) -> object:
+    """The conversation a span's model was given, ``gen_ai.input.messages``, decoded
+    from its JSON text when it is text (text that is not JSON is kept as it is, for
+    the history check to say so); None when the span records none."""
+    raw = attributes.get(INPUT_MESSAGES)
+    messages, error = _json_value(raw)
+    return raw if error is not None else messages
 
 
 def _encoding(arguments: object) -> str:

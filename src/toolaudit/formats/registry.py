@@ -36,6 +36,13 @@ from toolaudit.formats.openai import (
 from toolaudit.formats.openai_chat_stream import OPENAI_CHAT_STREAM
 from toolaudit.formats.openai_responses_stream import OPENAI_RESPONSES_STREAM
 from toolaudit.formats.otel import OTEL_SPAN, OTLP_JSON
+from toolaudit.formats.requests import (
+    ANTHROPIC_REQUEST,
+    BEDROCK_REQUEST,
+    GEMINI_REQUEST,
+    OPENAI_CHAT_REQUEST,
+    OPENAI_RESPONSES_REQUEST,
+)
 from toolaudit.formats.single_call import SINGLE_CALL
 
 #: Every format, in ``--input-format`` order (the "expected" message names
@@ -65,6 +72,11 @@ FORMATS = (
     OTEL_SPAN,
     ENVELOPE,
     SINGLE_CALL,
+    OPENAI_CHAT_REQUEST,
+    OPENAI_RESPONSES_REQUEST,
+    ANTHROPIC_REQUEST,
+    BEDROCK_REQUEST,
+    GEMINI_REQUEST,
 )
 
 #: The order detection tries the formats' recognisers in (then their fallbacks, in
@@ -108,8 +120,16 @@ DETECTION_ORDER = (
     TGI,
     # Last but for the vaguest: these keys say little about the rest of the record.
     SINGLE_CALL,
-    # Last but for the traces: a top-level "message" object is the vaguest sign of all.
+    # Last of the responses: a top-level "message" object is the vaguest sign of all.
     OLLAMA,
+    # After every response format: a response may log its request beside it. Each
+    # takes only the requests request_shapes.py reads as its API's, and never half a
+    # call (flat's fallback), so their order among themselves does not matter.
+    OPENAI_CHAT_REQUEST,
+    OPENAI_RESPONSES_REQUEST,
+    ANTHROPIC_REQUEST,
+    BEDROCK_REQUEST,
+    GEMINI_REQUEST,
     # Late, with the other traces: no other format has resourceSpans.
     OTLP_JSON,
     # Last: a name and an attributes object are the weakest sign of all.
@@ -176,6 +196,8 @@ class Registry:
         self.expected = expected_message(self.formats)
         #: The formats the audit's typed fast path reads (see formats/typed.py).
         self.typed = frozenset(fmt.name for fmt in self.formats if fmt.typed_shape is not None)
+        #: The formats whose records may carry a conversation (Extracted.history).
+        self.histories = frozenset(fmt.name for fmt in self.formats if fmt.history is not None)
         #: Every key some format recognises records by.
         self._gate = frozenset().union(*(fmt.keys for fmt in self.formats))
         #: The gate keys a record holds -> the recognisers and fallbacks worth
@@ -257,6 +279,9 @@ REGISTRY = Registry(FORMATS, DETECTION_ORDER)
 EXPECTED = REGISTRY.expected
 #: The formats the audit's typed fast path reads: those with a typed shape.
 TYPED_FORMATS = REGISTRY.typed
+#: The formats whose records may carry a conversation: the typed fast path leaves its
+#: history unread (it reads envelope's calls), so a conversation check reads them all.
+HISTORY_FORMATS = REGISTRY.histories
 detect = REGISTRY.detect
 extract = REGISTRY.extract
 format_names = REGISTRY.names

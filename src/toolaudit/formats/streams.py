@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Hashable
 
-from toolaudit.formats.base import ABSENT, JSON_STRING, Call, Extracted
+from toolaudit.formats.base import ABSENT, JSON_STRING, PROVIDER, Call, Extracted
 from toolaudit.formats.stream_steps import (
     ACCOMPANIES,
     BEGINS,
@@ -159,6 +159,8 @@ class _Stream:
     def finished(self, cut: str | None) -> Finished:
         cut_note = None if cut is None else CUT_NOTE.format(cut)
         calls: list[Call] = []
+        # A stream's failure is its provider's report (StreamStep.failure).
+        failure_kind = PROVIDER if self.failure is not None else None
         for pending in sorted(self.calls, key=_order):
             notes = [n for n in (self.notes.get(pending.order[0][0]), cut_note) if n is not None]
             calls.append(
@@ -169,11 +171,13 @@ class _Stream:
                     id=pending.id,
                     encoding=JSON_STRING,
                     failure=self.failure,
+                    failure_kind=failure_kind,
                     note="; ".join(notes) or None,
                 )
             )
         if not calls and self.failure is not None:
-            calls.append(Call(0, None, failure=self.failure, note=cut_note))
+            failed = Call(0, None, failure=self.failure, note=cut_note, failure_kind=failure_kind)
+            calls.append(failed)
         extracted = Extracted(self.format, calls, model=self.model)
         return Finished(self.line, self.context, extracted, cut)
 

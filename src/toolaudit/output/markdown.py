@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolaudit.output import conversations as talk
 from toolaudit.output import ground_truth as truth
 from toolaudit.output.compare_table import (
     accuracy_notes,
@@ -15,6 +16,7 @@ from toolaudit.output.compare_table import (
 )
 from toolaudit.output.order import ordered_kinds, ranked_groups, ranked_tools
 from toolaudit.output.text import change, percent, printable
+from toolaudit.results.conversations import Conversations
 from toolaudit.results.ground_truth import GroundTruth
 from toolaudit.results.score_compare import AccuracyComparison, AnyComparison
 from toolaudit.results.summary import Summary
@@ -82,6 +84,10 @@ def render_markdown(summary: Summary) -> str:
         out += ["", f"Malformed records: {parts}."]
     if summary.ground_truth is not None:
         out += ["", *_ground_truth(summary.ground_truth)]
+    if summary.conversations is not None:
+        out += ["", *_conversations(summary.conversations)]
+        if summary.history_calls is not None:
+            out += ["", f"{talk.history_calls_line(summary.history_calls).capitalize()}."]
     return "\n".join(out) + "\n"
 
 
@@ -218,3 +224,25 @@ def _accuracy_markdown(title: str, said: str, comparison: AccuracyComparison) ->
         ]
     out += [f"\nNote: {note}." for note in accuracy_notes(comparison)]
     return "\n".join(out) + "\n"
+
+
+def _conversations(section: Conversations) -> list[str]:
+    """The conversations' section: the headline, the problems by code and by model, then
+    the tools that fail at run time."""
+    out = ["## Conversations", "", f"**{talk.headline(section)}.**"]
+    problems = talk.problems(section)
+    if problems:
+        out += ["", *_table(["problem", "count"], [[f"`{c}`", f"{n:,}"] for c, n in problems])]
+    models = talk.models_with_problems(section)
+    if models:
+        rows = [
+            [cell(name), f"{histories.checked:,}", f"{histories.with_problems:,}"]
+            for name, histories in models
+        ]
+        out += ["", *_table(["model", "checked", "with problems"], rows)]
+    out += ["", f"{talk.results_line(section).capitalize()}."]
+    tools = talk.failing_tools(section)
+    if tools:
+        rows = [[cell(name), *talk.tool_figures(o)] for name, o in tools]
+        out += ["", *_table(["tool", *talk.TOOL_HEAD], rows)]
+    return out

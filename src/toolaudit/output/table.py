@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from toolaudit.output import conversations as talk
 from toolaudit.output import ground_truth as truth
 from toolaudit.output.order import ordered_kinds, ranked_groups, ranked_tools
 from toolaudit.output.text import NAME_WIDTH, grid, percent, printable
+from toolaudit.results.conversations import Conversations
 from toolaudit.results.ground_truth import GroundTruth
 from toolaudit.results.summary import Summary
 
@@ -20,6 +22,11 @@ def render_table(summary: Summary) -> str:
         out.append("")
     if summary.ground_truth is not None:
         out.extend(_ground_truth(summary.ground_truth))
+        out.append("")
+    if summary.conversations is not None:
+        out.extend(_conversations(summary.conversations))
+        if summary.history_calls is not None:
+            out.append(talk.history_calls_line(summary.history_calls))
         out.append("")
     if summary.group_by:
         out.extend(_groups(summary))
@@ -171,4 +178,27 @@ def _ground_truth(section: GroundTruth) -> list[str]:
         for row in samples:
             said = printable(truth.mismatches(row), 200)
             out.append(f"  {printable(str(row.get('id', '?')), NAME_WIDTH)}: {said}")
+    return out
+
+
+def _conversations(section: Conversations) -> list[str]:
+    """The conversations' block: the headline, the problems by code and by model, then
+    the tools that fail at run time."""
+    out = [talk.headline(section)]
+    problems = talk.problems(section)
+    if problems:
+        out += ["", *grid([["problem", "count"], *([code, f"{n:,}"] for code, n in problems)])]
+    models = talk.models_with_problems(section)
+    if models:
+        rows = [["model (with problems)", "checked", "with problems"]]
+        for name, histories in models:
+            figures = [f"{histories.checked:,}", f"{histories.with_problems:,}"]
+            rows.append([printable(name, NAME_WIDTH), *figures])
+        out += ["", *grid(rows)]
+    out += ["", talk.results_line(section)]
+    tools = talk.failing_tools(section)
+    if tools:
+        rows = [["tool (most failures)", *talk.TOOL_HEAD]]
+        rows += [[printable(name, NAME_WIDTH), *talk.tool_figures(o)] for name, o in tools]
+        out += ["", *grid(rows)]
     return out

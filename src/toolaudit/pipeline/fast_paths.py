@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from toolaudit.formats import TYPED_FORMATS, get_format
+from toolaudit.formats import TYPED_FORMATS, get_format, is_format
 from toolaudit.formats.flat import FLAT
 from toolaudit.pipeline.options import AuditOptions
 from toolaudit.schemas import SchemaSet
@@ -31,7 +31,15 @@ class FastPaths:
     ``compile_tools`` compiles a record's own tools (a Validator, or why not).
     """
 
-    __slots__ = ("_allowed", "_compile_tools", "_forced", "_validator", "ready", "typed")
+    __slots__ = (
+        "_allowed",
+        "_compile_tools",
+        "_forced",
+        "_reads_histories",
+        "_validator",
+        "ready",
+        "typed",
+    )
 
     def __init__(
         self,
@@ -55,6 +63,9 @@ class FastPaths:
             and options.group_by in ((), ("model",))
             and (forced is None or forced in TYPED_FORMATS)
         )
+        #: The typed path never reads a conversation: with the check on, the records of a
+        #: format that may carry one are the general path's.
+        self._reads_histories = options.conversations
         #: The typed reader, once made.
         self.typed: TypedReader | None = None
         #: Whether the typed reader reads the next line (it has a shape to try it as).
@@ -68,6 +79,9 @@ class FastPaths:
     def seen(self, format_name: str) -> None:
         """A record of this format was read: the typed path tries its shape next, made
         now if it was not yet (loading msgspec)."""
+        if self._reads_histories and _may_carry_history(format_name):
+            self.ready = False
+            return
         typed = self.typed
         if typed is None:
             if (
@@ -100,3 +114,8 @@ class FastPaths:
         if self.typed is not None:
             self.typed.stop()
         self.ready = False
+
+
+def _may_carry_history(format_name: str) -> bool:
+    """Whether records of this format (or container) may carry a conversation."""
+    return is_format(format_name) and get_format(format_name).history is not None

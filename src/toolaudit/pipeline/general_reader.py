@@ -19,8 +19,10 @@ import orjson
 from toolaudit.contract import kind_phrase
 from toolaudit.errors import ToolAuditError
 from toolaudit.formats import Extracted, UnknownShape, extract, get_format
-from toolaudit.formats.base import is_cut_off, note_repeated_ids
+from toolaudit.formats.base import Call, is_cut_off, note_repeated_ids
 from toolaudit.formats.streams import Finished, StreamAssembler, StreamError
+from toolaudit.history import HistoryCall
+from toolaudit.history import check as check_history
 from toolaudit.jsonutil import (
     loads_exact,
     may_hold_long_integers,
@@ -53,6 +55,8 @@ class GeneralReader:
         self._recorder = recorder
         self._forced = options.input_format
         self._max_open_streams = options.max_open_streams
+        self._conversations = options.conversations
+        self._history_calls = options.history
         self.record_tools = record_tools
         self._fast_paths = fast_paths
         #: The streamed responses being reassembled, of the source being read.
@@ -172,9 +176,39 @@ class GeneralReader:
             # The tools judging later records are not the global ones.
             self.record_tools.remember(extracted)
             self._fast_paths.stop()
-            self._judge_calls(extracted, lineno, tally, line)
-        elif not self._judge_calls(extracted, lineno, tally, line) and self.scorer is not None:
-            self.scorer.record(record, extracted, tally, (recorder.source, lineno))
+            if not self._judge_calls(extracted, lineno, tally, line):
+                self._check_history(extracted, lineno, tally)
+        # (A record read again exactly was counted whole by that reading.)
+        elif not self._judge_calls(extracted, lineno, tally, line):
+            if self.scorer is not None:
+                self.scorer.record(record, extracted, tally, (recorder.source, lineno))
+            self._check_history(extracted, lineno, tally)
+
+    def _check_history(self, extracted: Extracted, lineno: int, tally: Tally) -> None:
+        """Check the conversation a record carries, if it carries one and they are checked."""
+        history = extracted.history
+        if history is None or not self._conversations:
+            return
+        checked = check_history(history.messages, history.shape, path=history.path)
+        where = Where(self._recorder.source, lineno, model=extracted.model)
+        self._recorder.history(tally, where, checked)
+        if self._history_calls and checked.calls:
+            self._judge_history_calls(extracted, checked.calls, where, tally)
+
+    def _judge_history_calls(
+        self, extracted: Extracted, calls: list[HistoryCall], where: Where, tally: Tally
+    ) -> None:
+        """--history: judge the calls a conversation holds by the record's tools."""
+        validator, why_unjudged = self.record_tools.validator_for(
+            extracted, where.source, where.line
+        )
+        if validator is None:
+            return  # the record's tools are malformed: its own row says so
+        for index, held in enumerate(calls):
+            call = Call(index, held.name, held.arguments, id=held.id, encoding=held.encoding)
+            verdict = judge(call, validator, why_unjudged, exact=True)
+            at = Where(where.source, where.line, None, held.id, where.model)
+            self._recorder.history_call(tally, at, held.path, verdict)
 
     def _tally_of(self, record: dict[str, object], extracted: Extracted) -> Tally:
         """The tally of a record: with --group-by, a stream's records count in the group of

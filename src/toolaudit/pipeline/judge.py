@@ -26,6 +26,7 @@ from toolaudit.contract import (
 )
 from toolaudit.deep.paths import parameter_of
 from toolaudit.formats import ABSENT, JSON_STRING, OBJECT, Call
+from toolaudit.formats.base import TRUNCATED, is_cut_off
 from toolaudit.jsonutil import loads_exact, may_hold_long_integers
 from toolaudit.results.tally import IN_TEXT
 
@@ -73,9 +74,10 @@ def judge_decoding(
         details.append(call.failure or f"the {call.in_text} markup holds no tool name")
         why = {f"{MALFORMED}:{IN_TEXT}": details[0]}
     elif call.failure is not None and name is None:
-        problems = [(MALFORMED, "call")]
+        kind = call.failure_kind or "call"
+        problems = [(MALFORMED, kind)]
         details.append(call.failure)
-        why = {f"{MALFORMED}:call": call.failure}
+        why = {f"{MALFORMED}:{kind}": call.failure}
     elif not isinstance(name, str):
         problems = [(MALFORMED, "name")]
         details.append(f"the call's name is {kind_phrase(name)}, not a string")
@@ -91,16 +93,18 @@ def judge_decoding(
         else:
             tool_key = tool.name
             if call.failure is not None:
-                problems = [(MALFORMED, "arguments")]
+                kind = call.failure_kind or (TRUNCATED if is_cut_off(call.note) else "arguments")
+                problems = [(MALFORMED, kind)]
                 details.append(call.failure)
-                why = {f"{MALFORMED}:arguments": call.failure}
+                why = {f"{MALFORMED}:{kind}": call.failure}
             else:
                 decoded, note = decode_call_arguments(call, tool, exact=exact)
                 if note:
                     details.append(note)
                 if decoded is None:
-                    problems = [(MALFORMED, "arguments")]
-                    why = {f"{MALFORMED}:arguments": note or "the arguments cannot be read"}
+                    kind = TRUNCATED if _cut_short(call) else "arguments"
+                    problems = [(MALFORMED, kind)]
+                    why = {f"{MALFORMED}:{kind}": note or "the arguments cannot be read"}
                 else:
                     problems = tool.check(decoded)
                     if problems:
@@ -115,6 +119,16 @@ def judge_decoding(
     if call.note:
         details.append(call.note)
     return (tool_key, problems, "; ".join(details) or None, why), decoded
+
+
+def _cut_short(call: Call) -> bool:
+    """Whether a call whose arguments cannot be used was cut by its response's length
+    limit: the response hit it, and the arguments are text that does not parse (JSON
+    that parses to the wrong thing was written so, not cut)."""
+    arguments = call.arguments
+    if not is_cut_off(call.note) or not isinstance(arguments, str):
+        return False
+    return not arguments.strip() or _decode(arguments, True)[1] is not None
 
 
 def _with_reason(subject: tuple[Why, str, str]) -> Mapping[str, str]:

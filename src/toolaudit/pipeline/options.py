@@ -44,10 +44,16 @@ class AuditOptions:
     #: Streamed responses being reassembled at once (per input): past it, the one
     #: open longest is judged as cut (memory stays bounded whatever the log).
     max_open_streams: int = DEFAULT_MAX_OPEN_STREAMS
+    #: Check the conversations records carry (a logged request's messages): calls left
+    #: unanswered, results that answer no call, tool failures (see docs/conversations.md).
+    conversations: bool = True
+    #: Judge the calls those conversations hold too, counted apart from the model's own.
+    history: bool = False
 
     def __post_init__(self) -> None:
-        if type(self.deep) is not bool:
-            raise OptionError(f"deep must be true or false, not {self.deep!r}")
+        for name in ("deep", "conversations", "history"):
+            if type(getattr(self, name)) is not bool:
+                raise OptionError(f"{name} must be true or false, not {getattr(self, name)!r}")
         if self.input_format is not None and not is_format(self.input_format):
             raise OptionError(
                 f"unknown input format {self.input_format!r}: "

@@ -22,9 +22,19 @@ from typing import Any
 from toolaudit._version import __version__
 from toolaudit.contract import MALFORMED, format_problems
 from toolaudit.deep.paths import collapsed
+from toolaudit.history import Checked
 from toolaudit.pipeline.judge import Problems, Verdict, reasons
 from toolaudit.pipeline.options import AuditOptions
-from toolaudit.pipeline.rows import Row, dump_row, make_row, valid_row, valid_row_writer, writable
+from toolaudit.pipeline.rows import (
+    Row,
+    dump_row,
+    make_row,
+    problem_row,
+    valid_row,
+    valid_row_writer,
+    writable,
+)
+from toolaudit.results.conversations import Conversations
 from toolaudit.results.grouping import Groups
 from toolaudit.results.summary import SAMPLE_ROWS, SourceStatus, Summary
 from toolaudit.results.tally import Tally
@@ -71,6 +81,7 @@ class Recorder:
         "_encoded",
         "_errors_only",
         "_groups",
+        "_max_keys",
         "_statuses",
         "_want_rows",
         "blank",
@@ -90,6 +101,7 @@ class Recorder:
         #: The audit's own tally: counts every line; with --group-by the groups count
         #: the records and calls.
         self.tally = Tally(options.max_tools, options.max_params)
+        self._max_keys = options.max_tools
         self._groups = (
             Groups(options.group_by, options.max_tools, options.max_params)
             if options.group_by
@@ -252,6 +264,54 @@ class Recorder:
         if self.rows is not None:
             self._add(row)
         self._keep_sample(tally, row)
+
+    def history(self, tally: Tally, where: Where, checked: Checked) -> None:
+        """The conversation a record carries, checked: its problems and its tools'
+        outcomes counted in ``tally``, a report row per problem (``where``: the record)."""
+        conversations = tally.conversations
+        if conversations is None:
+            conversations = tally.conversations = Conversations(self._max_keys)
+        problems = checked.problems
+        conversations.count(where.model, problems, checked.outcomes)
+        for problem in problems:
+            row = problem_row(
+                where.source,
+                where.line,
+                problem.path,
+                problem.code,
+                problem.call_id,
+                problem.tool,
+                where.model,
+                problem.detail,
+            )
+            if self.rows is not None:
+                self._add(row)
+
+    def history_call(self, tally: Tally, where: Where, path: str, verdict: Verdict) -> None:
+        """A call a record's conversation holds (--history), judged: counted in
+        ``tally``'s history calls, apart from the model's own; a row when it fails."""
+        tool, problems, detail, why = verdict
+        calls = tally.history_tally()
+        if not problems:
+            calls.count_one_ok(tool)
+            return
+        calls.count_problems(tool, counted(problems) if self._deep else problems)
+        if self.rows is not None:
+            row = make_row(
+                where.source,
+                where.line,
+                None,
+                where.call_id,
+                tool,
+                where.model,
+                format_problems(problems),
+                detail,
+            )
+            # A call of the conversation is where its path says, not at an index of calls.
+            del row["index"]
+            row = {"source": where.source, "line": where.line, "path": path, **row}
+            row["why"] = dict(reasons(why))
+            self._add(row)
 
     def _add(self, row: Row | bytes) -> None:
         assert self.rows is not None

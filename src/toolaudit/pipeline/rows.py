@@ -20,6 +20,29 @@ from toolaudit.jsonutil import dumps_any
 Row = dict[str, Any]
 
 
+def problem_row(
+    source: str,
+    line: int,
+    path: str,
+    problem: str,
+    call_id: object,
+    tool: str | None,
+    model: str | None,
+    detail: str,
+) -> Row:
+    """The report row of a problem in a record's conversation (a call left unanswered, a
+    result that answers no call...): where it is in the record (``path``), its code, the
+    call it is about, the model, and what is wrong. It has ``problem`` where a call's row
+    has ``errors``: a reader tells the two by that key."""
+    row: Row = {"source": source, "line": line, "path": path, "problem": problem}
+    row["id"] = call_id
+    row["tool"] = tool
+    if model is not None:
+        row["model"] = model
+    row["detail"] = detail
+    return row
+
+
 def make_row(
     source: str,
     line: int,

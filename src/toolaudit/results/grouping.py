@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 
 from toolaudit.jsonutil import dumps_any
+from toolaudit.results.conversations import either_or_both
 from toolaudit.results.folding import NO_NAME, OTHER, Folding
 from toolaudit.results.ground_truth import GroundTruth
 from toolaudit.results.summary import (
@@ -17,6 +18,7 @@ from toolaudit.results.summary import (
     NULL_GROUP,
     Summary,
     ToolSummary,
+    merged_history_calls,
     merged_tools,
 )
 from toolaudit.results.tally import Tally
@@ -126,11 +128,15 @@ class Groups:
         counts = total.of_the_input()
         by_tool: dict[str, ToolSummary] = {}
         ground_truth = total.ground_truth
+        conversations = total.conversations
+        history_calls = total.history_calls
         for group in groups.values():
             counts += group.of_the_records()
             by_tool = merged_tools(by_tool, group.by_tool)
             if group.ground_truth is not None:
                 ground_truth = (ground_truth or GroundTruth()).merged(group.ground_truth)
+            conversations = either_or_both(conversations, group.conversations)
+            history_calls = merged_history_calls(history_calls, group.history_calls)
         return replace(
             total,
             **counts.record_counts(),
@@ -138,4 +144,6 @@ class Groups:
             group_by=self.fields,
             groups=groups,
             ground_truth=ground_truth,
+            conversations=conversations,
+            history_calls=history_calls,
         )

@@ -18,6 +18,7 @@ import orjson
 from toolaudit.contract import KINDS, UNEXPECTED, UNKNOWN_TOOL
 from toolaudit.errors import SummaryError
 from toolaudit.jsonutil import loads_exact
+from toolaudit.results.conversations import Conversations, either_or_both
 from toolaudit.results.counts import (
     Counts,
     RecordCounts,
@@ -185,6 +186,12 @@ class Summary(RecordCounts):
     #: With --expected: how many expected entries were answered right (see
     #: :mod:`toolaudit.results.ground_truth`); None for an audit without expected calls.
     ground_truth: GroundTruth | None = None
+    #: The conversations the records carried: their pairing problems and the tools'
+    #: outcomes (see :mod:`toolaudit.results.conversations`); None when no record held one.
+    conversations: Conversations | None = None
+    #: With --history: the calls those conversations hold, by tool, counted apart from
+    #: the model's own calls (``by_tool`` and the totals count only those).
+    history_calls: dict[str, ToolSummary] | None = None
 
     def __post_init__(self) -> None:
         # Compact copies: the caller's tables and lists are left as they were given.
@@ -283,7 +290,17 @@ class Summary(RecordCounts):
             "folded": {"tools": self.folded_tools, "params": self.folded_params},
             "samples": self.samples,
             **({} if self.ground_truth is None else {"ground_truth": self.ground_truth.to_dict()}),
+            **self._conversations_dict(),
         }
+
+    def _conversations_dict(self) -> dict[str, Any]:
+        if self.conversations is None:
+            return {}
+        conversations, tool_results = self.conversations.to_dicts()
+        data = {"conversations": conversations, "tool_results": tool_results}
+        if self.history_calls is not None:
+            data["history_calls"] = _calls_dict(self.history_calls)
+        return data
 
     @classmethod
     def from_dict(cls, data: object) -> Summary:
@@ -334,6 +351,19 @@ class Summary(RecordCounts):
             "samples": [dict(row) for row in data.get("samples", [])],
             "ground_truth": (
                 GroundTruth.from_dict(data["ground_truth"]) if "ground_truth" in data else None
+            ),
+            "conversations": (
+                Conversations.from_dicts(data["conversations"], data.get("tool_results"))
+                if "conversations" in data
+                else None
+            ),
+            "history_calls": (
+                {
+                    name: ToolSummary.from_dict(tool)
+                    for name, tool in data["history_calls"]["by_tool"].items()
+                }
+                if "history_calls" in data
+                else None
             ),
         }
 
@@ -426,6 +456,8 @@ class Summary(RecordCounts):
                 if self.ground_truth is None or other.ground_truth is None
                 else self.ground_truth.merged(other.ground_truth)
             ),
+            conversations=either_or_both(self.conversations, other.conversations),
+            history_calls=merged_history_calls(self.history_calls, other.history_calls),
         )
 
 
@@ -497,6 +529,29 @@ def merge_summaries(summaries: Iterable[Summary]) -> Summary:
     for summary in iterator:
         merged = merged.merged(summary)
     return merged
+
+
+def merged_history_calls(
+    first: Mapping[str, ToolSummary] | None, second: Mapping[str, ToolSummary] | None
+) -> dict[str, ToolSummary] | None:
+    """Both parts' history calls (--history) added up; None when neither judged any."""
+    if first is None and second is None:
+        return None
+    return merged_tools(first or {}, second or {})
+
+
+def _calls_dict(by_tool: Mapping[str, ToolSummary]) -> dict[str, Any]:
+    """The ``history_calls`` section: the totals, the kinds and the tools."""
+    kinds: Counts = {}
+    for tool in by_tool.values():
+        add_counts(kinds, tool.by_kind)
+    return {
+        "calls": sum(tool.calls for tool in by_tool.values()),
+        "ok": sum(tool.ok for tool in by_tool.values()),
+        "invalid": sum(tool.invalid for tool in by_tool.values()),
+        "by_kind": sorted_counts(kinds),
+        "by_tool": {name: tool.to_dict() for name, tool in sorted(by_tool.items())},
+    }
 
 
 def merged_tools(

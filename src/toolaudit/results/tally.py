@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from toolaudit.contract import MALFORMED, PARAMETER_KINDS, UNEXPECTED, UNKNOWN_TOOL
+from toolaudit.results.conversations import Conversations, either_or_both
 from toolaudit.results.counts import Counts, RecordCounts, merged_counts
 from toolaudit.results.folding import (
     DEFAULT_MAX_PARAMS,
@@ -46,7 +47,9 @@ class Tally(RecordCounts):
         "_param_foldings",
         "_tool_folding",
         "by_tool",
+        "conversations",
         "ground_truth",
+        "history_calls",
         "max_params",
         "samples",
     )
@@ -66,6 +69,10 @@ class Tally(RecordCounts):
         self._param_foldings: dict[str, Folding] = {}  # by tool name, once it has a parameter error
         #: With --expected: the expected entries scored on these records.
         self.ground_truth: GroundTruth | None = None
+        #: The conversations the records carry, once one was read.
+        self.conversations: Conversations | None = None
+        #: With --history: the calls those conversations hold, counted apart.
+        self.history_calls: Tally | None = None
 
     def _tool(self, name: str, *, declared: bool = True) -> tuple[str, ToolSummary]:
         """The table entry that counts calls to ``name`` (``declared``: not an unknown
@@ -142,7 +149,20 @@ class Tally(RecordCounts):
         if other.ground_truth is not None:
             scored = self.ground_truth or GroundTruth()
             self.ground_truth = scored.merged(other.ground_truth)
+        self.conversations = either_or_both(self.conversations, other.conversations)
+        if other.history_calls is not None:
+            self.history_tally().absorbed(other.history_calls)
         return self
+
+    def history_tally(self) -> Tally:
+        """The tally of the calls the records' conversations hold (--history), new if none."""
+        if self.history_calls is None:
+            self.history_calls = Tally(self._tool_folding.limit, self.max_params)
+        return self.history_calls
+
+    def tools(self) -> dict[str, ToolSummary]:
+        """Copies of the per-tool counts (the summary's are its own)."""
+        return {name: tool.merged(ToolSummary()) for name, tool in self.by_tool.items()}
 
     def wants_sample(self) -> bool:
         return len(self.samples) < SAMPLE_ROWS
@@ -163,9 +183,17 @@ class Tally(RecordCounts):
             complete=complete,
             sources=sources,
             **self.record_counts(),
-            by_tool={name: tool.merged(ToolSummary()) for name, tool in self.by_tool.items()},
+            by_tool=self.tools(),
             max_tools=self._tool_folding.limit,
             max_params=self.max_params,
             samples=list(self.samples),
             ground_truth=self.ground_truth,
+            conversations=self.conversations,
+            history_calls=(
+                None
+                if self.history_calls is None
+                else {
+                    name: t.merged(ToolSummary()) for name, t in self.history_calls.by_tool.items()
+                }
+            ),
         )

@@ -26,6 +26,7 @@ from importlib import resources
 from toolaudit.output.html import accuracy as html_accuracy
 from toolaudit.output.html import audit as html_audit
 from toolaudit.output.html import compare as html_compare
+from toolaudit.output.html import conversations as html_conversations
 from toolaudit.output.html import ground_truth as html_ground_truth
 from toolaudit.output.html import groups as html_groups
 from toolaudit.output.html.parts import esc, pct
@@ -61,6 +62,7 @@ def render_html(summary: Summary) -> str:
         html_audit.headline(summary),
         html_audit.tools(summary),
         html_ground_truth.ground_truth(summary),
+        html_conversations.conversations(summary),
         html_groups.groups(summary),
         html_audit.params(summary),
         html_audit.samples(summary),

@@ -1,0 +1,142 @@
+"""What checking conversations costs: request logs with long histories audited with the
+check (the default) and without it (``--no-conversations``, the audit as it was before
+conversations were read), rounds interleaved, medians, beside the orjson floor.
+
+Two logs, each line a conversation of ``--messages`` messages (user turns, assistant
+turns with one or two calls, their results; about one in ten conversations has a problem):
+request/response pairs (``{"request": ..., "response": ...}``, the response a Chat
+completion with one call) and request bodies logged alone (as gateways log them).
+
+    .venv/bin/python benchmarks/conversations.py --lines 20000 --messages 40 --repeat 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import DATA_DIR, atomic_path, progress, source_state  # noqa: E402
+from measure import Variant, measure_round_robin, run_child, toolaudit_executable  # noqa: E402
+
+SEED = 20261205
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+            "required": ["city"],
+        },
+    },
+}
+
+
+def call(call_id: str, city: str) -> dict[str, object]:
+    arguments = orjson.dumps({"city": city, "days": 3}).decode()
+    return {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": arguments},
+    }
+
+
+def history(rng: random.Random, length: int, number: int) -> list[dict[str, object]]:
+    """A Chat history of about ``length`` messages; one in ten has a call left unanswered."""
+    messages: list[dict[str, object]] = [{"role": "system", "content": "You are helpful."}]
+    turn = 0
+    while len(messages) < length:
+        turn += 1
+        messages.append({"role": "user", "content": f"Weather, please ({turn})?"})
+        ids = [f"call_{number}_{turn}_{k}" for k in range(rng.choice((1, 1, 2)))]
+        messages.append(
+            {"role": "assistant", "content": None, "tool_calls": [call(i, "Oslo") for i in ids]}
+        )
+        answered = ids if rng.random() > 0.1 / max(1, length // 4) else ids[:-1]
+        messages += [{"role": "tool", "tool_call_id": i, "content": "-3C"} for i in answered]
+    messages.append({"role": "user", "content": "Thanks."})
+    return messages
+
+
+def generate(path: Path, lines: int, length: int, *, paired: bool) -> None:
+    rng = random.Random(SEED)
+    with atomic_path(path) as partial, partial.open("wb") as out:
+        for number in range(lines):
+            request = {
+                "model": "gpt-4o",
+                "messages": history(rng, length, number),
+                "tools": [WEATHER],
+            }
+            if paired:
+                made = {"role": "assistant", "tool_calls": [call(f"c{number}", "Rome")]}
+                record: dict[str, object] = {
+                    "request": request,
+                    "response": {"model": "gpt-4o", "choices": [{"message": made}]},
+                }
+            else:
+                record = request
+            out.write(orjson.dumps(record) + b"\n")
+
+
+def floor_seconds(path: Path) -> float:
+    started = time.perf_counter()
+    with path.open("rb") as log:
+        for line in log:
+            orjson.loads(line)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lines", type=int, default=20_000)
+    parser.add_argument("--messages", type=int, default=40, help="messages a conversation")
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    exe = toolaudit_executable()
+    progress(f"toolaudit: {source_state()}")
+    for paired in (True, False):
+        kind = "pairs" if paired else "requests"
+        log = DATA_DIR / f"conversations-{kind}-{args.lines}x{args.messages}-seed{SEED}.jsonl"
+        if not log.exists():
+            progress(f"generating {log.name} ...")
+            generate(log, args.lines, args.messages, paired=paired)
+        argv = [str(exe), "audit", str(log), "--no-progress", "--format", "json"]
+        variants = [
+            Variant(
+                "floor", "orjson.loads per line, in-process", lambda log=log: floor_seconds(log)
+            ),
+            Variant(
+                "off",
+                "--no-conversations",
+                lambda a=argv: run_child([*a, "--no-conversations"]).seconds,
+            ),
+            Variant(
+                "on", "conversations checked (the default)", lambda a=argv: run_child(a).seconds
+            ),
+        ]
+        progress(f"{kind}: {log.stat().st_size / 1e6:.1f} MB")
+        measure_round_robin(variants, args.repeat)
+        floor, off, on = (v.median or 0.0 for v in variants)
+        print(
+            f"\n{kind}: {args.lines:,} lines of {args.messages} messages, {log.stat().st_size / 1e6:.1f} MB"
+        )
+        print("| variant | median s | x floor | x --no-conversations |\n|---|---:|---:|---:|")
+        for variant in variants:
+            median = variant.median or 0.0
+            print(
+                f"| {variant.label} | {median:.3f} | {median / floor:.2f}x | {median / off:.2f}x |"
+            )
+        print(
+            f"- checked / unchecked: {on / off:.3f}x (target <= 1.15x: {'met' if on / off <= 1.15 else 'not met'})"
+        )
+
+
+if __name__ == "__main__":
+    main()

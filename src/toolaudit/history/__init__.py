@@ -1,0 +1,34 @@
+"""Conversations: whether every call in a history is answered and every result paired,
+as each provider requires, and how often each tool failed (docs/conversations.md).
+
+:func:`check` reads one history in any provider's shape (:data:`SHAPES`);
+:func:`check_history` is the same check at an agent's boundary, on SDK objects too,
+and repairs what it finds when asked.
+"""
+
+from __future__ import annotations
+
+from toolaudit.history.boundary import check_history
+from toolaudit.history.check import check
+from toolaudit.history.model import (
+    PAIRING_CODES,
+    SHAPES,
+    Checked,
+    HistoryCall,
+    Problem,
+    ToolOutcome,
+)
+from toolaudit.history.repair import Change, Repaired
+
+__all__ = [
+    "PAIRING_CODES",
+    "SHAPES",
+    "Change",
+    "Checked",
+    "HistoryCall",
+    "Problem",
+    "Repaired",
+    "ToolOutcome",
+    "check",
+    "check_history",
+]

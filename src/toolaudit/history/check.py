@@ -1,0 +1,101 @@
+"""``check``: one history, read in its shape, its results paired with its calls, its
+tools' outcomes counted. Linear in the messages; bad data is a Problem, never raised."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from toolaudit.errors import OptionError
+from toolaudit.formats.base import is_one_of
+from toolaudit.history.blocks import anthropic, bedrock, gemini, otel
+from toolaudit.history.detect import detect
+from toolaudit.history.messages import chat, langchain, responses
+from toolaudit.history.model import (
+    ANTHROPIC,
+    BEDROCK,
+    GEMINI,
+    LANGCHAIN,
+    MALFORMED_HISTORY,
+    OPENAI_CHAT,
+    OPENAI_RESPONSES,
+    OTEL,
+    SHAPES,
+    Checked,
+    Problem,
+    Turn,
+)
+from toolaudit.history.outcomes import outcomes
+from toolaudit.history.pairing import Pairing
+from toolaudit.history.reader import Reader
+from toolaudit.values import kind_phrase
+
+#: How each shape's messages are read into turns.
+READERS: dict[str, Callable[[Reader, int, Mapping[str, Any]], Turn]] = {
+    OPENAI_CHAT: chat,
+    OPENAI_RESPONSES: responses,
+    LANGCHAIN: langchain,
+    ANTHROPIC: anthropic,
+    BEDROCK: bedrock,
+    GEMINI: gemini,
+    OTEL: otel,
+}
+
+
+def check(messages: object, shape: str | None = None, *, path: str = "messages") -> Checked:
+    """Check one history: ``messages`` as the request holds them, in ``shape`` (one of
+    :data:`SHAPES`; None: read from the messages), found at ``path`` in its record
+    (problems' paths begin with it). An unknown ``shape`` is an :class:`OptionError`;
+    anything in ``messages`` is data, and what cannot be read is a ``malformed:history``
+    problem. LangSmith's batched form, a list of message lists, is checked list by list."""
+    return examine(messages, shape, path)[0]
+
+
+def examine(
+    messages: object, shape: str | None, path: str, *, batches: bool = True
+) -> tuple[Checked, list[Turn]]:
+    """:func:`check`, with the turns read (what a repair works from); ``batches`` False
+    reads a list of lists as messages (one level of batching, never a recursion)."""
+    if shape is not None and not is_one_of(shape, SHAPES):
+        known = ", ".join(sorted(SHAPES))
+        raise OptionError(f"unknown history shape {shape!r}: expected one of {known}")
+    if not isinstance(messages, list):
+        detail = f"a history must be a list of messages, got {kind_phrase(messages)}"
+        problem = Problem(MALFORMED_HISTORY, path, None, None, detail)
+        return Checked(shape or OPENAI_CHAT, 0, [problem], {}, []), []
+    if batches and messages and all(isinstance(batch, list) for batch in messages):
+        return _batched(messages, shape, path), []
+    chosen = shape or detect(messages)
+    reader = Reader(path)
+    read = READERS[chosen]
+    for index, message in enumerate(messages):
+        if isinstance(message, Mapping):
+            reader.turns.append(read(reader, index, message))
+        else:
+            reader.not_an_object(reader.at(index), "a message", message)
+            reader.turns.append(Turn("other"))
+    pairing = Pairing(chosen)
+    pairing.read(reader.turns)
+    found = sorted([*reader.problems, *pairing.problems], key=lambda pair: pair[0])
+    problems = [problem for _, problem in found]
+    checked = Checked(chosen, len(messages), problems, outcomes(reader.turns), reader.calls)
+    return checked, reader.turns
+
+
+def _batched(batches: list[Any], shape: str | None, path: str) -> Checked:
+    """Each list of a batch as its own history (LangSmith's ``inputs.messages``)."""
+    parts = [
+        examine(batch, shape, f"{path}[{j}]", batches=False)[0] for j, batch in enumerate(batches)
+    ]
+    total = Checked(parts[0].shape, 0, [], {}, [])
+    for part in parts:
+        total.messages += part.messages
+        total.problems.extend(part.problems)
+        total.calls.extend(part.calls)
+        for tool, outcome in part.outcomes.items():
+            into = total.outcomes.setdefault(tool, type(outcome)())
+            into.results += outcome.results
+            into.failures += outcome.failures
+            into.retried += outcome.retried
+            into.recovered += outcome.recovered
+    return total
