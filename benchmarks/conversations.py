@@ -14,16 +14,13 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 import time
 from pathlib import Path
 
 import orjson
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from common import DATA_DIR, atomic_path, progress, source_state  # noqa: E402
-from measure import Variant, measure_round_robin, run_child, toolaudit_executable  # noqa: E402
+from common import DATA_DIR, atomic_path, progress, source_state
+from measure import Variant, measure_round_robin, run_child, toolaudit_executable
 
 SEED = 20261205
 WEATHER = {
@@ -124,18 +121,16 @@ def main() -> None:
         progress(f"{kind}: {log.stat().st_size / 1e6:.1f} MB")
         measure_round_robin(variants, args.repeat)
         floor, off, on = (v.median or 0.0 for v in variants)
-        print(
-            f"\n{kind}: {args.lines:,} lines of {args.messages} messages, {log.stat().st_size / 1e6:.1f} MB"
-        )
+        size = log.stat().st_size / 1e6
+        print(f"\n{kind}: {args.lines:,} lines of {args.messages} messages, {size:.1f} MB")
         print("| variant | median s | x floor | x --no-conversations |\n|---|---:|---:|---:|")
         for variant in variants:
             median = variant.median or 0.0
             print(
                 f"| {variant.label} | {median:.3f} | {median / floor:.2f}x | {median / off:.2f}x |"
             )
-        print(
-            f"- checked / unchecked: {on / off:.3f}x (target <= 1.15x: {'met' if on / off <= 1.15 else 'not met'})"
-        )
+        verdict = "met" if on / off <= 1.15 else "not met"
+        print(f"- checked / unchecked: {on / off:.3f}x (target <= 1.15x: {verdict})")
 
 
 if __name__ == "__main__":
