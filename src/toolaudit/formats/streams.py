@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Hashable
 
+from toolaudit.formats import anthropic_stream, openai_chat_stream
 from toolaudit.formats.base import ABSENT, JSON_STRING, Call, Extracted
 from toolaudit.formats.stream_steps import (
     ACCOMPANIES,
@@ -21,6 +22,10 @@ from toolaudit.formats.stream_steps import (
 )
 
 __all__ = ["Finished", "StreamAssembler", "StreamError", "StreamStep"]
+
+#: The stream formats whose lines the audit's typed path reads
+#: (:mod:`toolaudit.formats.typed_streams`).
+TYPED_STREAM_FORMATS = frozenset({openai_chat_stream.NAME, anthropic_stream.NAME})
 
 #: Why a stream was cut (``Finished.cut``).
 LOG_ENDED = "the log ended before the stream finished"
@@ -215,6 +220,12 @@ class StreamAssembler:
         step = extracted.stream
         if not isinstance(step, StreamStep):
             raise TypeError("feed() takes the Extracted of a stream chunk or event")
+        return self.feed_step(step, line, context)
+
+    def feed_step(
+        self, step: StreamStep, line: int, context: object
+    ) -> tuple[bool, list[Finished]]:
+        """:meth:`feed` of the step itself."""
         stream = self._open.get(step.key)
         if stream is not None and step.role != BEGINS:
             self._check(step, stream)
@@ -236,6 +247,43 @@ class StreamAssembler:
         stream = _Stream(step, line, context, self._sequence)
         self._open[step.key] = stream
         return True, self._applied(step, stream, line, ended)
+
+    # The typed path's lanes: what feed() does with the commonest steps, without the step.
+    # Each does all feed() would, or nothing and says False (then feed() the step).
+
+    def append(
+        self, key: Hashable, slot: tuple[int, ...], group: int | None, text: str, model: object
+    ) -> bool:
+        """A step of the stream ``key`` (not one that begins one) holding one fragment that
+        only adds ``text`` to the call at ``slot`` (and, with choices, speaks for
+        ``group``): False unless that stream is open with a call at that slot."""
+        stream = self._open.get(key)
+        if stream is None:
+            return False
+        call = stream.at_slot.get(slot)
+        if call is None:
+            return False
+        if stream.model is None:
+            stream.model = model if isinstance(model, str) else None
+        pieces = call.pieces
+        if pieces is None:
+            call.pieces = [text]
+        else:
+            pieces.append(text)
+        if group is not None:
+            stream.seen_groups.add(group)
+        return True
+
+    def touch(self, key: Hashable, model: object, *, accompanies: bool) -> bool:
+        """A step of the stream ``key`` that adds and ends nothing (it may name the model):
+        its role is ACCOMPANIES if ``accompanies``, else CONTINUES (False unless the stream
+        is open: feed() then says what is wrong)."""
+        stream = self._open.get(key)
+        if stream is None:
+            return accompanies
+        if stream.model is None:
+            stream.model = model if isinstance(model, str) else None
+        return True
 
     def context_of(self, extracted: Extracted) -> object | None:
         """The context of the open stream whose next step this record holds (None when

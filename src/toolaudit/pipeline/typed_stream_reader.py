@@ -1,0 +1,170 @@
+"""The audit's typed stream reader: chunk and event lines decoded by msgspec, placed in
+the general reader's open streams, and the calls of the streams they finish judged by
+the tools' typed argument decoders.
+
+The streams are one: the general reader's :class:`~toolaudit.formats.streams.StreamAssembler`,
+which either path feeds, line after line, so a stream begun on one path ends on the
+other as it would on one. A line goes in by one of the assembler's lanes (a piece of a
+call's arguments appended, a chunk that adds nothing) or as the step its format module
+would make of it (:mod:`toolaudit.formats.typed_streams`); a line the typed shape does
+not read exactly, or that the assembler cannot place, is left to the general path
+before anything is changed, and the general path words what is wrong with it.
+
+A finished stream's calls are valid here only when each one's typed decoder takes its
+arguments; any other stream (cut, noted, failing, an unknown tool) is judged by the
+general reader. So rows and summaries are the general path's, byte for byte
+(tests/pipeline/test_typed_streams.py compares them).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from toolaudit.errors import ToolAuditError
+from toolaudit.formats.base import repeated_ids
+from toolaudit.formats.streams import Finished, StreamError
+from toolaudit.formats.typed import DECODE_FAILURES
+from toolaudit.formats.typed_streams import ACCOMPANY, APPEND, TypedStreamShape
+from toolaudit.pipeline.recorder import Recorder, Where
+from toolaudit.results.tally import Tally
+from toolaudit.typed.arguments import DecodersOnDemand, accepts, is_utf8
+
+if TYPE_CHECKING:
+    from toolaudit.pipeline.general_reader import GeneralReader
+
+#: Fewer opening brackets than this cannot nest as deep as the standard library's
+#: limit, where it and msgspec part ways (as in typed_reader.py).
+MOST_OPENING_BRACKETS = 900
+
+
+class TypedStreamReader:
+    """Reads the lines of one stream format (``shape``) into ``general``'s open streams,
+    judging finished streams' calls with ``decoders`` (by the name a call gives; ``names``
+    gives the tool's own name). Only for an audit without --group-by: a stream's lines
+    are counted in the audit's tally."""
+
+    __slots__ = ("_decoders", "_general", "_names", "_shape", "interrupted_at")
+
+    def __init__(
+        self,
+        shape: TypedStreamShape,
+        decoders: DecodersOnDemand,
+        names: dict[str, str],
+        general: GeneralReader,
+    ) -> None:
+        self._shape = shape
+        self._decoders = decoders
+        self._names = names
+        self._general = general
+        #: The number of the line being read when an interruption came (0: none came).
+        self.interrupted_at = 0
+
+    @property
+    def format(self) -> str:
+        return self._shape.format
+
+    def read_lines(
+        self, lines: list[bytes], start: int, first_line: int, recorder: Recorder
+    ) -> int:
+        """Read ``lines`` from ``start`` into ``recorder`` while each is a line of the shape
+        the streams take; return the index of the first one it leaves to the general path
+        (``len(lines)``: none). ``first_line`` is the number of ``lines[0]``."""
+        general = self._general
+        general.holds_streams = True
+        streams = general.streams
+        shape = self._shape
+        decode = shape.decoder.decode
+        lane_of, step_of = shape.lane, shape.step
+        append, touch = streams.append, streams.touch
+        tally = recorder.tally
+        without_calls = 0  # lines that began no stream: their calls count where it began
+        position = start
+        try:
+            for position in range(start, len(lines)):
+                line = lines[position]
+                # msgspec does not check the UTF-8 of what it skips; the general path does.
+                if not line.isascii() and not is_utf8(line):
+                    return position
+                if len(line) > MOST_OPENING_BRACKETS and (
+                    line.count(b"[") + line.count(b"{") > MOST_OPENING_BRACKETS
+                ):
+                    return position
+                try:
+                    record = decode(line)
+                except DECODE_FAILURES:
+                    return position
+                lane = lane_of(record)
+                if lane is not None:
+                    what, key, model, slot, group, text = lane
+                    if what == APPEND:
+                        assert text is not None
+                        placed = append(key, slot, group, text, model)
+                    else:
+                        placed = touch(key, model, accompanies=what == ACCOMPANY)
+                    if placed:  # most lines
+                        without_calls += 1
+                        continue
+                step = step_of(record)
+                if step is None:
+                    return position
+                lineno = first_line + position
+                try:
+                    began, finished = streams.feed_step(step, lineno, tally)
+                except StreamError:
+                    return position  # nothing changed: the general path words it
+                if not began:
+                    without_calls += 1
+                self._judge(finished, recorder, lineno, tally)
+            return len(lines)
+        except KeyboardInterrupt:  # the audit counts the lines before this one as read
+            self.interrupted_at = first_line + position
+            raise
+        finally:
+            tally.records_without_calls += without_calls
+
+    def _judge(
+        self, finished: list[Finished], recorder: Recorder, lineno: int, tally: Tally
+    ) -> None:
+        """Judge the streams a line finished, as the general reader would on that line."""
+        for stream in finished:
+            try:
+                if not self._judged(stream, recorder):
+                    self._general.judge_stream(stream)
+            except ToolAuditError:
+                raise
+            except Exception as error:  # as GeneralReader.read_record records it
+                self._general.record_bug(error, lineno, tally)
+
+    def _judged(self, stream: Finished, recorder: Recorder) -> bool:
+        """Count a finished stream whose every call its tool's typed decoder takes (most);
+        False, having counted nothing, for any other."""
+        extracted = stream.extracted
+        calls = extracted.calls
+        if stream.cut is not None or not calls:
+            return False
+        decoders, names = self._decoders, self._names
+        tools: list[str] = []
+        for call in calls:
+            name, arguments = call.name, call.arguments
+            if call.note is not None or call.failure is not None:
+                return False
+            if not isinstance(name, str) or type(arguments) is not str:
+                return False
+            decoder = decoders[name]
+            if decoder is None or not accepts(decoder, arguments):
+                return False
+            tools.append(names[name])
+        if len(calls) > 1 and repeated_ids(call.id for call in calls):
+            return False  # each such call's row notes it: the general path's
+        tally = stream.context
+        assert isinstance(tally, Tally)
+        tally.streams += 1
+        source, line, model = recorder.source, stream.line, extracted.model
+        recorder.calls(
+            tally,
+            [
+                (Where(source, line, call.index, call.id, model), tool)
+                for call, tool in zip(calls, tools, strict=True)
+            ],
+        )
+        return True
