@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Hashable
 
-from toolaudit.formats import anthropic_stream, openai_chat_stream
 from toolaudit.formats.base import ABSENT, JSON_STRING, Call, Extracted
 from toolaudit.formats.stream_steps import (
     ACCOMPANIES,
@@ -22,10 +21,6 @@ from toolaudit.formats.stream_steps import (
 )
 
 __all__ = ["Finished", "StreamAssembler", "StreamError", "StreamStep"]
-
-#: The stream formats whose lines the audit's typed path reads
-#: (:mod:`toolaudit.formats.typed_streams`).
-TYPED_STREAM_FORMATS = frozenset({openai_chat_stream.NAME, anthropic_stream.NAME})
 
 #: Why a stream was cut (``Finished.cut``).
 LOG_ENDED = "the log ended before the stream finished"
@@ -60,13 +55,20 @@ class _Call:
 
     __slots__ = ("id", "name", "order", "pieces", "placeholder")
 
-    def __init__(self, fragment: Fragment, order: tuple[tuple[int, ...], int]) -> None:
-        self.id = fragment.id
-        self.name = fragment.name
+    def __init__(
+        self,
+        call_id: object,
+        name: object,
+        arguments: str | None,
+        placeholder: str | None,
+        order: tuple[tuple[int, ...], int],
+    ) -> None:
+        self.id = call_id
+        self.name = name
         self.order = order
         #: None until some event carries arguments (then absent, not empty).
-        self.pieces = None if fragment.arguments is None else [fragment.arguments]
-        self.placeholder = fragment.placeholder
+        self.pieces = None if arguments is None else [arguments]
+        self.placeholder = placeholder
 
     def add(self, fragment: Fragment) -> None:
         if isinstance(fragment, Whole):
@@ -107,8 +109,8 @@ class _Stream:
         "skipped",
     )
 
-    def __init__(self, step: StreamStep, line: int, context: object, sequence: int) -> None:
-        self.format = step.format
+    def __init__(self, format: str, line: int, context: object, sequence: int) -> None:
+        self.format = format
         self.line = line
         self.context = context
         self.sequence = sequence
@@ -157,14 +159,32 @@ class _Stream:
         return bool(step.ended_groups) and self.seen_groups <= self.ended_groups
 
     def _start(self, fragment: Fragment) -> None:
-        call = _Call(fragment, (fragment.slot, len(self.calls)))
+        self.start(
+            fragment.slot, fragment.id, fragment.name, fragment.arguments, fragment.placeholder
+        )
+
+    def start(
+        self,
+        slot: tuple[int, ...],
+        call_id: object,
+        name: object,
+        arguments: str | None,
+        placeholder: str | None,
+    ) -> None:
+        """A call begins at ``slot``."""
+        call = _Call(call_id, name, arguments, placeholder, (slot, len(self.calls)))
         self.calls.append(call)
-        self.at_slot[fragment.slot] = call
+        self.at_slot[slot] = call
+
+    def pending(self) -> list[_Call]:
+        """Its calls, in the order they are numbered."""
+        calls = self.calls
+        return calls if len(calls) < 2 else sorted(calls, key=_order)
 
     def finished(self, cut: str | None) -> Finished:
         cut_note = None if cut is None else CUT_NOTE.format(cut)
         calls: list[Call] = []
-        for pending in sorted(self.calls, key=_order):
+        for pending in self.pending():
             notes = [n for n in (self.notes.get(pending.order[0][0]), cut_note) if n is not None]
             calls.append(
                 Call(
@@ -244,46 +264,9 @@ class StreamAssembler:
             self._remember(oldest_key, f"which was cut on line {line} ({self._evicted})")
             ended.append((evicted, self._evicted))
         self._sequence += 1
-        stream = _Stream(step, line, context, self._sequence)
+        stream = _Stream(step.format, line, context, self._sequence)
         self._open[step.key] = stream
         return True, self._applied(step, stream, line, ended)
-
-    # The typed path's lanes: what feed() does with the commonest steps, without the step.
-    # Each does all feed() would, or nothing and says False (then feed() the step).
-
-    def append(
-        self, key: Hashable, slot: tuple[int, ...], group: int | None, text: str, model: object
-    ) -> bool:
-        """A step of the stream ``key`` (not one that begins one) holding one fragment that
-        only adds ``text`` to the call at ``slot`` (and, with choices, speaks for
-        ``group``): False unless that stream is open with a call at that slot."""
-        stream = self._open.get(key)
-        if stream is None:
-            return False
-        call = stream.at_slot.get(slot)
-        if call is None:
-            return False
-        if stream.model is None:
-            stream.model = model if isinstance(model, str) else None
-        pieces = call.pieces
-        if pieces is None:
-            call.pieces = [text]
-        else:
-            pieces.append(text)
-        if group is not None:
-            stream.seen_groups.add(group)
-        return True
-
-    def touch(self, key: Hashable, model: object, *, accompanies: bool) -> bool:
-        """A step of the stream ``key`` that adds and ends nothing (it may name the model):
-        its role is ACCOMPANIES if ``accompanies``, else CONTINUES (False unless the stream
-        is open: feed() then says what is wrong)."""
-        stream = self._open.get(key)
-        if stream is None:
-            return accompanies
-        if stream.model is None:
-            stream.model = model if isinstance(model, str) else None
-        return True
 
     def context_of(self, extracted: Extracted) -> object | None:
         """The context of the open stream whose next step this record holds (None when

@@ -2,9 +2,9 @@
 stream formats read, for the audit's typed stream reader.
 
 A shape's :meth:`~TypedStreamShape.lane` says what a decoded line does to its stream
-in the cheapest terms the assembler takes (:data:`APPEND` a fragment of arguments to a
-call, :data:`ACCOMPANY` or :data:`CONTINUE` it without adding anything), or gives the
-line's :class:`~toolaudit.formats.stream_steps.StreamStep`, made by the same functions
+in the terms of the assembler's lanes (:mod:`toolaudit.formats.stream_lanes`), or its
+:meth:`~TypedStreamShape.step` gives the line's
+:class:`~toolaudit.formats.stream_steps.StreamStep`, made by the same functions
 the format modules make it with. A line the shape cannot read exactly (a value of a
 type the extractor would treat otherwise, a wrapped event, a provider's error event)
 fails to decode or gives None, and the general path reads it, as for whole responses
@@ -16,7 +16,7 @@ msgspec is imported here only: the registry does not import this module.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -48,11 +48,15 @@ from toolaudit.formats.stream_steps import (
 from toolaudit.formats.typed import _detection_agrees, _record
 from toolaudit.jsonutil import dumps_any, orjson_may_differ
 
-#: The lanes (the first item of a lane tuple).
-APPEND, ACCOMPANY, CONTINUE = 0, 1, 2
-#: (APPEND, the stream's key, the model, the call's slot, the group or None, the text),
-#: or (ACCOMPANY or CONTINUE, the stream's key, the model, None, None, None).
-Lane = tuple[int, Hashable, "str | None", Any, "int | None", "str | None"]
+#: The lanes, each the first item of its tuples, the rest the arguments of the
+#: StreamLanes method it names, the line and its context left out:
+APPEND = 0  # append(key, slot, group, text, model)
+ACCOMPANY = 1  # touch(key, model, accompanies=True)
+CONTINUE = 2  # touch(key, model, accompanies=False)
+BEGIN_CALL = 3  # begin_call(key, slot, group, call_id, name, text, placeholder, model, may_begin)
+BEGIN_STREAM = 4  # begin_stream(key, model)
+END = 5  # end(key, group, model)
+Lane = tuple[Any, ...]
 
 #: A choice, call or block index, as :func:`~toolaudit.formats.stream_steps.is_index`
 #: takes one (msgspec's strict ``int`` refuses booleans).
@@ -115,37 +119,45 @@ _CHAT = openai_chat_stream.NAME
 
 
 def _chat_lane(chunk: Any) -> Lane | None:
-    """A chunk of one choice whose delta brings one piece of a call's arguments, or a
-    chunk of no content (a usage-only chunk)."""
+    """A chunk of no content (a usage-only chunk), or of one choice whose delta brings
+    one tool call's delta or its finish_reason."""
     choices = chunk.choices
+    key = (_CHAT, chunk.id)
     if not choices:
-        return ACCOMPANY, (_CHAT, chunk.id), chunk.model or None, None, None, None
+        return ACCOMPANY, key, chunk.model or None
     if len(choices) != 1:
         return None
     choice = choices[0]
-    delta = choice.delta
-    if choice.finish_reason is not None or delta is None:
+    delta = choice.delta or _NO_DELTA
+    if delta.function_call is not None:
         return None
     tool_calls = delta.tool_calls
+    finish = choice.finish_reason
+    group = choice.index
+    if finish is not None:
+        # (Content beside it speaks for the choice it ends: nothing more.)
+        if tool_calls is not None or finish == "length":
+            return None
+        return END, key, group, chunk.model or None
+    if tool_calls is None or len(tool_calls) != 1:
+        return None
+    tool_call = tool_calls[0]
+    if tool_call.type == "custom":
+        return None
+    index = 0 if tool_call.index is UNSET else tool_call.index
+    function = tool_call.function or _NO_FUNCTION
+    call_id, name, text = tool_call.id, function.name, function.arguments
+    if call_id is not None or name is not None:
+        model = chunk.model or None
+        return BEGIN_CALL, key, (group, 0, index), group, call_id, name, text, None, model, True
     if (
-        tool_calls is None
-        or len(tool_calls) != 1
+        text is None
         or delta.role is not None
         or delta.content is not None
         or delta.refusal is not None
-        or delta.function_call is not None
     ):
         return None
-    tool_call = tool_calls[0]
-    function = tool_call.function
-    if tool_call.id is not None or tool_call.type == "custom" or function is None:
-        return None
-    if function.name is not None or function.arguments is None:
-        return None
-    group = choice.index
-    index = 0 if tool_call.index is UNSET else tool_call.index
-    key = (_CHAT, chunk.id)
-    return APPEND, key, chunk.model or None, (group, 0, index), group, function.arguments
+    return APPEND, key, (group, 0, index), group, text, chunk.model or None
 
 
 def _chat_step(chunk: Any) -> StreamStep:
@@ -190,6 +202,7 @@ def _chat_step(chunk: Any) -> StreamStep:
 
 
 _NO_FUNCTION = _FunctionDelta()
+_NO_DELTA = _Delta()
 
 
 @functools.cache
@@ -254,14 +267,31 @@ def _anthropic_lane(event: Any) -> Lane | None:
     if kind == "content_block_delta":
         delta = event.delta
         if delta is None or delta.type != "input_json_delta":
-            return CONTINUE, _ANTHROPIC_KEY, None, None, None, None
+            return CONTINUE, _ANTHROPIC_KEY, None
         if event.index is UNSET or delta.partial_json is None:
             return None
-        return APPEND, _ANTHROPIC_KEY, None, (0, event.index), None, delta.partial_json
+        return APPEND, _ANTHROPIC_KEY, (0, event.index), None, delta.partial_json, None
     if kind == "content_block_stop":
-        return CONTINUE, _ANTHROPIC_KEY, None, None, None, None
+        return CONTINUE, _ANTHROPIC_KEY, None
+    if kind == "content_block_start":
+        block = event.content_block
+        if event.index is UNSET or block is None or block.type != "tool_use":
+            return None
+        try:
+            placeholder = _placeholder(block)
+        except _Unread:
+            return None
+        slot, call_id, name = (0, event.index), block.id, block.name
+        return BEGIN_CALL, _ANTHROPIC_KEY, slot, None, call_id, name, None, placeholder, None, False
+    if kind == "message_start":
+        model = event.message.model if event.message is not None else None
+        return BEGIN_STREAM, _ANTHROPIC_KEY, model or None
+    if kind == "message_stop":
+        return END, _ANTHROPIC_KEY, None, None
     if kind == "ping":
-        return ACCOMPANY, _ANTHROPIC_KEY, None, None, None, None
+        return ACCOMPANY, _ANTHROPIC_KEY, None
+    if kind == "message_delta" and not stop_notes(event.delta and event.delta.stop_reason):
+        return CONTINUE, _ANTHROPIC_KEY, None
     return None
 
 
@@ -296,22 +326,36 @@ def _anthropic_step(event: Any) -> StreamStep | None:
 def _block_start(index: int, block: _StartBlock | None) -> Fragment | None:
     if block is None or block.type != "tool_use":
         return block_start_fragment(index, tool_use=False)
-    placeholder = None
-    start_input = block.input
-    if start_input is not UNSET:
-        text = bytes(start_input)
-        if text == b"{}":
-            placeholder = "{}"  # the commonest: read and written again as it is
-        elif text != b"null":
-            if orjson_may_differ(text):
-                return None  # the general path reads the line as it may (exactly)
-            try:
-                placeholder = dumps_any(orjson.loads(text)).decode()
-            except orjson.JSONDecodeError:
-                return None
+    try:
+        placeholder = _placeholder(block)
+    except _Unread:
+        return None
     return block_start_fragment(
         index, tool_use=True, call_id=block.id, name=block.name, placeholder=placeholder
     )
+
+
+class _Unread(Exception):
+    """The general path must read the line."""
+
+
+def _placeholder(block: _StartBlock) -> str | None:
+    """A tool_use block's start input as the extractor writes it (None: none); raises
+    _Unread for one holding a number orjson may read otherwise than the general path."""
+    start_input = block.input
+    if start_input is UNSET:
+        return None
+    text = bytes(start_input)
+    if text == b"{}":
+        return "{}"  # the commonest: read and written again as it is
+    if text == b"null":
+        return None
+    if orjson_may_differ(text):
+        raise _Unread
+    try:
+        return dumps_any(orjson.loads(text)).decode()
+    except orjson.JSONDecodeError:
+        raise _Unread from None
 
 
 def anthropic_stream_shape(registry: Registry = REGISTRY) -> TypedStreamShape | None:

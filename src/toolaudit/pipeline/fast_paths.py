@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from toolaudit.formats import TYPED_FORMATS, get_format
 from toolaudit.formats.flat import FLAT
-from toolaudit.formats.streams import TYPED_STREAM_FORMATS
+from toolaudit.formats.stream_lanes import TYPED_STREAM_FORMATS
 from toolaudit.pipeline.options import AuditOptions
 from toolaudit.schemas import SchemaSet
 

@@ -20,7 +20,8 @@ from toolaudit.contract import kind_phrase
 from toolaudit.errors import ToolAuditError
 from toolaudit.formats import Extracted, UnknownShape, extract, get_format
 from toolaudit.formats.base import is_cut_off, note_repeated_ids
-from toolaudit.formats.streams import Finished, StreamAssembler, StreamError
+from toolaudit.formats.stream_lanes import StreamLanes
+from toolaudit.formats.streams import Finished, StreamError
 from toolaudit.jsonutil import (
     loads_exact,
     may_hold_long_integers,
@@ -56,7 +57,7 @@ class GeneralReader:
         self.record_tools = record_tools
         self._fast_paths = fast_paths
         #: The streamed responses being reassembled, of the source being read.
-        self._streams = StreamAssembler(options.max_open_streams)
+        self._streams = StreamLanes(options.max_open_streams)
         #: Whether a record was a chunk of a stream (see whole_reason).
         self.holds_streams = False
         #: The tally the record being read was counted in, once chosen.
@@ -68,7 +69,7 @@ class GeneralReader:
         fast_paths.general = self  # the typed stream reader reads on in our streams
 
     @property
-    def streams(self) -> StreamAssembler:
+    def streams(self) -> StreamLanes:
         """The streams open in the source being read (the typed stream reader's too)."""
         return self._streams
 
@@ -88,7 +89,7 @@ class GeneralReader:
     def new_source(self) -> None:
         """A new source: its streams and its MCP tools/list start afresh."""
         self.record_tools.new_stream()
-        self._streams = StreamAssembler(self._max_open_streams)
+        self._streams = StreamLanes(self._max_open_streams)
 
     def end_source(self) -> None:
         """The source ended: streams still open were cut, and their calls are judged as

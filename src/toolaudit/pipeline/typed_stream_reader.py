@@ -18,13 +18,22 @@ general reader. So rows and summaries are the general path's, byte for byte
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from toolaudit.errors import ToolAuditError
 from toolaudit.formats.base import repeated_ids
+from toolaudit.formats.stream_lanes import BEGAN, NOT_PLACED, OpenStream
 from toolaudit.formats.streams import Finished, StreamError
 from toolaudit.formats.typed import DECODE_FAILURES
-from toolaudit.formats.typed_streams import ACCOMPANY, APPEND, TypedStreamShape
+from toolaudit.formats.typed_streams import (
+    ACCOMPANY,
+    APPEND,
+    BEGIN_CALL,
+    BEGIN_STREAM,
+    CONTINUE,
+    Lane,
+    TypedStreamShape,
+)
 from toolaudit.pipeline.recorder import Recorder, Where
 from toolaudit.results.tally import Tally
 from toolaudit.typed.arguments import DecodersOnDemand, accepts, is_utf8
@@ -74,7 +83,7 @@ class TypedStreamReader:
         streams = general.streams
         shape = self._shape
         decode = shape.decoder.decode
-        lane_of, step_of = shape.lane, shape.step
+        lane_of = shape.lane
         append, touch = streams.append, streams.touch
         tally = recorder.tally
         without_calls = 0  # lines that began no stream: their calls count where it began
@@ -95,26 +104,24 @@ class TypedStreamReader:
                     return position
                 lane = lane_of(record)
                 if lane is not None:
-                    what, key, model, slot, group, text = lane
-                    if what == APPEND:
-                        assert text is not None
-                        placed = append(key, slot, group, text, model)
+                    what = lane[0]
+                    if what == APPEND:  # most lines
+                        if append(*lane[1:]):
+                            without_calls += 1
+                            continue
+                    elif what in (ACCOMPANY, CONTINUE):
+                        if touch(lane[1], lane[2], accompanies=what == ACCOMPANY):
+                            without_calls += 1
+                            continue
                     else:
-                        placed = touch(key, model, accompanies=what == ACCOMPANY)
-                    if placed:  # most lines
-                        without_calls += 1
-                        continue
-                step = step_of(record)
-                if step is None:
+                        placed = self._lane(lane, first_line + position, tally, recorder)
+                        if placed is not None:
+                            without_calls += not placed
+                            continue
+                began = self._step(record, first_line + position, tally, recorder)
+                if began is None:
                     return position
-                lineno = first_line + position
-                try:
-                    began, finished = streams.feed_step(step, lineno, tally)
-                except StreamError:
-                    return position  # nothing changed: the general path words it
-                if not began:
-                    without_calls += 1
-                self._judge(finished, recorder, lineno, tally)
+                without_calls += not began
             return len(lines)
         except KeyboardInterrupt:  # the audit counts the lines before this one as read
             self.interrupted_at = first_line + position
@@ -122,49 +129,90 @@ class TypedStreamReader:
         finally:
             tally.records_without_calls += without_calls
 
-    def _judge(
-        self, finished: list[Finished], recorder: Recorder, lineno: int, tally: Tally
-    ) -> None:
-        """Judge the streams a line finished, as the general reader would on that line."""
-        for stream in finished:
-            try:
-                if not self._judged(stream, recorder):
-                    self._general.judge_stream(stream)
-            except ToolAuditError:
-                raise
-            except Exception as error:  # as GeneralReader.read_record records it
-                self._general.record_bug(error, lineno, tally)
+    def _lane(self, lane: Lane, lineno: int, tally: Tally, recorder: Recorder) -> bool | None:
+        """A lane that may begin or end a stream: whether the line began one, or None when
+        the lane did nothing (the step then)."""
+        streams = self._general.streams
+        what = lane[0]
+        if what == BEGIN_CALL:
+            _, key, slot, group, call_id, name, text, placeholder, model, may_begin = lane
+            placed = streams.begin_call(
+                key, slot, group, call_id, name, text, placeholder, model, may_begin, lineno, tally
+            )
+            return None if placed == NOT_PLACED else placed == BEGAN
+        if what == BEGIN_STREAM:
+            return True if streams.begin_stream(lane[1], lane[2], lineno, tally) else None
+        ended = streams.end(lane[1], lane[2], lane[3], lineno)
+        if ended is None:
+            return None
+        for stream in ended:
+            self._judge(stream, lineno, tally, recorder)
+        return False
 
-    def _judged(self, stream: Finished, recorder: Recorder) -> bool:
+    def _step(self, record: Any, lineno: int, tally: Tally, recorder: Recorder) -> bool | None:
+        """Feed the line's step: whether it began a stream, or None when the general path
+        must read the line (nothing changed)."""
+        step = self._shape.step(record)
+        if step is None:
+            return None
+        try:
+            began, finished = self._general.streams.feed_step(step, lineno, tally)
+        except StreamError:
+            return None  # the general path words it
+        for stream in finished:
+            self._judge(stream, lineno, tally, recorder)
+        return began
+
+    def _judge(
+        self, stream: Finished | OpenStream, lineno: int, tally: Tally, recorder: Recorder
+    ) -> None:
+        """Judge a stream the line finished, as the general reader would on that line."""
+        try:
+            if not self._judged(stream, recorder):
+                self._general.judge_stream(
+                    stream if isinstance(stream, Finished) else stream.finished(None)
+                )
+        except ToolAuditError:
+            raise
+        except Exception as error:  # as GeneralReader.read_record records it
+            self._general.record_bug(error, lineno, tally)
+
+    def _judged(self, stream: Finished | OpenStream, recorder: Recorder) -> bool:
         """Count a finished stream whose every call its tool's typed decoder takes (most);
         False, having counted nothing, for any other."""
-        extracted = stream.extracted
-        calls = extracted.calls
-        if stream.cut is not None or not calls:
+        if isinstance(stream, Finished):
+            if stream.cut is not None:
+                return False
+            calls = [
+                (c.id, c.name, c.arguments, c.note or c.failure) for c in stream.extracted.calls
+            ]
+            line, tally, model = stream.line, stream.context, stream.extracted.model
+        else:
+            if stream.notes or stream.failure is not None:
+                return False
+            calls = [(c.id, c.name, c.arguments(), None) for c in stream.pending()]
+            line, tally, model = stream.line, stream.context, stream.model
+        if not calls:
             return False
         decoders, names = self._decoders, self._names
         tools: list[str] = []
-        for call in calls:
-            name, arguments = call.name, call.arguments
-            if call.note is not None or call.failure is not None:
-                return False
-            if not isinstance(name, str) or type(arguments) is not str:
+        for _, name, arguments, noted in calls:
+            if noted is not None or not isinstance(name, str) or type(arguments) is not str:
                 return False
             decoder = decoders[name]
             if decoder is None or not accepts(decoder, arguments):
                 return False
             tools.append(names[name])
-        if len(calls) > 1 and repeated_ids(call.id for call in calls):
+        if len(calls) > 1 and repeated_ids(call[0] for call in calls):
             return False  # each such call's row notes it: the general path's
-        tally = stream.context
         assert isinstance(tally, Tally)
         tally.streams += 1
-        source, line, model = recorder.source, stream.line, extracted.model
+        source = recorder.source
         recorder.calls(
             tally,
             [
-                (Where(source, line, call.index, call.id, model), tool)
-                for call, tool in zip(calls, tools, strict=True)
+                (Where(source, line, index, call[0], model), tool)
+                for index, (call, tool) in enumerate(zip(calls, tools, strict=True))
             ],
         )
         return True
