@@ -377,7 +377,7 @@ def _stream_readers(
     from toolaudit.formats.typed_streams import typed_stream_shapes
 
     return {
-        name: TypedStreamReader(shape, toolset.decoders, toolset.names, general)
+        name: TypedStreamReader(shape, toolset.decoders, toolset.names, toolset.validator, general)
         for name, shape in typed_stream_shapes().items()
         if input_format is None or name == input_format
     }

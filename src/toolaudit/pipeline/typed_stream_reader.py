@@ -20,6 +20,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
+from toolaudit.contract import Validator
 from toolaudit.errors import ToolAuditError
 from toolaudit.formats.base import repeated_ids
 from toolaudit.formats.stream_lanes import BEGAN, NOT_PLACED, OpenStream
@@ -34,12 +37,17 @@ from toolaudit.formats.typed_streams import (
     Lane,
     TypedStreamShape,
 )
+from toolaudit.jsonutil import may_hold_long_integers
+from toolaudit.pipeline.judge import Verdict, object_verdict
 from toolaudit.pipeline.recorder import Recorder, Where
 from toolaudit.results.tally import Tally
 from toolaudit.typed.arguments import DecodersOnDemand, accepts, is_utf8
 
 if TYPE_CHECKING:
     from toolaudit.pipeline.general_reader import GeneralReader
+
+_loads = orjson.loads
+_JSONDecodeError = orjson.JSONDecodeError
 
 #: Fewer opening brackets than this cannot nest as deep as the standard library's
 #: limit, where it and msgspec part ways (as in typed_reader.py).
@@ -48,22 +56,24 @@ MOST_OPENING_BRACKETS = 900
 
 class TypedStreamReader:
     """Reads the lines of one stream format (``shape``) into ``general``'s open streams,
-    judging finished streams' calls with ``decoders`` (by the name a call gives; ``names``
-    gives the tool's own name). Only for an audit without --group-by: a stream's lines
-    are counted in the audit's tally."""
+    judging finished streams' calls by ``validator``'s tools: with ``decoders`` (by the
+    name a call gives; ``names`` gives the tool's own name), else by the contract. Only
+    for an audit without --group-by: a stream's lines are counted in the audit's tally."""
 
-    __slots__ = ("_decoders", "_general", "_names", "_shape", "interrupted_at")
+    __slots__ = ("_declared", "_decoders", "_general", "_names", "_shape", "interrupted_at")
 
     def __init__(
         self,
         shape: TypedStreamShape,
         decoders: DecodersOnDemand,
         names: dict[str, str],
+        validator: Validator,
         general: GeneralReader,
     ) -> None:
         self._shape = shape
         self._decoders = decoders
         self._names = names
+        self._declared = validator.tools
         self._general = general
         #: The number of the line being read when an interruption came (0: none came).
         self.interrupted_at = 0
@@ -178,41 +188,86 @@ class TypedStreamReader:
             self._general.record_bug(error, lineno, tally)
 
     def _judged(self, stream: Finished | OpenStream, recorder: Recorder) -> bool:
-        """Count a finished stream whose every call its tool's typed decoder takes (most);
-        False, having counted nothing, for any other."""
+        """Count a finished stream whose calls are judged here (most): False, having
+        counted nothing, for any other (cut, noted, ...), which the general reader judges."""
         if isinstance(stream, Finished):
-            if stream.cut is not None:
+            found = stream.extracted.calls
+            if stream.cut is not None or any(c.note or c.failure for c in found):
                 return False
-            calls = [
-                (c.id, c.name, c.arguments, c.note or c.failure) for c in stream.extracted.calls
-            ]
-            line, tally, model = stream.line, stream.context, stream.extracted.model
+            calls = [(c.id, c.name, c.arguments) for c in found]
+            model = stream.extracted.model
         else:
             if stream.notes or stream.failure is not None:
                 return False
-            calls = [(c.id, c.name, c.arguments(), None) for c in stream.pending()]
-            line, tally, model = stream.line, stream.context, stream.model
+            if len(stream.calls) == 1 and self._one_valid(stream, recorder):
+                return True
+            calls = [(c.id, c.name, c.arguments()) for c in stream.pending()]
+            model = stream.model
         if not calls:
             return False
-        decoders, names = self._decoders, self._names
-        tools: list[str] = []
-        for _, name, arguments, noted in calls:
-            if noted is not None or not isinstance(name, str) or type(arguments) is not str:
-                return False
-            decoder = decoders[name]
-            if decoder is None or not accepts(decoder, arguments):
-                return False
-            tools.append(names[name])
-        if len(calls) > 1 and repeated_ids(call[0] for call in calls):
-            return False  # each such call's row notes it: the general path's
+        verdicts = self._verdicts(calls)
+        if verdicts is None:
+            return False
+        tally = stream.context
         assert isinstance(tally, Tally)
         tally.streams += 1
-        source = recorder.source
+        source, line = recorder.source, stream.line
         recorder.calls(
             tally,
             [
-                (Where(source, line, index, call[0], model), tool)
-                for index, (call, tool) in enumerate(zip(calls, tools, strict=True))
+                (Where(source, line, index, call[0], model), verdict)
+                for index, (call, verdict) in enumerate(zip(calls, verdicts, strict=True))
             ],
         )
         return True
+
+    def _one_valid(self, stream: OpenStream, recorder: Recorder) -> bool:
+        """Count a stream of one call its tool's typed decoder takes (most), as
+        Recorder.calls() counts a valid call; False, having counted nothing, for any other."""
+        call = stream.calls[0]
+        name, arguments = call.name, call.arguments()
+        if not isinstance(name, str) or type(arguments) is not str:
+            return False
+        decoder = self._decoders[name]
+        if decoder is None or not accepts(decoder, arguments):
+            return False
+        tally = stream.context
+        assert isinstance(tally, Tally)
+        tally.streams += 1
+        tool = self._names[name]
+        tally.count_one_ok(tool)
+        rows = recorder.valid_rows
+        if rows is not None:
+            rows.append(recorder.valid_row(stream.line, 0, call.id, tool, stream.model))
+        return True
+
+    def _verdicts(self, calls: list[tuple[object, object, object]]) -> list[str | Verdict] | None:
+        """Each call's tool when its typed decoder takes its arguments, else its verdict as
+        the general reader's judge_apart() gives it for arguments that are an object; None
+        when the general reader must judge them (an unknown tool, arguments that are no
+        object or may hold an integer orjson reads otherwise, ids repeated)."""
+        decoders, names, declared = self._decoders, self._names, self._declared
+        verdicts: list[str | Verdict] = []
+        for _, name, arguments in calls:
+            if not isinstance(name, str) or type(arguments) is not str:
+                return None
+            decoder = decoders[name]
+            if decoder is not None and accepts(decoder, arguments):
+                verdicts.append(names[name])
+                continue
+            tool = declared.get(name)
+            if tool is None:
+                return None
+            try:
+                value = _loads(arguments)
+            except _JSONDecodeError:
+                return None
+            if type(value) is not dict:
+                return None
+            problems = tool.check(value)
+            if problems and may_hold_long_integers(arguments):
+                return None
+            verdicts.append(object_verdict(tool, value, problems))
+        if len(calls) > 1 and repeated_ids(call[0] for call in calls):
+            return None  # each such call's row notes it: the general path's
+        return verdicts
