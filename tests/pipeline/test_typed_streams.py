@@ -287,3 +287,41 @@ def test_the_comparison_catches_a_wrong_lane(monkeypatch: pytest.MonkeyPatch) ->
     schemas = load_schemas(str(next((CASES / "openai-chat-stream").glob("schemas.json*"))))
     with pytest.raises(AssertionError):
         assert_same_either_way(data, schemas)
+
+
+NESTED = b"[" * 1000 + b"]" * 1000
+
+
+@pytest.mark.parametrize(
+    ("odd", "read"),
+    [
+        # UTF-8 msgspec would not check, in a value it skips
+        (
+            chat_chunk("a", tool_call_delta('{"city": '), note="\u00e9").replace(
+                b"\xc3\xa9", b"\xc3("
+            ),
+            3,
+        ),
+        # nesting deeper than the standard library follows
+        (chat_chunk("a", tool_call_delta('{"city": '))[:-1] + b', "deep": ' + NESTED + b"}", 3),
+        # a wrapped chunk, an integer stream id
+        (orjson.dumps({"stream_id": "a", "event": orjson.loads(chat_chunk("a", []))}), 3),
+        (chat_chunk(7, tool_call_delta('{"city": ')), 3),
+        # an Anthropic error event: the line after it is the general path's too, which
+        # finds the format again
+        (b'{"type": "error", "error": {"type": "overloaded_error", "message": "Over"}}', 2),
+    ],
+    ids=["utf8", "nesting", "wrapped", "integer-id", "error"],
+)
+def test_lines_it_must_not_decide_go_to_the_general_path(odd: bytes, read: int) -> None:
+    opening = {"index": 0, "id": "c1", "type": "function", "function": {"name": "get_weather"}}
+    finish = [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]
+    data = lines(
+        chat_chunk("a", [{"index": 0, "delta": {"tool_calls": [opening]}}]),
+        chat_chunk("a", tool_call_delta("")),
+        odd,
+        chat_chunk("a", tool_call_delta('{"city": "Oslo"}')),
+        chat_chunk("a", finish),
+    )
+    # The first line is the general path's (it finds the format), the odd one too.
+    assert assert_same_either_way(data, WEATHER_SCHEMAS) == read

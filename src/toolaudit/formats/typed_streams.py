@@ -251,15 +251,7 @@ _ANTHROPIC = anthropic_stream.NAME
 #: Its key: unwrapped, an event carries no stream id.
 _ANTHROPIC_KEY = (_ANTHROPIC, None)
 #: The events read here (an error event is the general path's to word).
-_EventType = Literal[
-    "message_start",
-    "content_block_start",
-    "content_block_delta",
-    "content_block_stop",
-    "message_delta",
-    "message_stop",
-    "ping",
-]
+_EventType: Any = Literal[tuple(sorted(anthropic_stream.EVENTS - {"error"}))]
 
 
 def _anthropic_lane(event: Any) -> Lane | None:

@@ -41,17 +41,13 @@ from toolaudit.jsonutil import may_hold_long_integers
 from toolaudit.pipeline.judge import Verdict, object_verdict
 from toolaudit.pipeline.recorder import Recorder, Where
 from toolaudit.results.tally import Tally
-from toolaudit.typed.arguments import DecodersOnDemand, accepts, is_utf8
+from toolaudit.typed.arguments import DecodersOnDemand, accepts, line_beyond_decoders
 
 if TYPE_CHECKING:
     from toolaudit.pipeline.general_reader import GeneralReader
 
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
-
-#: Fewer opening brackets than this cannot nest as deep as the standard library's
-#: limit, where it and msgspec part ways (as in typed_reader.py).
-MOST_OPENING_BRACKETS = 900
 
 
 class TypedStreamReader:
@@ -101,12 +97,7 @@ class TypedStreamReader:
         try:
             for position in range(start, len(lines)):
                 line = lines[position]
-                # msgspec does not check the UTF-8 of what it skips; the general path does.
-                if not line.isascii() and not is_utf8(line):
-                    return position
-                if len(line) > MOST_OPENING_BRACKETS and (
-                    line.count(b"[") + line.count(b"{") > MOST_OPENING_BRACKETS
-                ):
+                if line_beyond_decoders(line):
                     return position
                 try:
                     record = decode(line)
