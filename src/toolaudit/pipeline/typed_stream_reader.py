@@ -28,7 +28,7 @@ from toolaudit.formats.base import repeated_ids
 from toolaudit.formats.stream_lanes import BEGAN, NOT_PLACED, OpenStream
 from toolaudit.formats.streams import Finished, StreamError
 from toolaudit.formats.typed import DECODE_FAILURES
-from toolaudit.formats.typed_streams import (
+from toolaudit.formats.typed_stream_shape import (
     ACCOMPANY,
     APPEND,
     BEGIN_CALL,
