@@ -1,5 +1,5 @@
 """What a ``pattern`` of many capture groups costs deep mode, with groups capturing (as
-before issue 34) and not (now): RE2's compile time, its program size, and the time to
+they were compiled before) and not (now): RE2's compile time, its program size, and the time to
 match one 2 KB string, median of rounds.
 
     .venv/bin/python benchmarks/patterns.py [--groups 200 2000 20000] [--rounds 3]

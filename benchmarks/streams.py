@@ -1,4 +1,5 @@
-"""Streamed responses: ``toolaudit audit`` on a log of OpenAI ``chat.completion.chunk`` lines.
+"""Streamed responses: ``toolaudit audit`` on a log of OpenAI ``chat.completion.chunk`` lines
+(or, with ``--format anthropic``, of Anthropic Messages stream events).
 
 Figures, not pass/fail (see README.md). The benchmark's flat log (``dataset.py``) is
 turned into streams: each call becomes one streamed response of five chunks, as the
@@ -6,6 +7,10 @@ API sends them with ``stream_options.include_usage``: the call's id and name wit
 arguments, the arguments in two fragments, the ``finish_reason`` chunk, and the
 trailing usage-only chunk. ``--open`` streams are interleaved at any time (each chunk
 goes to the next open stream in turn), so the audit holds that many open at once.
+Anthropic's events carry no stream id after ``message_start``, so its streams follow
+one another, seven events each: ``message_start``, the ``tool_use`` block's start, the
+input in two ``input_json_delta`` fragments, the block's stop, ``message_delta`` and
+``message_stop``.
 
 Rows, medians of ``--repeat`` rounds interleaved round-robin:
 
@@ -89,6 +94,48 @@ def stream_chunks(number: int, record: dict[str, object]) -> list[bytes]:
     ]
 
 
+def anthropic_events(number: int, record: dict[str, object]) -> list[bytes]:
+    """The seven event lines of one Anthropic stream holding ``record``'s call."""
+    arguments = record.get("arguments")
+    text = arguments if isinstance(arguments, str) else orjson.dumps(arguments).decode()
+    half = len(text) // 2
+    message = {
+        "id": f"msg_{number}",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 80, "output_tokens": 1},
+    }
+    block = {"type": "tool_use", "id": record.get("id"), "name": record.get("name"), "input": {}}
+    events: list[dict[str, object]] = [
+        {"type": "message_start", "message": message},
+        {"type": "content_block_start", "index": 0, "content_block": block},
+        *(
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": piece},
+            }
+            for piece in (text[:half], text[half:])
+        ),
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+            "usage": {"output_tokens": 20},
+        },
+        {"type": "message_stop"},
+    ]
+    return [orjson.dumps(event) for event in events]
+
+
+#: How each --format writes one stream.
+STREAM_WRITERS = {"openai": stream_chunks, "anthropic": anthropic_events}
+
+
 def interleaved(streams: Iterator[list[bytes]], open_at_once: int) -> Iterator[bytes]:
     """The chunks of ``streams``, ``open_at_once`` of them in flight: one chunk from each
     open stream in turn, a new stream opened as one ends."""
@@ -107,8 +154,11 @@ def interleaved(streams: Iterator[list[bytes]], open_at_once: int) -> Iterator[b
         open_streams.append(stream)
 
 
-def write_chunks_log(flat_log: Path, path: Path, open_at_once: int, repeat: int = 1) -> int:
+def write_chunks_log(
+    flat_log: Path, path: Path, open_at_once: int, repeat: int = 1, stream_format: str = "openai"
+) -> int:
     """The chunks log of the flat log's well-formed records (``repeat`` times over)."""
+    write_stream = STREAM_WRITERS[stream_format]
 
     def streams() -> Iterator[list[bytes]]:
         number = 0
@@ -120,7 +170,7 @@ def write_chunks_log(flat_log: Path, path: Path, open_at_once: int, repeat: int 
                     except orjson.JSONDecodeError:
                         continue  # the flat log's few non-JSON lines have no stream
                     number += 1
-                    yield stream_chunks(number, record)
+                    yield write_stream(number, record)
 
     count = 0
     with atomic_path(path) as partial, partial.open("wb") as out:
@@ -130,13 +180,18 @@ def write_chunks_log(flat_log: Path, path: Path, open_at_once: int, repeat: int 
     return count
 
 
-def chunks_log(flat_log: Path, open_at_once: int, repeat: int = 1) -> Path:
+def chunks_log(
+    flat_log: Path, open_at_once: int, repeat: int = 1, stream_format: str = "openai"
+) -> Path:
+    if stream_format != "openai":
+        open_at_once = 1  # its streams' events follow one another
+    kind = "" if stream_format == "openai" else f"{stream_format}-"
     path = DATA_DIR / (
-        f"streams-v{STREAMS_VERSION}-{flat_log.stem}-open{open_at_once}-x{repeat}.jsonl"
+        f"streams-{kind}v{STREAMS_VERSION}-{flat_log.stem}-open{open_at_once}-x{repeat}.jsonl"
     )
     if not path.exists():
         progress(f"writing {path.name} ...")
-        write_chunks_log(flat_log, path, open_at_once, repeat)
+        write_chunks_log(flat_log, path, open_at_once, repeat, stream_format)
     return path
 
 
@@ -146,6 +201,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--open", type=int, default=10_000, help="streams open at once")
     parser.add_argument("--repeat", type=int, default=5, help="rounds (medians are reported)")
     parser.add_argument("--skip-rss", action="store_true", help="skip the peak RSS figures")
+    parser.add_argument(
+        "--format", choices=sorted(STREAM_WRITERS), default="openai", help="the streams' API"
+    )
     return parser.parse_args(argv)
 
 
@@ -155,12 +213,13 @@ def main(argv: list[str] | None = None) -> int:
         state = source_state()
         exe = toolaudit_executable()
         dataset = prepare_dataset(args.calls, SEED)
-        log = chunks_log(dataset.log, args.open)
+        log = chunks_log(dataset.log, args.open, stream_format=args.format)
         report = DATA_DIR / "streams-report.jsonl"
         rows = [
             Variant(
                 "s0",
-                "floor: orjson.loads of each chunk line, in-process",
+                f"floor: orjson.loads of each {'chunk' if args.format == 'openai' else 'event'} "
+                "line, in-process",
                 timed_in_process(lambda: floor_pass(log), lambda _: None),
             ),
             Variant(
@@ -182,9 +241,10 @@ def main(argv: list[str] | None = None) -> int:
         measure_round_robin(rows, args.repeat)
         lines = sum(1 for _ in log.open("rb"))
         size = log.stat().st_size
+        open_at_once = args.open if args.format == "openai" else 1
         print(
-            f"chunks log: {lines:,} lines, {size / 1e6:.0f} MB, {args.calls:,} streams, "
-            f"{args.open:,} open at once; {state}"
+            f"{args.format} streams log: {lines:,} lines, {size / 1e6:.0f} MB, "
+            f"{args.calls:,} streams, {open_at_once:,} open at once; {state}"
         )
         print()
         print("| | variant | seconds | vs floor |")
@@ -195,8 +255,8 @@ def main(argv: list[str] | None = None) -> int:
             ratio = f"{median / floor:.2f}x" if variant.key != "b" else ""
             print(f"| {variant.key} | {variant.label} | {median:.3f} | {ratio} |")
         if not args.skip_rss:
-            big = chunks_log(dataset.log, args.open, repeat=10)
-            few = chunks_log(dataset.log, 10)
+            big = chunks_log(dataset.log, args.open, 10, args.format)
+            few = chunks_log(dataset.log, 10, stream_format=args.format)
             print()
             print("| peak RSS, summary only | MB |")
             print("|---|---:|")

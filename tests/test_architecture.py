@@ -198,7 +198,7 @@ GENERAL_WALK = (
     "_tally_of",
     "_judge_calls",
     "_feed_stream",
-    "_judge_stream",
+    "judge_stream",
 )
 MOST_WALK_RETURNS = 10
 #: The most parameters of a callback handed to a function of the pipeline.

@@ -26,6 +26,7 @@ SCRIPTS = [
     ["typed_args.py", "--calls", "300", "--rounds", "1"],
     ["boundary.py", "--rounds", "1", "--number", "20"],
     ["streams.py", "--calls", "300", "--open", "30", "--repeat", "1", "--skip-rss"],
+    ["streams.py", "--format", "anthropic", "--calls", "300", "--repeat", "1", "--skip-rss"],
     ["providers_bench.py", "--calls", "300", "--repeat", "1"],
     ["dask_bench.py", "--lines", "3000", "--repeat", "1", "--skip-report"],
     ["s3_bench.py", "--calls", "300", "--repeat", "1"],

@@ -5,7 +5,7 @@ in the log, unless each line wraps its event with a stream id (see
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 from toolaudit.formats.anthropic import CUT_OFF_REASONS
@@ -60,19 +60,30 @@ def stream_event(record: Mapping[str, Any]) -> Extracted:
     elif kind == "content_block_delta":
         delta = as_dict(event.get("delta"))
         if delta.get("type") == "input_json_delta":
-            slot, label = _slot(event)
-            partial = as_text(delta.get("partial_json"))
-            fragments = (Fragment(slot, label, arguments=partial),)
+            index = _index(event)
+            fragments = (json_delta_fragment(index, as_text(delta.get("partial_json"))),)
     elif kind == "message_delta":
-        stop = as_dict(event.get("delta")).get("stop_reason")
-        if is_one_of(stop, CUT_OFF_REASONS):
-            notes = ((0, CUT_OFF.format(f'stop_reason "{stop}"')),)
+        notes = stop_notes(as_dict(event.get("delta")).get("stop_reason"))
     elif kind == "ping":
         role = ACCOMPANIES
     elif kind == "error":
         error = as_dict(event.get("error"))
         role, cut = ACCOMPANIES, reported("Anthropic reported an error", error, "type", "message")
-    step = StreamStep(
+    step = event_step(stream_id, role, kind, model, fragments, notes, cut)
+    return Extracted(NAME, model=model, stream=step)
+
+
+def event_step(
+    stream_id: Hashable | None,
+    role: str,
+    kind: str,
+    model: object,
+    fragments: tuple[Fragment, ...] = (),
+    notes: tuple[tuple[int, str], ...] = (),
+    cut: str | None = None,
+) -> StreamStep:
+    """The step of an event of type ``kind`` (its typed reading shares it)."""
+    return StreamStep(
         NAME,
         stream_id,
         role,
@@ -85,32 +96,58 @@ def stream_event(record: Mapping[str, Any]) -> Extracted:
         notes=notes,
         cut=cut,
     )
-    return Extracted(NAME, model=model, stream=step)
 
 
-def _slot(event: Mapping[str, Any]) -> tuple[tuple[int, ...], str]:
+def stop_notes(stop: object) -> tuple[tuple[int, str], ...]:
+    """The note a ``message_delta``'s stop reason puts on the calls: one if it cut them off."""
+    if is_one_of(stop, CUT_OFF_REASONS):
+        return ((0, CUT_OFF.format(f'stop_reason "{stop}"')),)
+    return ()
+
+
+def json_delta_fragment(index: int, partial: str | None) -> Fragment:
+    """What an ``input_json_delta`` adds to the call of content block ``index``."""
+    return Fragment((0, index), f"content block {index}", arguments=partial)
+
+
+def _index(event: Mapping[str, Any]) -> int:
     index = event.get("index")
     if not is_index(index):
         raise UnknownShape("an Anthropic stream event's index must be an integer")
-    return (0, index), f"content block {index}"
+    return index
 
 
 def _block_start(event: Mapping[str, Any]) -> Fragment:
-    slot, label = _slot(event)
+    index = _index(event)
     block = as_dict(event.get("content_block"))
     if block.get("type") != "tool_use":
-        # Text, thinking, and Anthropic's own tools (server_tool_use: no user schema).
-        return Fragment(slot, label, skipped=True)
+        return block_start_fragment(index, tool_use=False)
     start_input = block.get("input")
-    return Fragment(
-        slot,
-        label,
-        begins=True,
-        id=block.get("id"),
+    return block_start_fragment(
+        index,
+        tool_use=True,
+        call_id=block.get("id"),
         name=block.get("name"),
-        # A block with no input deltas keeps its start input (a tool with no parameters).
         placeholder=None if start_input is None else dumps_any(start_input).decode(),
     )
+
+
+def block_start_fragment(
+    index: int,
+    *,
+    tool_use: bool,
+    call_id: object = None,
+    name: object = None,
+    placeholder: str | None = None,
+) -> Fragment:
+    """What a ``content_block_start`` begins at content block ``index``: a call when the
+    block is a ``tool_use`` (``placeholder``: its start input as JSON text, if any)."""
+    slot, label = (0, index), f"content block {index}"
+    if not tool_use:
+        # Text, thinking, and Anthropic's own tools (server_tool_use: no user schema).
+        return Fragment(slot, label, skipped=True)
+    # A block with no input deltas keeps its start input (a tool with no parameters).
+    return Fragment(slot, label, begins=True, id=call_id, name=name, placeholder=placeholder)
 
 
 def _is_event(record: Mapping[str, Any]) -> bool:

@@ -3,7 +3,7 @@ compatible servers send the same), keyed by the response's ``id``."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 from toolaudit.formats.base import CUT_OFF, Extracted, UnknownShape, as_dict, as_list
@@ -59,9 +59,22 @@ def chunk(record: Mapping[str, Any]) -> Extracted:
         if finish is not None:
             ended.append(group)
             if finish == "length":
-                notes.append((group, CUT_OFF.format('finish_reason "length"')))
+                notes.append(length_note(group))
     model = event.get("model") or model
-    step = StreamStep(
+    step = chunk_step(stream_id, model, fragments, groups, ended, notes)
+    return Extracted(NAME, model=model, stream=step)
+
+
+def chunk_step(
+    stream_id: Hashable | None,
+    model: object,
+    fragments: list[Fragment],
+    groups: list[int],
+    ended: list[int],
+    notes: list[tuple[int, str]],
+) -> StreamStep:
+    """The step of a chunk, from what its choices bring (its typed reading shares it)."""
+    return StreamStep(
         NAME,
         stream_id,
         BEGINS_OR_CONTINUES if fragments or groups or ended else ACCOMPANIES,
@@ -73,7 +86,11 @@ def chunk(record: Mapping[str, Any]) -> Extracted:
         ended_groups=tuple(ended),
         notes=tuple(notes),
     )
-    return Extracted(NAME, model=model, stream=step)
+
+
+def length_note(group: int) -> tuple[int, str]:
+    """The note on the calls of a choice that finished for its length limit."""
+    return (group, CUT_OFF.format('finish_reason "length"'))
 
 
 def _tool_call(group: int, position: int, tool_call: Mapping[str, Any]) -> Fragment:
@@ -81,32 +98,48 @@ def _tool_call(group: int, position: int, tool_call: Mapping[str, Any]) -> Fragm
     index = tool_call.get("index", position)
     if not is_index(index):
         raise UnknownShape("an OpenAI chat stream chunk's tool call index must be an integer")
+    function = as_dict(tool_call.get("function"))
+    return tool_call_fragment(
+        group,
+        index,
+        custom=tool_call.get("type") == "custom",
+        call_id=tool_call.get("id"),
+        name=function.get("name"),
+        arguments=as_text(function.get("arguments")),
+    )
+
+
+def tool_call_fragment(
+    group: int, index: int, *, custom: bool, call_id: object, name: object, arguments: str | None
+) -> Fragment:
+    """What a tool call delta adds to the call at ``index`` of choice ``group``."""
     label = f"tool call index {index}" + (f" of choice {group}" if group else "")
     slot = (group, _TOOL_CALLS, index)
-    if tool_call.get("type") == "custom":
+    if custom:
         # A custom tool takes free text, not JSON: nothing to validate.
         return Fragment(slot, label, skipped=True)
-    function = as_dict(tool_call.get("function"))
-    call_id = tool_call.get("id")
-    name = function.get("name")
     return Fragment(
         slot,
         label,
         begins=call_id is not None or name is not None,
         id=call_id,
         name=name,
-        arguments=as_text(function.get("arguments")),
+        arguments=arguments,
     )
 
 
 def _function_call(group: int, legacy: Mapping[str, Any]) -> Fragment:
-    name = legacy.get("name")
+    return function_call_fragment(group, legacy.get("name"), as_text(legacy.get("arguments")))
+
+
+def function_call_fragment(group: int, name: object, arguments: str | None) -> Fragment:
+    """What a legacy ``function_call`` delta adds to choice ``group``'s call."""
     return Fragment(
         (group, _FUNCTION_CALL, 0),
         "the function_call" + (f" of choice {group}" if group else ""),
         begins=name is not None,
         name=name,
-        arguments=as_text(legacy.get("arguments")),
+        arguments=arguments,
     )
 
 

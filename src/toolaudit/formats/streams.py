@@ -55,13 +55,20 @@ class _Call:
 
     __slots__ = ("id", "name", "order", "pieces", "placeholder")
 
-    def __init__(self, fragment: Fragment, order: tuple[tuple[int, ...], int]) -> None:
-        self.id = fragment.id
-        self.name = fragment.name
+    def __init__(
+        self,
+        call_id: object,
+        name: object,
+        arguments: str | None,
+        placeholder: str | None,
+        order: tuple[tuple[int, ...], int],
+    ) -> None:
+        self.id = call_id
+        self.name = name
         self.order = order
         #: None until some event carries arguments (then absent, not empty).
-        self.pieces = None if fragment.arguments is None else [fragment.arguments]
-        self.placeholder = fragment.placeholder
+        self.pieces = None if arguments is None else [arguments]
+        self.placeholder = placeholder
 
     def add(self, fragment: Fragment) -> None:
         if isinstance(fragment, Whole):
@@ -102,8 +109,8 @@ class _Stream:
         "skipped",
     )
 
-    def __init__(self, step: StreamStep, line: int, context: object, sequence: int) -> None:
-        self.format = step.format
+    def __init__(self, format: str, line: int, context: object, sequence: int) -> None:
+        self.format = format
         self.line = line
         self.context = context
         self.sequence = sequence
@@ -152,16 +159,34 @@ class _Stream:
         return bool(step.ended_groups) and self.seen_groups <= self.ended_groups
 
     def _start(self, fragment: Fragment) -> None:
-        call = _Call(fragment, (fragment.slot, len(self.calls)))
+        self.start(
+            fragment.slot, fragment.id, fragment.name, fragment.arguments, fragment.placeholder
+        )
+
+    def start(
+        self,
+        slot: tuple[int, ...],
+        call_id: object,
+        name: object,
+        arguments: str | None,
+        placeholder: str | None,
+    ) -> None:
+        """A call begins at ``slot``."""
+        call = _Call(call_id, name, arguments, placeholder, (slot, len(self.calls)))
         self.calls.append(call)
-        self.at_slot[fragment.slot] = call
+        self.at_slot[slot] = call
+
+    def pending(self) -> list[_Call]:
+        """Its calls, in the order they are numbered."""
+        calls = self.calls
+        return calls if len(calls) < 2 else sorted(calls, key=_order)
 
     def finished(self, cut: str | None) -> Finished:
         cut_note = None if cut is None else CUT_NOTE.format(cut)
         calls: list[Call] = []
         # A stream's failure is its provider's report (StreamStep.failure).
         failure_kind = PROVIDER if self.failure is not None else None
-        for pending in sorted(self.calls, key=_order):
+        for pending in self.pending():
             notes = [n for n in (self.notes.get(pending.order[0][0]), cut_note) if n is not None]
             calls.append(
                 Call(
@@ -219,6 +244,12 @@ class StreamAssembler:
         step = extracted.stream
         if not isinstance(step, StreamStep):
             raise TypeError("feed() takes the Extracted of a stream chunk or event")
+        return self.feed_step(step, line, context)
+
+    def feed_step(
+        self, step: StreamStep, line: int, context: object
+    ) -> tuple[bool, list[Finished]]:
+        """:meth:`feed` of the step itself."""
         stream = self._open.get(step.key)
         if stream is not None and step.role != BEGINS:
             self._check(step, stream)
@@ -237,7 +268,7 @@ class StreamAssembler:
             self._remember(oldest_key, f"which was cut on line {line} ({self._evicted})")
             ended.append((evicted, self._evicted))
         self._sequence += 1
-        stream = _Stream(step, line, context, self._sequence)
+        stream = _Stream(step.format, line, context, self._sequence)
         self._open[step.key] = stream
         return True, self._applied(step, stream, line, ended)
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from toolaudit.formats import TYPED_FORMATS, get_format, is_format
 from toolaudit.formats.flat import FLAT
+from toolaudit.formats.stream_lanes import TYPED_STREAM_FORMATS
 from toolaudit.pipeline.options import AuditOptions
 from toolaudit.schemas import SchemaSet
 
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from toolaudit.contract import Validator
+    from toolaudit.pipeline.general_reader import GeneralReader
     from toolaudit.pipeline.typed_reader import TypedReader
 
 
@@ -35,8 +37,10 @@ class FastPaths:
         "_allowed",
         "_compile_tools",
         "_forced",
+        "_grouped",
         "_reads_histories",
         "_validator",
+        "general",
         "ready",
         "typed",
     )
@@ -66,8 +70,11 @@ class FastPaths:
         #: The typed path never reads a conversation: with the check on, the records of a
         #: format that may carry one are the general path's.
         self._reads_histories = options.conversations
+        self._grouped = bool(options.group_by)
         #: The typed reader, once made.
         self.typed: TypedReader | None = None
+        #: The general reader (set by it), whose open streams the typed path reads on.
+        self.general: GeneralReader | None = None
         #: Whether the typed reader reads the next line (it has a shape to try it as).
         self.ready = False
 
@@ -86,14 +93,18 @@ class FastPaths:
         if typed is None:
             if (
                 not self._allowed
-                or format_name not in TYPED_FORMATS
+                or (format_name not in TYPED_FORMATS and format_name not in TYPED_STREAM_FORMATS)
                 # Without --schemas, only records that carry their tools can be read.
                 or (self._validator is None and not get_format(format_name).carries_tools)
             ):
                 return
             from toolaudit.pipeline.typed_reader import TypedReader
 
-            typed = self.typed = TypedReader(self._validator, self._forced, self._compile_tools)
+            # A stream's lines count in the group of its first: the general path's to find.
+            streams = None if self._grouped else self.general
+            typed = self.typed = TypedReader(
+                self._validator, self._forced, self._compile_tools, streams
+            )
         typed.seen(format_name)
         self.ready = typed.current is not None
 

@@ -20,7 +20,8 @@ from toolaudit.contract import kind_phrase
 from toolaudit.errors import ToolAuditError
 from toolaudit.formats import Extracted, UnknownShape, extract, get_format
 from toolaudit.formats.base import Call, is_cut_off, note_repeated_ids
-from toolaudit.formats.streams import Finished, StreamAssembler, StreamError
+from toolaudit.formats.stream_lanes import StreamLanes
+from toolaudit.formats.streams import Finished, StreamError
 from toolaudit.history import HistoryCall
 from toolaudit.history import check as check_history
 from toolaudit.jsonutil import (
@@ -60,7 +61,7 @@ class GeneralReader:
         self.record_tools = record_tools
         self._fast_paths = fast_paths
         #: The streamed responses being reassembled, of the source being read.
-        self._streams = StreamAssembler(options.max_open_streams)
+        self._streams = StreamLanes(options.max_open_streams)
         #: Whether a record was a chunk of a stream (see whole_reason).
         self.holds_streams = False
         #: The tally the record being read was counted in, once chosen.
@@ -69,6 +70,12 @@ class GeneralReader:
         self.interrupted_at = 0
         #: Scores each record against its expected calls (--expected), if set.
         self.scorer: Scorer | None = None
+        fast_paths.general = self  # the typed stream reader reads on in our streams
+
+    @property
+    def streams(self) -> StreamLanes:
+        """The streams open in the source being read (the typed stream reader's too)."""
+        return self._streams
 
     @property
     def whole_reason(self) -> str | None:
@@ -86,13 +93,13 @@ class GeneralReader:
     def new_source(self) -> None:
         """A new source: its streams and its MCP tools/list start afresh."""
         self.record_tools.new_stream()
-        self._streams = StreamAssembler(self._max_open_streams)
+        self._streams = StreamLanes(self._max_open_streams)
 
     def end_source(self) -> None:
         """The source ended: streams still open were cut, and their calls are judged as
         they came, each row saying so."""
         for stream in self._streams.close():
-            self._judge_stream(stream)
+            self.judge_stream(stream)
 
     def read_lines(self, lines: list[bytes], start: int, first_line: int) -> int:
         """Read ``lines`` from ``start`` (at least that one) until one makes the typed path
@@ -146,12 +153,12 @@ class GeneralReader:
             where = Where(self._recorder.source, lineno)
             self._recorder.record_error(where, "record", too_deep(record), self._tally)
         except Exception as error:  # a bug met on this line: the run goes on
-            self._recorder.record_error(
-                Where(self._recorder.source, lineno),
-                "internal",
-                internal_detail(error),
-                self._tally,
-            )
+            self.record_bug(error, lineno, self._tally)
+
+    def record_bug(self, error: Exception, lineno: int, tally: Tally | None) -> None:
+        """A bug met on a line: its ``malformed:internal`` row, and the run goes on."""
+        where = Where(self._recorder.source, lineno)
+        self._recorder.record_error(where, "internal", internal_detail(error), tally)
 
     def _read(self, record: object, lineno: int, line: bytes | None, tally: Tally | None) -> None:
         recorder = self._recorder
@@ -288,9 +295,9 @@ class GeneralReader:
         if not began:  # its calls, if any, count on the line the stream began on
             tally.records_without_calls += 1
         for stream in finished:
-            self._judge_stream(stream)
+            self.judge_stream(stream)
 
-    def _judge_stream(self, stream: Finished) -> None:
+    def judge_stream(self, stream: Finished) -> None:
         """Count one reassembled stream, and judge its calls on the line it began on."""
         tally = stream.context
         assert isinstance(tally, Tally)

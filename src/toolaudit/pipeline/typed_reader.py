@@ -15,7 +15,7 @@ in Python beyond the two decodes is most of what the fast path costs.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from msgspec import UNSET
@@ -40,6 +40,7 @@ from toolaudit.pipeline.options import AuditOptions
 from toolaudit.pipeline.recorder import Recorder, Where
 from toolaudit.pipeline.toolsets import RECORD_TOOLS_CACHE
 from toolaudit.pipeline.typed_flat_reader import TypedFlatReader
+from toolaudit.pipeline.typed_stream_reader import TypedStreamReader
 from toolaudit.typed.arguments import (
     DECODER_DECIDES_LENGTH,
     REFUSALS,
@@ -48,6 +49,9 @@ from toolaudit.typed.arguments import (
     is_utf8,
 )
 from toolaudit.typed.flat import FlatCalls
+
+if TYPE_CHECKING:
+    from toolaudit.pipeline.general_reader import GeneralReader
 
 _JSONDecodeError = orjson.JSONDecodeError
 #: Fewer opening brackets than this cannot nest as deep as the standard library's
@@ -81,6 +85,7 @@ class TypedReader:
         "_interrupted_at",
         "_off",
         "_record_toolsets",
+        "_streams",
         "current",
     )
 
@@ -89,6 +94,7 @@ class TypedReader:
         validator: Validator | None,
         input_format: str | None = None,
         compile_tools: Callable[[list[Any]], Validator | str] | None = None,
+        streams: GeneralReader | None = None,
     ) -> None:
         shapes = [
             shape
@@ -98,8 +104,13 @@ class TypedReader:
         ]
         self._by_format: dict[str, TypedShape | FlatCalls] = {s.format: s for s in shapes}
         #: The shape lines are tried as: the format the last line read was of.
-        self.current: TypedShape | FlatCalls | None = shapes[0] if shapes else None
+        self.current: TypedShape | FlatCalls | TypedStreamReader | None = (
+            shapes[0] if shapes else None
+        )
         self._global = _ToolSet(validator) if validator is not None else None
+        #: The stream formats' readers, on ``streams``' open streams (judged by the
+        #: global tools: stream records carry none).
+        self._streams = _stream_readers(self._global, input_format, streams)
         #: Flat calls need the global tools: flat records carry none.
         self._flat: FlatCalls | None = None
         if self._global is not None and input_format in (None, FLAT.name):
@@ -121,7 +132,7 @@ class TypedReader:
     def seen(self, format_name: str) -> None:
         """The general path read a record of this format: try its shape next (or none)."""
         if not self._off:
-            self.current = self._by_format.get(format_name)
+            self.current = self._by_format.get(format_name) or self._streams.get(format_name)
 
     def flat_call_seen(self, name: str) -> None:
         """The general path read a flat call to the tool called ``name``: read flat calls
@@ -153,13 +164,16 @@ class TypedReader:
         if isinstance(shape, FlatCalls):
             assert self._flat_reader is not None
             return self._flat_reader.read_lines(lines, start, first_line, recorder)
+        if isinstance(shape, TypedStreamReader):
+            return shape.read_lines(lines, start, first_line, recorder)
         return self._read_lines(shape, lines, start, first_line, recorder)
 
     @property
     def interrupted_at(self) -> int:
         """The number of the line being read when an interruption came (0: none came)."""
         flat = self._flat_reader.interrupted_at if self._flat_reader is not None else 0
-        return max(self._interrupted_at, flat)
+        streams = (reader.interrupted_at for reader in self._streams.values())
+        return max(self._interrupted_at, flat, *streams)
 
     def _read_lines(
         self, shape: TypedShape, lines: list[bytes], start: int, first_line: int, recorder: Recorder
@@ -351,6 +365,22 @@ class TypedReader:
                 call = Call(index, name, value, id=call_id, encoding=OBJECT)
             verdicts.append(judge(call, toolset.validator, None, exact=False))
         return verdicts
+
+
+def _stream_readers(
+    toolset: _ToolSet | None, input_format: str | None, general: GeneralReader | None
+) -> dict[str, TypedStreamReader]:
+    """The typed stream reader of each stream format with a typed shape, by name: none
+    without the general reader's streams to read on or global tools to judge by."""
+    if general is None or toolset is None:
+        return {}
+    from toolaudit.formats.typed_streams import typed_stream_shapes
+
+    return {
+        name: TypedStreamReader(shape, toolset.decoders, toolset.names, toolset.validator, general)
+        for name, shape in typed_stream_shapes().items()
+        if input_format is None or name == input_format
+    }
 
 
 class _Probe(Recorder):

@@ -189,6 +189,22 @@ def accepts(decoder: Decoder, arguments: JSONText) -> bool:
     return True
 
 
+#: A line with fewer opening brackets than this cannot nest as deep as the standard
+#: library's limit (about 990 levels), where it and msgspec part ways by a few levels.
+MOST_LINE_BRACKETS = 900
+
+
+def line_beyond_decoders(line: bytes) -> bool:
+    """Whether a log line is the general path's to read whatever a typed decode of it says:
+    UTF-8 msgspec does not check (in what it skips), or brackets enough to nest deeper
+    than the standard library, which parses the lines orjson refuses, follows."""
+    if not line.isascii() and not is_utf8(line):
+        return True
+    return len(line) > MOST_LINE_BRACKETS and (
+        line.count(b"[") + line.count(b"{") > MOST_LINE_BRACKETS
+    )
+
+
 def is_utf8(data: bytes) -> bool:
     try:
         data.decode()
