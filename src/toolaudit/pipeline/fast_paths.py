@@ -31,7 +31,7 @@ class FastPaths:
     ``compile_tools`` compiles a record's own tools (a Validator, or why not).
     """
 
-    __slots__ = ("_allowed", "_compile_tools", "_forced", "_validator", "ready", "typed")
+    __slots__ = ("_allowed", "_compile_tools", "_deep", "_forced", "_validator", "ready", "typed")
 
     def __init__(
         self,
@@ -46,11 +46,11 @@ class FastPaths:
         self._compile_tools = compile_tools
         forced = self._forced
         # The typed path gives what the general path gives only where the global schemas
-        # judge every record it reads (none keyed, none deep), no group needs more of the
-        # record than the model its shapes read, and a forced format is one it reads.
+        # judge every record it reads (none keyed), no group needs more of the record than
+        # the model its shapes read, and a forced format is one it reads.
+        self._deep = options.deep
         self._allowed = (
             enabled
-            and not options.deep
             and not schemas.keyed
             and options.group_by in ((), ("model",))
             and (forced is None or forced in TYPED_FORMATS)
@@ -79,7 +79,9 @@ class FastPaths:
                 return
             from toolaudit.pipeline.typed_reader import TypedReader
 
-            typed = self.typed = TypedReader(self._validator, self._forced, self._compile_tools)
+            typed = self.typed = TypedReader(
+                self._validator, self._forced, self._compile_tools, deep=self._deep
+            )
         typed.seen(format_name)
         self.ready = typed.current is not None
 

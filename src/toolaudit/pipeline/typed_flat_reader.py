@@ -20,6 +20,7 @@ from toolaudit.jsonutil import may_hold_long_integers
 from toolaudit.pipeline.judge import judge, number_may_be_inexact, object_verdict
 from toolaudit.pipeline.recorder import Recorder, Where
 from toolaudit.typed.arguments import DECODER_DECIDES_LENGTH, beyond_decoders, is_utf8
+from toolaudit.typed.decoders import may_read_as_zero
 from toolaudit.typed.flat import FlatCalls
 
 _JSONDecodeError = orjson.JSONDecodeError
@@ -28,11 +29,14 @@ _JSONDecodeError = orjson.JSONDecodeError
 class TypedFlatReader:
     """Reads flat calls to ``validator``'s tools, decoded by ``flat``'s structs."""
 
-    __slots__ = ("_flat", "_validator", "interrupted_at")
+    __slots__ = ("_deep", "_flat", "_validator", "interrupted_at")
 
-    def __init__(self, flat: FlatCalls, validator: Validator) -> None:
+    def __init__(self, flat: FlatCalls, validator: Validator, *, deep: bool = False) -> None:
         self._flat = flat
         self._validator = validator
+        #: Deep mode: a line that may hold a number below a double's range is the general
+        #: path's, which judges it on its exact parse (as the inline reader leaves it).
+        self._deep = deep
         #: The number of the line being read when an interruption came (0: none came).
         self.interrupted_at = 0
 
@@ -52,6 +56,7 @@ class TypedFlatReader:
         valid_row = recorder.valid_row
         grouped = recorder.grouped
         tally_for = recorder.tally_for
+        deep = self._deep
         end = len(lines)
         position = start
         failing = 0
@@ -60,6 +65,8 @@ class TypedFlatReader:
                 line = lines[position]
                 # msgspec does not check the UTF-8 of what it skips; the general path does.
                 if not line.isascii() and not is_utf8(line):
+                    return position
+                if deep and may_read_as_zero(line):
                     return position
                 if len(line) > DECODER_DECIDES_LENGTH and beyond_decoders(line):
                     return position

@@ -40,13 +40,8 @@ from toolaudit.pipeline.options import AuditOptions
 from toolaudit.pipeline.recorder import Recorder, Where
 from toolaudit.pipeline.toolsets import RECORD_TOOLS_CACHE
 from toolaudit.pipeline.typed_flat_reader import TypedFlatReader
-from toolaudit.typed.arguments import (
-    DECODER_DECIDES_LENGTH,
-    REFUSALS,
-    DecodersOnDemand,
-    accepts,
-    is_utf8,
-)
+from toolaudit.typed.arguments import DECODER_DECIDES_LENGTH, REFUSALS, accepts, is_utf8
+from toolaudit.typed.decoders import may_read_as_zero, typed_decoders
 from toolaudit.typed.flat import FlatCalls
 
 _JSONDecodeError = orjson.JSONDecodeError
@@ -63,7 +58,7 @@ class _ToolSet:
 
     def __init__(self, validator: Validator) -> None:
         self.validator = validator
-        self.decoders = DecodersOnDemand(validator)
+        self.decoders = typed_decoders(validator)
         self.names = {name: tool.name for name, tool in validator.tools.items()}
 
 
@@ -75,6 +70,7 @@ class TypedReader:
     __slots__ = (
         "_by_format",
         "_compile_tools",
+        "_deep",
         "_flat",
         "_flat_reader",
         "_global",
@@ -89,7 +85,12 @@ class TypedReader:
         validator: Validator | None,
         input_format: str | None = None,
         compile_tools: Callable[[list[Any]], Validator | str] | None = None,
+        *,
+        deep: bool = False,
     ) -> None:
+        #: Deep mode: a line holding a number below a double's range goes to the general
+        #: path, which judges it on its exact parse.
+        self._deep = deep
         shapes = [
             shape
             for shape in typed_shapes()
@@ -105,7 +106,7 @@ class TypedReader:
         if self._global is not None and input_format in (None, FLAT.name):
             self._flat = self._by_format[FLAT.name] = FlatCalls(self._global.decoders)
         self._flat_reader = (
-            TypedFlatReader(self._flat, validator)
+            TypedFlatReader(self._flat, validator, deep=deep)
             if validator is not None and self._flat is not None
             else None
         )
@@ -179,6 +180,7 @@ class TypedReader:
         add_row = rows.append if rows is not None else None
         valid_row = recorder.valid_row
         grouped = recorder.grouped
+        deep = self._deep
         end = len(lines)
         position = start
         try:
@@ -186,6 +188,8 @@ class TypedReader:
                 line = lines[position]
                 # msgspec does not check the UTF-8 of what it skips; the general path does.
                 if not line.isascii() and not is_utf8(line):
+                    return position
+                if deep and may_read_as_zero(line):
                     return position
                 if len(line) > MOST_OPENING_BRACKETS and (
                     line.count(b"[") + line.count(b"{") > MOST_OPENING_BRACKETS
