@@ -34,8 +34,9 @@ class TypedFlatReader:
     def __init__(self, flat: FlatCalls, validator: Validator, *, deep: bool = False) -> None:
         self._flat = flat
         self._validator = validator
-        #: Deep mode: a line that may hold a number below a double's range is the general
-        #: path's, which judges it on its exact parse (as the inline reader leaves it).
+        #: Deep mode: a line its decoder refused that may hold a number below a double's
+        #: range is the general path's, which judges it on its exact parse (as the inline
+        #: reader leaves it); deep decoders refuse where such a number could pass.
         self._deep = deep
         #: The number of the line being read when an interruption came (0: none came).
         self.interrupted_at = 0
@@ -66,8 +67,6 @@ class TypedFlatReader:
                 # msgspec does not check the UTF-8 of what it skips; the general path does.
                 if not line.isascii() and not is_utf8(line):
                     return position
-                if deep and may_read_as_zero(line):
-                    return position
                 if len(line) > DECODER_DECIDES_LENGTH and beyond_decoders(line):
                     return position
                 if decode is not None:
@@ -85,6 +84,8 @@ class TypedFlatReader:
                             lineno = first_line + position
                             add_row(valid_row(lineno, 0, call.call_id_or_id, tool, call.model))
                         continue
+                if deep and may_read_as_zero(line):
+                    return position  # judged on its exact parse (decoders refuse what differs)
                 try:
                     record = loads(line)
                 except _JSONDecodeError:

@@ -88,8 +88,8 @@ class TypedReader:
         *,
         deep: bool = False,
     ) -> None:
-        #: Deep mode: a line holding a number below a double's range goes to the general
-        #: path, which judges it on its exact parse.
+        #: Deep mode: a line with a call its decoder refused goes to the general path when
+        #: it may hold a number below a double's range (judged there on its exact parse).
         self._deep = deep
         shapes = [
             shape
@@ -189,8 +189,6 @@ class TypedReader:
                 # msgspec does not check the UTF-8 of what it skips; the general path does.
                 if not line.isascii() and not is_utf8(line):
                     return position
-                if deep and may_read_as_zero(line):
-                    return position
                 if len(line) > MOST_OPENING_BRACKETS and (
                     line.count(b"[") + line.count(b"{") > MOST_OPENING_BRACKETS
                 ):
@@ -236,6 +234,8 @@ class TypedReader:
                         if add_row is not None:
                             add_row(valid_row(first_line + position, index, call_id, tool, model))
                     continue
+                if deep and may_read_as_zero(line):
+                    return position  # judged on its exact parse (decoders refuse what differs)
                 verdicts = self._judge_line(line, calls, failed, toolset)
                 if verdicts is None:
                     return position

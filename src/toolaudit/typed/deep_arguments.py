@@ -328,7 +328,9 @@ def _union(kinds: Kinds, typing: DeepTyping, pointer: str) -> tuple[Any, Check |
         return msgspec.Raw, None
     types = [kinds[kind][0] for kind in TYPE_OF_KIND if kind in kinds]
     value = types[0] if len(types) == 1 else Union[tuple(types)]  # noqa: UP007
-    checks: dict[type, Check] = {_CHECKED_TYPE[kind]: c for kind, (_, c) in kinds.items() if c is not None}
+    checks: dict[type, Check] = {
+        _CHECKED_TYPE[kind]: c for kind, (_, c) in kinds.items() if c is not None
+    }
     if not checks:
         return value, None
     if len(kinds) == 1:
@@ -438,12 +440,16 @@ def _float(node: Node) -> tuple[Any, Check | None] | None:
             return None
         exclusive = keyword.startswith("exclusive")
         (lows if keyword.endswith("inimum") else highs).append((double, exclusive))
+    # A limit of zero is made exclusive: a number below a double's range (-1e-400) reads
+    # as (-)0.0, which such a limit would take and deep mode, judging the exact value,
+    # may not. Any other limit compares a tiny number as its 0.0 (the readers judge a
+    # refused call on the exact parse). So 0.0 itself is left to the general path there.
     if lows:
         value, exclusive = max(lows)
-        limits["gt" if exclusive else "ge"] = value
+        limits["gt" if exclusive or value == 0 else "ge"] = value
     if highs:
         value, exclusive = min(highs, key=lambda h: (h[0], not h[1]))
-        limits["lt" if exclusive else "le"] = value
+        limits["lt" if exclusive or value == 0 else "le"] = value
     return (Annotated[float, _meta(**limits)] if limits else float), None
 
 
