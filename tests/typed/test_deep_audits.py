@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 from toolaudit.errors import SchemaError
-from toolaudit.pipeline.audit import Audit
 from toolaudit.schemas import load_schemas
 from toolaudit.schemas.loading import schema_set
 from toolaudit.typed import arguments as typed_arguments
