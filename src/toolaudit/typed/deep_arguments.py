@@ -18,7 +18,7 @@ there takes the general path). What maps to what:
   (``minimum: 1.5`` is ``ge=2``), on floats only where the limit is a double exactly;
   ``multipleOf`` on integers only (by the numerator of the divisor as written: exact),
   a float there is refused; lengths in code points, as msgspec and deep mode count;
-- ``pattern``: translated to Python's ``re`` where :mod:`toolaudit.typed.ecma_patterns`
+- ``pattern``: translated to Python's ``re`` where :mod:`toolaudit.deep.re_patterns`
   proves the two match alike in linear time, else an after-check with deep mode's own
   RE2 search; ``uniqueItems`` of scalars: an after-check (``__post_init__``);
 - ``anyOf`` / ``oneOf`` (deep mode reads them alike): the union of the branches' types,
@@ -43,6 +43,7 @@ import msgspec
 from toolaudit.contract import ToolValidator
 from toolaudit.deep.check import Walk
 from toolaudit.deep.nodes import Node
+from toolaudit.deep.re_patterns import python_pattern
 from toolaudit.jsonutil import ExactNumber
 from toolaudit.typed.arguments import (
     MOST_PARAMETERS,
@@ -54,7 +55,6 @@ from toolaudit.typed.arguments import (
     literal_of,
     value_type,
 )
-from toolaudit.typed.ecma_patterns import python_pattern
 from toolaudit.values import ALL_KINDS, value_kind
 
 #: kind -> (the msgspec type of that kind's values there, an after-check or None).

@@ -1,5 +1,5 @@
 """ECMA-262 patterns translated for Python's ``re``: each translation searches exactly as
-deep mode's RE2 does, and what could backtrack for long is never translated."""
+RE2 does, and what could backtrack for long is never translated; deep mode uses it."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolaudit.deep.patterns import compile_pattern
-from toolaudit.typed.ecma_patterns import MOST_CHOICES, python_pattern
+from toolaudit.deep.patterns import compile_pattern, re2_search
+from toolaudit.deep.re_patterns import MOST_CHOICES, python_pattern
 
 TRANSLATED = [
     "^[A-Z]{3}$",
@@ -77,7 +77,7 @@ def test_these_patterns_are_left_to_re2(pattern: str) -> None:
 def test_a_translation_searches_as_deep_mode_does(pattern: str, text: str) -> None:
     translated = python_pattern(pattern)
     assert translated is not None
-    expected = compile_pattern(pattern)(text) is not None
+    expected = re2_search(pattern)(text) is not None
     assert (re.search(translated, text) is not None) is expected, (pattern, text)
 
 
@@ -97,7 +97,7 @@ def test_the_differences_between_the_engines_are_written_out(
 ) -> None:
     translated = python_pattern(pattern)
     assert translated is not None
-    assert (compile_pattern(pattern)(text) is not None) is matches
+    assert (re2_search(pattern)(text) is not None) is matches
     assert (re.search(translated, text) is not None) is matches
     # re on the pattern as written:
     assert ((re.search(pattern, text) is not None) is not matches) is raw_re_differs
@@ -132,10 +132,15 @@ def test_random_translations_search_as_deep_mode_does(pattern: str, texts: list[
     translated = python_pattern(pattern)
     if translated is None:
         return
-    search = compile_pattern(pattern)
+    search = re2_search(pattern)
     for text in texts:
         assert (re.search(translated, text) is not None) is (search(text) is not None), (
             pattern,
             translated,
             text,
         )
+
+
+def test_deep_mode_searches_a_translated_pattern_with_re_and_any_other_with_re2() -> None:
+    assert compile_pattern("^[A-Z]{3}$").__self__.__class__ is re.Pattern  # type: ignore[attr-defined]
+    assert compile_pattern("^\\p{L}$").__self__.__class__ is not re.Pattern  # type: ignore[attr-defined]
