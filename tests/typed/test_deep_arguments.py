@@ -138,6 +138,21 @@ def test_a_number_below_a_doubles_range_never_passes_a_limit_at_zero() -> None:
     assert takes({"type": "number", "minimum": 2**53 + 1}, "1e300") is False  # inexact limit
 
 
+def test_a_union_never_leaves_integers_to_msgspecs_float() -> None:
+    """The integers of a union whose branches type them apart are refused, and so are its
+    floats, which msgspec's float would take integers for, compared as doubles."""
+    spec = {"anyOf": [{"type": "integer", "maximum": 3}, {"type": "number", "maximum": 2**53}]}
+    tool = x_tool(spec, required=False)
+    assert typed_verdict(tool, f'{{"x": {2**53 + 1}}}') is False
+    assert typed_verdict(tool, '{"x": 1.5}') is False
+
+
+def test_a_divisor_past_64_bits_leaves_integers_to_the_general_path() -> None:
+    spec = {"type": "integer", "multipleOf": 2**70}
+    assert typed_verdict(x_tool(spec, required=False), '{"x": 0}') is False
+    assert deep_typing(x_tool(spec)).declined
+
+
 def test_lengths_count_code_points() -> None:
     spec = {"type": "string", "maxLength": 2}
     assert takes(spec, '"\U0001f600\U0001f600"') is True

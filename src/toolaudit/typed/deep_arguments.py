@@ -93,8 +93,7 @@ def deep_arguments_decoder(tool: ToolValidator) -> Decoder | None:
 def deep_typing(tool: ToolValidator) -> DeepTyping:
     """The deep decoder of ``tool`` and what it leaves to the general path."""
     typing = DeepTyping()
-    deep = tool.deep_arguments
-    if deep is None:
+    if tool.deep_arguments is None:
         typing.declined = "not a tool compiled for deep mode"
         return typing
     if len(tool.parameters) > MOST_PARAMETERS:
@@ -103,29 +102,35 @@ def deep_typing(tool: ToolValidator) -> DeepTyping:
     if not set(tool.required) <= tool.parameters.keys():
         typing.declined = "a required name is not declared: no call is valid"
         return typing
-    nodes = deep.compiled.arguments
+    try:
+        root = _root(tool, typing)
+        if root is None:
+            typing.declined = "a required argument can never be typed: " + (
+                "; ".join(f"#{where}: {why}" for where, why in typing.refused) or "its name"
+            )
+            return typing
+        typing.decoder = msgspec.json.Decoder(root, strict=True)
+    except (TypeError, ValueError, OverflowError) as error:  # a limit or union msgspec refuses
+        typing.declined = f"msgspec cannot decode the types: {error}"
+    return typing
+
+
+def _root(tool: ToolValidator, typing: DeepTyping) -> Any:
+    """The struct of the arguments: the contract's top level, each argument deep mode
+    looks into typed from its node."""
+    assert tool.deep_arguments is not None
+    nodes = tool.deep_arguments.compiled.arguments
     builder = _Builder(typing)
     arguments: list[tuple[str, Any, Check | None, bool]] = []
     for name, param in tool.parameters.items():
         if not isinstance(name, str):
             continue
         if name in nodes:
-            kinds = builder.kinds(nodes[name])
-            built = _union(kinds, typing, nodes[name].pointer)
+            built = _union(builder.kinds(nodes[name]), typing, nodes[name].pointer)
         else:
             built = (value_type(param.accepted_kinds, param.enum), None)
         arguments.append((name, *built, name in tool.required))
-    root = builder.struct("", arguments, closed=True)
-    if root is None:
-        typing.declined = "a required argument can never be typed: " + (
-            "; ".join(f"#{where}: {why}" for where, why in typing.refused) or "its name"
-        )
-        return typing
-    try:
-        typing.decoder = msgspec.json.Decoder(root, strict=True)
-    except (TypeError, ValueError) as error:  # a union msgspec does not take
-        typing.declined = f"msgspec cannot decode the types: {error}"
-    return typing
+    return builder.struct("", arguments, closed=True)
 
 
 class _Builder:
@@ -321,6 +326,9 @@ class _Builder:
 
 def _union(kinds: Kinds, typing: DeepTyping, pointer: str) -> tuple[Any, Check | None]:
     """One msgspec type of ``kinds`` and its after-check (REFUSED when no kind is typed)."""
+    if "float" in kinds and "integer" not in kinds:
+        # msgspec's float alone would take integers too, compared as doubles: refused.
+        kinds = {kind: built for kind, built in kinds.items() if kind != "float"}
     if not kinds:
         typing.refused.append((pointer, "no value is typed here"))
         return REFUSED, None
@@ -420,7 +428,7 @@ def _integer(node: Node) -> tuple[Any, Check | None] | None:
             high = min(high, math.ceil(limit) - 1)
         else:  # multipleOf: v / (p/q) is whole exactly when p divides v (p, q coprime)
             divisor = math.lcm(divisor, _exact(limit).numerator)
-    if low > high:
+    if low > high or divisor > _INT64[1]:
         return None
     limits: dict[str, int] = {"ge": low, "le": high}
     if divisor != 1:
