@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from toolaudit.errors import SchemaError
 from toolaudit.schemas import load_schemas
@@ -18,6 +20,7 @@ from toolaudit.schemas.loading import schema_set
 from toolaudit.typed import arguments as typed_arguments
 
 from ..conftest import REPO
+from ..deep.test_against_jsonschema import cases
 from ..pipeline.test_typed_path import FOLDERS, assert_same_either_way, audited
 
 BENCHMARKS = REPO / "benchmarks"
@@ -166,3 +169,27 @@ def test_lines_at_every_edge_give_the_same_rows_and_summary(calls_a_line: int) -
     # Valid calls first: the typed path reads flat calls once one was read.
     data = b'{"name": "t", "arguments": {}}\n' * 3 + edge_lines(calls_a_line)
     assert_same_either_way(data, schemas, deep=True)
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(st.lists(cases(), min_size=1, max_size=3), st.integers(1, 4))
+def test_random_nested_schemas_give_the_same_rows_and_summary(
+    generated: list[Any], calls_each: int
+) -> None:
+    tools = {}
+    lines = []
+    for index, (defs, schema, value) in enumerate(generated):
+        parameters: dict[str, Any] = {"type": "object", "properties": {"x": schema}}
+        if defs:
+            parameters["$defs"] = defs
+        tools[f"t{index}"] = {"parameters": parameters}
+        lines += [json.dumps({"name": f"t{index}", "arguments": {"x": value}})] * calls_each
+    try:
+        schemas = schema_set(tools, deep=True)
+    except SchemaError:
+        return
+    assert_same_either_way(("\n".join(lines) + "\n").encode(), schemas, deep=True)
