@@ -32,19 +32,14 @@ there takes the general path). What maps to what:
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from fractions import Fraction
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Union
 
 import msgspec
 
 from toolaudit.contract import ToolValidator
-from toolaudit.deep.check import Walk
 from toolaudit.deep.nodes import Node
 from toolaudit.deep.re_patterns import python_pattern
-from toolaudit.jsonutil import ExactNumber
 from toolaudit.typed.arguments import (
     MOST_PARAMETERS,
     REFUSED,
@@ -52,16 +47,23 @@ from toolaudit.typed.arguments import (
     Decoder,
     arguments_decoder,
     can_be_renamed,
-    literal_of,
     value_type,
 )
-from toolaudit.values import ALL_KINDS, value_kind
+from toolaudit.typed.deep_values import (
+    Check,
+    Kinds,
+    all_items,
+    all_values,
+    counts,
+    double,
+    integer,
+    literals,
+    meta,
+    post_init,
+    unique_and,
+)
+from toolaudit.values import ALL_KINDS
 
-#: kind -> (the msgspec type of that kind's values there, an after-check or None).
-Kinds = dict[str, tuple[Any, "Check | None"]]
-Check = Callable[[Any], bool]
-
-_INT64 = (-(2**63), 2**63 - 1)
 _ANY: Kinds = {kind: (TYPE_OF_KIND[kind], None) for kind in TYPE_OF_KIND}
 #: The Python type a kind's decoded values have, where an after-check may look at them.
 _CHECKED_TYPE = {"string": str, "array": list, "object": dict}
@@ -164,7 +166,7 @@ class _Builder:
         if node.never:
             return {}
         if node.enum is not None or node.has_const:
-            return _literals(node, branch)
+            return literals(node, branch)
         own = _own_keywords(node)
         combined = bool(node.any_of or node.one_of or node.all_of)
         if node.ref is not None:
@@ -205,9 +207,9 @@ class _Builder:
         if kind == "string":
             return self._string(node)
         if kind == "integer":
-            return _integer(node)
+            return integer(node)
         if kind == "float":
-            return _float(node)
+            return double(node)
         if kind == "array":
             return self._array(node)
         if kind == "object":
@@ -227,7 +229,7 @@ class _Builder:
             else:
                 searches.append(limit[1])
                 self._typing.after_checks.append(f"{node.pointer}/pattern")
-        value = Annotated[str, _meta(**limits)] if limits else str
+        value = Annotated[str, meta(**limits)] if limits else str
         if not searches:
             return value, None
         return value, lambda text: all(search(text) is not None for search in searches)
@@ -243,20 +245,20 @@ class _Builder:
         }
         value: Any = list[item_type]  # type: ignore[valid-type]
         if limits:
-            value = Annotated[value, _meta(**limits)]
+            value = Annotated[value, meta(**limits)]
         if node.unique_items:
             if not items.keys() <= _HASHABLE_KINDS | {"float"}:
                 self._refuse(node, "uniqueItems of arrays or objects")
                 return None
             self._typing.after_checks.append(f"{node.pointer}/uniqueItems")
-            return value, _unique_and(item_check)
-        return value, None if item_check is None else _each(item_check)
+            return value, unique_and(item_check)
+        return value, None if item_check is None else all_items(item_check)
 
     def _object(self, node: Node, branch: bool) -> tuple[Any, Check | None] | None:
         if not node.object_shape:
             if node.object_counts:
-                limits = _counts(node)
-                return Annotated[dict[str, msgspec.Raw], _meta(**limits)], None
+                limits = counts(node)
+                return Annotated[dict[str, msgspec.Raw], meta(**limits)], None
             return _ANY["object"]
         additional = node.additional
         if node.properties is None and isinstance(additional, Node):
@@ -285,11 +287,11 @@ class _Builder:
             return None
         value: Any = dict[str, value_of]  # type: ignore[valid-type]
         if node.object_counts:
-            value = Annotated[value, _meta(**_counts(node))]
+            value = Annotated[value, meta(**counts(node))]
         required = node.required
         if not required:
-            return value, None if check is None else _each_value(check)
-        inner = _each_value(check) if check is not None else None
+            return value, None if check is None else all_values(check)
+        inner = all_values(check) if check is not None else None
         return value, lambda d: all(n in d for n in required) and (inner is None or inner(d))
 
     def struct(
@@ -312,7 +314,7 @@ class _Builder:
             spec.append((attribute, value) if required else (attribute, value, msgspec.UNSET))
             if check is not None:
                 checks.append((attribute, check))
-        namespace = {"__post_init__": _post_init(tuple(checks))} if checks else None
+        namespace = {"__post_init__": post_init(tuple(checks))} if checks else None
         return msgspec.defstruct(
             "DeepArguments",
             spec,
@@ -346,34 +348,6 @@ def _union(kinds: Kinds, typing: DeepTyping, pointer: str) -> tuple[Any, Check |
     return value, lambda v: (check := checks.get(type(v))) is None or check(v)
 
 
-def _post_init(checks: tuple[tuple[str, Check], ...]) -> Callable[[Any], None]:
-    unset = msgspec.UNSET
-
-    def __post_init__(self: Any) -> None:  # msgspec turns the ValueError into a refusal
-        for attribute, check in checks:
-            value = getattr(self, attribute)
-            if value is not unset and not check(value):
-                raise ValueError("refused by an after-check: the general path decides")
-
-    return __post_init__
-
-
-def _each(check: Check) -> Check:
-    return lambda values: all(check(v) for v in values)
-
-
-def _each_value(check: Check) -> Check:
-    return lambda mapping: all(check(v) for v in mapping.values())
-
-
-def _unique_and(check: Check | None) -> Check:
-    # Python's equality makes true equal 1: a refusal (the general path decides), never
-    # an acceptance deep mode would not give.
-    if check is None:
-        return lambda values: len(set(values)) == len(values)
-    return lambda values: len(set(values)) == len(values) and all(check(v) for v in values)
-
-
 def _own_keywords(node: Node) -> bool:
     """Whether ``node`` has keywords besides type, enum, const and combinators."""
     return bool(
@@ -394,103 +368,3 @@ def _restricted(kinds: Kinds, allowed: frozenset[str] | None) -> Kinds:
     if "float" in kept and "integer" not in kept:
         del kept["float"]
     return kept
-
-
-def _literals(node: Node, branch: bool) -> Kinds:
-    """The scalars of the node's enum (or const) deep mode accepts there, as Literals."""
-    candidates = node.enum if node.enum is not None else (node.const,)
-    by_kind: dict[str, dict[tuple[type, object], object]] = {}
-    for allowed in candidates:
-        literal = literal_of(allowed)
-        if literal is REFUSED or not Walk().accepts(node, literal, branch):
-            continue
-        kind = value_kind(literal)
-        assert kind is not None
-        by_kind.setdefault(kind, {})[(type(literal), literal)] = literal
-    kinds: Kinds = {}
-    for kind, literals in by_kind.items():
-        values = tuple(literals.values())
-        kinds[kind] = (None if kind == "null" else Literal[values], None)
-    return kinds
-
-
-def _integer(node: Node) -> tuple[Any, Check | None] | None:
-    low, high = _INT64
-    divisor = 1
-    for keyword, limit in node.numbers:
-        if keyword == "minimum":
-            low = max(low, math.ceil(limit))
-        elif keyword == "exclusiveMinimum":
-            low = max(low, math.floor(limit) + 1)
-        elif keyword == "maximum":
-            high = min(high, math.floor(limit))
-        elif keyword == "exclusiveMaximum":
-            high = min(high, math.ceil(limit) - 1)
-        else:  # multipleOf: v / (p/q) is whole exactly when p divides v (p, q coprime)
-            divisor = math.lcm(divisor, _exact(limit).numerator)
-    if low > high or divisor > _INT64[1]:
-        return None
-    limits: dict[str, int] = {"ge": low, "le": high}
-    if divisor != 1:
-        limits["multiple_of"] = divisor
-    return Annotated[int, _meta(**limits)], None
-
-
-def _float(node: Node) -> tuple[Any, Check | None] | None:
-    limits: dict[str, float] = {}
-    lows: list[tuple[float, bool]] = []
-    highs: list[tuple[float, bool]] = []
-    for keyword, limit in node.numbers:
-        if keyword == "multipleOf":
-            return None  # decided on decimals as written: floats take the general path
-        double = _as_double(limit)
-        if double is None:
-            return None
-        exclusive = keyword.startswith("exclusive")
-        (lows if keyword.endswith("inimum") else highs).append((double, exclusive))
-    # A limit of zero is made exclusive: a number below a double's range (-1e-400) reads
-    # as (-)0.0, which such a limit would take and deep mode, judging the exact value,
-    # may not. Any other limit compares a tiny number as its 0.0 (the readers judge a
-    # refused call on the exact parse). So 0.0 itself is left to the general path there.
-    if lows:
-        value, exclusive = max(lows)
-        limits["gt" if exclusive or value == 0 else "ge"] = value
-    if highs:
-        value, exclusive = min(highs, key=lambda h: (h[0], not h[1]))
-        limits["lt" if exclusive or value == 0 else "le"] = value
-    return (Annotated[float, _meta(**limits)] if limits else float), None
-
-
-def _as_double(limit: Any) -> float | None:
-    """The limit as a double, when it is one exactly: deep mode compares a float with
-    it exactly (Python's comparisons), msgspec with the double it is given."""
-    if type(limit) is float:
-        return limit
-    if type(limit) is not int:
-        return None  # an ExactNumber, beyond a double's range
-    try:
-        double = float(limit)
-    except OverflowError:
-        return None
-    return double if double == limit else None
-
-
-def _exact(number: Any) -> Fraction:
-    """A schema's number as deep mode reads it: a float as the decimal it was written as."""
-    if isinstance(number, int):
-        return Fraction(int(number))
-    if type(number) is ExactNumber:
-        return Fraction(number)
-    return Fraction(repr(float(number)))
-
-
-def _meta(**limits: Any) -> Any:
-    """``msgspec.Meta`` of limits gathered in a dict (its overloads want them spelled)."""
-    return msgspec.Meta(**limits)
-
-
-def _counts(node: Node) -> dict[str, int]:
-    return {
-        "min_length" if keyword == "minProperties" else "max_length": limit
-        for keyword, limit in node.object_counts
-    }
