@@ -224,6 +224,11 @@ class ToolValidator:
             if param.enum is not None
         )
 
+    @property
+    def deep_arguments(self) -> DeepArguments | None:
+        """The deep checks of a tool compiled for deep mode (None: the contract alone)."""
+        return None
+
     def check(self, arguments: Mapping[Any, Any]) -> tuple[Problem, ...] | list[Problem]:
         """The problems of these arguments, sorted; an empty tuple when valid.
 
@@ -349,6 +354,10 @@ class _DeepToolValidator(ToolValidator):
     def __init__(self, name: str, schema: object, deep: DeepArguments) -> None:
         super().__init__(name, schema)
         self._deep = deep
+
+    @property
+    def deep_arguments(self) -> DeepArguments:
+        return self._deep
 
     def check(self, arguments: Mapping[Any, Any]) -> tuple[Problem, ...] | list[Problem]:
         problems = super().check(arguments)

@@ -36,6 +36,7 @@ class FastPaths:
     __slots__ = (
         "_allowed",
         "_compile_tools",
+        "_deep",
         "_forced",
         "_grouped",
         "_reads_histories",
@@ -58,11 +59,11 @@ class FastPaths:
         self._compile_tools = compile_tools
         forced = self._forced
         # The typed path gives what the general path gives only where the global schemas
-        # judge every record it reads (none keyed, none deep), no group needs more of the
-        # record than the model its shapes read, and a forced format is one it reads.
+        # judge every record it reads (none keyed), no group needs more of the record than
+        # the model its shapes read, and a forced format is one it reads.
+        self._deep = options.deep
         self._allowed = (
             enabled
-            and not options.deep
             and not schemas.keyed
             and options.group_by in ((), ("model",))
             and (forced is None or forced in TYPED_FORMATS)
@@ -101,9 +102,11 @@ class FastPaths:
             from toolaudit.pipeline.typed_reader import TypedReader
 
             # A stream's lines count in the group of its first: the general path's to find.
-            streams = None if self._grouped else self.general
+            # (Deep mode judges streams' calls on the general path: the stream reader's
+            # refused calls are judged by the plain contract.)
+            streams = None if self._grouped or self._deep else self.general
             typed = self.typed = TypedReader(
-                self._validator, self._forced, self._compile_tools, streams
+                self._validator, self._forced, self._compile_tools, streams, deep=self._deep
             )
         typed.seen(format_name)
         self.ready = typed.current is not None

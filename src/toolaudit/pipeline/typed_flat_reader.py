@@ -20,6 +20,7 @@ from toolaudit.jsonutil import may_hold_long_integers
 from toolaudit.pipeline.judge import judge, number_may_be_inexact, object_verdict
 from toolaudit.pipeline.recorder import Recorder, Where
 from toolaudit.typed.arguments import DECODER_DECIDES_LENGTH, beyond_decoders, is_utf8
+from toolaudit.typed.decoders import may_read_as_zero
 from toolaudit.typed.flat import FlatCalls
 
 _JSONDecodeError = orjson.JSONDecodeError
@@ -28,11 +29,15 @@ _JSONDecodeError = orjson.JSONDecodeError
 class TypedFlatReader:
     """Reads flat calls to ``validator``'s tools, decoded by ``flat``'s structs."""
 
-    __slots__ = ("_flat", "_validator", "interrupted_at")
+    __slots__ = ("_deep", "_flat", "_validator", "interrupted_at")
 
-    def __init__(self, flat: FlatCalls, validator: Validator) -> None:
+    def __init__(self, flat: FlatCalls, validator: Validator, *, deep: bool = False) -> None:
         self._flat = flat
         self._validator = validator
+        #: Deep mode: a line its decoder refused that may hold a number below a double's
+        #: range is the general path's, which judges it on its exact parse (as the inline
+        #: reader leaves it); deep decoders refuse where such a number could pass.
+        self._deep = deep
         #: The number of the line being read when an interruption came (0: none came).
         self.interrupted_at = 0
 
@@ -52,6 +57,7 @@ class TypedFlatReader:
         valid_row = recorder.valid_row
         grouped = recorder.grouped
         tally_for = recorder.tally_for
+        deep = self._deep
         end = len(lines)
         position = start
         failing = 0
@@ -78,6 +84,8 @@ class TypedFlatReader:
                             lineno = first_line + position
                             add_row(valid_row(lineno, 0, call.call_id_or_id, tool, call.model))
                         continue
+                if deep and may_read_as_zero(line):
+                    return position  # judged on its exact parse (decoders refuse what differs)
                 try:
                     record = loads(line)
                 except _JSONDecodeError:

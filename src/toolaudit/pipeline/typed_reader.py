@@ -41,13 +41,8 @@ from toolaudit.pipeline.recorder import Recorder, Where
 from toolaudit.pipeline.toolsets import RECORD_TOOLS_CACHE
 from toolaudit.pipeline.typed_flat_reader import TypedFlatReader
 from toolaudit.pipeline.typed_stream_reader import TypedStreamReader
-from toolaudit.typed.arguments import (
-    DECODER_DECIDES_LENGTH,
-    REFUSALS,
-    DecodersOnDemand,
-    accepts,
-    is_utf8,
-)
+from toolaudit.typed.arguments import DECODER_DECIDES_LENGTH, REFUSALS, accepts, is_utf8
+from toolaudit.typed.decoders import may_read_as_zero, typed_decoders
 from toolaudit.typed.flat import FlatCalls
 
 if TYPE_CHECKING:
@@ -67,7 +62,7 @@ class _ToolSet:
 
     def __init__(self, validator: Validator) -> None:
         self.validator = validator
-        self.decoders = DecodersOnDemand(validator)
+        self.decoders = typed_decoders(validator)
         self.names = {name: tool.name for name, tool in validator.tools.items()}
 
 
@@ -79,6 +74,7 @@ class TypedReader:
     __slots__ = (
         "_by_format",
         "_compile_tools",
+        "_deep",
         "_flat",
         "_flat_reader",
         "_global",
@@ -95,7 +91,12 @@ class TypedReader:
         input_format: str | None = None,
         compile_tools: Callable[[list[Any]], Validator | str] | None = None,
         streams: GeneralReader | None = None,
+        *,
+        deep: bool = False,
     ) -> None:
+        #: Deep mode: a line with a call its decoder refused goes to the general path when
+        #: it may hold a number below a double's range (judged there on its exact parse).
+        self._deep = deep
         shapes = [
             shape
             for shape in typed_shapes()
@@ -116,7 +117,7 @@ class TypedReader:
         if self._global is not None and input_format in (None, FLAT.name):
             self._flat = self._by_format[FLAT.name] = FlatCalls(self._global.decoders)
         self._flat_reader = (
-            TypedFlatReader(self._flat, validator)
+            TypedFlatReader(self._flat, validator, deep=deep)
             if validator is not None and self._flat is not None
             else None
         )
@@ -193,6 +194,7 @@ class TypedReader:
         add_row = rows.append if rows is not None else None
         valid_row = recorder.valid_row
         grouped = recorder.grouped
+        deep = self._deep
         end = len(lines)
         position = start
         try:
@@ -246,6 +248,8 @@ class TypedReader:
                         if add_row is not None:
                             add_row(valid_row(first_line + position, index, call_id, tool, model))
                     continue
+                if deep and may_read_as_zero(line):
+                    return position  # judged on its exact parse (decoders refuse what differs)
                 verdicts = self._judge_line(line, calls, failed, toolset)
                 if verdicts is None:
                     return position

@@ -54,6 +54,7 @@ from __future__ import annotations
 import math
 import re
 import sys
+from collections.abc import Callable
 from typing import Annotated, Any, Literal, Union
 
 import msgspec
@@ -96,8 +97,8 @@ REFUSALS = (msgspec.DecodeError, RecursionError, UnicodeEncodeError)
 
 _LITERAL_INTEGERS = range(-(2**63), 2**63)
 
-# A parameter none of whose values a decoder could accept.
-_REFUSED = object()
+#: What :func:`value_type` gives for a parameter none of whose values a decoder accepts.
+REFUSED: Any = object()
 
 
 def arguments_decoder(tool: ToolValidator) -> Decoder | None:
@@ -114,19 +115,17 @@ def arguments_decoder(tool: ToolValidator) -> Decoder | None:
     for name, param in tool.parameters.items():
         if not isinstance(name, str):
             continue  # no JSON key equals it: it can never be given
-        value_type = (
-            _value_type(param.accepted_kinds, param.enum) if _can_be_renamed(name) else _REFUSED
-        )
-        if value_type is _REFUSED:
+        accepted = value_type(param.accepted_kinds, param.enum) if can_be_renamed(name) else REFUSED
+        if accepted is REFUSED:
             if name in required:
                 return None
             continue
         field = f"f{len(fields)}"
         rename[field] = name
         if name in required:
-            fields.append((field, value_type))
+            fields.append((field, accepted))
         else:
-            fields.append((field, value_type, msgspec.UNSET))
+            fields.append((field, accepted, msgspec.UNSET))
     struct = msgspec.defstruct(
         "Arguments", fields, kw_only=True, forbid_unknown_fields=True, rename=rename, gc=False
     )
@@ -142,9 +141,13 @@ class DecodersOnDemand(dict[str, "Decoder | None"]):
     #: Names of no tool kept (as None), at most: models invent names without end.
     MOST_UNKNOWN = 10_000
 
-    def __init__(self, validator: Validator) -> None:
+    def __init__(
+        self, validator: Validator, build: Callable[[ToolValidator], Decoder | None] | None = None
+    ) -> None:
         super().__init__()
         self._tools = validator.tools
+        #: Builds a tool's decoder: :func:`arguments_decoder`, or deep mode's.
+        self._build = build if build is not None else arguments_decoder
         self._built: dict[int, Decoder | None] = {}
         self._unknown = 0
 
@@ -156,7 +159,7 @@ class DecodersOnDemand(dict[str, "Decoder | None"]):
                 self[name] = None
             return None
         if id(tool) not in self._built:
-            self._built[id(tool)] = arguments_decoder(tool)
+            self._built[id(tool)] = self._build(tool)
         decoder = self[name] = self._built[id(tool)]
         return decoder
 
@@ -239,21 +242,21 @@ def _may_hold_huge_integer(text: str | bytes) -> bool:
     return re.search(run.encode(), text) is not None
 
 
-def _can_be_renamed(name: str) -> bool:
+def can_be_renamed(name: str) -> bool:
     """Whether msgspec takes ``name`` as a field's JSON name."""
     return not ('"' in name or "\\" in name or any(ord(char) < 0x20 for char in name)) and (
         encodes(name)
     )
 
 
-def _value_type(accepted_kinds: frozenset[str] | None, enum: tuple[object, ...] | None) -> Any:
-    """The msgspec type of the values a decoder accepts for a parameter, or _REFUSED."""
+def value_type(accepted_kinds: frozenset[str] | None, enum: tuple[object, ...] | None) -> Any:
+    """The msgspec type of the values a decoder accepts for a parameter, or REFUSED."""
     kinds = accepted_kinds if accepted_kinds is not None else ALL_KINDS
     if enum is not None:
         literals = _literals(enum, kinds)
-        return Literal[literals] if literals else _REFUSED
+        return Literal[literals] if literals else REFUSED
     if not kinds or ("float" in kinds and "integer" not in kinds):
-        return _REFUSED  # nothing is accepted, or msgspec's float would take integers
+        return REFUSED  # nothing is accepted, or msgspec's float would take integers
     if kinds >= ALL_KINDS:
         return msgspec.Raw
     return Union[tuple(TYPE_OF_KIND[kind] for kind in TYPE_OF_KIND if kind in kinds)]  # noqa: UP007
@@ -264,29 +267,29 @@ def _literals(enum: tuple[object, ...], kinds: frozenset[str]) -> tuple[object, 
     keyed by type too, since ``True`` and ``1`` are one dict key."""
     literals: dict[tuple[type, object], object] = {}
     for allowed in enum:
-        literal = _literal_of(allowed)
-        if literal is not _REFUSED and value_kind(literal) in kinds:
+        literal = literal_of(allowed)
+        if literal is not REFUSED and value_kind(literal) in kinds:
             literals[(type(literal), literal)] = literal
     return tuple(literals.values())
 
 
-def _literal_of(allowed: object) -> object:
-    """The one value of a ``Literal`` that accepts what JSON-equals ``allowed``, or _REFUSED."""
+def literal_of(allowed: object) -> object:
+    """The one value of a ``Literal`` that accepts what JSON-equals ``allowed``, or REFUSED."""
     allowed_type = type(allowed)
     if allowed_type is str:
         assert isinstance(allowed, str)
-        return allowed if encodes(allowed) else _REFUSED
+        return allowed if encodes(allowed) else REFUSED
     if allowed_type is bool or allowed is None:
         return allowed
     if allowed_type is float:
         assert isinstance(allowed, float)
         if not (math.isfinite(allowed) and allowed.is_integer()):
-            return _REFUSED  # a fraction, NaN or infinity: no Literal holds it
+            return REFUSED  # a fraction, NaN or infinity: no Literal holds it
         allowed = int(allowed)  # 2.0 JSON-equals 2, which Literal[2] takes (and refuses 2.0)
         allowed_type = int
     if allowed_type is int and allowed in _LITERAL_INTEGERS:
         return allowed
-    return _REFUSED
+    return REFUSED
 
 
 def encodes(text: str) -> bool:
