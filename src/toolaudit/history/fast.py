@@ -17,9 +17,11 @@ from collections.abc import Callable
 from typing import Any
 
 from toolaudit.formats.base import ABSENT, JSON_STRING, OBJECT
+from toolaudit.history.blocks import failed_response
 from toolaudit.history.model import (
     ANTHROPIC,
     BEDROCK,
+    GEMINI,
     NO_NAME,
     OPENAI_CHAT,
     OPENAI_RESPONSES,
@@ -31,31 +33,32 @@ from toolaudit.history.model import (
 from toolaudit.history.pairing import unanswered
 from toolaudit.history.signals import SUSPECT_STARTS, failed_payload
 
-#: A call the loop holds: its name, its message's index, its index in the message.
-_Open = tuple[object, int, int]
+#: A call the loop holds: its name, its message's index, its index in the message, and
+#: (Gemini) the field that holds it in its part.
+_Open = tuple[object, int, int, str]
 #: Roles whose message can hold the results of the calls before it (blocks' shapes).
 _RECEIVING = ("user", "function", "tool", None)
 
 
 class _Outcomes:
     """Each tool's outcomes, counted as calls and results go by in history order, by the
-    rules of :func:`toolaudit.history.outcomes.outcomes` (calls known by their ids)."""
+    rules of :func:`toolaudit.history.outcomes.outcomes` (a call known by its _Open)."""
 
     __slots__ = ("found", "retries", "waiting")
 
     def __init__(self) -> None:
         self.found: dict[str, ToolOutcome] = {}
         self.waiting: dict[str, int] = {}  #: failures not yet followed by a call of the tool
-        self.retries: dict[object, int] = {}  #: by call id: how many failures it retries
+        self.retries: dict[_Open, int] = {}  #: by call: how many failures it retries
 
-    def call(self, call_id: str, name: object) -> None:
+    def call(self, call: _Open, name: object) -> None:
         tool = name if isinstance(name, str) else NO_NAME
         failures = self.waiting.pop(tool, 0)
         if failures:
             self.found[tool].retried += failures
-            self.retries[call_id] = failures
+            self.retries[call] = failures
 
-    def result(self, call_id: object, name: object, failed: bool) -> None:
+    def result(self, call: _Open, name: object, failed: bool) -> None:
         tool = name if isinstance(name, str) else NO_NAME
         outcome = self.found.get(tool)
         if outcome is None:
@@ -65,7 +68,7 @@ class _Outcomes:
             outcome.failures += 1
             self.waiting[tool] = self.waiting.get(tool, 0) + 1
         elif self.retries:
-            outcome.recovered += self.retries.pop(call_id, 0)
+            outcome.recovered += self.retries.pop(call, 0)
 
 
 class _Loop:
@@ -80,24 +83,24 @@ class _Loop:
         self.outcomes = _Outcomes()
         self.held: list[HistoryCall] | None = [] if calls else None
         self.seen: set[str] = set()
-        self.unanswered: list[tuple[str, _Open]] = []
+        self.unanswered: list[tuple[str | None, _Open]] = []
 
     def call(
-        self, call_id: str, at: _Open, element: dict[str, Any], field: str, encoding: str
+        self, call_id: str | None, at: _Open, element: dict[str, Any], field: str, encoding: str
     ) -> None:
         """A call with ``call_id`` (a string not seen before), its arguments in
         ``element[field]``; only a failure before it, or calls to list, need more."""
         if self.outcomes.waiting:
-            self.outcomes.call(call_id, at[0])
+            self.outcomes.call(at, at[0])
         if self.held is not None:
-            path = self.where.format(self.path, at[1], at[2])
+            path = self.where.format(self.path, *at[1:])
             arguments = element.get(field, ABSENT)
             self.held.append(HistoryCall(at[0], arguments, call_id, path, encoding))
 
     def checked(self, shape: str, messages: int) -> Checked:
         problems: list[Problem] = []
-        for call_id, (name, index, j) in self.unanswered:
-            path = self.where.format(self.path, index, j)
+        for call_id, (name, index, *where) in self.unanswered:
+            path = self.where.format(self.path, index, *where)
             problems.append(unanswered(shape, path, call_id, name, index, messages))
         return Checked(shape, messages, problems, self.outcomes.found, self.held or [])
 
@@ -121,7 +124,7 @@ def chat(messages: list[Any], path: str, calls: bool) -> Checked | None:
             name = message.get("name")
             if name is not None and name != call[0] and _both_names(name, call[0]):
                 return None
-            result(call_id, call[0], _failed(message.get("content")))
+            result(call, call[0], _failed(message.get("content")))
             continue
         if window:  # any other message ends the run of tool messages
             loop.unanswered.extend(window.items())
@@ -142,7 +145,7 @@ def chat(messages: list[Any], path: str, calls: bool) -> Checked | None:
                 if type(call_id) is not str or call_id in seen:
                     return None
                 seen.add(call_id)
-                window[call_id] = at = (function.get("name"), index, j)
+                window[call_id] = at = (function.get("name"), index, j, "")
                 if held is not None or waiting:
                     loop.call(call_id, at, function, "arguments", JSON_STRING)
         elif role == "function":
@@ -176,7 +179,7 @@ def responses(messages: list[Any], path: str, calls: bool) -> Checked | None:
             if type(call_id) is not str or call_id in seen:
                 return None
             seen.add(call_id)
-            unpaired[call_id] = at = (item.get("name"), index, 0)
+            unpaired[call_id] = at = (item.get("name"), index, 0, "")
             if held is not None or waiting:
                 loop.call(call_id, at, item, "arguments", JSON_STRING)
         elif kind == "function_call_output":
@@ -184,7 +187,7 @@ def responses(messages: list[Any], path: str, calls: bool) -> Checked | None:
             call = unpaired.pop(call_id, None) if type(call_id) is str else None
             if call is None:
                 return None
-            loop.outcomes.result(call_id, call[0], _failed(item.get("output")))
+            loop.outcomes.result(call, call[0], _failed(item.get("output")))
         elif kind in ("custom_tool_call", "custom_tool_call_output"):
             return None
     loop.unanswered.extend(unpaired.items())
@@ -259,7 +262,7 @@ def _windowed_blocks(
                 if type(call_id) is not str or call_id in seen:
                     return None
                 seen.add(call_id)
-                made[call_id] = at = (found[2], index, j)
+                made[call_id] = at = (found[2], index, j, "")
                 if held is not None or waiting:
                     loop.call(call_id, at, found[3], "input", OBJECT)
                 continue
@@ -269,7 +272,7 @@ def _windowed_blocks(
             if call is None:
                 return None
             results += 1
-            loop.outcomes.result(call_id, call[0], found[2])
+            loop.outcomes.result(call, call[0], found[2])
         loop.unanswered.extend(window.items())  # the window is this one message
         window = made
     loop.unanswered.extend(window.items())
@@ -288,10 +291,82 @@ def bedrock(messages: list[Any], path: str, calls: bool) -> Checked | None:
     return _windowed_blocks(BEDROCK, _bedrock_block, where, messages, path, calls)
 
 
+def gemini(messages: list[Any], path: str, calls: bool) -> Checked | None:
+    """Gemini: a content's calls are answered in the very next content, a user's; by id
+    where every call and response has one, else by name, in order (a history that mixes
+    the two, or a part without a name, is left to the full reading)."""
+    loop = _Loop(path, calls, "{}[{}].parts[{}].{}")
+    seen, held, waiting = loop.seen, loop.held, loop.outcomes.waiting
+    window: dict[str, list[tuple[str | None, _Open]]] = {}  #: by id or name: in order
+    by_id: bool | None = None  #: how this history pairs, once its first call tells
+    for index, content in enumerate(messages):
+        parts = content.get("parts") if type(content) is dict else None
+        if type(parts) is not list:
+            if type(parts) is not str:
+                return None
+            parts = []
+        receiving = content.get("role") in _RECEIVING
+        made: dict[str, list[tuple[str | None, _Open]]] = {}
+        for j, part in enumerate(parts):
+            try:
+                found = _gemini_part(part)
+            except _NotSure:
+                return None
+            if found is None:
+                continue
+            is_call, field, element, call_id, name = found
+            if by_id is None:
+                by_id = call_id is not None
+            if by_id is not (call_id is not None):
+                return None
+            key = call_id if call_id is not None else name
+            if is_call:
+                if by_id and key in seen:
+                    return None
+                seen.add(key)
+                at = (name, index, j, field)
+                made.setdefault(key, []).append((call_id, at))
+                if held is not None or waiting:
+                    loop.call(call_id, at, element, "args", OBJECT)
+                continue
+            answered = window.get(key) if receiving else None
+            if not answered or answered[0][1][0] != name:
+                return None  # out of place, unpaired, or naming another tool
+            call = answered.pop(0)[1]
+            loop.outcomes.result(call, name, failed_response(element.get("response")))
+        left = [call for calls in window.values() for call in calls]
+        loop.unanswered.extend(sorted(left, key=lambda call: call[1][2]))
+        window = made
+    left = [call for calls in window.values() for call in calls]
+    loop.unanswered.extend(sorted(left, key=lambda call: call[1][2]))
+    return loop.checked(GEMINI, len(messages))
+
+
+def _gemini_part(part: object) -> tuple[bool, str, dict[str, Any], str | None, str] | None:
+    """A part's call or response: whether a call, its field, the element, its id and its
+    name; None for a part that is neither. A part the fast path is not sure of raises
+    _NotSure."""
+    if type(part) is not dict:
+        raise _NotSure
+    call_field = "functionCall" if "functionCall" in part else "function_call"
+    result_field = "functionResponse" if "functionResponse" in part else "function_response"
+    call, response = part.get(call_field), part.get(result_field)
+    field, element = (call_field, call) if call is not None else (result_field, response)
+    if element is None:
+        return None
+    if type(element) is not dict:
+        raise _NotSure
+    call_id, name = element.get("id"), element.get("name")
+    if type(name) is not str or not (call_id is None or type(call_id) is str):
+        raise _NotSure
+    return call is not None, field, element, call_id, name
+
+
 #: The shapes with a fast path, and theirs.
 FAST: dict[str, Callable[[list[Any], str, bool], Checked | None]] = {
     OPENAI_CHAT: chat,
     OPENAI_RESPONSES: responses,
     ANTHROPIC: anthropic,
     BEDROCK: bedrock,
+    GEMINI: gemini,
 }
