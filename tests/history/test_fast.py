@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolaudit.history import check, fast
+from toolaudit.history import check, fast, fast_blocks
 from toolaudit.history.check import examine
 
 from .shapes import BY_NAME, Shape, build
@@ -23,9 +23,9 @@ from .test_repair import STEP
 FAST = {
     "openai-chat": fast.chat,
     "openai-responses": fast.responses,
-    "anthropic": fast.anthropic,
-    "bedrock": fast.bedrock,
-    "gemini": fast.gemini,
+    "anthropic": fast_blocks.anthropic,
+    "bedrock": fast_blocks.bedrock,
+    "gemini": fast_blocks.gemini,
 }
 FAST_SHAPES = [BY_NAME[name] for name in FAST]
 
@@ -71,7 +71,7 @@ def test_a_block_before_an_anthropic_result_is_left_to_the_full_reading():
     text = {"type": "text", "text": "here:"}
     result = {"type": "tool_result", "tool_use_id": "c1", "content": "sunny"}
     messages.append({"role": "user", "content": [text, result]})
-    assert fast.anthropic(messages, "messages", True) is None
+    assert fast_blocks.anthropic(messages, "messages", True) is None
     [problem] = check(messages, "anthropic").problems
     assert (problem.code, problem.path) == ("pairing:misplaced_result", "messages[2].content[1]")
 
@@ -97,7 +97,7 @@ def test_a_gemini_history_pairing_by_id_and_by_name_is_left_to_the_full_reading(
     by_name = {"functionResponse": {"name": W, "response": {"output": "sunny"}}}
     by_id = {"functionResponse": {"id": "c1", "name": W, "response": {"output": "sunny"}}}
     messages = [call, {"role": "user", "parts": [by_name, by_id]}]
-    assert fast.gemini(messages, "messages", True) is None
+    assert fast_blocks.gemini(messages, "messages", True) is None
     # The response without an id answers the oldest call of its name: c1, answered twice.
     codes = [p.code for p in check(messages, "gemini").problems]
     assert codes == ["pairing:unanswered", "pairing:duplicate_result"]
