@@ -90,9 +90,8 @@ def responses(messages: list[Any], path: str, calls: bool) -> Checked | None:
     for index, item in enumerate(messages):
         if type(item) is not dict:
             return None
-        kind = item.get("type")
+        kind, call_id = item.get("type"), item.get("call_id")
         if kind == "function_call":
-            call_id = item.get("call_id")
             if type(call_id) is not str or call_id in seen:
                 return None
             seen.add(call_id)
@@ -100,7 +99,6 @@ def responses(messages: list[Any], path: str, calls: bool) -> Checked | None:
             if held is not None or waiting:
                 loop.call(call_id, at, item, "arguments", JSON_STRING)
         elif kind == "function_call_output":
-            call_id = item.get("call_id")
             call = unpaired.pop(call_id, None) if type(call_id) is str else None
             if call is None:
                 return None
