@@ -14,18 +14,13 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 import time
 from pathlib import Path
 
 import orjson
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 from common import DATA_DIR, atomic_path, progress, source_state
 from measure import Variant, measure_round_robin, run_child, toolaudit_executable
-from toolaudit.history import check
-from toolaudit.history.check import examine
 
 SEED = 20261205
 WEATHER = {
@@ -95,10 +90,17 @@ def floor_seconds(path: Path) -> float:
     return time.perf_counter() - started
 
 
+def log_path(kind: str, args: argparse.Namespace) -> Path:
+    return DATA_DIR / f"conversations-{kind}-{args.lines}x{args.messages}-seed{SEED}.jsonl"
+
+
 def in_process(log: Path, repeat: int) -> None:
     """The check alone on the log's histories, in this process: the full reading (all
     that ``check`` did before its fast path, calls listed) beside ``check`` as the audit
     calls it (``calls=False`` unless --history), rounds interleaved, best round."""
+    from toolaudit.history import check  # here: the audit is timed as a command
+    from toolaudit.history.check import examine
+
     histories = [orjson.loads(line)["messages"] for line in log.open("rb")]
     count = sum(len(messages) for messages in histories)
     ways = {
@@ -121,17 +123,21 @@ def in_process(log: Path, repeat: int) -> None:
         print(f"| {label} | {each:.1f} | {per:.2f} | {seconds / full:.2f}x |")
 
 
-def main() -> None:
+def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lines", type=int, default=20_000)
     parser.add_argument("--messages", type=int, default=40, help="messages a conversation")
     parser.add_argument("--repeat", type=int, default=5)
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = arguments()
     exe = toolaudit_executable()
     progress(f"toolaudit: {source_state()}")
     for paired in (True, False):
         kind = "pairs" if paired else "requests"
-        log = DATA_DIR / f"conversations-{kind}-{args.lines}x{args.messages}-seed{SEED}.jsonl"
+        log = log_path(kind, args)
         if not log.exists():
             progress(f"generating {log.name} ...")
             generate(log, args.lines, args.messages, paired=paired)
@@ -160,11 +166,11 @@ def main() -> None:
             print(
                 f"| {variant.label} | {median:.3f} | {median / floor:.2f}x | {median / off:.2f}x |"
             )
-        met = "met" if on / off <= 1.15 else "not met"
-        print(f"- checked / unchecked: {on / off:.3f}x (target <= 1.15x: {met})")
-        if not paired:
-            in_process(log, args.repeat)
+        verdict = "met" if on / off <= 1.15 else "not met"
+        print(f"- checked / unchecked: {on / off:.3f}x (target <= 1.15x: {verdict})")
 
 
 if __name__ == "__main__":
     main()
+    given = arguments()
+    in_process(log_path("requests", given), given.repeat)
