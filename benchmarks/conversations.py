@@ -90,17 +90,54 @@ def floor_seconds(path: Path) -> float:
     return time.perf_counter() - started
 
 
-def main() -> None:
+def log_path(kind: str, args: argparse.Namespace) -> Path:
+    return DATA_DIR / f"conversations-{kind}-{args.lines}x{args.messages}-seed{SEED}.jsonl"
+
+
+def in_process(log: Path, repeat: int) -> None:
+    """The check alone on the log's histories, in this process: the full reading (all
+    that ``check`` did before its fast path, calls listed) beside ``check`` as the audit
+    calls it (``calls=False`` unless --history), rounds interleaved, best round."""
+    from toolaudit.history import check  # here: the audit is timed as a command
+    from toolaudit.history.check import examine
+
+    histories = [orjson.loads(line)["messages"] for line in log.open("rb")]
+    count = sum(len(messages) for messages in histories)
+    ways = {
+        "full reading (before)": lambda: [examine(h, None, "messages") for h in histories],
+        "check, calls listed": lambda: [check(h) for h in histories],
+        "check, calls=False (the audit)": lambda: [check(h, calls=False) for h in histories],
+    }
+    best = dict.fromkeys(ways, float("inf"))
+    for _ in range(repeat):
+        for label, way in ways.items():
+            started = time.process_time()
+            way()
+            best[label] = min(best[label], time.process_time() - started)
+    each = count / len(histories)
+    print(f"\nthe check in-process, {len(histories):,} histories of {each:.0f} messages")
+    print("| way | us / history | us / message | x full reading |\n|---|---:|---:|---:|")
+    full = best["full reading (before)"]
+    for label, seconds in best.items():
+        each, per = seconds / len(histories) * 1e6, seconds / count * 1e6
+        print(f"| {label} | {each:.1f} | {per:.2f} | {seconds / full:.2f}x |")
+
+
+def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lines", type=int, default=20_000)
     parser.add_argument("--messages", type=int, default=40, help="messages a conversation")
     parser.add_argument("--repeat", type=int, default=5)
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = arguments()
     exe = toolaudit_executable()
     progress(f"toolaudit: {source_state()}")
     for paired in (True, False):
         kind = "pairs" if paired else "requests"
-        log = DATA_DIR / f"conversations-{kind}-{args.lines}x{args.messages}-seed{SEED}.jsonl"
+        log = log_path(kind, args)
         if not log.exists():
             progress(f"generating {log.name} ...")
             generate(log, args.lines, args.messages, paired=paired)
@@ -135,3 +172,5 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    given = arguments()
+    in_process(log_path("requests", given), given.repeat)

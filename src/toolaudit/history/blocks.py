@@ -114,12 +114,13 @@ def gemini(reader: Reader, index: int, content: Mapping[str, Any]) -> Turn:
             if not isinstance(response, Mapping):
                 reader.not_an_object(reader.path_of(index, where), result_field, response)
                 continue
-            failed = _failed_response(response.get("response"))
+            failed = failed_response(response.get("response"))
             reader.result(turn, index, where, response, ("id", "name"), failed, id_required=False)
     return turn
 
 
-def _failed_response(response: object) -> bool:
+def failed_response(response: object) -> bool:
+    """Whether a Gemini (or OTel) response reports a failure."""
     # Gemini's own convention, which OTel exporters keep: the "error" key holds a failure.
     if isinstance(response, Mapping) and response.get("error") is not None:
         return True
@@ -135,6 +136,6 @@ def otel(reader: Reader, index: int, message: Mapping[str, Any]) -> Turn:
             fields = ("id", "name", "arguments")
             reader.call(turn, index, ("parts", j), part, fields, OBJECT, id_required=False)
         elif kind == "tool_call_response":
-            failed = _failed_response(first_present(part, "response", "result"))
+            failed = failed_response(first_present(part, "response", "result"))
             reader.result(turn, index, ("parts", j), part, ("id", None), failed, id_required=False)
     return turn

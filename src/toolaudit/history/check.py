@@ -10,6 +10,7 @@ from toolaudit.errors import OptionError
 from toolaudit.formats.base import is_one_of
 from toolaudit.history.blocks import anthropic, bedrock, gemini, otel
 from toolaudit.history.detect import detect
+from toolaudit.history.fast import FAST
 from toolaudit.history.messages import chat, langchain, responses
 from toolaudit.history.model import (
     ANTHROPIC,
@@ -42,31 +43,39 @@ READERS: dict[str, Callable[[Reader, int, Mapping[str, Any]], Turn]] = {
 }
 
 
-def check(messages: object, shape: str | None = None, *, path: str = "messages") -> Checked:
+def check(
+    messages: object, shape: str | None = None, *, path: str = "messages", calls: bool = True
+) -> Checked:
     """Check one history: ``messages`` as the request holds them, in ``shape`` (one of
     :data:`SHAPES`; None: read from the messages), found at ``path`` in its record
     (problems' paths begin with it). An unknown ``shape`` is an :class:`OptionError`;
     anything in ``messages`` is data, and what cannot be read is a ``malformed:history``
-    problem. LangSmith's batched form, a list of message lists, is checked list by list."""
-    return examine(messages, shape, path)[0]
+    problem. LangSmith's batched form, a list of message lists, is checked list by list.
+    ``calls`` False leaves :attr:`Checked.calls` empty (nobody judges them)."""
+    _known(shape)
+    if isinstance(messages, list) and messages and type(messages[0]) is dict:
+        shape = shape or detect(messages)
+        fast = FAST.get(shape)
+        checked = fast(messages, path, calls) if fast is not None else None
+        if checked is not None:
+            return checked  # the common history; anything unusual is read in full below
+    return examine(messages, shape, path, calls=calls)[0]
 
 
 def examine(
-    messages: object, shape: str | None, path: str, *, batches: bool = True
+    messages: object, shape: str | None, path: str, *, batches: bool = True, calls: bool = True
 ) -> tuple[Checked, list[Turn]]:
-    """:func:`check`, with the turns read (what a repair works from); ``batches`` False
-    reads a list of lists as messages (one level of batching, never a recursion)."""
-    if shape is not None and not is_one_of(shape, SHAPES):
-        known = ", ".join(sorted(SHAPES))
-        raise OptionError(f"unknown history shape {shape!r}: expected one of {known}")
+    """:func:`check` in full, with the turns read (what a repair works from); ``batches``
+    False reads a list of lists as messages (one level of batching, never a recursion)."""
+    _known(shape)
     if not isinstance(messages, list):
         detail = f"a history must be a list of messages, got {kind_phrase(messages)}"
         problem = Problem(MALFORMED_HISTORY, path, None, None, detail)
         return Checked(shape or OPENAI_CHAT, 0, [problem], {}, []), []
     if batches and messages and all(isinstance(batch, list) for batch in messages):
-        return _batched(messages, shape, path), []
+        return _batched(messages, shape, path, calls), []
     chosen = shape or detect(messages)
-    reader = Reader(path)
+    reader = Reader(path, calls=calls)
     read = READERS[chosen]
     for index, message in enumerate(messages):
         if isinstance(message, Mapping):
@@ -82,10 +91,17 @@ def examine(
     return checked, reader.turns
 
 
-def _batched(batches: list[Any], shape: str | None, path: str) -> Checked:
+def _known(shape: str | None) -> None:
+    if shape is not None and not is_one_of(shape, SHAPES):
+        known = ", ".join(sorted(SHAPES))
+        raise OptionError(f"unknown history shape {shape!r}: expected one of {known}")
+
+
+def _batched(batches: list[Any], shape: str | None, path: str, calls: bool) -> Checked:
     """Each list of a batch as its own history (LangSmith's ``inputs.messages``)."""
     parts = [
-        examine(batch, shape, f"{path}[{j}]", batches=False)[0] for j, batch in enumerate(batches)
+        examine(batch, shape, f"{path}[{j}]", batches=False, calls=calls)[0]
+        for j, batch in enumerate(batches)
     ]
     total = Checked(parts[0].shape, 0, [], {}, [])
     for part in parts:

@@ -14,8 +14,9 @@ from toolaudit.values import kind_phrase, shown
 class Reader:
     """Reads one history's messages into turns; each shape's module fills it."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, *, calls: bool = True) -> None:
         self.path = path
+        self.keep_calls = calls  #: False: the calls are not listed (nobody judges them)
         self.turns: list[Turn] = []
         self.calls: list[HistoryCall] = []
         #: (seq, problem): seq orders problems as the history reads.
@@ -50,7 +51,7 @@ class Reader:
         path = self.path_of(index, where)
         call_id, name = element.get(id_field), element.get(name_field)
         arguments = element.get(arguments_field, ABSENT)
-        if listed:
+        if listed and self.keep_calls:
             self.calls.append(HistoryCall(name, arguments, call_id, path, encoding))
         key = self._key(call_id, path, "call", id_required)
         if key is None and id_required:

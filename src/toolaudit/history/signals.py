@@ -15,6 +15,9 @@ ERROR_TEXT_PREFIXES = (
     "Error: ",
     "An error occurred while running the tool.",
 )
+#: How a text that may report a failure begins: an error text's first character, or a
+#: JSON object's (MCP's result); a text beginning otherwise reports none.
+SUSPECT_STARTS = frozenset({prefix[0] for prefix in ERROR_TEXT_PREFIXES} | {"{"})
 #: MCP's CallToolResult flag, and the snake_case spelling Python frameworks log.
 _ERROR_FLAGS = ("isError", "is_error")
 
@@ -29,6 +32,8 @@ def failed_payload(payload: object, depth: int = _DEPTH) -> bool:
     list of content blocks only the first is read: it carries the flag or the text."""
     if depth <= 0:
         return False
+    if type(payload) is str:  # the commonest, tested first (an ABC's isinstance is slow)
+        return payload.startswith(ERROR_TEXT_PREFIXES) or _is_mcp_error_text(payload)
     if isinstance(payload, list):
         return bool(payload) and failed_payload(payload[0], depth - 1)
     if isinstance(payload, Mapping):

@@ -196,7 +196,9 @@ class GeneralReader:
         history = extracted.history
         if history is None or not self._conversations:
             return
-        checked = check_history(history.messages, history.shape, path=history.path)
+        checked = check_history(
+            history.messages, history.shape, path=history.path, calls=self._history_calls
+        )
         where = Where(self._recorder.source, lineno, model=extracted.model)
         self._recorder.history(tally, where, checked)
         if self._history_calls and checked.calls:

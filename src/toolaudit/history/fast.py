@@ -1,0 +1,119 @@
+"""The fast path of ``check`` for the history most logs hold: every call with a string id
+of its own, every result where its provider wants it. One loop over the raw dicts pairs
+the ids, checks the provider's placement rule and counts the outcomes, with no object per
+message and no path string but for the calls and problems it returns.
+
+Anything unusual (a result out of place or unpaired, a repeated id, an id missing or not
+a string, a block of another shape, a legacy or custom tool, a name that disagrees) makes
+it return None, "not sure", and the full reading (:mod:`toolaudit.history.check`) runs
+and decides. The one problem it reports itself is the commonest, a call left without a
+result, built by the same function the full reading uses. Its answers are therefore the
+full reading's; tests/history/test_fast.py holds the two to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from toolaudit.formats.base import JSON_STRING
+from toolaudit.history.fast_blocks import anthropic, bedrock, gemini
+from toolaudit.history.fast_loop import Loop, Open, reports_failure
+from toolaudit.history.model import (
+    ANTHROPIC,
+    BEDROCK,
+    GEMINI,
+    OPENAI_CHAT,
+    OPENAI_RESPONSES,
+    Checked,
+)
+
+
+def chat(messages: list[Any], path: str, calls: bool) -> Checked | None:
+    """OpenAI Chat: a call's results are the run of tool messages right after its message."""
+    loop = Loop(path, calls, "{}[{}].tool_calls[{}]")
+    seen, held, waiting = loop.seen, loop.held, loop.outcomes.waiting
+    result = loop.outcomes.result
+    #: the calls of the last message not answered yet, while tool messages follow it
+    window: dict[str, Open] = {}
+    for index, message in enumerate(messages):
+        if type(message) is not dict:
+            return None
+        role = message.get("role")
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            call = window.pop(call_id, None) if type(call_id) is str else None
+            if call is None:
+                return None
+            name = message.get("name")
+            if name is not None and name != call[0] and _both_names(name, call[0]):
+                return None
+            result(call, call[0], reports_failure(message.get("content")))
+            continue
+        if window:  # any other message ends the run of tool messages
+            loop.unanswered.extend(window.items())
+            window = {}
+        if role == "assistant":
+            if message.get("function_call") is not None:
+                return None  # legacy functions pair by name: the full reading does that
+            tool_calls = message.get("tool_calls")
+            if tool_calls is None:
+                continue
+            if type(tool_calls) is not list:
+                return None
+            for j, tool_call in enumerate(tool_calls):
+                function = tool_call.get("function") if type(tool_call) is dict else None
+                if type(function) is not dict:
+                    return None  # not an object, or a custom tool's call
+                call_id = tool_call.get("id")
+                if type(call_id) is not str or call_id in seen:
+                    return None
+                seen.add(call_id)
+                window[call_id] = at = (function.get("name"), index, j, "")
+                if held is not None or waiting:
+                    loop.call(call_id, at, function, "arguments", JSON_STRING)
+        elif role == "function":
+            return None
+    loop.unanswered.extend(window.items())
+    return loop.checked(OPENAI_CHAT, len(messages))
+
+
+def _both_names(name: object, called: object) -> bool:
+    return isinstance(name, str) and isinstance(called, str)
+
+
+def responses(messages: list[Any], path: str, calls: bool) -> Checked | None:
+    """OpenAI Responses: a ``function_call_output`` anywhere after its ``function_call``."""
+    loop = Loop(path, calls, "{}[{}]")
+    seen, held, waiting = loop.seen, loop.held, loop.outcomes.waiting
+    unpaired: dict[str, Open] = {}  #: calls not answered yet, in order
+    for index, item in enumerate(messages):
+        if type(item) is not dict:
+            return None
+        kind, call_id = item.get("type"), item.get("call_id")
+        if kind == "function_call":
+            if type(call_id) is not str or call_id in seen:
+                return None
+            seen.add(call_id)
+            unpaired[call_id] = at = (item.get("name"), index, 0, "")
+            if held is not None or waiting:
+                loop.call(call_id, at, item, "arguments", JSON_STRING)
+        elif kind == "function_call_output":
+            call = unpaired.pop(call_id, None) if type(call_id) is str else None
+            if call is None:
+                return None
+            loop.outcomes.result(call, call[0], reports_failure(item.get("output")))
+        elif kind in ("custom_tool_call", "custom_tool_call_output"):
+            return None
+    loop.unanswered.extend(unpaired.items())
+    return loop.checked(OPENAI_RESPONSES, len(messages))
+
+
+#: The shapes with a fast path, and theirs.
+FAST: dict[str, Callable[[list[Any], str, bool], Checked | None]] = {
+    OPENAI_CHAT: chat,
+    OPENAI_RESPONSES: responses,
+    ANTHROPIC: anthropic,
+    BEDROCK: bedrock,
+    GEMINI: gemini,
+}

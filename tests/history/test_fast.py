@@ -1,0 +1,183 @@
+"""The fast path of ``check`` against the full reading: on any history, with any fault
+put into it, the fast path either gives up (None) or answers exactly what the full
+reading answers: the same problems, outcomes and calls. (tests/history/conftest.py holds
+it to the same on every history the rest of this suite builds.)"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from toolaudit.history import check, fast, fast_blocks
+from toolaudit.history.check import examine
+
+from .shapes import BY_NAME, Shape, build
+from .test_pairing import ASK, FAULTS, W
+from .test_repair import STEP
+
+#: Each shape with a fast path, and its fast path (the module's, not the suite's checked one).
+FAST = {
+    "openai-chat": fast.chat,
+    "openai-responses": fast.responses,
+    "anthropic": fast_blocks.anthropic,
+    "bedrock": fast_blocks.bedrock,
+    "gemini": fast_blocks.gemini,
+}
+FAST_SHAPES = [BY_NAME[name] for name in FAST]
+
+
+def agree(shape: str, messages: list[Any]) -> bool:
+    """Whether the fast path answered (it agreeing with the full reading, calls listed or not)."""
+    answered = False
+    for calls in (True, False):
+        answer = FAST[shape](messages, "messages", calls)
+        if answer is not None:
+            assert answer == examine(messages, shape, "messages", calls=calls)[0]
+            answered = True
+    return answered
+
+
+def without_ids(messages: list[Any]) -> list[Any]:
+    """A Gemini history as the API mostly writes it: calls and responses paired by name."""
+    for content in messages:
+        for part in content["parts"]:
+            for element in part.values():
+                if isinstance(element, dict):
+                    element.pop("id", None)
+    return messages
+
+
+@pytest.mark.parametrize("shape", FAST_SHAPES, ids=lambda shape: shape.name)
+@pytest.mark.parametrize("fault", ["clean", "unanswered", "unanswered_at_end"])
+def test_the_fast_path_answers_the_common_histories(shape: Shape, fault: str):
+    steps = FAULTS[fault][0] if fault != "unanswered_at_end" else [ASK, ("calls", [("c1", W)])]
+    assert agree(shape.name, build(shape, steps))
+    if shape.name == "gemini":
+        assert agree(shape.name, without_ids(build(shape, steps)))
+
+
+@pytest.mark.parametrize("shape", FAST_SHAPES, ids=lambda shape: shape.name)
+@pytest.mark.parametrize("fault", sorted(set(FAULTS) - {"clean", "unanswered"}))
+def test_every_other_fault_is_left_to_the_full_reading_or_agreed(shape: Shape, fault: str):
+    agree(shape.name, build(shape, FAULTS[fault][0]))
+
+
+def test_a_block_before_an_anthropic_result_is_left_to_the_full_reading():
+    messages = build(BY_NAME["anthropic"], [ASK, ("calls", [("c1", W)])])
+    text = {"type": "text", "text": "here:"}
+    result = {"type": "tool_result", "tool_use_id": "c1", "content": "sunny"}
+    messages.append({"role": "user", "content": [text, result]})
+    assert fast_blocks.anthropic(messages, "messages", True) is None
+    [problem] = check(messages, "anthropic").problems
+    assert (problem.code, problem.path) == ("pairing:misplaced_result", "messages[2].content[1]")
+
+
+def test_a_chat_result_naming_another_tool_is_left_to_the_full_reading():
+    messages = build(BY_NAME["openai-chat"], [ASK, ("calls", [("c1", W)])])
+    messages.append({"role": "tool", "tool_call_id": "c1", "name": "get_time", "content": "1"})
+    assert fast.chat(messages, "messages", True) is None
+    assert [p.code for p in check(messages).problems] == ["pairing:name_mismatch"]
+
+
+@pytest.mark.parametrize("shape", ["anthropic", "bedrock", "gemini"])
+def test_results_in_a_message_not_a_users_are_left_to_the_full_reading(shape: str):
+    messages = build(BY_NAME[shape], FAULTS["clean"][0])
+    messages[-1]["role"] = "assistant"
+    assert FAST[shape](messages, "messages", True) is None
+    assert {p.code for p in check(messages, shape).problems} == {"pairing:misplaced_result"}
+
+
+def test_a_gemini_history_pairing_by_id_and_by_name_is_left_to_the_full_reading():
+    call = {"role": "model", "parts": [{"functionCall": {"id": "c1", "name": W, "args": {}}}]}
+    call["parts"].append({"functionCall": {"name": W, "args": {}}})
+    by_name = {"functionResponse": {"name": W, "response": {"output": "sunny"}}}
+    by_id = {"functionResponse": {"id": "c1", "name": W, "response": {"output": "sunny"}}}
+    messages = [call, {"role": "user", "parts": [by_name, by_id]}]
+    assert fast_blocks.gemini(messages, "messages", True) is None
+    # The response without an id answers the oldest call of its name: c1, answered twice.
+    codes = [p.code for p in check(messages, "gemini").problems]
+    assert codes == ["pairing:unanswered", "pairing:duplicate_result"]
+
+
+def test_custom_tools_are_left_to_the_full_reading():
+    messages = [
+        {"type": "custom_tool_call", "call_id": "c1", "name": "grep", "input": "x"},
+        {"type": "custom_tool_call_output", "call_id": "c1", "output": "Error: no"},
+    ]
+    assert fast.responses(messages, "messages", True) is None
+    checked = check(messages, "openai-responses")
+    assert (checked.problems, checked.calls, checked.outcomes["grep"].failures) == ([], [], 1)
+
+
+@pytest.mark.parametrize("shape", [*FAST_SHAPES, BY_NAME["otel"]], ids=lambda s: s.name)
+@pytest.mark.parametrize("fault", ["clean", "duplicate result"])
+def test_calls_false_leaves_out_only_the_calls(shape: Shape, fault: str):
+    messages = build(shape, FAULTS[fault][0])
+    listed, unlisted = check(messages, shape.name), check(messages, shape.name, calls=False)
+    assert listed.calls and unlisted.calls == []
+    listed.calls = []
+    assert listed == unlisted
+
+
+#: Edits that put faults into a history: a value set, deleted, or inserted before it.
+DELETE = object()
+VALUES = st.sampled_from(
+    [
+        DELETE, None, 1, True, "c1", "c2", "c9", "x", "Error: failed", '{"isError": true}',
+        "user", "assistant", "model", "tool", "function", "custom_tool_call",
+        "custom_tool_call_output", {}, [], {"type": "text", "text": "hi"},
+        {"role": "user", "content": "hi"}, {"name": "get_time"},
+    ]
+)  # fmt: skip
+EDITS = st.lists(
+    st.tuples(st.sampled_from(["set", "insert"]), st.integers(0, 10_000), VALUES), max_size=3
+)
+
+
+def spots(value: object) -> list[tuple[Any, Any]]:
+    """Every (container, key) in ``value``, outermost first."""
+    found: list[tuple[Any, Any]] = []
+    pending = [value]
+    while pending:
+        container = pending.pop()
+        keys = range(len(container)) if isinstance(container, list) else list(container)
+        for key in keys:
+            found.append((container, key))
+            if isinstance(container[key], (list, dict)):
+                pending.append(container[key])
+    return found
+
+
+def edited(messages: list[Any], edits: list[tuple[str, int, object]]) -> list[Any]:
+    for how, where, value in edits:
+        places = spots(messages)
+        if not places:
+            break
+        container, key = places[where % len(places)]
+        if value is DELETE:
+            del container[key]
+        elif how == "insert" and isinstance(container, list):
+            container.insert(key, copy.deepcopy(value))
+        else:
+            container[key] = copy.deepcopy(value)
+    return messages
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    shape=st.sampled_from(FAST_SHAPES),
+    steps=st.lists(STEP, max_size=8),
+    edits=EDITS,
+    by_name=st.booleans(),
+)
+def test_any_history_with_any_fault_the_fast_path_answers_as_the_full_reading(
+    shape: Shape, steps: list, edits: list, by_name: bool
+):
+    messages = build(shape, steps)
+    if by_name and shape.name == "gemini":
+        messages = without_ids(messages)
+    agree(shape.name, edited(messages, edits))
