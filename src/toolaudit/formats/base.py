@@ -102,7 +102,7 @@ class Call:
         return f"Call({self.index}, {self.name!r}, {self.arguments!r}, id={self.id!r})"
 
 
-def _id_key(call_id: object) -> tuple[type, object] | None:
+def id_key(call_id: object) -> tuple[type, object] | None:
     """What tells two calls' ids apart: a string or an integer, each of its own type
     (None for no id, or for one of another type)."""
     if isinstance(call_id, (str, int)) and not isinstance(call_id, bool):
@@ -111,8 +111,8 @@ def _id_key(call_id: object) -> tuple[type, object] | None:
 
 
 def repeated_ids(ids: Iterable[object]) -> set[tuple[type, object]]:
-    """The ids (as :func:`_id_key` makes them) that two or more of ``ids`` share."""
-    counts = Counter(key for key in map(_id_key, ids) if key is not None)
+    """The ids (as :func:`id_key` makes them) that two or more of ``ids`` share."""
+    counts = Counter(key for key in map(id_key, ids) if key is not None)
     return {key for key, count in counts.items() if count > 1}
 
 
@@ -124,7 +124,7 @@ def note_repeated_ids(calls: list[Call]) -> None:
         return
     repeated = repeated_ids(call.id for call in calls)
     for call in calls:
-        if repeated and _id_key(call.id) in repeated:
+        if repeated and id_key(call.id) in repeated:
             same = "another call of this response has the same id"
             call.note = same if call.note is None else f"{call.note}; {same}"
 

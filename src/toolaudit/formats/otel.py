@@ -99,16 +99,16 @@ def line_of_spans(format: str, spans: list[Span]) -> Extracted:
     when the line holds no inference record of it. One call id is one call.
     """
     readings = [read_span(span.attributes, span.where) for span in spans]
-    inferred = {key for reading in readings for call in reading.calls if (key := _id_key(call))}
+    inferred = {key for reading in readings for call in reading.calls if (key := id_key(call))}
     calls: list[Call] = []
     seen: set[str] = set()
     first: tuple[Span, SpanReading] | None = None
     for span, reading in zip(spans, readings, strict=True):
         found = list(reading.calls)
-        if reading.executed is not None and _id_key(reading.executed) not in inferred:
+        if reading.executed is not None and id_key(reading.executed) not in inferred:
             found.append(reading.executed)
         for call in found:
-            key = _id_key(call)
+            key = id_key(call)
             if key is not None:
                 if key in seen:
                     continue  # the same call recorded twice (a framework's span and an SDK's)
@@ -163,7 +163,7 @@ class _SpanHistory(History):
             self._decoded, self._attributes = value, None
 
 
-def _id_key(call: Call) -> str | None:
+def id_key(call: Call) -> str | None:
     if not isinstance(call.id, str):
         return None
     # Stripped: the GenAI conventions' own example ids differ by a leading space.

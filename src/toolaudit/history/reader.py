@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolaudit.formats.base import ABSENT, _id_key
+from toolaudit.formats.base import ABSENT, id_key
 from toolaudit.history.model import MALFORMED_HISTORY, HistoryCall, Item, Problem, Turn
 from toolaudit.values import kind_phrase, shown
 
@@ -98,7 +98,7 @@ class Reader:
         """The id as pairing compares it; a missing id where the shape needs one, or an
         id that is no string, is a problem here."""
         if isinstance(call_id, str):
-            return _id_key(call_id)
+            return id_key(call_id)
         if call_id is None and not id_required:
             return None
         if call_id is None:
