@@ -716,5 +716,9 @@ def test_the_differential_test_finds_each_flipped_rule(mutation):
                 phases=[Phase.generate],
                 suppress_health_check=list(HealthCheck),
             ),
+            # One seed, so that the search is the same every run: with a random one, the
+            # rarest flip (a run of 4,301 digits) took up to 80 s and sometimes over
+            # 20,000 examples, a failure that said nothing of the code.
+            random=random.Random(1),
         )
         assert disagreement(tool, data) is not None
