@@ -72,23 +72,24 @@ class Walk:
         found = self.found
         if path in found:
             return
-        chain = node.chain
         if node.shared_in_chain:
             # A node reached by several routes (two allOf branches with the same items)
             # adds nothing the second time at the same place: applying it again would
             # make such schemas exponential in the depth of the value.
             visited = self.visited
             unvisited = []
-            for each, as_branch in chain:
+            for each, as_branch in node.chain:
                 if each.shared:
                     visit = (id(each), id(value), path, branch or as_branch)
                     if visit in visited:
                         continue
                     visited.add(visit)
                 unvisited.append((each, as_branch))
-            chain = tuple(unvisited)
+            stages = Stages(tuple(unvisited))
+        else:
+            stages = node.stages or _stages_of(node)
         kind = value_kind(value)
-        for each, _ in chain:
+        for each in stages.types:
             if each.never:
                 self.add(TYPE, path, ("never", value))
                 return
@@ -96,41 +97,40 @@ class Walk:
             if kinds is not None and kind not in kinds:
                 self.add(TYPE, path, ("type", kinds, value))
                 return
-        for each, _ in chain:
+        for each in stages.values:
             if each.enum is not None and not any(json_equal(value, e) for e in each.enum):
                 self.add(ENUM, path, ("enum", each.enum, value))
                 return
             if each.has_const and not json_equal(value, each.const):
                 self.add(ENUM, path, ("const", each.const, value))
                 return
-        for each, _ in chain:
+        for each in stages.limits:
             failed = _failed_constraint(each, kind, value)
             if failed is not None:
                 self.add(CONSTRAINT, path, failed)
                 return
-        for each, _ in chain:
-            if each.any_of:
-                self._union(each.any_of, kind, value, path, base)
-            if each.one_of and path not in found:
-                self._union(each.one_of, kind, value, path, base)
-        if path in found:
-            return
-        for each, _ in chain:
-            for branch_node in each.all_of:
-                self.check(branch_node, value, path, base, True)
-        if path in found:
-            return
+        if stages.unions:
+            for each in stages.unions:
+                if each.any_of:
+                    self._union(each.any_of, kind, value, path, base)
+                if each.one_of and path not in found:
+                    self._union(each.one_of, kind, value, path, base)
+            if path in found:
+                return
+        if stages.all_of:
+            for each in stages.all_of:
+                for branch_node in each.all_of:
+                    self.check(branch_node, value, path, base, True)
+            if path in found:
+                return
         if kind == "object":
-            for each, as_branch in chain:
-                if each.object_shape:
-                    self._object(each, value, base, branch or as_branch, node.chain_left)
+            for each, as_branch in stages.objects:
+                self._object(each, value, base, branch or as_branch, node.chain_left)
         elif kind == "array":
-            for each, _ in chain:
-                items = each.items
-                if items is not None:
-                    for i, element in enumerate(value):
-                        at = f"{base}[{i}]"
-                        self.check(items, element, at, at)
+            for items in stages.items:
+                for i, element in enumerate(value):
+                    at = f"{base}[{i}]"
+                    self.check(items, element, at, at)
 
     def accepts(self, node: Node, value: Any, branch: bool = False) -> bool:
         """Whether ``node`` accepts ``value`` with no error at any depth."""
@@ -197,6 +197,34 @@ class Walk:
         for name in node.required:
             if name not in value:
                 self.add(MISSING, paths.key(base, name), ("missing",))
+
+
+class Stages:
+    """The nodes of a $ref chain that take part in each stage of :meth:`Walk.check`, in
+    chain order: made once per node, so that a value skips the stages its schema lacks
+    (most nodes are a leaf with a type and perhaps one constraint)."""
+
+    __slots__ = ("all_of", "items", "limits", "objects", "types", "unions", "values")
+
+    def __init__(self, chain: tuple[tuple[Node, bool], ...]) -> None:
+        nodes = [each for each, _ in chain]
+        self.types = tuple(n for n in nodes if n.never or n.kinds is not None)
+        self.values = tuple(n for n in nodes if n.enum is not None or n.has_const)
+        self.limits = tuple(
+            n
+            for n in nodes
+            if n.numbers or n.strings or n.sequences or n.unique_items or n.object_counts
+        )
+        self.unions = tuple(n for n in nodes if n.any_of or n.one_of)
+        self.all_of = tuple(n for n in nodes if n.all_of)
+        self.objects = tuple((n, as_branch) for n, as_branch in chain if n.object_shape)
+        self.items = tuple(n.items for n in nodes if n.items is not None)
+
+
+def _stages_of(node: Node) -> Stages:
+    """The stages of a node's whole chain, made on its first check and kept."""
+    stages = node.stages = Stages(node.chain)
+    return stages
 
 
 def _failed_constraint(node: Node, kind: str | None, value: Any) -> tuple[Any, ...] | None:

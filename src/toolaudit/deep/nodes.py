@@ -98,6 +98,7 @@ class Node:
         "sequences",
         "shared",
         "shared_in_chain",
+        "stages",
         "strings",
         "trivial",
         "unique_items",
@@ -146,6 +147,8 @@ class Node:
         self.shared = False
         #: Whether any node of the chain is shared.
         self.shared_in_chain = False
+        #: What deep.check.Stages makes of the chain, on the node's first check.
+        self.stages: Any = None
 
 
 ALWAYS = Node("(true)")
