@@ -124,8 +124,8 @@ class Walk:
             if path in found:
                 return
         if kind == "object":
-            for each, as_branch in stages.objects:
-                self._object(each, value, base, branch or as_branch, node.chain_left)
+            for each, as_branch, declared in stages.objects:
+                self._object(each, declared, value, base, branch or as_branch, node.chain_left)
         elif kind == "array":
             for items in stages.items:
                 for i, element in enumerate(value):
@@ -167,13 +167,15 @@ class Walk:
     def _object(
         self,
         node: Node,
+        declared: Mapping[str, tuple[Node, str]],
         value: Mapping[Any, Any],
         base: str,
         branch: bool,
         left: frozenset[str],
     ) -> None:
         """Rule 3 for one node of a $ref chain; ``left`` are the names the chain's
-        allOf branches declare, left to them."""
+        allOf branches declare, left to them; ``declared`` are its properties, each with
+        its node and what its path adds to the object's."""
         properties = node.properties
         additional = node.additional
         # Undeclared keys are the contract's rule at every depth: unexpected wherever
@@ -183,10 +185,10 @@ class Walk:
         )
         for name, child in value.items():
             key = name if isinstance(name, str) else str(name)
-            spec = properties.get(key) if properties is not None else None
+            spec = declared.get(key)
             if spec is not None:
-                at = paths.key(base, key)
-                self.check(spec, child, at, at)
+                at = base + spec[1]
+                self.check(spec[0], child, at, at)
             elif key in left:
                 continue
             elif closed:
@@ -217,8 +219,16 @@ class Stages:
         )
         self.unions = tuple(n for n in nodes if n.any_of or n.one_of)
         self.all_of = tuple(n for n in nodes if n.all_of)
-        self.objects = tuple((n, as_branch) for n, as_branch in chain if n.object_shape)
+        self.objects = tuple(
+            (n, as_branch, _declared(n)) for n, as_branch in chain if n.object_shape
+        )
         self.items = tuple(n.items for n in nodes if n.items is not None)
+
+
+def _declared(node: Node) -> dict[str, tuple[Node, str]]:
+    """A node's properties, each with its node and its path after the object's own
+    (``.city``, ``["max-results"]``): worded once, not for every key of every value."""
+    return {name: (spec, paths.key("", name)) for name, spec in (node.properties or {}).items()}
 
 
 def _stages_of(node: Node) -> Stages:
