@@ -17,13 +17,12 @@ for the rest of the call, so nested unions cannot make a check exponential.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from fractions import Fraction
 from typing import Any
 
 import toolaudit.deep.paths as paths
+from toolaudit.deep.limits import limit_tests
 from toolaudit.deep.nodes import Node, admitted_kinds
-from toolaudit.jsonutil import ExactNumber
-from toolaudit.values import json_equal, json_key, value_kind
+from toolaudit.values import json_equal, value_kind
 
 MISSING = "missing"
 UNEXPECTED = "unexpected"
@@ -104,11 +103,12 @@ class Walk:
             if each.has_const and not json_equal(value, each.const):
                 self.add(ENUM, path, ("const", each.const, value))
                 return
-        for each in stages.limits:
-            failed = _failed_constraint(each, kind, value)
-            if failed is not None:
-                self.add(CONSTRAINT, path, failed)
-                return
+        for tests in stages.limits:
+            for test in tests.get(kind, ()):
+                failed = test(value)
+                if failed is not None:
+                    self.add(CONSTRAINT, path, failed)
+                    return
         if stages.unions:
             for each in stages.unions:
                 if each.any_of:
@@ -212,11 +212,8 @@ class Stages:
         nodes = [each for each, _ in chain]
         self.types = tuple(n for n in nodes if n.never or n.kinds is not None)
         self.values = tuple(n for n in nodes if n.enum is not None or n.has_const)
-        self.limits = tuple(
-            n
-            for n in nodes
-            if n.numbers or n.strings or n.sequences or n.unique_items or n.object_counts
-        )
+        #: Each node's constraints, by the kind of value they apply to (deep.limits).
+        self.limits = tuple(tests for tests in map(limit_tests, nodes) if tests)
         self.unions = tuple(n for n in nodes if n.any_of or n.one_of)
         self.all_of = tuple(n for n in nodes if n.all_of)
         self.objects = tuple(
@@ -235,83 +232,3 @@ def _stages_of(node: Node) -> Stages:
     """The stages of a node's whole chain, made on its first check and kept."""
     stages = node.stages = Stages(node.chain)
     return stages
-
-
-def _failed_constraint(node: Node, kind: str | None, value: Any) -> tuple[Any, ...] | None:
-    """The first constraint of the value's kind it breaks, as a reason; None if none."""
-    if kind == "integer" or kind == "float":
-        for keyword, limit in node.numbers:
-            if not _within(keyword, limit, value):
-                return ("constraint", keyword, limit, value)
-    elif kind == "string":
-        for keyword, limit in node.strings:
-            if keyword == "pattern":
-                if limit[1](_matchable(value)) is None:
-                    return ("constraint", keyword, limit[0], value)
-            elif (len(value) < limit) if keyword == "minLength" else (len(value) > limit):
-                return ("constraint", keyword, limit, value)
-    elif kind == "array":
-        for keyword, limit in node.sequences:
-            if (len(value) < limit) if keyword == "minItems" else (len(value) > limit):
-                return ("constraint", keyword, limit, value)
-        if node.unique_items:
-            seen: dict[object, int] = {}
-            for i, element in enumerate(value):
-                first = seen.setdefault(json_key(element), i)
-                if first != i:
-                    return ("constraint", "uniqueItems", (first, i), value)
-    elif kind == "object":
-        for keyword, limit in node.object_counts:
-            if (len(value) < limit) if keyword == "minProperties" else (len(value) > limit):
-                return ("constraint", keyword, limit, value)
-    return None
-
-
-def _matchable(text: str) -> str:
-    """The text RE2 can match: a lone surrogate (valid in a JSON string, not in UTF-8)
-    is read as U+FFFD, the replacement character, which no pattern takes for a letter."""
-    if text.isascii():
-        return text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return "".join("\ufffd" if "\ud800" <= char <= "\udfff" else char for char in text)
-    return text
-
-
-def _within(keyword: str, limit: Any, value: Any) -> bool:
-    # Python compares an int with a float exactly, as JSON Schema's numbers want.
-    try:
-        if keyword == "minimum":
-            return bool(value >= limit)
-        if keyword == "maximum":
-            return bool(value <= limit)
-        if keyword == "exclusiveMinimum":
-            return bool(value > limit)
-        if keyword == "exclusiveMaximum":
-            return bool(value < limit)
-        return _is_multiple(value, limit)
-    except ArithmeticError:  # decimal's InvalidOperation: NaN ordered against an ExactNumber
-        return False  # NaN is within no limit, as float comparisons say
-
-
-def _is_multiple(value: Any, divisor: Any) -> bool:
-    """multipleOf, exactly: integers by integer arithmetic, and a float by the
-    decimal number it was written as (0.0075 is a multiple of 0.0001, as the
-    schema's author meant, though the binary doubles are not)."""
-    if type(value) is int and type(divisor) is int:
-        return value % divisor == 0
-    try:
-        quotient = _exact(value) / _exact(divisor)
-    except (ValueError, OverflowError):  # infinity or NaN: a multiple of nothing
-        return False
-    return quotient.denominator == 1
-
-
-def _exact(number: Any) -> Fraction:
-    if isinstance(number, int):
-        return Fraction(int(number))
-    if type(number) is ExactNumber:  # beyond a double's range: exact as it was read
-        return Fraction(number)
-    # A float's repr is the shortest decimal that reads back as it: what was written.
-    return Fraction(repr(float(number)))

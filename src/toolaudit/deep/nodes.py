@@ -85,6 +85,7 @@ class Node:
         "items",
         "kinds",
         "left_to_branches",
+        "limit_tests",
         "never",
         "numbers",
         "object_counts",
@@ -149,6 +150,8 @@ class Node:
         self.shared_in_chain = False
         #: What deep.check.Stages makes of the chain, on the node's first check.
         self.stages: Any = None
+        #: What deep.limits makes of its constraints, on the node's first check.
+        self.limit_tests: Any = None
 
 
 ALWAYS = Node("(true)")
