@@ -84,7 +84,10 @@ class Walk:
                         continue
                     visited.add(visit)
                 unvisited.append((each, as_branch))
-            stages = Stages(tuple(unvisited))
+            if len(unvisited) < len(node.chain):
+                stages = Stages(tuple(unvisited))
+            else:  # the first visit, as most are: the whole chain's stages, kept
+                stages = node.stages or _stages_of(node)
         else:
             stages = node.stages or _stages_of(node)
         kind = value_kind(value)
