@@ -33,6 +33,7 @@ from toolaudit.values import (
 
 if TYPE_CHECKING:
     from toolaudit.deep import DeepArguments
+    from toolaudit.deep.check import Found
     from toolaudit.deep.reasons import ToolWords
 
 # Error kinds, in the words of the contract.
@@ -54,6 +55,9 @@ PARAMETER_KINDS = frozenset({MISSING, UNEXPECTED, TYPE, ENUM, CONSTRAINT})
 KINDS = (MISSING, UNEXPECTED, TYPE, ENUM, CONSTRAINT, UNKNOWN_TOOL, MALFORMED)
 
 _NO_PROBLEMS: tuple[Problem, ...] = ()
+
+#: What a check of the contract alone finds inside the arguments: nothing.
+_NOTHING_INSIDE: Mapping[str, Found] = {}
 
 
 class _Parameter:
@@ -293,15 +297,30 @@ class ToolValidator:
         """:meth:`explain` of arguments and the problems :meth:`check` found in them, each
         reason worded from its problem without judging the arguments again (the report
         words the reasons of every failing call)."""
+        arguments, problems = judged
+        return self._worded(arguments, problems, _NOTHING_INSIDE)
+
+    def _worded(
+        self,
+        arguments: Mapping[Any, Any],
+        problems: Sequence[Problem],
+        inside: Mapping[str, Found],
+    ) -> dict[str, str]:
+        """The reasons of ``problems``: an error found inside an argument (deep mode) from
+        what ``inside`` recorded of it, the contract's own from the arguments."""
         words = self._words
         if words is None:
             from toolaudit.deep.reasons import ToolWords  # here: only a failing call is explained
 
             words = self._words = ToolWords(self._names)
-        arguments, problems = judged
+        if inside:
+            from toolaudit.deep.reasons import sentence  # loaded with ToolWords, above
         worded = {}
         for kind, subject in problems:
-            if kind == UNEXPECTED:
+            found = inside.get(subject) if inside else None
+            if found is not None:
+                text = sentence(found[1])
+            elif kind == UNEXPECTED:
                 text = words.unexpected
             elif kind == MISSING:
                 text = words.missing
@@ -345,6 +364,18 @@ def _problem_of(found: tuple[str, str, tuple[Any, ...]]) -> Problem:
     return found[0], found[1]
 
 
+class DeepProblems(list[Problem]):
+    """A deep tool's problems, sorted, with what its walk recorded of each error found
+    inside the arguments (path -> (kind, reason)): a report words their reasons from
+    that record, without walking the arguments a second time."""
+
+    __slots__ = ("inside",)
+
+    def __init__(self, problems: Iterable[Problem], inside: Mapping[str, Found]) -> None:
+        super().__init__(problems)
+        self.inside = inside
+
+
 class _DeepToolValidator(ToolValidator):
     """A tool judged in deep mode: the contract at the top level, then inside each
     argument the contract accepts (see :mod:`toolaudit.deep`)."""
@@ -363,13 +394,20 @@ class _DeepToolValidator(ToolValidator):
         problems = super().check(arguments)
         inside = self._deep.found(arguments, {subject for _, subject in problems})
         if not inside:
-            return problems
-        return sorted([*problems, *((kind, path) for path, (kind, _) in inside.items())])
+            return DeepProblems(problems, inside) if problems else problems
+        found = DeepProblems(problems, inside)
+        found.extend((kind, path) for path, (kind, _) in inside.items())
+        found.sort()
+        return found
 
     def explain_problems(
         self, judged: tuple[Mapping[Any, Any], Sequence[Problem]]
     ) -> dict[str, str]:
-        return self.explain(judged[0])  # deep errors are worded where they are found
+        arguments, problems = judged
+        inside = problems.inside if type(problems) is DeepProblems else None
+        if inside is None:  # problems check() did not give: look for the reasons again
+            return self.explain(arguments)
+        return self._worded(arguments, problems, inside)
 
     def findings(self, arguments: Mapping[Any, Any]) -> list[tuple[str, str, tuple[Any, ...]]]:
         found = super().findings(arguments)

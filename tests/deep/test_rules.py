@@ -1172,6 +1172,37 @@ def test_reasons_every_error_gets_one_short_sentence():
         assert len(sentence) <= 200, (error, sentence)
 
 
+def test_reasons_of_a_failing_call_are_worded_from_its_check_without_a_second_walk(monkeypatch):
+    # The report words a failing call's reasons from what check() recorded: walking the
+    # arguments again would double what a failing call costs.
+    from toolaudit.deep.arguments import DeepArguments
+
+    tool = compile_schemas(WEATHER, deep=True).tools["get_weather"]
+    arguments = {"city": 5, "days": 0, "units": "k", "extra": 1}
+    expected = tool.explain(arguments)
+    walks = []
+    walk = DeepArguments.found
+
+    def counted(self, *args):
+        walks.append(args)
+        return walk(self, *args)
+
+    monkeypatch.setattr(DeepArguments, "found", counted)
+    problems = tool.check(arguments)
+    assert len(walks) == 1
+    assert tool.explain_problems((arguments, problems)) == expected
+    assert len(walks) == 1
+    assert list(expected) == [
+        "constraint:days",
+        "enum:units",
+        "type:city",
+        "unexpected:extra",
+    ]
+    # Problems check() did not give (no record of the walk) are looked for again.
+    assert tool.explain_problems((arguments, list(problems))) == expected
+    assert len(walks) == 2
+
+
 def test_reasons_values_are_cut_and_escaped_and_never_the_whole_arguments():
     parameters = params_of(
         {

@@ -17,13 +17,12 @@ for the rest of the call, so nested unions cannot make a check exponential.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from fractions import Fraction
 from typing import Any
 
 import toolaudit.deep.paths as paths
+from toolaudit.deep.limits import limit_tests
 from toolaudit.deep.nodes import Node, admitted_kinds
-from toolaudit.jsonutil import ExactNumber
-from toolaudit.values import json_equal, json_key, value_kind
+from toolaudit.values import json_equal, value_kind
 
 MISSING = "missing"
 UNEXPECTED = "unexpected"
@@ -72,23 +71,27 @@ class Walk:
         found = self.found
         if path in found:
             return
-        chain = node.chain
         if node.shared_in_chain:
             # A node reached by several routes (two allOf branches with the same items)
             # adds nothing the second time at the same place: applying it again would
             # make such schemas exponential in the depth of the value.
             visited = self.visited
             unvisited = []
-            for each, as_branch in chain:
+            for each, as_branch in node.chain:
                 if each.shared:
                     visit = (id(each), id(value), path, branch or as_branch)
                     if visit in visited:
                         continue
                     visited.add(visit)
                 unvisited.append((each, as_branch))
-            chain = tuple(unvisited)
+            if len(unvisited) < len(node.chain):
+                stages = Stages(tuple(unvisited))
+            else:  # the first visit, as most are: the whole chain's stages, kept
+                stages = node.stages or _stages_of(node)
+        else:
+            stages = node.stages or _stages_of(node)
         kind = value_kind(value)
-        for each, _ in chain:
+        for each in stages.types:
             if each.never:
                 self.add(TYPE, path, ("never", value))
                 return
@@ -96,41 +99,41 @@ class Walk:
             if kinds is not None and kind not in kinds:
                 self.add(TYPE, path, ("type", kinds, value))
                 return
-        for each, _ in chain:
+        for each in stages.values:
             if each.enum is not None and not any(json_equal(value, e) for e in each.enum):
                 self.add(ENUM, path, ("enum", each.enum, value))
                 return
             if each.has_const and not json_equal(value, each.const):
                 self.add(ENUM, path, ("const", each.const, value))
                 return
-        for each, _ in chain:
-            failed = _failed_constraint(each, kind, value)
-            if failed is not None:
-                self.add(CONSTRAINT, path, failed)
+        for tests in stages.limits:
+            for test in tests.get(kind, ()):
+                failed = test(value)
+                if failed is not None:
+                    self.add(CONSTRAINT, path, failed)
+                    return
+        if stages.unions:
+            for each in stages.unions:
+                if each.any_of:
+                    self._union(each.any_of, kind, value, path, base)
+                if each.one_of and path not in found:
+                    self._union(each.one_of, kind, value, path, base)
+            if path in found:
                 return
-        for each, _ in chain:
-            if each.any_of:
-                self._union(each.any_of, kind, value, path, base)
-            if each.one_of and path not in found:
-                self._union(each.one_of, kind, value, path, base)
-        if path in found:
-            return
-        for each, _ in chain:
-            for branch_node in each.all_of:
-                self.check(branch_node, value, path, base, True)
-        if path in found:
-            return
+        if stages.all_of:
+            for each in stages.all_of:
+                for branch_node in each.all_of:
+                    self.check(branch_node, value, path, base, True)
+            if path in found:
+                return
         if kind == "object":
-            for each, as_branch in chain:
-                if each.object_shape:
-                    self._object(each, value, base, branch or as_branch, node.chain_left)
+            for each, as_branch, declared in stages.objects:
+                self._object(each, declared, value, base, branch or as_branch, node.chain_left)
         elif kind == "array":
-            for each, _ in chain:
-                items = each.items
-                if items is not None:
-                    for i, element in enumerate(value):
-                        at = f"{base}[{i}]"
-                        self.check(items, element, at, at)
+            for items in stages.items:
+                for i, element in enumerate(value):
+                    at = f"{base}[{i}]"
+                    self.check(items, element, at, at)
 
     def accepts(self, node: Node, value: Any, branch: bool = False) -> bool:
         """Whether ``node`` accepts ``value`` with no error at any depth."""
@@ -167,13 +170,15 @@ class Walk:
     def _object(
         self,
         node: Node,
+        declared: Mapping[str, tuple[Node, str]],
         value: Mapping[Any, Any],
         base: str,
         branch: bool,
         left: frozenset[str],
     ) -> None:
         """Rule 3 for one node of a $ref chain; ``left`` are the names the chain's
-        allOf branches declare, left to them."""
+        allOf branches declare, left to them; ``declared`` are its properties, each with
+        its node and what its path adds to the object's."""
         properties = node.properties
         additional = node.additional
         # Undeclared keys are the contract's rule at every depth: unexpected wherever
@@ -183,10 +188,10 @@ class Walk:
         )
         for name, child in value.items():
             key = name if isinstance(name, str) else str(name)
-            spec = properties.get(key) if properties is not None else None
+            spec = declared.get(key)
             if spec is not None:
-                at = paths.key(base, key)
-                self.check(spec, child, at, at)
+                at = base + spec[1]
+                self.check(spec[0], child, at, at)
             elif key in left:
                 continue
             elif closed:
@@ -199,81 +204,34 @@ class Walk:
                 self.add(MISSING, paths.key(base, name), ("missing",))
 
 
-def _failed_constraint(node: Node, kind: str | None, value: Any) -> tuple[Any, ...] | None:
-    """The first constraint of the value's kind it breaks, as a reason; None if none."""
-    if kind == "integer" or kind == "float":
-        for keyword, limit in node.numbers:
-            if not _within(keyword, limit, value):
-                return ("constraint", keyword, limit, value)
-    elif kind == "string":
-        for keyword, limit in node.strings:
-            if keyword == "pattern":
-                if limit[1](_matchable(value)) is None:
-                    return ("constraint", keyword, limit[0], value)
-            elif (len(value) < limit) if keyword == "minLength" else (len(value) > limit):
-                return ("constraint", keyword, limit, value)
-    elif kind == "array":
-        for keyword, limit in node.sequences:
-            if (len(value) < limit) if keyword == "minItems" else (len(value) > limit):
-                return ("constraint", keyword, limit, value)
-        if node.unique_items:
-            seen: dict[object, int] = {}
-            for i, element in enumerate(value):
-                first = seen.setdefault(json_key(element), i)
-                if first != i:
-                    return ("constraint", "uniqueItems", (first, i), value)
-    elif kind == "object":
-        for keyword, limit in node.object_counts:
-            if (len(value) < limit) if keyword == "minProperties" else (len(value) > limit):
-                return ("constraint", keyword, limit, value)
-    return None
+class Stages:
+    """The nodes of a $ref chain that take part in each stage of :meth:`Walk.check`, in
+    chain order: made once per node, so that a value skips the stages its schema lacks
+    (most nodes are a leaf with a type and perhaps one constraint)."""
+
+    __slots__ = ("all_of", "items", "limits", "objects", "types", "unions", "values")
+
+    def __init__(self, chain: tuple[tuple[Node, bool], ...]) -> None:
+        nodes = [each for each, _ in chain]
+        self.types = tuple(n for n in nodes if n.never or n.kinds is not None)
+        self.values = tuple(n for n in nodes if n.enum is not None or n.has_const)
+        #: Each node's constraints, by the kind of value they apply to (deep.limits).
+        self.limits = tuple(tests for tests in map(limit_tests, nodes) if tests)
+        self.unions = tuple(n for n in nodes if n.any_of or n.one_of)
+        self.all_of = tuple(n for n in nodes if n.all_of)
+        self.objects = tuple(
+            (n, as_branch, _declared(n)) for n, as_branch in chain if n.object_shape
+        )
+        self.items = tuple(n.items for n in nodes if n.items is not None)
 
 
-def _matchable(text: str) -> str:
-    """The text RE2 can match: a lone surrogate (valid in a JSON string, not in UTF-8)
-    is read as U+FFFD, the replacement character, which no pattern takes for a letter."""
-    if text.isascii():
-        return text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return "".join("\ufffd" if "\ud800" <= char <= "\udfff" else char for char in text)
-    return text
+def _declared(node: Node) -> dict[str, tuple[Node, str]]:
+    """A node's properties, each with its node and its path after the object's own
+    (``.city``, ``["max-results"]``): worded once, not for every key of every value."""
+    return {name: (spec, paths.key("", name)) for name, spec in (node.properties or {}).items()}
 
 
-def _within(keyword: str, limit: Any, value: Any) -> bool:
-    # Python compares an int with a float exactly, as JSON Schema's numbers want.
-    try:
-        if keyword == "minimum":
-            return bool(value >= limit)
-        if keyword == "maximum":
-            return bool(value <= limit)
-        if keyword == "exclusiveMinimum":
-            return bool(value > limit)
-        if keyword == "exclusiveMaximum":
-            return bool(value < limit)
-        return _is_multiple(value, limit)
-    except ArithmeticError:  # decimal's InvalidOperation: NaN ordered against an ExactNumber
-        return False  # NaN is within no limit, as float comparisons say
-
-
-def _is_multiple(value: Any, divisor: Any) -> bool:
-    """multipleOf, exactly: integers by integer arithmetic, and a float by the
-    decimal number it was written as (0.0075 is a multiple of 0.0001, as the
-    schema's author meant, though the binary doubles are not)."""
-    if type(value) is int and type(divisor) is int:
-        return value % divisor == 0
-    try:
-        quotient = _exact(value) / _exact(divisor)
-    except (ValueError, OverflowError):  # infinity or NaN: a multiple of nothing
-        return False
-    return quotient.denominator == 1
-
-
-def _exact(number: Any) -> Fraction:
-    if isinstance(number, int):
-        return Fraction(int(number))
-    if type(number) is ExactNumber:  # beyond a double's range: exact as it was read
-        return Fraction(number)
-    # A float's repr is the shortest decimal that reads back as it: what was written.
-    return Fraction(repr(float(number)))
+def _stages_of(node: Node) -> Stages:
+    """The stages of a node's whole chain, made on its first check and kept."""
+    stages = node.stages = Stages(node.chain)
+    return stages

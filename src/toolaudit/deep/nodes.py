@@ -85,6 +85,7 @@ class Node:
         "items",
         "kinds",
         "left_to_branches",
+        "limit_tests",
         "never",
         "numbers",
         "object_counts",
@@ -98,6 +99,7 @@ class Node:
         "sequences",
         "shared",
         "shared_in_chain",
+        "stages",
         "strings",
         "trivial",
         "unique_items",
@@ -146,6 +148,10 @@ class Node:
         self.shared = False
         #: Whether any node of the chain is shared.
         self.shared_in_chain = False
+        #: What deep.check.Stages makes of the chain, on the node's first check.
+        self.stages: Any = None
+        #: What deep.limits makes of its constraints, on the node's first check.
+        self.limit_tests: Any = None
 
 
 ALWAYS = Node("(true)")

@@ -52,6 +52,8 @@ def parameter_of(path: str) -> str:
 
 
 _INDEX = re.compile(r"\[[0-9]+\]")
+#: Reads a quoted name where it starts (raw_decode keeps no state between calls).
+_DECODER = json.JSONDecoder()
 
 
 def collapsed(path: str) -> str:
@@ -62,9 +64,11 @@ def collapsed(path: str) -> str:
     """
     if "[" not in path:
         return path
+    if '["' not in path:  # no quoted name: every bracket is an index (most deep errors)
+        return _INDEX.sub("[]", path)
     parts: list[str] = []
     i = 0
-    decoder = json.JSONDecoder()
+    decoder = _DECODER
     while i < len(path):
         if path.startswith('["', i):
             try:
