@@ -9,19 +9,24 @@ from collections.abc import Mapping
 
 from toolaudit.output.text import percent
 from toolaudit.results.conversations import Conversations, Histories, Outcomes
-from toolaudit.results.summary import ToolSummary
+from toolaudit.results.summary import ToolSummary, history_calls_section
 
 #: Rows of models and of tools shown (the most problems, the most failures, first).
 MAX_ROWS = 20
 
 
+def share_with_problems(conversations: Conversations) -> float:
+    """The share of the conversations checked that had a problem (0 with none checked)."""
+    histories = conversations.all
+    return histories.with_problems / histories.checked if histories.checked else 0.0
+
+
 def headline(conversations: Conversations) -> str:
     """``120 conversations checked, 7 with problems (5.8%)``."""
     histories = conversations.all
-    share = histories.with_problems / histories.checked if histories.checked else 0.0
     return (
         f"{histories.checked:,} conversations checked, {histories.with_problems:,} with "
-        f"problems ({percent(share)})"
+        f"problems ({percent(share_with_problems(conversations))})"
     )
 
 
@@ -76,14 +81,9 @@ def results_line(conversations: Conversations) -> str:
 
 def history_calls_line(history_calls: Mapping[str, ToolSummary]) -> str:
     """``calls held in conversations (--history): 11, 9 ok, 2 invalid (enum 1, type 1)``."""
-    calls = sum(tool.calls for tool in history_calls.values())
-    invalid = sum(tool.invalid for tool in history_calls.values())
-    kinds: dict[str, int] = {}
-    for tool in history_calls.values():
-        for kind, count in tool.by_kind.items():
-            kinds[kind] = kinds.get(kind, 0) + count
-    by_kind = ", ".join(f"{kind} {count:,}" for kind, count in sorted(kinds.items()))
+    section = history_calls_section(history_calls)
+    by_kind = ", ".join(f"{kind} {count:,}" for kind, count in section["by_kind"].items())
     return (
-        f"calls held in conversations (--history): {calls:,}, {calls - invalid:,} ok, "
-        f"{invalid:,} invalid" + (f" ({by_kind})" if by_kind else "")
+        f"calls held in conversations (--history): {section['calls']:,}, {section['ok']:,} ok, "
+        f"{section['invalid']:,} invalid" + (f" ({by_kind})" if by_kind else "")
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from toolaudit.formats import TYPED_FORMATS, get_format, is_format
+from toolaudit.formats import HISTORY_FORMATS, TYPED_FORMATS, get_format
 from toolaudit.formats.flat import FLAT
 from toolaudit.formats.stream_lanes import TYPED_STREAM_FORMATS
 from toolaudit.pipeline.options import AuditOptions
@@ -87,7 +87,7 @@ class FastPaths:
     def seen(self, format_name: str) -> None:
         """A record of this format was read: the typed path tries its shape next, made
         now if it was not yet (loading msgspec)."""
-        if self._reads_histories and _may_carry_history(format_name):
+        if self._reads_histories and format_name in HISTORY_FORMATS:
             self.ready = False
             return
         typed = self.typed
@@ -128,8 +128,3 @@ class FastPaths:
         if self.typed is not None:
             self.typed.stop()
         self.ready = False
-
-
-def _may_carry_history(format_name: str) -> bool:
-    """Whether records of this format (or container) may carry a conversation."""
-    return is_format(format_name) and get_format(format_name).history is not None

@@ -28,6 +28,7 @@ from toolaudit.pipeline.options import AuditOptions
 from toolaudit.pipeline.rows import (
     Row,
     dump_row,
+    history_call_row,
     make_row,
     problem_row,
     valid_row,
@@ -297,19 +298,16 @@ class Recorder:
             return
         calls.count_problems(tool, counted(problems) if self._deep else problems)
         if self.rows is not None:
-            row = make_row(
+            row = history_call_row(
                 where.source,
                 where.line,
-                None,
+                path,
                 where.call_id,
                 tool,
                 where.model,
                 format_problems(problems),
                 detail,
             )
-            # A call of the conversation is where its path says, not at an index of calls.
-            del row["index"]
-            row = {"source": where.source, "line": where.line, "path": path, **row}
             row["why"] = dict(reasons(why))
             self._add(row)
 

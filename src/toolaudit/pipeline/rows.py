@@ -43,6 +43,28 @@ def problem_row(
     return row
 
 
+def history_call_row(
+    source: str,
+    line: int,
+    path: str,
+    call_id: object,
+    tool: str | None,
+    model: str | None,
+    errors: list[str],
+    detail: str | None,
+) -> Row:
+    """The report row of a failing call a record's conversation holds (--history): a
+    call's row with ``path`` (where it is in the record) in place of ``index``."""
+    row: Row = {"source": source, "line": line, "path": path, "id": call_id, "tool": tool}
+    if model is not None:
+        row["model"] = model
+    row["ok"] = False
+    row["errors"] = errors
+    if detail is not None:
+        row["detail"] = detail
+    return row
+
+
 def make_row(
     source: str,
     line: int,

@@ -299,7 +299,7 @@ class Summary(RecordCounts):
         conversations, tool_results = self.conversations.to_dicts()
         data = {"conversations": conversations, "tool_results": tool_results}
         if self.history_calls is not None:
-            data["history_calls"] = _calls_dict(self.history_calls)
+            data["history_calls"] = history_calls_section(self.history_calls)
         return data
 
     @classmethod
@@ -540,7 +540,7 @@ def merged_history_calls(
     return merged_tools(first or {}, second or {})
 
 
-def _calls_dict(by_tool: Mapping[str, ToolSummary]) -> dict[str, Any]:
+def history_calls_section(by_tool: Mapping[str, ToolSummary]) -> dict[str, Any]:
     """The ``history_calls`` section: the totals, the kinds and the tools."""
     kinds: Counts = {}
     for tool in by_tool.values():

@@ -31,7 +31,7 @@ def conversations(summary: Summary) -> str:
 
 def _headline(section: Conversations) -> str:
     histories = section.all
-    share = histories.with_problems / histories.checked if histories.checked else 0.0
+    share = talk.share_with_problems(section)
     cards = [
         card("conversations checked", p.num(histories.checked)),
         card("with problems", p.num(histories.with_problems)),
