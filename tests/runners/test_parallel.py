@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import itertools
+import multiprocessing
 import shutil
 from dataclasses import replace
 
@@ -14,7 +15,7 @@ import toolaudit
 from toolaudit.errors import NoSchemasError
 from toolaudit.pipeline import AuditOptions
 from toolaudit.pipeline.audit import Audit
-from toolaudit.runners import AuditJob, RunHooks, parallel, runner_for
+from toolaudit.runners import AuditJob, RunHooks, parallel, pool, runner_for
 from toolaudit.schemas import NO_SCHEMAS, load_schemas
 from toolaudit.sources import Source
 
@@ -208,6 +209,37 @@ def test_a_run_that_stops_stops_with_the_message_of_one_process(tmp_path):
     for jobs in (1, 2):
         with pytest.raises(NoSchemasError, match=r"log.jsonl:1: no tool schemas"):
             runner_for(jobs=jobs).run(AuditJob([Source(str(log))], NO_SCHEMAS))
+
+
+def test_a_pool_left_on_an_error_lets_its_workers_end_unkilled(tmp_path):
+    # A worker killed while it sends a result holds the results' lock for ever, and
+    # the pool's ending then hangs (a CI run did). Leaving on an error asks instead.
+    log = tmp_path / "log.jsonl"
+    chat = (FIXTURES / "formats" / "openai_chat.jsonl").read_text().splitlines()[2]
+    log.write_text("\n".join([chat] * 300) + "\n")
+    job = AuditJob([Source(str(log))], NO_SCHEMAS)
+    tasks = [pool.PartTask(part, None) for part in parallel.plan_parts(list(job.sources), 2)]
+    assert len(tasks) > 4
+    before = set(multiprocessing.active_children())
+    with pytest.raises(NoSchemasError), pool.worker_pool(2, job) as workers:
+        started = set(multiprocessing.active_children()) - before
+        for _ in workers.imap(pool.audit_part, tasks):
+            pass
+    assert len(started) == 2
+    assert [worker.exitcode for worker in started] == [0, 0]  # not -SIGTERM
+
+
+def test_a_range_not_begun_when_its_pool_ends_is_given_up(tmp_path):
+    # A worker's audit looks at the pool's event between batches and gives its range up.
+    ending = multiprocessing.Event()
+    stop = pool.StopWhenAsked(ending)
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(SAMPLE.read_bytes() * 3)
+    source = Source(str(log))
+    assert Audit([source], SAMPLE_SCHEMAS, AuditOptions(), stop=stop).run().lines == 3 * 365
+    ending.set()
+    with pytest.raises(pool.RangeAbandoned):
+        Audit([source], SAMPLE_SCHEMAS, AuditOptions(), stop=stop).run()
 
 
 def test_jobs_zero_means_one_per_core():
