@@ -114,9 +114,12 @@ def _worker_settings() -> dict[str, object]:
     return settings
 
 
-def test_the_workers_of_a_local_cluster_run_with_its_settings():
+def test_the_workers_of_a_local_cluster_run_with_its_settings(monkeypatch):
     """Each of these cost the audit measurably (see LOCAL_CLUSTER_CONFIG): Dask's own
     defaults must not come back in the worker processes."""
+    # The workers inherit this process's environment, which an earlier cluster of the
+    # suite, with Dask's defaults, may have changed.
+    monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_", raising=False)
     with cluster.connect("local:1") as client:
         (settings,) = client.run(_worker_settings).values()
     assert settings == {
