@@ -139,8 +139,9 @@ def anthropic_body() -> dict[str, Any]:
     )
 
 
-def gemini_body() -> dict[str, Any]:
-    from google import genai
+def _gemini_arguments() -> tuple[list[Any], Any]:
+    """A Gemini conversation with one answered call, and a config offering its tool, as
+    the google-genai SDK takes them."""
     from google.genai import types
 
     def turn(role: str, part: types.Part) -> types.Content:
@@ -162,12 +163,31 @@ def gemini_body() -> dict[str, Any]:
         tools=[tool],
         automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
     )
+    return contents, config
+
+
+def gemini_body() -> dict[str, Any]:
+    from google import genai
+    from google.genai import types
+
+    contents, config = _gemini_arguments()
     return _sent(
         lambda http: genai.Client(
             api_key="k",
             http_options=types.HttpOptions(base_url="http://127.0.0.1:9/", httpx_client=http),
         ).models.generate_content(model="gemini-2.5-flash", contents=contents, config=config)
     )
+
+
+def gemini_sdk_arguments() -> dict[str, Any]:
+    """``generate_content``'s keyword arguments dumped as an application logs them (the
+    SDK's own field names, the tools in ``config``), not the body it sends."""
+    contents, config = _gemini_arguments()
+    return {
+        "model": "gemini-2.5-flash",
+        "contents": [content.model_dump(mode="json", exclude_none=True) for content in contents],
+        "config": config.model_dump(mode="json", exclude_none=True),
+    }
 
 
 def bedrock_body() -> dict[str, Any]:

@@ -233,6 +233,30 @@ def test_a_request_logged_alone_counts_as_a_record_without_calls(tmp_path: Any) 
     assert summary.malformed_records == 0
 
 
+def test_the_gemini_sdks_arguments_keep_their_tools_in_config(tmp_path: Any) -> None:
+    # An application that logs generate_content's keyword arguments, not the body sent.
+    arguments = sdk_requests.gemini_sdk_arguments()
+    found = extract(arguments)
+    assert found.format == "gemini-request"
+    assert found.tools == arguments["config"]["tools"]
+    assert found.history is not None and found.history.messages is arguments["contents"]
+    # The tools are those the calls of its history are judged against (--history).
+    arguments["contents"][1]["parts"][0]["function_call"]["args"] = {"city": 7}
+    log = tmp_path / "kwargs.jsonl"
+    log.write_text(json.dumps(arguments) + "\n", encoding="utf-8")
+    report = io.BytesIO()
+    summary = toolaudit.audit([str(log)], history=True).run(report)
+    (row,) = [orjson.loads(line) for line in report.getvalue().splitlines()]
+    assert (row["tool"], row["errors"]) == ("get_weather", ["type:city"])
+    assert summary.history_calls["get_weather"].invalid == 1
+
+
+def test_no_tools_are_read_from_a_config_outside_a_gemini_request() -> None:
+    chat = sdk_requests.openai_chat_body()
+    chat["config"] = {"tools": [{"type": "function", "function": {"name": "f"}}]}
+    assert extract(chat).tools == chat["tools"]
+
+
 def test_a_spans_input_messages_are_decoded_only_when_read(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

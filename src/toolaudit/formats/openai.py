@@ -166,6 +166,11 @@ def request_tools(request: Mapping[str, Any]) -> list[Any] | None:
     bedrock = get_path(request, "toolConfig", "tools")
     if isinstance(bedrock, list):
         tools.extend(bedrock)
+    # The google-genai SDK takes a Gemini request's tools in its config: logs of its
+    # keyword arguments (``model``, ``contents``, ``config``) keep them there.
+    sdk = get_path(request, "config", "tools") if "contents" in request else None
+    if isinstance(sdk, list):
+        tools.extend(sdk)
     return tools or None
 
 
