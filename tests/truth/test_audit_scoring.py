@@ -17,7 +17,7 @@ import orjson
 import pytest
 
 from toolaudit.pipeline import AuditOptions
-from toolaudit.runners import AuditJob, RunHooks, parallel, runner_for
+from toolaudit.runners import AuditJob, Interrupted, RunHooks, parallel, runner_for
 from toolaudit.schemas import schema_set
 from toolaudit.sources import Source
 from toolaudit.truth.expectations import Expectations, load_expectations
@@ -269,6 +269,42 @@ def test_jobs_give_the_scores_and_summary_of_one_process(eval_set, tmp_path, mon
     # An id scored in two ranges: done again in one process, which scores the first.
     log.write_bytes(many + many)
     assert _run(job, 2) == _run(job, 1)
+
+
+def test_an_interrupted_jobs_run_keeps_the_score_lines_its_summary_counts(eval_set, monkeypatch):
+    # The ranges finished in order are kept: their rows, their counts, their score lines.
+    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 1024)
+    log, expected, _ = eval_set
+    # (Each id once: an id scored in two ranges would have the run done in one process.)
+    lines = [line for line in LOG.splitlines(keepends=True) if b"Nice" not in line]
+    log.write_bytes(
+        b"".join(
+            line.replace(b'"eval_id":"', f'"eval_id":"{n}-'.encode())
+            for n in range(60)
+            for line in lines
+        )
+    )
+    entries = [{**entry, "id": f"{n}-{entry['id']}"} for n in range(60) for entry in EXPECTED]
+    expected.write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in entries))
+    expectations = load_expectations(
+        str(expected), key="metadata.eval_id", schemas=schema_set(TOOLS)
+    )
+    job = AuditJob([Source(str(log))], schema_set(TOOLS), AuditOptions(), expectations)
+    finished = []
+
+    def stop_after_two(size: int) -> None:
+        finished.append(size)
+        if len(finished) == 2:
+            raise KeyboardInterrupt
+
+    report, scores = io.BytesIO(), io.BytesIO()
+    hooks = RunHooks(on_bytes=stop_after_two, notify=lambda _: None)
+    with pytest.raises(Interrupted) as stopped:
+        runner_for(jobs=2).run(job, report, hooks, scores)
+    truth = stopped.value.summary.to_dict()["ground_truth"]
+    scored = [orjson.loads(line) for line in scores.getvalue().splitlines()]
+    assert 0 < len(scored) == truth["total"] < len(entries)
+    assert sum(line["correct"] for line in scored) == truth["correct"]
 
 
 def test_an_expectations_object_refuses_an_unknown_match():

@@ -180,7 +180,7 @@ class ParallelRunner:
                     job,
                     (parts, stdin_copy),
                     report,
-                    (report_dir, scores is not None),
+                    (report_dir, scores),
                     streaming,
                     numbered,
                     hooks,
@@ -221,16 +221,18 @@ class ParallelRunner:
         job: AuditJob,
         planned: tuple[list[Source], str | None],
         report: BinaryIO | None,
-        directory: tuple[str, bool],
+        directory: tuple[str, BinaryIO | None],
         streaming: bool,
         numbered: bool,
         hooks: RunHooks,
     ) -> list[PartResult]:
         """Every part's result, in order; stops at the first part that must be audited
         whole. ``planned``: the parts, and where standard input was copied (if it was);
-        ``directory``: where the parts' outputs go, and whether score lines are wanted."""
+        ``directory``: where the parts' outputs go, and the score lines' file (None: not
+        wanted)."""
         parts, stdin_copy = planned
-        report_dir, want_scores = directory
+        report_dir, scores = directory
+        want_scores = scores is not None
         results: list[PartResult] = []
         try:
             with worker_pool(min(self.jobs, len(parts)), job) as pool:
@@ -257,8 +259,13 @@ class ParallelRunner:
                     if hooks.on_bytes is not None:
                         hooks.on_bytes(result.size)
         except KeyboardInterrupt as stop:
-            # The report holds the ranges finished in order; so does the summary.
+            # The report holds the ranges finished in order; so do the summary and the
+            # score lines, unless two of those ranges scored one id (see _scored_once).
             done = results if streaming or report is None else []
+            if job.expectations is not None and _scored_once(done) is None:
+                done = []
+            for result in done:
+                _append_scores(result, scores)
             summary = _interrupted_summary(job, done, numbered)
             raise Interrupted(summary, type(stop)) from None
         return results
