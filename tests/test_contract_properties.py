@@ -244,6 +244,7 @@ def test_compiled_validator_matches_the_reference(case):
     assert validator.validate(call) == expected
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(JSON_VALUES, JSON_VALUES)
 def test_json_equal_matches_the_reference(a, b):

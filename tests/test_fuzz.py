@@ -155,6 +155,7 @@ def test_random_tools_carried_by_records_never_break_the_audit(tools, call):
     audit(orjson.dumps(record) + b"\n")
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.dictionaries(

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
@@ -259,6 +260,7 @@ def at_or_above(upper, lower):
     return lower[: len(upper)] == upper
 
 
+@pytest.mark.slow
 @settings(
     max_examples=300,
     deadline=None,

@@ -126,6 +126,7 @@ def patterns(draw: st.DrawFn, depth: int = 2) -> str:
     return draw(st.sampled_from(["", "^"])) + "".join(parts) + draw(st.sampled_from(["", "$"]))
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None)
 @given(patterns(), st.lists(st.text(alphabet=ALPHABET, max_size=8), min_size=1, max_size=8))
 def test_random_translations_search_as_deep_mode_does(pattern: str, texts: list[str]) -> None:

@@ -650,6 +650,7 @@ OTLP_SPAN = st.builds(
 )
 
 
+@pytest.mark.slow
 @given(st.lists(OTLP_SPAN, min_size=1, max_size=3))
 @settings(max_examples=200, deadline=None)
 def test_any_otlp_line_is_read_or_refused_never_raises(spans: list[dict[str, Any]]) -> None:

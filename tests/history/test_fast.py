@@ -167,6 +167,7 @@ def edited(messages: list[Any], edits: list[tuple[str, int, object]]) -> list[An
     return messages
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     shape=st.sampled_from(FAST_SHAPES),

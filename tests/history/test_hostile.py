@@ -36,6 +36,7 @@ JSON = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(messages=JSON, shape=st.sampled_from([None, *sorted(SHAPES)]))
 def test_any_json_is_checked_and_repaired_without_an_exception(messages, shape):

@@ -683,6 +683,7 @@ def logs(draw: st.DrawFn) -> tuple[dict[str, Any], bytes]:
     return schemas, b"\n".join(lines) + b"\n"
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(logs())
 def test_generated_records_give_the_same_rows_and_summary(
@@ -692,6 +693,7 @@ def test_generated_records_give_the_same_rows_and_summary(
     assert_same_either_way(data, schema_set(schemas))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(logs())
 def test_generated_records_give_the_same_groups_by_model(
@@ -756,6 +758,7 @@ def edge_logs(draw: st.DrawFn) -> bytes:
     return b"\n".join(lines) + b"\n"
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(edge_logs())
 def test_values_at_every_type_edge_give_the_same_rows_and_summary(data: bytes) -> None:
@@ -764,6 +767,7 @@ def test_values_at_every_type_edge_give_the_same_rows_and_summary(data: bytes) -
     assert_same_either_way(data, schema_set(EDGE_TOOLS))
 
 
+@pytest.mark.slow
 def test_the_comparison_catches_a_wrong_type_rule(monkeypatch: pytest.MonkeyPatch) -> None:
     # The hot path stays honest: with one rule flipped (an integer parameter taking 1.0),
     # the comparison above must fail.

@@ -229,12 +229,14 @@ def stream_logs(draw: st.DrawFn) -> bytes:
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(stream_logs(), st.sampled_from([1, 2, 3, 10_000]))
 def test_generated_streams_give_the_same_rows_and_summary(data: bytes, most_open: int) -> None:
     assert_same_either_way(data, WEATHER_SCHEMAS, max_open_streams=most_open)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(stream_logs())
 def test_generated_streams_give_the_same_rows_with_errors_only_and_groups(data: bytes) -> None:

@@ -10,6 +10,7 @@ import io
 import itertools
 import os
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -136,6 +137,7 @@ def logs_and_cuts(draw):
     return data, (0, *cuts)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(
     logs_and_cuts(),

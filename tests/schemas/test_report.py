@@ -355,6 +355,7 @@ def test_a_bfcl_question_file_lists_each_questions_tools_with_their_depths():
     assert {tool.depth for tool in report.tools} == {1, 2, 3}
 
 
+@pytest.mark.slow
 def test_a_schema_10000_levels_deep_does_not_crash_the_walk():
     node: dict = {"type": "string"}
     for _ in range(10_000):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -144,6 +145,7 @@ def test_a_recursive_ref_is_left_and_still_rejected_not_a_crash() -> None:
     }
 
 
+@pytest.mark.slow
 def test_a_ref_chain_that_would_explode_is_not_written_out() -> None:
     defs = {
         f"d{i}": {
@@ -253,6 +255,7 @@ ROOTS = st.builds(
 UNMENDABLE = ("root-not-object", "root-any-of", "recursive", "external-ref")
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ROOTS)
 def test_any_conversion_passes_its_lint_and_is_final(schema: dict[str, Any]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -118,6 +119,7 @@ def test_best_pairing_against_every_permutation(costs):
     assert total(pairs) == min(total(list(chosen)) for chosen in every)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     calls=st.lists(

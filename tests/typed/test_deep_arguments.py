@@ -85,6 +85,7 @@ def test_the_decoders_accept_most_of_the_suites_valid_cases() -> None:
     assert accepted > valid // 2, (accepted, valid)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=400,
     deadline=None,

@@ -171,6 +171,7 @@ def test_lines_at_every_edge_give_the_same_rows_and_summary(calls_a_line: int) -
     assert_same_either_way(data, schemas, deep=True)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=60,
     deadline=None,
