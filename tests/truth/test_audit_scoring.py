@@ -271,21 +271,45 @@ def test_jobs_give_the_scores_and_summary_of_one_process(eval_set, tmp_path, mon
     assert _run(job, 2) == _run(job, 1)
 
 
-def test_an_interrupted_jobs_run_keeps_the_score_lines_its_summary_counts(eval_set, monkeypatch):
-    # The ranges finished in order are kept: their rows, their counts, their score lines.
-    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 1024)
-    log, expected, _ = eval_set
-    # (Each id once: an id scored in two ranges would have the run done in one process.)
+def _write_copies(log: Path, expected: Path, copies: int) -> list[dict[str, Any]]:
+    """``copies`` of the eval set, each id once (an id scored in two ranges would have
+    the run done in one process); the expected entries."""
     lines = [line for line in LOG.splitlines(keepends=True) if b"Nice" not in line]
     log.write_bytes(
         b"".join(
             line.replace(b'"eval_id":"', f'"eval_id":"{n}-'.encode())
-            for n in range(60)
+            for n in range(copies)
             for line in lines
         )
     )
-    entries = [{**entry, "id": f"{n}-{entry['id']}"} for n in range(60) for entry in EXPECTED]
+    entries = [{**e, "id": f"{n}-{e['id']}"} for n in range(copies) for e in EXPECTED]
     expected.write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in entries))
+    return entries
+
+
+def test_jobs_without_a_report_give_score_lines_numbered_as_one_process(eval_set, monkeypatch):
+    # Score lines carry the line of their record: the ranges' lines are counted first
+    # for them as for report rows (a later range's lines were numbered from 1).
+    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 1024)
+    log, expected, _ = eval_set
+    _write_copies(log, expected, 40)  # each id once: no range scores one twice
+    expectations = load_expectations(
+        str(expected), key="metadata.eval_id", schemas=schema_set(TOOLS)
+    )
+    job = AuditJob([Source(str(log))], schema_set(TOOLS), AuditOptions(), expectations)
+    assert len(parallel.plan_parts(list(job.sources), 2)) > 4
+    scores = {}
+    for jobs in (1, 2):
+        scores[jobs] = io.BytesIO()
+        runner_for(jobs=jobs).run(job, None, RunHooks(notify=lambda _: None), scores[jobs])
+    assert scores[2].getvalue() == scores[1].getvalue()
+
+
+def test_an_interrupted_jobs_run_keeps_the_score_lines_its_summary_counts(eval_set, monkeypatch):
+    # The ranges finished in order are kept: their rows, their counts, their score lines.
+    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 1024)
+    log, expected, _ = eval_set
+    entries = _write_copies(log, expected, 60)
     expectations = load_expectations(
         str(expected), key="metadata.eval_id", schemas=schema_set(TOOLS)
     )

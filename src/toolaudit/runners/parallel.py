@@ -165,7 +165,10 @@ class ParallelRunner:
         # (Only from its very start: stdout opened for appending is not ours to rewind.)
         streaming = report is not None and report.seekable() and report.tell() == 0
         with tempfile.TemporaryDirectory(prefix="toolaudit-") as report_dir:
-            numbered = lines_counted_first(job.sources, rows=report is not None)
+            # (Score lines carry line numbers too.)
+            numbered = lines_counted_first(
+                job.sources, rows=report is not None or scores is not None
+            )
             stdin_copy = None
             if any(part.is_stdin for part in parts):
                 try:

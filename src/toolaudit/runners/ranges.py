@@ -20,12 +20,12 @@ _COUNT_CHUNK = 8 << 20
 
 
 def lines_counted_first(sources: Sequence[Source], rows: bool) -> bool:
-    """Whether each range's lines are counted before it is audited: for report ``rows``,
-    which carry the file's own line numbers. A summary alone does without: each range
-    numbers its lines from 1, and its samples are moved down as the summaries merge
-    (see merge_blocks), which finds an input's lines by its path: so not when two inputs
-    share one. Counting reads every range once more: 5% of a ``--dask local:2`` run on
-    1 GB, 3% of ``--jobs 2`` on 170 MB (measured)."""
+    """Whether each range's lines are counted before it is audited: for report ``rows``
+    (or score lines), which carry the file's own line numbers. A summary alone does
+    without: each range numbers its lines from 1, and its samples are moved down as the
+    summaries merge (see merge_blocks), which finds an input's lines by its path: so not
+    when two inputs share one. Counting reads every range once more: 5% of a ``--dask
+    local:2`` run on 1 GB, 3% of ``--jobs 2`` on 170 MB (measured)."""
     names = [source.name for source in sources]
     return rows or len(set(names)) < len(names)
 
