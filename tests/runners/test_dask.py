@@ -27,6 +27,7 @@ from toolaudit.runners import dask as dask_runner
 from toolaudit.runners.dask import ClusterError, parse_blocksize
 from toolaudit.schemas import NO_SCHEMAS, load_schemas, schema_set
 from toolaudit.sources import Source
+from toolaudit.truth.expectations import load_expectations
 
 from ..conftest import FIXTURES, REPO, write_interleaved_streams
 
@@ -416,6 +417,85 @@ def test_an_interrupted_summary_alone_numbers_its_samples_as_one_process(
     whole, _ = one_process([logs[0]], sample_schemas)
     failing = [row for row in map(orjson.loads, whole.splitlines()) if not row["ok"]]
     assert summary.samples == failing[:SAMPLE_ROWS]
+
+
+@pytest.fixture(scope="module")
+def eval_set(tmp_path_factory, sample_schemas):
+    """Expected calls for the sample's ids: its own call for two ids in three, no call for
+    the third (an unwanted call), and five ids no record has."""
+    expected = tmp_path_factory.mktemp("eval") / "expected.jsonl"
+    entries = []
+    for number, line in enumerate(SAMPLE.read_bytes().splitlines()):
+        try:  # (the sample holds lines of every kind: those with a plain call are kept)
+            record = orjson.loads(line)
+            arguments = record["arguments"]
+            if isinstance(arguments, str):
+                arguments = orjson.loads(arguments)
+            call = {"name": record["name"], "arguments": arguments}
+            assert isinstance(record["id"], str) and isinstance(call["name"], str)
+            assert isinstance(arguments, dict)
+        except (orjson.JSONDecodeError, TypeError, KeyError, AssertionError):
+            continue
+        entries.append({"id": record["id"], "calls": [call] if number % 3 else []})
+    entries += [{"id": f"absent-{n}", "calls": []} for n in range(5)]
+    expected.write_bytes(b"".join(orjson.dumps(entry) + b"\n" for entry in entries))
+    return load_expectations(str(expected), schemas=sample_schemas)
+
+
+def scored_in_one_process(paths, schemas, expectations):
+    report, scores = io.BytesIO(), io.BytesIO()
+    job = AuditJob([Source(p) for p in paths], schemas, AuditOptions(), expectations)
+    summary = SerialRunner().run(job, report, None, scores)
+    return report.getvalue(), scores.getvalue(), summary.to_dict()
+
+
+def test_expected_calls_are_scored_on_the_cluster_as_in_one_process(
+    client, logs, sample_schemas, eval_set, tmp_path
+):
+    paths = [logs[0]]  # the sample three times: each id scored at its first record
+    want = scored_in_one_process([str(SAMPLE)], sample_schemas, eval_set)
+    job = AuditJob([Source(str(SAMPLE))], sample_schemas, AuditOptions(), eval_set)
+    assert "ground_truth" in want[2] and want[1].count(b"\n") == len(eval_set.entries)
+    # The report as a stream, or as parts; the score lines with or without it.
+    report, scores = io.BytesIO(), io.BytesIO()
+    summary = DaskRunner(client, blocksize=1024).run(job, report, None, scores)
+    assert (report.getvalue(), scores.getvalue(), summary.to_dict()) == want
+    scores = io.BytesIO()
+    runner = DaskRunner(client, blocksize=1024, parts=str(tmp_path / "report"))
+    summary = runner.run(job, None, None, scores)
+    assert (concatenated(tmp_path / "report"), scores.getvalue(), summary.to_dict()) == want
+    assert len(os.listdir(tmp_path / "report")) > 5  # the sample was cut into blocks
+    assert DaskRunner(client, blocksize=1024).run(job).to_dict() == want[2]
+    # An id met in two blocks is scored at its first record only: as one process does.
+    again = scored_in_one_process(paths, sample_schemas, eval_set)
+    job = AuditJob([Source(p) for p in paths], sample_schemas, AuditOptions(), eval_set)
+    notices: list[str] = []
+    report, scores = io.BytesIO(), io.BytesIO()
+    summary = DaskRunner(client, blocksize=BLOCK).run(
+        job, report, RunHooks(notify=notices.append), scores
+    )
+    assert (report.getvalue(), scores.getvalue(), summary.to_dict()) == again
+    assert notices == [
+        "--dask: records of one id were scored in two blocks: audited again in this process, "
+        "which scores the first"
+    ]
+
+
+def test_an_interrupted_scoring_run_keeps_the_score_lines_its_summary_counts(
+    client, sample_schemas, eval_set
+):
+    def stop_half_way(done: int, total: int) -> None:
+        if done == total // 2:
+            raise KeyboardInterrupt
+
+    job = AuditJob([Source(str(SAMPLE))], sample_schemas, AuditOptions(), eval_set)
+    scores = io.BytesIO()
+    with pytest.raises(Interrupted) as stopped:
+        DaskRunner(client, blocksize=1024).run(job, None, RunHooks(on_block=stop_half_way), scores)
+    truth = stopped.value.summary.to_dict()["ground_truth"]
+    lines = [orjson.loads(line) for line in scores.getvalue().splitlines()]
+    assert 0 < len(lines) == truth["total"] < len(eval_set.entries)
+    assert sum(line["correct"] for line in lines) == truth["correct"]
 
 
 def test_schemas_travel_as_definitions_and_are_compiled_once_per_process():

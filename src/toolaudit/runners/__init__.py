@@ -72,18 +72,19 @@ def run_job(
     With ``dask`` (a ``distributed.Client``), the job runs on its cluster in blocks of
     ``blocksize`` bytes, and a ``report`` path or URL (not ``-``) names a directory or
     prefix that receives the report as parts, written by the workers."""
-    if dask is not None and job.expectations is not None:
-        raise OptionError(
-            "expected calls are scored in this process or with --jobs, not on a Dask cluster"
-        )
-    if dask is not None and isinstance(report, str) and report != "-":
-        runner = runner_for(
-            jobs=jobs, dask=dask, blocksize=blocksize, parts=report, storage_options=storage_options
-        )
-        return runner.run(job, None, hooks)
-    runner = runner_for(jobs=jobs, dask=dask, blocksize=blocksize)
+    # On a cluster, a report path names where the workers write its parts.
+    parts = report if dask is not None and isinstance(report, str) and report != "-" else None
+    runner = runner_for(
+        jobs=jobs,
+        dask=dask,
+        blocksize=blocksize,
+        parts=parts,
+        storage_options=storage_options if parts is not None else None,
+    )
     with ExitStack() as outputs:
-        if isinstance(report, str):
+        if parts is not None:
+            report = None
+        elif isinstance(report, str):
             report = outputs.enter_context(AtomicOutput(report, storage_options=storage_options))
         if isinstance(scores, str):
             scores = outputs.enter_context(AtomicOutput(scores, storage_options=storage_options))

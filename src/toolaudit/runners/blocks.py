@@ -38,6 +38,7 @@ from toolaudit.runners.ranges import count_newlines, line_start
 from toolaudit.schemas import SchemaSet
 from toolaudit.sources import GZIP_MAGIC, Source, is_gzip
 from toolaudit.storage import open_input
+from toolaudit.truth.expectations import Expectations
 
 #: Characters of a glob: a name that holds one (a file that expansion found so named)
 #: is audited whole, as it is.
@@ -104,6 +105,8 @@ class Task:
     emptied: tuple[str, ...] = ()
     #: Return the rows to the caller (a report that is a stream, not a directory).
     collect: bool = False
+    #: With expected calls: return the unit's score lines to the caller.
+    scores: bool = False
     part_options: Mapping[str, Any] | None = field(default=None, repr=False)
 
 
@@ -127,6 +130,10 @@ class Result:
     uncounted: bool = False
     #: (input, status) in input order, one per input: its summary's sources.
     inputs: tuple[tuple[int, SourceStatus], ...] = ()
+    #: With expected calls: the unit's score lines, and the ids its records were scored
+    #: under, in order (kept by each task's own result, never merged, as ``rows``).
+    scores: bytes | None = None
+    scored: tuple[str, ...] = ()
 
 
 def parse_blocksize(text: str | int) -> int:
@@ -277,39 +284,55 @@ def uncounted_units(files: Sequence[File]) -> list[Unit]:
     return units
 
 
-def audit_task(task: Task, schemas: SchemaSet, options: AuditOptions) -> Result:
+def audit_task(
+    task: Task,
+    schemas: SchemaSet,
+    options: AuditOptions,
+    expectations: Expectations | None = None,
+) -> Result:
     """On a worker: audit one unit; write its rows to its part (never half-written:
-    see AtomicOutput), or return them. A run-stopping error is returned, not raised,
-    so that the caller can tell it from a fault of the cluster."""
+    see AtomicOutput), or return them; with ``expectations``, return its score lines
+    too (a unit with expected calls is always counted: they carry line numbers). A
+    run-stopping error is returned, not raised, so that the caller can tell it from a
+    fault of the cluster."""
     unit = task.unit
     if unit.uncounted:
         result = _audit_uncounted(unit, schemas, options)
     else:
-        result = _audit_counted(task, schemas, options)
+        result = _audit_counted(task, schemas, options, expectations)
     return replace(result, inputs=tuple((unit.file, s) for s in result.summary.sources))
 
 
-def _audit_counted(task: Task, schemas: SchemaSet, options: AuditOptions) -> Result:
+def _audit_counted(
+    task: Task, schemas: SchemaSet, options: AuditOptions, expectations: Expectations | None
+) -> Result:
     unit = task.unit
-    audit = Audit([unit.source], schemas, options)
+    audit = Audit([unit.source], schemas, options, expectations=expectations, whole_run=False)
     rows = None
+    scores = io.BytesIO() if expectations is not None and task.scores else None
     try:
         if task.part is not None:
             with AtomicOutput(task.part, storage_options=task.part_options) as part:
-                summary = audit.run(part)
+                summary = audit.run(part, scores)
             for empty in task.emptied:
                 with AtomicOutput(empty, storage_options=task.part_options):
                     pass
         elif task.collect:
             buffer = io.BytesIO()
-            summary = audit.run(buffer)
+            summary = audit.run(buffer, scores)
             rows = buffer.getvalue()
         else:
-            summary = audit.run()
+            summary = audit.run(None, scores)
     except ToolAuditError as error:
         return Result(audit.finish(), failed=(unit.file,), error=error)
     reason = audit.whole_reason
-    return Result(summary, defining=((unit.file, reason),) if reason else (), rows=rows)
+    return Result(
+        summary,
+        defining=((unit.file, reason),) if reason else (),
+        rows=rows,
+        scores=scores.getvalue() if scores is not None else None,
+        scored=tuple(audit.scorer.scored) if audit.scorer is not None else (),
+    )
 
 
 def _audit_uncounted(unit: Unit, schemas: SchemaSet, options: AuditOptions) -> Result:

@@ -30,7 +30,9 @@ from itertools import takewhile
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from toolaudit.errors import OptionError
+from toolaudit.output.files import AtomicOutput
 from toolaudit.pipeline import Audit
+from toolaudit.pipeline.scoring import with_missing_entries
 from toolaudit.results.summary import Summary
 from toolaudit.runners.base import AuditJob, Interrupted, RunHooks
 from toolaudit.runners.blocks import (
@@ -57,7 +59,8 @@ from toolaudit.runners.cluster import (
     wait_idle,
 )
 from toolaudit.runners.parts import Parts, part_name
-from toolaudit.runners.ranges import lines_counted_first
+from toolaudit.runners.ranges import lines_counted_first, scored_once
+from toolaudit.runners.serial import SerialRunner
 from toolaudit.schemas import SchemaSet
 from toolaudit.sources import DEFAULT_BLOCKSIZE
 
@@ -97,10 +100,6 @@ class DaskRunner:
         hooks: RunHooks | None = None,
         scores: BinaryIO | None = None,
     ) -> Summary:
-        if job.expectations is not None:
-            raise OptionError(
-                "expected calls are scored in this process or with --jobs, not on a Dask cluster"
-            )
         hooks = hooks if hooks is not None else RunHooks()
         if report is not None and self.parts is not None:
             raise OptionError("give the report as parts or as a stream, not both")
@@ -112,7 +111,7 @@ class DaskRunner:
         files = plan_files(job.sources, self.blocksize, threads)
         if self.parts is not None:
             self.parts.prepare()
-        return _Run(self.client, job, hooks, self.parts, report).audit(files)
+        return _Run(self.client, job, hooks, self.parts, (report, scores)).audit(files)
 
 
 @dataclass(frozen=True)
@@ -136,10 +135,11 @@ class _Run:
         job: AuditJob,
         hooks: RunHooks,
         parts: Parts | None,
-        report: BinaryIO | None,
+        outputs: tuple[BinaryIO | None, BinaryIO | None],
     ) -> None:
         self.client, self.job, self.hooks = client, job, hooks
-        self.parts, self.report = parts, report
+        #: The report (when not written as parts) and the score lines' file.
+        self.parts, (self.report, self.scores) = parts, outputs
         self.name = uuid.uuid4().hex[:12]
         self.units: list[Unit] = []
         self.part_names: list[str] = []
@@ -152,10 +152,13 @@ class _Run:
             schemas = self.client.submit(
                 _arrived, self.job.schemas, key=f"toolaudit-schemas-{self.name}", pure=False
             )
+            # Scoring needs every record's line, and knows them only in counted units.
+            scoring = self.job.expectations is not None
             self.units = (
                 numbered_units(files, self._counted(files))
                 if lines_counted_first(
-                    self.job.sources, rows=self.parts is not None or self.report is not None
+                    self.job.sources,
+                    rows=self.parts is not None or self.report is not None or scoring,
                 )
                 else uncounted_units(files)
             )
@@ -181,8 +184,16 @@ class _Run:
             if self.parts is not None:
                 self.parts.keep_only(())
             raise result.error
-        self._finish()
-        return result.summary
+        expectations = self.job.expectations
+        if expectations is None:
+            self._finish()
+            return result.summary
+        results = [_result(entry.future) for entry in self.entries]
+        scored = scored_once(r.scored for r in results)
+        if scored is None:
+            return self._again_here()
+        self._finish(results)
+        return with_missing_entries(result.summary, expectations, scored, self.scores)
 
     def _counted(self, files: Sequence[File]) -> list[Counted]:
         """Every block of the files, counted on the workers, in order."""
@@ -195,13 +206,14 @@ class _Run:
         return counted
 
     def _task(self, index: int, unit: Unit, emptied: Sequence[int] = ()) -> Task:
-        parts = self.parts
+        parts, scores = self.parts, self.scores is not None
         if parts is None:
-            return Task(unit, collect=self.report is not None)
+            return Task(unit, collect=self.report is not None, scores=scores)
         return Task(
             unit,
             part=parts.path(self.part_names[index]),
             emptied=tuple(parts.path(self.part_names[i]) for i in emptied),
+            scores=scores,
             part_options=parts.storage_options,
         )
 
@@ -209,7 +221,13 @@ class _Run:
         keys = [f"toolaudit-{what}-{self.name}-{i}" for i in range(len(tasks))]
         return list(
             self.client.map(
-                audit_task, tasks, schemas=schemas, options=self.job.options, key=keys, pure=False
+                audit_task,
+                tasks,
+                schemas=schemas,
+                options=self.job.options,
+                expectations=self.job.expectations,
+                key=keys,
+                pure=False,
             )
         )
 
@@ -273,19 +291,38 @@ class _Run:
         return _result(self._reduce("whole"))
 
     def _finish(self, results: Sequence[Result] | None = None) -> None:
-        """Write the streamed report; leave exactly the finished parts in place. The
-        results are those of the first entries; None: every entry finished."""
+        """Write the streamed report and the score lines; leave exactly the finished parts
+        in place. The results are those of the first entries; None: every entry finished."""
         done = len(self.entries) if results is None else len(results)
         if self.parts is not None:
             count = self.entries[done - 1].parts.stop if done else 0
             self.parts.keep_only(self.part_names[:count])
-        elif self.report is not None:
-            for index in range(done):
-                result = (
-                    results[index] if results is not None else _result(self.entries[index].future)
-                )
-                if result.rows:
-                    self.report.write(result.rows)
+        if self.report is None and self.scores is None:
+            return
+        for index in range(done):
+            result = results[index] if results is not None else _result(self.entries[index].future)
+            if self.report is not None and result.rows:
+                self.report.write(result.rows)
+            if self.scores is not None and result.scores:
+                self.scores.write(result.scores)
+
+    def _again_here(self) -> Summary:
+        """Two blocks scored records under one id, which one process scores once: the
+        job audited again in this process, its outputs written as one process writes them
+        (the report as one part, when it is written as parts)."""
+        self.hooks.tell(
+            "--dask: records of one id were scored in two blocks: audited again in this "
+            "process, which scores the first"
+        )
+        if self.parts is None:
+            return SerialRunner().run(self.job, self.report, self.hooks, self.scores)
+        first = self.part_names[0]
+        with AtomicOutput(
+            self.parts.path(first), storage_options=self.parts.storage_options
+        ) as report:
+            summary = SerialRunner().run(self.job, report, self.hooks, self.scores)
+        self.parts.keep_only([first])
+        return summary
 
     def _stopped(self) -> Summary:
         """Interrupted: the summary, and the report, of the units finished in input order
@@ -308,6 +345,8 @@ class _Run:
                     ]
                     break
                 results.append(result)
+            if self.job.expectations is not None and scored_once(r.scored for r in results) is None:
+                results = []  # counts and score lines as one process's: see _again_here
             self._finish(results)
         except Exception:  # the cluster is going away too: say nothing was finished
             results = []

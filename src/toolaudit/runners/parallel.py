@@ -36,7 +36,7 @@ from toolaudit.pipeline.scoring import with_missing_entries
 from toolaudit.results.summary import Summary, joined_statuses, merge_blocks, merge_summaries
 from toolaudit.runners.base import AuditJob, Interrupted, RunHooks
 from toolaudit.runners.pool import PartResult, PartTask, audit_part, worker_pool
-from toolaudit.runners.ranges import count_newlines, line_start, lines_counted_first
+from toolaudit.runners.ranges import count_newlines, line_start, lines_counted_first, scored_once
 from toolaudit.runners.serial import SerialRunner
 from toolaudit.sources import STDIN, Source, copy_stdin, is_gzip
 
@@ -205,7 +205,7 @@ class ParallelRunner:
                 # A later range read only in part says so by a line numbered from 1:
                 # the reading of one process says where, in the file's own numbers.
                 return again.run()
-            scored = _scored_once(results)
+            scored = scored_once(r.scored for r in results)
             if scored is None:
                 # An id scored in two ranges: one process scores its first record only.
                 return again.run()
@@ -263,9 +263,9 @@ class ParallelRunner:
                         hooks.on_bytes(result.size)
         except KeyboardInterrupt as stop:
             # The report holds the ranges finished in order; so do the summary and the
-            # score lines, unless two of those ranges scored one id (see _scored_once).
+            # score lines, unless two of those ranges scored one id (see scored_once).
             done = results if streaming or report is None else []
-            if job.expectations is not None and _scored_once(done) is None:
+            if job.expectations is not None and scored_once(r.scored for r in done) is None:
                 done = []
             for result in done:
                 _append_scores(result, scores)
@@ -308,16 +308,6 @@ def _append_scores(result: PartResult, scores: BinaryIO | None) -> None:
         with open(result.scores_path, "rb") as part_scores:
             shutil.copyfileobj(part_scores, scores, 1 << 20)
     os.unlink(result.scores_path)
-
-
-def _scored_once(results: list[PartResult]) -> set[str] | None:
-    """The ids the ranges scored records under; None when two ranges scored one id."""
-    scored: set[str] = set()
-    for result in results:
-        if not scored.isdisjoint(result.scored):
-            return None
-        scored.update(result.scored)
-    return scored
 
 
 @dataclass

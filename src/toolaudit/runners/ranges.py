@@ -5,7 +5,7 @@ the ranges after it), and when that count is needed at all."""
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, BinaryIO, cast
 
 if TYPE_CHECKING:
@@ -69,3 +69,15 @@ def count_newlines(file: BinaryIO, start: int, end: int | None = None) -> tuple[
         if left is not None:
             left -= got
     return newlines, read, head
+
+
+def scored_once(scored_by_range: Iterable[Iterable[str]]) -> set[str] | None:
+    """The ids the ranges (in input order) scored records under; None when two ranges
+    scored one id, which one process scores once, at its first record."""
+    scored: set[str] = set()
+    for ids in scored_by_range:
+        ids = set(ids)
+        if not scored.isdisjoint(ids):
+            return None
+        scored.update(ids)
+    return scored
