@@ -156,6 +156,12 @@ def test_a_keyword_the_declared_type_excludes_has_no_effect(tmp_path, spec, keyw
     assert warning.message == f"{keyword} has no effect under type {message}"
 
 
+def test_a_required_list_without_effect_is_one_warning_not_two(tmp_path):
+    spec = {"type": "array", "required": ["a"]}
+    report = report_of(tmp_path, {"type": "object", "properties": {"a": spec}})
+    assert found(report) == [(KEYWORD_WITHOUT_EFFECT, "/properties/a/required")]
+
+
 @pytest.mark.parametrize(
     "spec",
     [

@@ -15,6 +15,7 @@ from toolaudit.schemas.misplaced import (
     BARE_PARAMETER_MAP,
     KEYWORD_WITHOUT_EFFECT,
     MALFORMED_ROOT_KEYWORD,
+    keywords_without_effect,
     kind_warnings,
     root_warnings,
 )
@@ -139,7 +140,9 @@ def _node_warnings(
     properties = properties if isinstance(properties, Mapping) else {}
     required = node.get("required")
     required = required if isinstance(required, list) else []
-    for index, name in enumerate(required):
+    # A required list the type leaves without effect is said once, as such.
+    checked = [] if "required" in keywords_without_effect(node) else required
+    for index, name in enumerate(checked):
         # The contract reads the top level's own properties alone; deeper, deep mode
         # also counts names an allOf branch or a $ref target declares.
         if isinstance(name, str) and not (

@@ -264,3 +264,8 @@ def kind_warnings(node: Mapping[str, Any]) -> Iterator[tuple[str, str, str]]:
                     f"{keyword} has no effect under type {type_names_of(kinds) or 'none'}: "
                     f"it constrains only {'an' if kind in ('object', 'array') else 'a'} {kind}",
                 )
+
+
+def keywords_without_effect(node: Mapping[str, Any]) -> set[str]:
+    """The keywords of ``node`` that its declared ``type`` leaves without effect."""
+    return {keyword for _, keyword, _ in kind_warnings(node)}
