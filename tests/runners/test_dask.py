@@ -479,6 +479,12 @@ def test_expected_calls_are_scored_on_the_cluster_as_in_one_process(
         "--dask: records of one id were scored in two blocks: audited again in this process, "
         "which scores the first"
     ]
+    # Written as parts, the report is then that process's, in the first part alone.
+    scores = io.BytesIO()
+    runner = DaskRunner(client, blocksize=BLOCK, parts=str(tmp_path / "again"))
+    summary = runner.run(job, None, RunHooks(notify=notices.append), scores)
+    assert (concatenated(tmp_path / "again"), scores.getvalue(), summary.to_dict()) == again
+    assert os.listdir(tmp_path / "again") == ["part-00000.jsonl"]
 
 
 def test_an_interrupted_scoring_run_keeps_the_score_lines_its_summary_counts(

@@ -316,13 +316,12 @@ class _Run:
         )
         if self.parts is None:
             return SerialRunner().run(self.job, self.report, self.hooks, self.scores)
-        first = self.part_names[0]
-        with AtomicOutput(
-            self.parts.path(first), storage_options=self.parts.storage_options
-        ) as report:
-            summary = SerialRunner().run(self.job, report, self.hooks, self.scores)
-        self.parts.keep_only([first])
-        return summary
+        first = self.parts.path(self.part_names[0])
+        try:
+            with AtomicOutput(first, storage_options=self.parts.storage_options) as report:
+                return SerialRunner().run(self.job, report, self.hooks, self.scores)
+        finally:  # (interrupted too: its rows so far are that part, kept)
+            self.parts.keep_only(self.part_names[:1])
 
     def _stopped(self) -> Summary:
         """Interrupted: the summary, and the report, of the units finished in input order
