@@ -29,6 +29,7 @@ from toolaudit.jsonutil import (
     MAX_NUMBER_DIGITS,
     ExactNumber,
     dumps_any,
+    is_beyond_exact_reading,
     loads_exact,
     may_hold_numbers_beyond_a_double,
 )
@@ -285,6 +286,18 @@ def test_texts_holding_numbers_beyond_a_double_are_told_apart():
     assert may_hold_numbers_beyond_a_double(b'{"x": 1e-400}')
     assert may_hold_numbers_beyond_a_double('{"x": 2E+308}')
     assert not may_hold_numbers_beyond_a_double(b'{"x": 1e-40, "y": 1.5e+30, "z": 123456}')
+
+
+@pytest.mark.parametrize("number", ["1e9999999999999999999", "-2.5E+99999999999999999999999"])
+def test_an_exponent_past_what_decimal_holds_is_beyond_the_exact_reading(number):
+    # Decimal raised InvalidOperation for it: the audit's row said "this is a bug".
+    with pytest.raises(ValueError, match=r"is beyond 1e±10000, the range read exactly") as refused:
+        loads_exact(f'{{"x": {number}}}')
+    assert is_beyond_exact_reading(refused.value)
+    assert validate_tool_call(
+        {"t": {"parameters": {"type": "object"}}},
+        {"name": "t", "arguments": f'{{"x": {number}}}'},
+    ) == {"ok": False, "errors": ["malformed:arguments"]}
 
 
 DEEP_LIST = nested("x", 3_000, "list")

@@ -13,7 +13,7 @@ import json
 import math
 import re
 import uuid
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 # A run of 19 digits may be an integer beyond 64 bits. Found by mapping every
@@ -100,8 +100,11 @@ def _exact_float(text: str) -> float | ExactNumber:
     elif not text.lstrip("-").split("e")[0].split("E")[0].strip("0."):
         return value  # a zero written as one
     _check_length(text)
-    exact = ExactNumber(text)
-    if abs(exact.adjusted()) > MAX_NUMBER_EXPONENT:
+    try:
+        exact = ExactNumber(text)
+    except InvalidOperation:  # an exponent past what Decimal holds (1e999999999999999999)
+        exact = None
+    if exact is None or abs(exact.adjusted()) > MAX_NUMBER_EXPONENT:
         raise BeyondExactReading(
             f"the number {_abridged(text)} is beyond 1e±{MAX_NUMBER_EXPONENT}, "
             "the range read exactly"
