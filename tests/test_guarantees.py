@@ -133,6 +133,55 @@ def test_numbers_beyond_a_double_are_numbers():
     assert errors(rows) == [(1, []), (2, ["type:n"])]
 
 
+ZERO_TOOLS = {
+    "t": {"parameters": {"properties": {"z": {"enum": [0, "none"]}}}},
+    "d": {"parameters": {"properties": {"x": {"type": "number", "exclusiveMaximum": 0}}}},
+}
+
+
+def _audit_zero(data: bytes, lines: int) -> dict[bool, list[dict]]:
+    """The failing rows of ``data`` after ``lines`` valid lines (which make the typed path
+    take the lines after them), by deep mode or not."""
+    rows = {}
+    for deep in (False, True):
+        padding = b'{"name": "t", "arguments": {"z": 0}}\n' * lines
+        run = Audit(
+            [Source("-")],
+            schema_set(ZERO_TOOLS, deep=deep),
+            AuditOptions(errors_only=True, deep=deep),
+            stdin=io.BytesIO(padding + data),
+        )
+        report = io.BytesIO()
+        assert_counts_add_up(run.run(report))
+        rows[deep] = [json.loads(line) for line in report.getvalue().splitlines()]
+    return rows
+
+
+@pytest.mark.parametrize("lines", [0, 300], ids=["first-lines", "typed-path"])
+def test_a_number_below_a_double_that_orjson_reads_as_0_is_judged_exactly(lines):
+    # orjson reads -1e-400 as -0.0 without a word: in an enum holding 0 it passed on the
+    # fast paths of plain mode (the general path said enum:z).
+    rows = _audit_zero(b'{"name": "t", "arguments": {"z": -1e-400}}\n', lines)
+    assert rows[False] == rows[True]
+    assert [(r["errors"], r["why"]) for r in rows[False]] == [
+        (["enum:z"], {"enum:z": 'expected one of 0, "none"; got -1E-400'})
+    ]
+
+
+@pytest.mark.parametrize("number", [b"-1e-20000", b"-1e-9999999999999999999"])
+def test_a_number_past_the_exact_reading_is_refused_where_it_may_change_a_verdict(number):
+    # Past 1e±10000 a number is not read exactly: refused as 1e20000 is, which orjson
+    # refuses, where orjson's 0 could decide (it said "below 0, got -0.0").
+    data = b'{"name": "d", "arguments": {"x": ' + number + b"}}\n"
+    rows = _audit_zero(data, 0)[True]
+    assert [(r["errors"], r["detail"]) for r in rows] == [
+        (
+            ["malformed:json"],
+            f"not audited: the number {number.decode()} is beyond 1e±10000, the range read exactly",
+        )
+    ]
+
+
 @pytest.mark.parametrize(
     ("arguments", "expected"),
     [

@@ -106,7 +106,7 @@ class FastPaths:
             # refused calls are judged by the plain contract.)
             streams = None if self._grouped or self._deep else self.general
             typed = self.typed = TypedReader(
-                self._validator, self._forced, self._compile_tools, streams, deep=self._deep
+                self._validator, self._forced, self._compile_tools, streams
             )
         typed.seen(format_name)
         self.ready = typed.current is not None

@@ -25,6 +25,7 @@ from toolaudit.formats.streams import Finished, StreamError
 from toolaudit.history import HistoryCall
 from toolaudit.history import check as check_history
 from toolaudit.jsonutil import (
+    is_beyond_exact_reading,
     loads_exact,
     may_hold_long_integers,
     may_hold_numbers_beyond_a_double,
@@ -266,7 +267,10 @@ class GeneralReader:
             (any(v[1] for v in verdicts) and may_hold_long_integers(line))
             or may_hold_tiny_numbers(line)
         ):
-            exact_record = _exact(line)
+            exact_record, beyond = _exact(line)
+            if beyond is not None:  # as a line orjson refuses for such a number is
+                recorder.record_error(where, "json", beyond, tally)
+                return True
             if exact_record is not None:
                 self._read(exact_record, lineno, None, tally)
                 return True
@@ -317,12 +321,16 @@ def may_hold_tiny_numbers(line: bytes) -> bool:
     return (b"e-" in line or b"E-" in line) and may_hold_numbers_beyond_a_double(line)
 
 
-def _exact(line: bytes) -> object:
-    """The line parsed exactly (integers beyond 64 bits as integers), or None."""
+def _exact(line: bytes) -> tuple[object, str | None]:
+    """The line parsed exactly (integers beyond 64 bits as integers), or None; and why it
+    is not audited when it holds a number past what is read exactly (``-1e-20000``,
+    which orjson reads as 0 without a word)."""
     try:
-        return loads_exact(line)
-    except (ValueError, RecursionError):
-        return None
+        return loads_exact(line), None
+    except ValueError as refused:
+        return None, f"not audited: {refused}" if is_beyond_exact_reading(refused) else None
+    except RecursionError:
+        return None, None
 
 
 def too_deep(record: object) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import orjson
 
-from toolaudit.contract import Validator
+from toolaudit.contract import ToolValidator, Validator
 from toolaudit.errors import ToolAuditError
 from toolaudit.formats.flat import call_id as flat_call_id
 from toolaudit.jsonutil import may_hold_long_integers
@@ -42,6 +42,8 @@ class InlineReader:
         self._general = general
         self._fast_paths = fast_paths
         self._deep = deep
+        #: By tool name: whether an enum of its parameters holds a numeric 0.
+        self._zero_enums: dict[str, bool] = {}
         #: The number of the line being read when an interruption came (0: none came).
         self.interrupted_at = 0
 
@@ -69,9 +71,11 @@ class InlineReader:
         fast_paths = self._fast_paths
         tell_typed = fast_paths.reads_flat_calls
         tools_get = self._tools.get
-        # Deep mode's constraints (multipleOf, bounds, const) may see a number orjson read
-        # as 0 (1e-400); plain mode's checks see one only through an enum holding 0.
+        # A number orjson read as 0 (1e-400) may make a call pass: through deep mode's
+        # constraints (multipleOf, bounds, const), or plain mode's enum holding 0. A
+        # failing call's line is judged on its exact parse too, for its reasons' words.
         deep = self._deep
+        zero_enums = self._zero_enums
         grouped = recorder.grouped
         tally_for = recorder.tally_for
         global_tally = recorder.tally
@@ -107,7 +111,11 @@ class InlineReader:
                 ):
                     general.read_record(record, lineno, line)
                     continue
-                if deep and may_hold_tiny_numbers(line):
+                if (
+                    deep
+                    or (zero := zero_enums.get(name))
+                    or (zero is None and _enum_holds_zero(tool, name, zero_enums))
+                ) and may_hold_tiny_numbers(line):
                     general.read_record(record, lineno, line)  # judged on its exact parse
                     continue
                 if tell_typed:  # the typed path reads the next lines as flat calls
@@ -132,7 +140,9 @@ class InlineReader:
                 if not wants_model:  # a failing call's row, or its sample, names it
                     model = m if type(m := record.get("model")) is str else None
                     tally = global_tally
-                if number_may_be_inexact(problems, arguments) and may_hold_long_integers(line):
+                if (
+                    number_may_be_inexact(problems, arguments) and may_hold_long_integers(line)
+                ) or may_hold_tiny_numbers(line):
                     general.read_record(record, lineno, line, tally)
                 else:
                     verdict = object_verdict(tool, arguments, problems)
@@ -148,6 +158,17 @@ class InlineReader:
             # already, in that group's tally.
             raise _Failed(position, tally if grouped and chosen_at == position else None) from error
         return len(lines)
+
+
+def _enum_holds_zero(tool: ToolValidator, name: str, known: dict[str, bool]) -> bool:
+    """Whether an enum of the tool's parameters holds a number equal to 0 (``False``
+    too, which equals it in Python: a line sent to the general path for nothing); kept in
+    ``known`` by the name called."""
+    holds = known[name] = any(
+        param.enum is not None and any(value == 0 for value in param.enum)
+        for param in tool.parameters.values()
+    )
+    return holds
 
 
 class _Failed(Exception):

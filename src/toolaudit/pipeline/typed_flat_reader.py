@@ -29,15 +29,11 @@ _JSONDecodeError = orjson.JSONDecodeError
 class TypedFlatReader:
     """Reads flat calls to ``validator``'s tools, decoded by ``flat``'s structs."""
 
-    __slots__ = ("_deep", "_flat", "_validator", "interrupted_at")
+    __slots__ = ("_flat", "_validator", "interrupted_at")
 
-    def __init__(self, flat: FlatCalls, validator: Validator, *, deep: bool = False) -> None:
+    def __init__(self, flat: FlatCalls, validator: Validator) -> None:
         self._flat = flat
         self._validator = validator
-        #: Deep mode: a line its decoder refused that may hold a number below a double's
-        #: range is the general path's, which judges it on its exact parse (as the inline
-        #: reader leaves it); deep decoders refuse where such a number could pass.
-        self._deep = deep
         #: The number of the line being read when an interruption came (0: none came).
         self.interrupted_at = 0
 
@@ -57,7 +53,6 @@ class TypedFlatReader:
         valid_row = recorder.valid_row
         grouped = recorder.grouped
         tally_for = recorder.tally_for
-        deep = self._deep
         end = len(lines)
         position = start
         failing = 0
@@ -84,8 +79,12 @@ class TypedFlatReader:
                             lineno = first_line + position
                             add_row(valid_row(lineno, 0, call.call_id_or_id, tool, call.model))
                         continue
-                if deep and may_read_as_zero(line):
-                    return position  # judged on its exact parse (decoders refuse what differs)
+                if may_read_as_zero(line):
+                    # A line its decoder refused that may hold a number below a double's
+                    # range is the general path's, which judges it on its exact parse (as
+                    # the inline reader leaves it); decoders refuse where such a number
+                    # could pass (a Literal takes no float; deep mode's limits).
+                    return position
                 try:
                     record = loads(line)
                 except _JSONDecodeError:

@@ -74,7 +74,6 @@ class TypedReader:
     __slots__ = (
         "_by_format",
         "_compile_tools",
-        "_deep",
         "_flat",
         "_flat_reader",
         "_global",
@@ -91,12 +90,7 @@ class TypedReader:
         input_format: str | None = None,
         compile_tools: Callable[[list[Any]], Validator | str] | None = None,
         streams: GeneralReader | None = None,
-        *,
-        deep: bool = False,
     ) -> None:
-        #: Deep mode: a line with a call its decoder refused goes to the general path when
-        #: it may hold a number below a double's range (judged there on its exact parse).
-        self._deep = deep
         shapes = [
             shape
             for shape in typed_shapes()
@@ -117,7 +111,7 @@ class TypedReader:
         if self._global is not None and input_format in (None, FLAT.name):
             self._flat = self._by_format[FLAT.name] = FlatCalls(self._global.decoders)
         self._flat_reader = (
-            TypedFlatReader(self._flat, validator, deep=deep)
+            TypedFlatReader(self._flat, validator)
             if validator is not None and self._flat is not None
             else None
         )
@@ -194,7 +188,6 @@ class TypedReader:
         add_row = rows.append if rows is not None else None
         valid_row = recorder.valid_row
         grouped = recorder.grouped
-        deep = self._deep
         end = len(lines)
         position = start
         try:
@@ -248,8 +241,10 @@ class TypedReader:
                         if add_row is not None:
                             add_row(valid_row(first_line + position, index, call_id, tool, model))
                     continue
-                if deep and may_read_as_zero(line):
-                    return position  # judged on its exact parse (decoders refuse what differs)
+                if may_read_as_zero(line):
+                    # A call its decoder refused, on a line that may hold a number below a
+                    # double's range: judged by the general path on its exact parse.
+                    return position
                 verdicts = self._judge_line(line, calls, failed, toolset)
                 if verdicts is None:
                     return position
