@@ -370,3 +370,45 @@ def test_deeply_nested_schemas_work_and_too_deep_ones_are_refused_clearly(tmp_pa
         and "not valid JSON" in refused.stderr
         and refused.stderr.count("\n") == 1
     )
+
+
+HUGE = "9" * 5000  # past the 4,300 digits str() writes
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # A Responses output item, an Anthropic block, whose type is such a number.
+        f'{{"object": "response", "output": [{{"type": {HUGE}}}]}}',
+        f'{{"type": "message", "role": "assistant", "content": [{{"type": {HUGE}}}]}}',
+        # An error event whose message is one (its stream's cut says it).
+        f'{{"type": "error", "error": {{"type": "overloaded_error", "message": {HUGE}}}}}',
+    ],
+    ids=["responses-item-type", "anthropic-block-type", "stream-error-message"],
+)
+def test_a_record_holding_a_number_of_5000_digits_is_read_not_a_bug(line):
+    # str() of it raised: each line was a "malformed:internal" row.
+    rows, summary = audit(line.encode() + b"\n")
+    assert all("malformed:internal" not in row["errors"] for row in rows)
+    assert summary.record_errors.get("malformed:internal") is None
+
+
+def test_every_output_words_an_id_and_a_model_of_5000_digits(tmp_path):
+    # The HTML report stopped the run (exit 2) on such a model's group.
+    log = tmp_path / "huge.jsonl"
+    log.write_text(
+        f'{{"id": {HUGE}, "name": "t", "arguments": {{"n": "x"}}}}\n'
+        f'{{"id": "a", "model": {HUGE}, "name": "t", "arguments": {{"n": "x"}}}}\n'
+    )
+    schemas = tmp_path / "s.json"
+    schemas.write_text(
+        json.dumps({"t": {"parameters": {"properties": {"n": {"type": "integer"}}}}})
+    )
+    page = tmp_path / "report.html"
+    for output in ("table", "markdown", "json"):
+        result = cli(
+            "audit", str(log), "-s", str(schemas), "--group-by", "model",
+            "--format", output, "--html", str(page),
+        )  # fmt: skip
+        assert result.exit_code == 1, result.stderr
+    assert "an integer of about 5,00" in page.read_text()  # (5,001: an estimate)

@@ -207,6 +207,17 @@ _LONG_INT_BITS = 14_000
 SHOWN_CHARACTERS = 60
 
 
+def text_of(value: object) -> str:
+    """``str(value)`` for any value a log holds: an integer too long for ``str()`` (past
+    Python's 4,300 digits) is said as :func:`shown` says it."""
+    if isinstance(value, str):
+        return value
+    try:
+        return str(value)
+    except ValueError:
+        return shown(value)
+
+
 def shown(value: object, limit: int = SHOWN_CHARACTERS) -> str:
     """A value as JSON, cut to about ``limit`` characters: what a reason quotes.
 

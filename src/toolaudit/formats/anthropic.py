@@ -13,6 +13,7 @@ from toolaudit.formats.base import (
     Extracted,
     UnknownShape,
     as_dict,
+    ends_with,
     get_path,
     is_one_of,
 )
@@ -47,7 +48,7 @@ def message(record: Mapping[str, Any]) -> Extracted:
                     note=note,
                 )
             )
-    if not any(str(as_dict(block).get("type")).endswith("tool_use") for block in content):
+    if not any(ends_with(as_dict(block).get("type"), "tool_use") for block in content):
         # No call of any kind: the model may have written one into its text, unparsed.
         append_calls_in_text(calls, content, note)
     return Extracted("anthropic", calls, model=record.get("model"))

@@ -245,3 +245,9 @@ def first_present(record: Mapping[str, Any], *keys: str) -> object:
 def is_one_of(value: object, names: frozenset[str] | Mapping[str, Any]) -> bool:
     """``value in names`` for a value from a log, which may be unhashable."""
     return isinstance(value, str) and value in names
+
+
+def ends_with(value: object, suffix: str) -> bool:
+    """``value.endswith(suffix)`` for a value from a log, which may be no string (a number
+    of 5,000 digits, which ``str()`` refuses)."""
+    return isinstance(value, str) and value.endswith(suffix)

@@ -15,6 +15,7 @@ from toolaudit.formats.base import (
     UnknownShape,
     as_dict,
     as_list,
+    ends_with,
     get_path,
 )
 from toolaudit.formats.declaration import KEY, Format, Inner
@@ -111,7 +112,7 @@ def responses(record: Mapping[str, Any]) -> Extracted:
                 note=CUT_OFF.format(signal) if cut else None,
             )
         )
-    if not any(str(as_dict(item).get("type")).endswith("_call") for item in output):
+    if not any(ends_with(as_dict(item).get("type"), "_call") for item in output):
         # No call of any kind: the model may have written one into its text, unparsed.
         signal = f'status "incomplete", {reason or "no reason given"}'
         note = CUT_OFF.format(signal) if incomplete else None

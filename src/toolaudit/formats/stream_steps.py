@@ -10,6 +10,7 @@ from typing import Any, TypeGuard
 
 from toolaudit.formats.base import UnknownShape, as_dict
 from toolaudit.jsonutil import dumps_any
+from toolaudit.values import text_of
 
 #: How a step relates to its stream (``StreamStep.role``).
 BEGINS = "begins"  # message_start and the like: a new stream (an open one of its key is cut)
@@ -74,7 +75,7 @@ def as_text(value: object) -> str | None:
 def reported(what: str, error: Mapping[str, Any], *fields: str) -> str:
     """A provider's error event as the reason its stream was cut: "Anthropic
     reported an error: overloaded_error: Overloaded"."""
-    said = [str(error[field]) for field in fields if error.get(field) is not None]
+    said = [text_of(error[field]) for field in fields if error.get(field) is not None]
     return ": ".join([what, *said])
 
 

@@ -20,6 +20,7 @@ from toolaudit.results.conversations import Conversations
 from toolaudit.results.ground_truth import GroundTruth
 from toolaudit.results.score_compare import AccuracyComparison, AnyComparison
 from toolaudit.results.summary import Summary
+from toolaudit.values import text_of
 
 
 def cell(text: str) -> str:
@@ -151,8 +152,8 @@ def _samples(samples: list[dict[str, Any]]) -> list[str]:
     with_model = any("model" in row for row in samples)
     rows = [
         [
-            cell(str(row.get("id", "?"))),
-            *([cell(str(row.get("model")))] if with_model else []),
+            cell(text_of(row.get("id", "?"))),
+            *([cell(text_of(row.get("model")))] if with_model else []),
             cell(truth.mismatches(row)),
         ]
         for row in samples

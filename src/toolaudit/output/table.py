@@ -9,6 +9,7 @@ from toolaudit.output.text import NAME_WIDTH, grid, percent, printable
 from toolaudit.results.conversations import Conversations
 from toolaudit.results.ground_truth import GroundTruth
 from toolaudit.results.summary import Summary
+from toolaudit.values import text_of
 
 #: Group labels are column headers side by side, so they are cut shorter than names.
 GROUP_LABEL_WIDTH = 24
@@ -177,7 +178,7 @@ def _ground_truth(section: GroundTruth) -> list[str]:
         out += ["", "incorrect entries (sample):"]
         for row in samples:
             said = printable(truth.mismatches(row), 200)
-            out.append(f"  {printable(str(row.get('id', '?')), NAME_WIDTH)}: {said}")
+            out.append(f"  {printable(text_of(row.get('id', '?')), NAME_WIDTH)}: {said}")
     return out
 
 

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from toolaudit.output.order import ordered_kinds
 from toolaudit.output.text import change as text_change
 from toolaudit.output.text import percent, printable
+from toolaudit.values import text_of
 
 #: The HTML modules say ``p.pct``: the same percentage as the terminal's.
 pct = percent
@@ -42,14 +43,12 @@ DASH = "\u2014"
 
 def esc(value: object, width: int | None = None) -> str:
     """Log or schema content as HTML text or attribute value (see the module docstring)."""
-    return html.escape(
-        printable(value if isinstance(value, str) else str(value), width), quote=True
-    )
+    return html.escape(printable(text_of(value), width), quote=True)
 
 
 def name(value: object, width: int = NAME_WIDTH) -> str:
     """A name as shown in a cell: cut to ``width``, the (longer) whole in a tooltip when cut."""
-    text = value if isinstance(value, str) else str(value)
+    text = text_of(value)
     shown = esc(text, width)
     if len(printable(text)) <= width:
         return shown
