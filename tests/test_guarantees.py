@@ -383,13 +383,26 @@ HUGE = "9" * 5000  # past the 4,300 digits str() writes
         f'{{"type": "message", "role": "assistant", "content": [{{"type": {HUGE}}}]}}',
         # An error event whose message is one (its stream's cut says it).
         f'{{"type": "error", "error": {{"type": "overloaded_error", "message": {HUGE}}}}}',
+        # A Responses object cut short for such a reason.
+        f'{{"object": "response", "status": "incomplete", "incomplete_details": {{"reason": '
+        f'{HUGE}}}, "output": [{{"type": "function_call", "name": "t", "arguments": "{{}}"}}]}}',
+        # A Gemini result naming such a tool, which no call before it made.
+        f'{{"contents": [{{"role": "user", "parts": [{{"functionResponse": {{"name": {HUGE}, '
+        f'"response": {{}}}}}}]}}]}}',
     ],
-    ids=["responses-item-type", "anthropic-block-type", "stream-error-message"],
+    ids=[
+        "responses-item-type",
+        "anthropic-block-type",
+        "stream-error-message",
+        "responses-incomplete-reason",
+        "gemini-orphan-result-name",
+    ],
 )
 def test_a_record_holding_a_number_of_5000_digits_is_read_not_a_bug(line):
     # str() of it raised: each line was a "malformed:internal" row.
     rows, summary = audit(line.encode() + b"\n")
-    assert all("malformed:internal" not in row["errors"] for row in rows)
+    # (A conversation's problem is a row with "problem" in place of "errors".)
+    assert all("malformed:internal" not in row.get("errors", [row.get("problem")]) for row in rows)
     assert summary.record_errors.get("malformed:internal") is None
 
 

@@ -96,6 +96,7 @@ def responses(record: Mapping[str, Any]) -> Extracted:
         raise UnknownShape("an OpenAI Responses object needs an output array")
     incomplete = record.get("status") == "incomplete"
     reason = get_path(record, "incomplete_details", "reason")
+    reason = reason if isinstance(reason, str) else None  # as the stream's reader says it
     calls: list[Call] = []
     for item in output:
         item = as_dict(item)

@@ -28,6 +28,7 @@ from toolaudit.history.model import (
     Turn,
 )
 from toolaudit.history.rules import BY_ID_ONLY, WHERE_RESULTS_GO, WINDOWED, provider_says
+from toolaudit.values import text_of
 
 _ANY = object()  #: the queue of every unanswered call, for results with neither id nor name
 
@@ -165,7 +166,11 @@ class Pairing:
                 detail = "it names no call, and every call before it is answered already"
             self._problem(DUPLICATE_RESULT, result, earlier, detail)
             return
-        which = f"the id {result.id}" if result.key is not None else f"the name {result.name}"
+        which = (
+            f"the id {text_of(result.id)}"
+            if result.key is not None
+            else f"the name {text_of(result.name)}"
+        )
         detail = f"this result answers no earlier call (no call before it has {which})"
         self._problem(ORPHAN_RESULT, result, None, detail)
 
