@@ -268,11 +268,8 @@ class GeneralReader:
             or may_hold_tiny_numbers(line)
         ):
             exact_record, beyond = _exact(line)
-            if beyond is not None:  # as a line orjson refuses for such a number is
-                recorder.record_error(where, "json", beyond, tally)
-                return True
-            if exact_record is not None:
-                self._read(exact_record, lineno, None, tally)
+            if beyond is not None or exact_record is not None:
+                self._read_exactly(exact_record, beyond, lineno, tally)
                 return True
         model = extracted.model
         recorder.calls(
@@ -302,6 +299,15 @@ class GeneralReader:
             tally.records_without_calls += 1
         for stream in finished:
             self.judge_stream(stream)
+
+    def _read_exactly(self, record: object, beyond: str | None, lineno: int, tally: Tally) -> None:
+        """Read a record again on its exact parse; or, where a number is past what is
+        read exactly, say so as of a line orjson refuses for such a number."""
+        if beyond is not None:
+            where = Where(self._recorder.source, lineno)
+            self._recorder.record_error(where, "json", beyond, tally)
+        else:
+            self._read(record, lineno, None, tally)
 
     def judge_stream(self, stream: Finished) -> None:
         """Count one reassembled stream, and judge its calls on the line it began on."""
