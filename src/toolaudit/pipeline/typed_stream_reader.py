@@ -25,7 +25,7 @@ import orjson
 from toolaudit.contract import Validator
 from toolaudit.errors import ToolAuditError
 from toolaudit.formats.base import repeated_ids
-from toolaudit.formats.stream_lanes import BEGAN, NOT_PLACED, OpenStream
+from toolaudit.formats.stream_lanes import BEGAN, NOT_PLACED, OpenCall, OpenStream
 from toolaudit.formats.streams import Finished, StreamError
 from toolaudit.formats.typed import DECODE_FAILURES
 from toolaudit.formats.typed_stream_shape import (
@@ -190,7 +190,8 @@ class TypedStreamReader:
         else:
             if stream.notes or stream.failure is not None:
                 return False
-            if len(stream.calls) == 1 and self._one_valid(stream, recorder):
+            call = stream.only_call()
+            if call is not None and self._one_valid(stream, call, recorder):
                 return True
             calls = [(c.id, c.name, c.arguments()) for c in stream.pending()]
             model = stream.model
@@ -212,10 +213,9 @@ class TypedStreamReader:
         )
         return True
 
-    def _one_valid(self, stream: OpenStream, recorder: Recorder) -> bool:
-        """Count a stream of one call its tool's typed decoder takes (most), as
+    def _one_valid(self, stream: OpenStream, call: OpenCall, recorder: Recorder) -> bool:
+        """Count a stream of one call (``call``) its tool's typed decoder takes (most), as
         Recorder.calls() counts a valid call; False, having counted nothing, for any other."""
-        call = stream.calls[0]
         name, arguments = call.name, call.arguments()
         if not isinstance(name, str) or type(arguments) is not str:
             return False
