@@ -32,8 +32,8 @@ from toolaudit.formats.typed_stream_shape import (
     ACCOMPANY,
     APPEND,
     BEGIN_CALL,
-    BEGIN_STREAM,
     CONTINUE,
+    END,
     Lane,
     TypedStreamShape,
 )
@@ -41,7 +41,12 @@ from toolaudit.jsonutil import may_hold_long_integers
 from toolaudit.pipeline.judge import Verdict, object_verdict
 from toolaudit.pipeline.recorder import Recorder, Where
 from toolaudit.results.tally import Tally
-from toolaudit.typed.arguments import DecodersOnDemand, accepts, line_beyond_decoders
+from toolaudit.typed.arguments import (
+    MOST_LINE_BRACKETS,
+    DecodersOnDemand,
+    accepts,
+    line_beyond_decoders,
+)
 
 if TYPE_CHECKING:
     from toolaudit.pipeline.general_reader import GeneralReader
@@ -90,14 +95,19 @@ class TypedStreamReader:
         shape = self._shape
         decode = shape.decoder.decode
         lane_of = shape.lane
-        append, touch = streams.append, streams.touch
+        append, touch, end = streams.append, streams.touch, streams.end
+        judge = self._judge
         tally = recorder.tally
         without_calls = 0  # lines that began no stream: their calls count where it began
         position = start
         try:
             for position in range(start, len(lines)):
                 line = lines[position]
-                if line_beyond_decoders(line):
+                # (What the check looks for needs a line not ASCII or a long one: most
+                # are neither, and cost two tests.)
+                if (not line.isascii() or len(line) > MOST_LINE_BRACKETS) and (
+                    line_beyond_decoders(line)
+                ):
                     return position
                 try:
                     record = decode(line)
@@ -107,7 +117,15 @@ class TypedStreamReader:
                 if lane is not None:
                     what = lane[0]
                     if what == APPEND:  # most lines
-                        if append(*lane[1:]):
+                        _, key, slot, group, text, model = lane
+                        if append(key, slot, group, text, model):
+                            without_calls += 1
+                            continue
+                    elif what == END:
+                        ended = end(lane[1], lane[2], lane[3], first_line + position)
+                        if ended is not None:
+                            for stream in ended:
+                                judge(stream, first_line + position, tally, recorder)
                             without_calls += 1
                             continue
                     elif what in (ACCOMPANY, CONTINUE):
@@ -115,7 +133,7 @@ class TypedStreamReader:
                             without_calls += 1
                             continue
                     else:
-                        placed = self._lane(lane, first_line + position, tally, recorder)
+                        placed = self._lane(lane, first_line + position, tally)
                         if placed is not None:
                             without_calls += not placed
                             continue
@@ -130,25 +148,17 @@ class TypedStreamReader:
         finally:
             tally.records_without_calls += without_calls
 
-    def _lane(self, lane: Lane, lineno: int, tally: Tally, recorder: Recorder) -> bool | None:
-        """A lane that may begin or end a stream: whether the line began one, or None when
-        the lane did nothing (the step then)."""
+    def _lane(self, lane: Lane, lineno: int, tally: Tally) -> bool | None:
+        """A lane that may begin a stream: whether the line began one, or None when the
+        lane did nothing (the step then)."""
         streams = self._general.streams
-        what = lane[0]
-        if what == BEGIN_CALL:
+        if lane[0] == BEGIN_CALL:
             _, key, slot, group, call_id, name, text, placeholder, model, may_begin = lane
             placed = streams.begin_call(
                 key, slot, group, call_id, name, text, placeholder, model, may_begin, lineno, tally
             )
             return None if placed == NOT_PLACED else placed == BEGAN
-        if what == BEGIN_STREAM:
-            return True if streams.begin_stream(lane[1], lane[2], lineno, tally) else None
-        ended = streams.end(lane[1], lane[2], lane[3], lineno)
-        if ended is None:
-            return None
-        for stream in ended:
-            self._judge(stream, lineno, tally, recorder)
-        return False
+        return True if streams.begin_stream(lane[1], lane[2], lineno, tally) else None
 
     def _step(self, record: Any, lineno: int, tally: Tally, recorder: Recorder) -> bool | None:
         """Feed the line's step: whether it began a stream, or None when the general path
