@@ -58,8 +58,8 @@ class StreamLanes(StreamAssembler):
             call.pieces = [text]
         else:
             pieces.append(text)
-        if group is not None:
-            stream.groups.setdefault(group, False)
+        if group is not None and group not in stream.groups:
+            stream.groups[group] = False
         return True
 
     def touch(self, key: Hashable, model: object, *, accompanies: bool) -> bool:

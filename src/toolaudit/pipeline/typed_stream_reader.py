@@ -96,7 +96,7 @@ class TypedStreamReader:
         decode = shape.decoder.decode
         lane_of = shape.lane
         append, touch, end = streams.append, streams.touch, streams.end
-        judge = self._judge
+        judge = self._judge_ended
         tally = recorder.tally
         without_calls = 0  # lines that began no stream: their calls count where it began
         position = start
@@ -174,6 +174,22 @@ class TypedStreamReader:
             self._judge(stream, lineno, tally, recorder)
         return began
 
+    def _judge_ended(
+        self, stream: OpenStream, lineno: int, tally: Tally, recorder: Recorder
+    ) -> None:
+        """Judge a stream a lane ended: most hold one valid call, counted here at once."""
+        try:
+            if not stream.notes and stream.failure is None:
+                call = stream.only_call()
+                if call is not None and self._one_valid(stream, call, recorder):
+                    return
+        except ToolAuditError:
+            raise
+        except Exception as error:  # as GeneralReader.read_record records it
+            self._general.record_bug(error, lineno, tally)
+            return
+        self._judge(stream, lineno, tally, recorder)
+
     def _judge(
         self, stream: Finished | OpenStream, lineno: int, tally: Tally, recorder: Recorder
     ) -> None:
@@ -200,9 +216,7 @@ class TypedStreamReader:
         else:
             if stream.notes or stream.failure is not None:
                 return False
-            call = stream.only_call()
-            if call is not None and self._one_valid(stream, call, recorder):
-                return True
+            # (A stream of one valid call was counted by _judge_ended.)
             calls = [(c.id, c.name, c.arguments()) for c in stream.pending()]
             model = stream.model
         if not calls:
