@@ -5,6 +5,7 @@ types: see tests/fixtures/formats/make_streams.py."""
 from __future__ import annotations
 
 import copy
+import gc
 from typing import Any
 
 import orjson
@@ -86,6 +87,47 @@ def test_parallel_tool_calls_are_assembled_in_index_order() -> None:
         (1, "call_p1", "get_time", '{"timezone": "CET"}'),
     ]
     assert all(c.encoding == JSON_STRING and c.note is None for c in stream.extracted.calls)
+
+
+def chat_chunk(
+    tool_call: dict[str, Any] | None = None, finish_reason: str | None = None
+) -> dict[str, Any]:
+    delta = {} if tool_call is None else {"tool_calls": [{"index": 0, **tool_call}]}
+    choice = {"index": 0, "delta": delta, "finish_reason": finish_reason}
+    return {"id": "chatcmpl-1", "object": "chat.completion.chunk", "choices": [choice]}
+
+
+def test_calls_one_after_another_at_one_index_are_told_apart_by_id() -> None:
+    # Some servers send parallel calls all at index 0: each with an id of its own.
+    records = [
+        chat_chunk({"id": "call_a", "function": {"name": "get_weather", "arguments": ""}}),
+        chat_chunk({"function": {"arguments": '{"city": "Oslo"}'}}),
+        chat_chunk({"id": "call_b", "function": {"name": "get_time", "arguments": "{}"}}),
+        chat_chunk({"id": "call_c", "function": {"name": "get_weather", "arguments": "{"}}),
+        chat_chunk({"function": {"arguments": "}"}}),
+        chat_chunk(finish_reason="tool_calls"),
+    ]
+    fed = Fed(records)
+    assert fed.errors == {} and list(fed.finished) == [6]
+    assert calls_of(fed.only()) == [
+        (0, "call_a", "get_weather", '{"city": "Oslo"}'),
+        (1, "call_b", "get_time", "{}"),
+        (2, "call_c", "get_weather", "{}"),
+    ]
+
+
+def test_an_open_stream_holds_few_containers_the_cyclic_gc_walks() -> None:
+    # Thousands of streams may be open at once: each full collection walks them all.
+    assembler = StreamAssembler()
+    first = chat_chunk({"id": "call_a", "function": {"name": "get_weather", "arguments": ""}})
+    for line, record in enumerate([first, chat_chunk({"function": {"arguments": "{}"}})], 1):
+        assembler.feed(extract(record), line, None)
+    gc.collect()  # (it stops tracking the tuples that hold no container)
+    [stream] = assembler._open.values()
+    assert stream.groups == {0: False} and stream.skipped is None and stream.replaced is None
+    assert not gc.is_tracked(stream.groups) and not gc.is_tracked(stream.notes)
+    [call] = stream.at_slot.values()
+    assert not gc.is_tracked(call.slot)
 
 
 def test_the_usage_only_chunk_after_the_end_is_neither_a_stream_nor_an_error() -> None:

@@ -279,10 +279,8 @@ def audit(
     from toolaudit.cli.progress import byte_progress
     from toolaudit.output import render_summary
     from toolaudit.output.files import STDOUT, check_outputs
-    from toolaudit.output.json import render_json
     from toolaudit.pipeline import AuditOptions, StopRequest
     from toolaudit.runners import AuditJob, Interrupted, RunHooks, run_job
-    from toolaudit.runners.dask import parse_blocksize
     from toolaudit.schemas import NO_SCHEMAS, load_schemas
     from toolaudit.sources import STDIN, expand_paths
 
@@ -352,7 +350,11 @@ def audit(
         show_progress = sys.stderr.isatty() if progress is None else progress
         interrupted: type[KeyboardInterrupt] | None = None
         stop = StopRequest()
-        block_size = DEFAULT_BLOCKSIZE if blocksize is None else parse_blocksize(blocksize)
+        block_size = DEFAULT_BLOCKSIZE
+        if blocksize is not None:
+            from toolaudit.runners.blocks import parse_blocksize  # (for --dask alone)
+
+            block_size = parse_blocksize(blocksize)
         with (
             _signals_stop(stop),
             _cluster(dask_address) as client,
@@ -375,6 +377,8 @@ def audit(
                 # The report keeps every complete row; the summary says it is incomplete.
                 interrupted, summary = stopped.interruption, stopped.summary
         if summary_path is not None:
+            from toolaudit.output.json import render_json  # (what --summary needs alone)
+
             _write_text(summary_path, render_json(summary), storage_options)
         if html is not None:
             from toolaudit.output.html import render_html

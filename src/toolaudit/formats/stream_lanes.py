@@ -11,9 +11,17 @@ from __future__ import annotations
 from collections.abc import Hashable
 
 from toolaudit.formats import anthropic_stream, openai_chat_stream
-from toolaudit.formats.streams import StreamAssembler, _Stream
+from toolaudit.formats.streams import StreamAssembler, _Call, _Stream
 
-__all__ = ["BEGAN", "NOT_PLACED", "PLACED", "TYPED_STREAM_FORMATS", "OpenStream", "StreamLanes"]
+__all__ = [
+    "BEGAN",
+    "NOT_PLACED",
+    "PLACED",
+    "TYPED_STREAM_FORMATS",
+    "OpenCall",
+    "OpenStream",
+    "StreamLanes",
+]
 
 #: The stream formats whose lines the audit's typed path reads
 #: (:mod:`toolaudit.formats.typed_streams`).
@@ -24,6 +32,8 @@ NOT_PLACED, PLACED, BEGAN = 0, 1, 2
 
 #: A stream a lane ended: ``pending()`` its calls, ``finished(None)`` the record of them.
 OpenStream = _Stream
+#: One call of an open stream: its ``arguments()`` so far.
+OpenCall = _Call
 
 
 class StreamLanes(StreamAssembler):
@@ -48,8 +58,8 @@ class StreamLanes(StreamAssembler):
             call.pieces = [text]
         else:
             pieces.append(text)
-        if group is not None:
-            stream.seen_groups.add(group)
+        if group is not None and group not in stream.groups:
+            stream.groups[group] = False
         return True
 
     def touch(self, key: Hashable, model: object, *, accompanies: bool) -> bool:
@@ -107,7 +117,7 @@ class StreamLanes(StreamAssembler):
                     current.pieces = []
                 current.pieces.append(text)
         if group is not None:
-            stream.seen_groups.add(group)
+            stream.groups.setdefault(group, False)
         return done
 
     def begin_stream(self, key: Hashable, model: object, line: int, context: object) -> bool:
@@ -130,9 +140,9 @@ class StreamLanes(StreamAssembler):
         if stream.model is None:
             stream.model = model if isinstance(model, str) else None
         if group is not None:
-            stream.seen_groups.add(group)
-            stream.ended_groups.add(group)
-            if not stream.seen_groups <= stream.ended_groups:
+            groups = stream.groups
+            groups[group] = True
+            if not all(groups.values()):
                 return []
         del self._open[key]
         self._remember(key, f"which already finished on line {line}")

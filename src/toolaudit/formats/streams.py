@@ -53,7 +53,7 @@ class Finished:
 class _Call:
     """One call of an open stream, as assembled so far."""
 
-    __slots__ = ("id", "name", "order", "pieces", "placeholder")
+    __slots__ = ("id", "name", "number", "pieces", "placeholder", "slot")
 
     def __init__(
         self,
@@ -61,11 +61,14 @@ class _Call:
         name: object,
         arguments: str | None,
         placeholder: str | None,
-        order: tuple[tuple[int, ...], int],
+        slot: tuple[int, ...],
+        number: int,
     ) -> None:
         self.id = call_id
         self.name = name
-        self.order = order
+        #: Its calls are numbered by slot, then in the order they began.
+        self.slot = slot
+        self.number = number
         #: None until some event carries arguments (then absent, not empty).
         self.pieces = None if arguments is None else [arguments]
         self.placeholder = placeholder
@@ -92,21 +95,26 @@ class _Call:
 
 
 class _Stream:
-    """One open stream."""
+    """One open stream.
+
+    Thousands may be open at once and live long, so it holds few containers the cyclic
+    GC tracks and walks in every full collection: dicts of groups and notes hold no
+    container (CPython does not track them), and what most streams never need is made
+    when first needed."""
 
     __slots__ = (
         "at_slot",
-        "calls",
         "context",
-        "ended_groups",
         "failure",
         "format",
+        "groups",
         "line",
         "model",
         "notes",
-        "seen_groups",
+        "replaced",
         "sequence",
         "skipped",
+        "started",
     )
 
     def __init__(self, format: str, line: int, context: object, sequence: int) -> None:
@@ -115,17 +123,20 @@ class _Stream:
         self.context = context
         self.sequence = sequence
         self.model: str | None = None
-        self.calls: list[_Call] = []
         #: The call each slot holds now (a later call at a slot takes its place here).
         self.at_slot: dict[tuple[int, ...], _Call] = {}
-        self.skipped: set[tuple[int, ...]] = set()
-        self.seen_groups: set[int] = set()
-        self.ended_groups: set[int] = set()
+        #: The calls a later call at their slot took the place of (None: none).
+        self.replaced: list[_Call] | None = None
+        #: How many calls began.
+        self.started = 0
+        self.skipped: set[tuple[int, ...]] | None = None
+        #: Each group (choice) seen -> whether it ended.
+        self.groups: dict[int, bool] = {}
         self.notes: dict[int, str] = {}
         self.failure: str | None = None
 
     def knows(self, slot: tuple[int, ...]) -> bool:
-        return slot in self.at_slot or slot in self.skipped
+        return slot in self.at_slot or (self.skipped is not None and slot in self.skipped)
 
     def apply(self, step: StreamStep) -> bool:
         """Add what the step brings; whether the stream ends with it."""
@@ -134,6 +145,8 @@ class _Stream:
         for fragment in step.fragments:
             slot = fragment.slot
             if fragment.skipped:
+                if self.skipped is None:
+                    self.skipped = set()
                 self.skipped.add(slot)
                 continue
             current = self.at_slot.get(slot)
@@ -145,18 +158,18 @@ class _Stream:
                 self._start(fragment)
             else:
                 current.add(fragment)
-        if step.groups:
-            self.seen_groups.update(step.groups)
-        if step.ended_groups:  # (most chunks end nothing)
-            self.seen_groups.update(step.ended_groups)
-            self.ended_groups.update(step.ended_groups)
+        groups = self.groups
+        for group in step.groups:
+            groups.setdefault(group, False)
+        for group in step.ended_groups:  # (most chunks end nothing)
+            groups[group] = True
         if step.notes:
             self.notes.update(step.notes)
         if step.failure is not None:
             self.failure = step.failure
         if step.ends or step.cut is not None:
             return True
-        return bool(step.ended_groups) and self.seen_groups <= self.ended_groups
+        return bool(step.ended_groups) and all(groups.values())
 
     def _start(self, fragment: Fragment) -> None:
         self.start(
@@ -172,13 +185,26 @@ class _Stream:
         placeholder: str | None,
     ) -> None:
         """A call begins at ``slot``."""
-        call = _Call(call_id, name, arguments, placeholder, (slot, len(self.calls)))
-        self.calls.append(call)
+        call = _Call(call_id, name, arguments, placeholder, slot, self.started)
+        self.started += 1
+        replaced = self.at_slot.get(slot)
+        if replaced is not None:
+            if self.replaced is None:
+                self.replaced = []
+            self.replaced.append(replaced)
         self.at_slot[slot] = call
+
+    def only_call(self) -> _Call | None:
+        """Its call if it has one alone."""
+        if self.started != 1:
+            return None
+        return next(iter(self.at_slot.values()))
 
     def pending(self) -> list[_Call]:
         """Its calls, in the order they are numbered."""
-        calls = self.calls
+        calls = list(self.at_slot.values())
+        if self.replaced is not None:
+            calls += self.replaced
         return calls if len(calls) < 2 else sorted(calls, key=_order)
 
     def finished(self, cut: str | None) -> Finished:
@@ -187,7 +213,7 @@ class _Stream:
         # A stream's failure is its provider's report (StreamStep.failure).
         failure_kind = PROVIDER if self.failure is not None else None
         for pending in self.pending():
-            notes = [n for n in (self.notes.get(pending.order[0][0]), cut_note) if n is not None]
+            notes = [n for n in (self.notes.get(pending.slot[0]), cut_note) if n is not None]
             calls.append(
                 Call(
                     len(calls),
@@ -214,7 +240,7 @@ def _other_call(fragment: Fragment, current: _Call) -> bool:
 
 
 def _order(call: _Call) -> tuple[tuple[int, ...], int]:
-    return call.order
+    return call.slot, call.number
 
 
 #: Streams open at once before the one open longest is cut (--max-open-streams).

@@ -55,6 +55,10 @@ class _EventDelta(Struct, gc=False):
 _ANTHROPIC = anthropic_stream.NAME
 #: Its key: unwrapped, an event carries no stream id.
 _ANTHROPIC_KEY = (_ANTHROPIC, None)
+#: The lanes that carry nothing of their event (made once: a third of the events).
+_CONTINUE_LANE = (CONTINUE, _ANTHROPIC_KEY, None)
+_END_LANE = (END, _ANTHROPIC_KEY, None, None)
+_PING_LANE = (ACCOMPANY, _ANTHROPIC_KEY, None)
 #: The events read here (an error event is the general path's to word).
 _EventType: Any = Literal[tuple(sorted(anthropic_stream.EVENTS - {"error"}))]
 
@@ -64,12 +68,12 @@ def _anthropic_lane(event: Any) -> Lane | None:
     if kind == "content_block_delta":
         delta = event.delta
         if delta is None or delta.type != "input_json_delta":
-            return CONTINUE, _ANTHROPIC_KEY, None
+            return _CONTINUE_LANE
         if event.index is UNSET or delta.partial_json is None:
             return None
         return APPEND, _ANTHROPIC_KEY, (0, event.index), None, delta.partial_json, None
     if kind == "content_block_stop":
-        return CONTINUE, _ANTHROPIC_KEY, None
+        return _CONTINUE_LANE
     if kind == "content_block_start":
         block = event.content_block
         if event.index is UNSET or block is None or block.type != "tool_use":
@@ -84,11 +88,11 @@ def _anthropic_lane(event: Any) -> Lane | None:
         model = event.message.model if event.message is not None else None
         return BEGIN_STREAM, _ANTHROPIC_KEY, model or None
     if kind == "message_stop":
-        return END, _ANTHROPIC_KEY, None, None
+        return _END_LANE
     if kind == "ping":
-        return ACCOMPANY, _ANTHROPIC_KEY, None
+        return _PING_LANE
     if kind == "message_delta" and not stop_notes(event.delta and event.delta.stop_reason):
-        return CONTINUE, _ANTHROPIC_KEY, None
+        return _CONTINUE_LANE
     return None
 
 

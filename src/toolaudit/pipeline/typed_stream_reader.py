@@ -25,15 +25,15 @@ import orjson
 from toolaudit.contract import Validator
 from toolaudit.errors import ToolAuditError
 from toolaudit.formats.base import repeated_ids
-from toolaudit.formats.stream_lanes import BEGAN, NOT_PLACED, OpenStream
+from toolaudit.formats.stream_lanes import BEGAN, NOT_PLACED, OpenCall, OpenStream
 from toolaudit.formats.streams import Finished, StreamError
 from toolaudit.formats.typed import DECODE_FAILURES
 from toolaudit.formats.typed_stream_shape import (
     ACCOMPANY,
     APPEND,
     BEGIN_CALL,
-    BEGIN_STREAM,
     CONTINUE,
+    END,
     Lane,
     TypedStreamShape,
 )
@@ -41,7 +41,12 @@ from toolaudit.jsonutil import may_hold_long_integers
 from toolaudit.pipeline.judge import Verdict, object_verdict
 from toolaudit.pipeline.recorder import Recorder, Where
 from toolaudit.results.tally import Tally
-from toolaudit.typed.arguments import DecodersOnDemand, accepts, line_beyond_decoders
+from toolaudit.typed.arguments import (
+    MOST_LINE_BRACKETS,
+    DecodersOnDemand,
+    accepts,
+    line_beyond_decoders,
+)
 
 if TYPE_CHECKING:
     from toolaudit.pipeline.general_reader import GeneralReader
@@ -90,14 +95,19 @@ class TypedStreamReader:
         shape = self._shape
         decode = shape.decoder.decode
         lane_of = shape.lane
-        append, touch = streams.append, streams.touch
+        append, touch, end = streams.append, streams.touch, streams.end
+        judge = self._judge_ended
         tally = recorder.tally
         without_calls = 0  # lines that began no stream: their calls count where it began
         position = start
         try:
             for position in range(start, len(lines)):
                 line = lines[position]
-                if line_beyond_decoders(line):
+                # (What the check looks for needs a line not ASCII or a long one: most
+                # are neither, and cost two tests.)
+                if (not line.isascii() or len(line) > MOST_LINE_BRACKETS) and (
+                    line_beyond_decoders(line)
+                ):
                     return position
                 try:
                     record = decode(line)
@@ -107,7 +117,15 @@ class TypedStreamReader:
                 if lane is not None:
                     what = lane[0]
                     if what == APPEND:  # most lines
-                        if append(*lane[1:]):
+                        _, key, slot, group, text, model = lane
+                        if append(key, slot, group, text, model):
+                            without_calls += 1
+                            continue
+                    elif what == END:
+                        ended = end(lane[1], lane[2], lane[3], first_line + position)
+                        if ended is not None:
+                            for stream in ended:
+                                judge(stream, first_line + position, tally, recorder)
                             without_calls += 1
                             continue
                     elif what in (ACCOMPANY, CONTINUE):
@@ -115,7 +133,7 @@ class TypedStreamReader:
                             without_calls += 1
                             continue
                     else:
-                        placed = self._lane(lane, first_line + position, tally, recorder)
+                        placed = self._lane(lane, first_line + position, tally)
                         if placed is not None:
                             without_calls += not placed
                             continue
@@ -130,25 +148,17 @@ class TypedStreamReader:
         finally:
             tally.records_without_calls += without_calls
 
-    def _lane(self, lane: Lane, lineno: int, tally: Tally, recorder: Recorder) -> bool | None:
-        """A lane that may begin or end a stream: whether the line began one, or None when
-        the lane did nothing (the step then)."""
+    def _lane(self, lane: Lane, lineno: int, tally: Tally) -> bool | None:
+        """A lane that may begin a stream: whether the line began one, or None when the
+        lane did nothing (the step then)."""
         streams = self._general.streams
-        what = lane[0]
-        if what == BEGIN_CALL:
+        if lane[0] == BEGIN_CALL:
             _, key, slot, group, call_id, name, text, placeholder, model, may_begin = lane
             placed = streams.begin_call(
                 key, slot, group, call_id, name, text, placeholder, model, may_begin, lineno, tally
             )
             return None if placed == NOT_PLACED else placed == BEGAN
-        if what == BEGIN_STREAM:
-            return True if streams.begin_stream(lane[1], lane[2], lineno, tally) else None
-        ended = streams.end(lane[1], lane[2], lane[3], lineno)
-        if ended is None:
-            return None
-        for stream in ended:
-            self._judge(stream, lineno, tally, recorder)
-        return False
+        return True if streams.begin_stream(lane[1], lane[2], lineno, tally) else None
 
     def _step(self, record: Any, lineno: int, tally: Tally, recorder: Recorder) -> bool | None:
         """Feed the line's step: whether it began a stream, or None when the general path
@@ -163,6 +173,22 @@ class TypedStreamReader:
         for stream in finished:
             self._judge(stream, lineno, tally, recorder)
         return began
+
+    def _judge_ended(
+        self, stream: OpenStream, lineno: int, tally: Tally, recorder: Recorder
+    ) -> None:
+        """Judge a stream a lane ended: most hold one valid call, counted here at once."""
+        try:
+            if not stream.notes and stream.failure is None:
+                call = stream.only_call()
+                if call is not None and self._one_valid(stream, call, recorder):
+                    return
+        except ToolAuditError:
+            raise
+        except Exception as error:  # as GeneralReader.read_record records it
+            self._general.record_bug(error, lineno, tally)
+            return
+        self._judge(stream, lineno, tally, recorder)
 
     def _judge(
         self, stream: Finished | OpenStream, lineno: int, tally: Tally, recorder: Recorder
@@ -190,8 +216,7 @@ class TypedStreamReader:
         else:
             if stream.notes or stream.failure is not None:
                 return False
-            if len(stream.calls) == 1 and self._one_valid(stream, recorder):
-                return True
+            # (A stream of one valid call was counted by _judge_ended.)
             calls = [(c.id, c.name, c.arguments()) for c in stream.pending()]
             model = stream.model
         if not calls:
@@ -212,10 +237,9 @@ class TypedStreamReader:
         )
         return True
 
-    def _one_valid(self, stream: OpenStream, recorder: Recorder) -> bool:
-        """Count a stream of one call its tool's typed decoder takes (most), as
+    def _one_valid(self, stream: OpenStream, call: OpenCall, recorder: Recorder) -> bool:
+        """Count a stream of one call (``call``) its tool's typed decoder takes (most), as
         Recorder.calls() counts a valid call; False, having counted nothing, for any other."""
-        call = stream.calls[0]
         name, arguments = call.name, call.arguments()
         if not isinstance(name, str) or type(arguments) is not str:
             return False

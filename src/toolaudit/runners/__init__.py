@@ -14,12 +14,22 @@ from toolaudit.errors import OptionError
 from toolaudit.output.files import AtomicOutput
 from toolaudit.results.summary import Summary
 from toolaudit.runners.base import AuditJob, Interrupted, RunHooks, Runner
-from toolaudit.runners.dask import DEFAULT_BLOCKSIZE, DaskRunner
-from toolaudit.runners.parallel import ParallelRunner, job_count
 from toolaudit.runners.serial import SerialRunner
+from toolaudit.sources import DEFAULT_BLOCKSIZE
 
 if TYPE_CHECKING:
     from distributed import Client
+
+    from toolaudit.runners.dask import DaskRunner
+    from toolaudit.runners.parallel import ParallelRunner, job_count
+
+#: Imported when first asked for: a run in one process (most) starts without
+#: multiprocessing and the Dask runner's modules.
+_LAZY = {
+    "DaskRunner": "toolaudit.runners.dask",
+    "ParallelRunner": "toolaudit.runners.parallel",
+    "job_count": "toolaudit.runners.parallel",
+}
 
 __all__ = [
     "AuditJob",
@@ -49,8 +59,14 @@ def runner_for(
     if dask is not None:
         if jobs != 1:
             raise OptionError("a Dask cluster and --jobs cannot be combined: choose one")
+        from toolaudit.runners.dask import DaskRunner
+
         return DaskRunner(dask, blocksize=blocksize, parts=parts, storage_options=storage_options)
-    return SerialRunner() if jobs == 1 else ParallelRunner(jobs)
+    if jobs == 1:
+        return SerialRunner()
+    from toolaudit.runners.parallel import ParallelRunner
+
+    return ParallelRunner(jobs)
 
 
 def run_job(
@@ -89,3 +105,13 @@ def run_job(
         if isinstance(scores, str):
             scores = outputs.enter_context(AtomicOutput(scores, storage_options=storage_options))
         return runner.run(job, report, hooks, scores)
+
+
+def __getattr__(name: str) -> Any:
+    """The runners of ``_LAZY``, imported on first use."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
