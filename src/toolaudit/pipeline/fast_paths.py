@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from toolaudit.contract import Validator
     from toolaudit.pipeline.general_reader import GeneralReader
+    from toolaudit.pipeline.scoring import Scorer
     from toolaudit.pipeline.typed_reader import TypedReader
 
 
@@ -40,6 +41,7 @@ class FastPaths:
         "_forced",
         "_grouped",
         "_reads_histories",
+        "_scorer",
         "_validator",
         "general",
         "ready",
@@ -53,10 +55,13 @@ class FastPaths:
         compile_tools: Callable[[list[Any]], Validator | str],
         *,
         enabled: bool = True,
+        scorer: Scorer | None = None,
     ) -> None:
         self._validator = schemas.validator
         self._forced = options.input_format
         self._compile_tools = compile_tools
+        #: Scores the records the typed path reads (--expected), as the general path would.
+        self._scorer = scorer
         forced = self._forced
         # The typed path gives what the general path gives only where the global schemas
         # judge every record it reads (none keyed), no group needs more of the record than
@@ -106,7 +111,12 @@ class FastPaths:
             # refused calls are judged by the plain contract.)
             streams = None if self._grouped or self._deep else self.general
             typed = self.typed = TypedReader(
-                self._validator, self._forced, self._compile_tools, streams, deep=self._deep
+                self._validator,
+                self._forced,
+                self._compile_tools,
+                streams,
+                deep=self._deep,
+                scorer=self._scorer,
             )
         typed.seen(format_name)
         self.ready = typed.current is not None

@@ -16,8 +16,8 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from toolaudit.formats import Extracted
-from toolaudit.jsonutil import dumps_any
+from toolaudit.formats import Extracted, UnknownShape, extract
+from toolaudit.jsonutil import dumps_any, may_hold_long_integers, may_hold_numbers_beyond_a_double
 from toolaudit.results.ground_truth import GroundTruth
 from toolaudit.results.summary import Summary
 from toolaudit.results.tally import Tally
@@ -66,6 +66,32 @@ class Scorer:
             if self.out is not None:
                 self.out.write(dump_score(row))
         ground_truth.add(score, made_tools, expected_tools(entry), row=row)
+
+    def typed_record(
+        self, line: bytes, record: object, format_name: str
+    ) -> tuple[dict[str, Any], Extracted] | None:
+        """A line the typed path read (as ``format_name``), as the general path would give
+        it to :meth:`record`: its record (``record``, or the line parsed again when
+        None) and what its format's extractor reads in it. None: the general path must
+        read the line (it may parse it exactly, which can change what is compared).
+        Counts nothing: the typed path calls :meth:`record` once it has counted the line."""
+        # The general path reads such lines again exactly (long integers, numbers below a
+        # double's range), and scores that reading.
+        if may_hold_long_integers(line) or (
+            (b"e-" in line or b"E-" in line) and may_hold_numbers_beyond_a_double(line)
+        ):
+            return None
+        if record is None:
+            try:
+                record = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                return None
+        if type(record) is not dict:
+            return None
+        try:
+            return record, extract(record, format_name)
+        except UnknownShape:
+            return None
 
     def with_missing_entries(self, summary: Summary) -> Summary:
         """The summary of the whole run, its entries no record had counted (see

@@ -22,7 +22,7 @@ from msgspec import UNSET
 
 from toolaudit.contract import Validator
 from toolaudit.errors import ToolAuditError
-from toolaudit.formats import OBJECT, Call
+from toolaudit.formats import OBJECT, Call, Extracted
 from toolaudit.formats.base import repeated_ids
 from toolaudit.formats.flat import FLAT
 from toolaudit.formats.openai import request_tools
@@ -47,6 +47,8 @@ from toolaudit.typed.flat import FlatCalls
 
 if TYPE_CHECKING:
     from toolaudit.pipeline.general_reader import GeneralReader
+    from toolaudit.pipeline.scoring import Scorer
+    from toolaudit.results.tally import Tally
 
 _JSONDecodeError = orjson.JSONDecodeError
 #: Fewer opening brackets than this cannot nest as deep as the standard library's
@@ -81,6 +83,7 @@ class TypedReader:
         "_interrupted_at",
         "_off",
         "_record_toolsets",
+        "_scorer",
         "_streams",
         "current",
     )
@@ -93,7 +96,10 @@ class TypedReader:
         streams: GeneralReader | None = None,
         *,
         deep: bool = False,
+        scorer: Scorer | None = None,
     ) -> None:
+        #: Scores the records read against their expected calls (--expected), if given.
+        self._scorer = scorer
         #: Deep mode: a line with a call its decoder refused goes to the general path when
         #: it may hold a number below a double's range (judged there on its exact parse).
         self._deep = deep
@@ -117,7 +123,7 @@ class TypedReader:
         if self._global is not None and input_format in (None, FLAT.name):
             self._flat = self._by_format[FLAT.name] = FlatCalls(self._global.decoders)
         self._flat_reader = (
-            TypedFlatReader(self._flat, validator, deep=deep)
+            TypedFlatReader(self._flat, validator, deep=deep, scorer=scorer)
             if validator is not None and self._flat is not None
             else None
         )
@@ -195,6 +201,8 @@ class TypedReader:
         valid_row = recorder.valid_row
         grouped = recorder.grouped
         deep = self._deep
+        scorer = self._scorer
+        scoring = None
         end = len(lines)
         position = start
         try:
@@ -241,18 +249,29 @@ class TypedReader:
                         except REFUSALS:
                             break
                 else:  # every call valid: most lines
-                    count = recorder.tally_for(None, model).count_one_ok if grouped else valid
+                    if scorer is not None:
+                        scoring = scorer.typed_record(line, None, shape.format)
+                        if scoring is None:
+                            return position
+                    group = recorder.tally_for(None, model) if grouped else None
+                    count = group.count_one_ok if group is not None else valid
                     for index, (call_id, name, _) in enumerate(calls):
                         tool = tools[name]
                         count(tool)
                         if add_row is not None:
                             add_row(valid_row(first_line + position, index, call_id, tool, model))
+                    if scoring is not None:
+                        _score(scorer, scoring, recorder, group, first_line + position)
                     continue
                 if deep and may_read_as_zero(line):
                     return position  # judged on its exact parse (decoders refuse what differs)
                 verdicts = self._judge_line(line, calls, failed, toolset)
                 if verdicts is None:
                     return position
+                if scorer is not None:
+                    scoring = scorer.typed_record(line, None, shape.format)
+                    if scoring is None:
+                        return position
                 lineno = first_line + position
                 tally = recorder.tally_for(None, model) if grouped else None
                 source = recorder.source
@@ -264,6 +283,8 @@ class TypedReader:
                     ],
                     valid if tally is None else None,
                 )
+                if scoring is not None:
+                    _score(scorer, scoring, recorder, tally, lineno)
             return end
         except KeyboardInterrupt:  # the audit counts the lines before this one as read
             self._interrupted_at = first_line + position
@@ -369,6 +390,20 @@ class TypedReader:
                 call = Call(index, name, value, id=call_id, encoding=OBJECT)
             verdicts.append(judge(call, toolset.validator, None, exact=False))
         return verdicts
+
+
+def _score(
+    scorer: Scorer | None,
+    scoring: tuple[dict[str, Any], Extracted],
+    recorder: Recorder,
+    tally: Tally | None,
+    lineno: int,
+) -> None:
+    """Score a record the typed path counted, in the tally that counted it (None: the
+    audit's), as the general path scores it (see :meth:`Scorer.typed_record`)."""
+    assert scorer is not None
+    tally = tally if tally is not None else recorder.tally
+    scorer.record(scoring[0], scoring[1], tally, (recorder.source, lineno))
 
 
 def _stream_readers(
