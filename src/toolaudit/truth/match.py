@@ -16,8 +16,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+import orjson
+
 from toolaudit.truth.compare import mismatches_of_call
-from toolaudit.truth.entries import Expected, ExpectedCall
+from toolaudit.truth.entries import Accept, Expected, ExpectedCall
 from toolaudit.truth.pairing import best_pairing
 from toolaudit.values import shown
 
@@ -154,7 +156,9 @@ def _scored(
     """Calls expected and calls made: pair them, and list every difference."""
     if len(calls) == 1 and len(made) == 1:  # most entries: one call, often right
         call, one = calls[0], made[0]
-        if not mismatches_of_call(call.name, call.arguments, one.name, one.arguments, defaults):
+        if (QUICK_CORRECT and surely_correct(call, one)) or not mismatches_of_call(
+            call.name, call.arguments, one.name, one.arguments, defaults
+        ):
             matched = tuple((call.name, name, True) for name in call.arguments)
             return Score(
                 expected.id,
@@ -209,6 +213,57 @@ def _scored(
         None,
         tuple(parameters),
     )
+
+
+#: Whether a call that is surely right skips the comparison that lists differences (a
+#: test turns it off, to compare).
+QUICK_CORRECT = True
+
+
+def surely_correct(call: ExpectedCall, one: MadeCall) -> bool:
+    """Whether a made call is surely what ``call`` expects, told in C: the same name and
+    arguments whose JSON text, keys sorted, is that of the expected literal values
+    (where every argument expects one value, compared ``exact``). Equal texts are equal
+    values under ``exact`` (``true`` and ``1`` are written apart); False says nothing
+    (``1`` and ``1.0`` are written apart too, a default may stand in for a parameter
+    left out): the comparison then decides."""
+    arguments = one.arguments
+    if one.name != call.name or type(arguments) is not dict:
+        return False
+    expected = call.arguments
+    if len(arguments) != len(expected):
+        return False
+    literal = {}
+    for name, accept in expected.items():
+        value = _literal(accept)
+        if value is _NOT_LITERAL:
+            return False
+        literal[name] = value
+    try:
+        return _sorted_text(arguments) == _sorted_text(literal)
+    except TypeError:  # an integer past 64 bits, a number below a double's range
+        return False
+
+
+_NOT_LITERAL: Final = object()
+
+
+def _literal(accept: Accept) -> object:
+    """The one value an argument expects, written as it is: a scalar or a list (whose
+    items are compared as they are), compared ``exact``; else :data:`_NOT_LITERAL`."""
+    values = accept.values
+    if accept.compare != "exact" or len(values) != 1 or accept.optional:
+        return _NOT_LITERAL
+    value = values[0]
+    return value if type(value) in _LITERALS else _NOT_LITERAL
+
+
+#: The kinds of a literal expected value (an object may hold accept objects).
+_LITERALS = frozenset({str, int, float, bool, type(None), list})
+
+
+def _sorted_text(value: object) -> bytes:
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
 
 
 #: The mismatches of a pair whose arguments were not compared at all.
