@@ -159,7 +159,7 @@ def _scored(
         if (QUICK_CORRECT and surely_correct(call, one)) or not mismatches_of_call(
             call.name, call.arguments, one.name, one.arguments, defaults
         ):
-            matched = tuple((call.name, name, True) for name in call.arguments)
+            matched = tuple((call.name, name, True) for name in call.parameters)
             return Score(
                 expected.id,
                 expected.category,
@@ -230,19 +230,25 @@ def surely_correct(call: ExpectedCall, one: MadeCall) -> bool:
     arguments = one.arguments
     if one.name != call.name or type(arguments) is not dict:
         return False
-    expected = call.arguments
-    if len(arguments) != len(expected):
+    # Most entries: their values as the file gives them, kept as they are.
+    literal = call.literal if call.literal is not None else _literal_arguments(call.arguments)
+    if literal is None or len(arguments) != len(literal):
         return False
-    literal = {}
-    for name, accept in expected.items():
-        value = _literal(accept)
-        if value is _NOT_LITERAL:
-            return False
-        literal[name] = value
     try:
         return _sorted_text(arguments) == _sorted_text(literal)
     except TypeError:  # an integer past 64 bits, a number below a double's range
         return False
+
+
+def _literal_arguments(accepts: Mapping[str, Accept]) -> dict[str, object] | None:
+    """Each argument's one literal value, if each expects one (see :func:`_literal`)."""
+    literal = {}
+    for name, accept in accepts.items():
+        value = _literal(accept)
+        if value is _NOT_LITERAL:
+            return None
+        literal[name] = value
+    return literal
 
 
 _NOT_LITERAL: Final = object()
@@ -287,7 +293,7 @@ def _touches(mismatches: Sequence[str], parameter: str) -> bool:
 def _parameters(expected: Expected) -> tuple[tuple[str, str, bool], ...]:
     """Every expected parameter, none matched (no call was made, or none could be read)."""
     return tuple(
-        (call.name, name, False) for call in expected.calls or () for name in call.arguments
+        (call.name, name, False) for call in expected.calls or () for name in call.parameters
     )
 
 
