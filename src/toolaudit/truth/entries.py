@@ -48,7 +48,7 @@ class ExpectedCall:
     """One expected call: the tool's name and its expected arguments.
 
     ``literal``: the arguments as the expected file gives them, when each is one value
-    compared ``exact`` (a scalar or a list: no accept object can be inside); then
+    compared ``exact`` (no accept object anywhere in it); then
     :attr:`arguments` is made from it only when first asked for, as most entries are
     answered right and told so from ``literal`` alone (see
     :func:`toolaudit.truth.match.surely_correct`).
