@@ -162,8 +162,6 @@ class Audit:
         options = self.options
         recorder = self.recorder = Recorder(options, want_rows=want_rows, encoded=encoded)
         record_tools = RecordTools(self.schemas, deep=options.deep)
-        # The typed path scores the records it reads as the general path would; the inline
-        # reader does not score, so a run that scores leaves it off.
         self.fast_paths = FastPaths(
             self.schemas,
             options,

@@ -32,6 +32,8 @@ class FastPaths:
 
     ``enabled`` is False where a test turns the typed path off to compare.
     ``compile_tools`` compiles a record's own tools (a Validator, or why not).
+    ``scorer`` (--expected) scores the records the typed path reads, as the general
+    path scores them (the inline reader does not score: a scored run leaves it off).
     """
 
     __slots__ = (

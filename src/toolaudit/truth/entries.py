@@ -61,7 +61,7 @@ class ExpectedCall:
         name: str,
         arguments: Mapping[str, Accept] | None = None,
         *,
-        literal: dict[str, object] | None = None,
+        literal: Mapping[str, object] | None = None,
     ) -> None:
         if (arguments is None) == (literal is None):
             raise TypeError("an ExpectedCall takes its arguments or their literal values")

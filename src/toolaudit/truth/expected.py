@@ -75,8 +75,21 @@ def read_expected(path: str, *, storage_options: Mapping[str, Any] | None = None
     entries: dict[str, Expected] = {}
     problems: list[LocatedProblem] = []
     first_line_of: dict[str, int] = {}
+    # (msgspec is loaded only for an expected file, never for a plain audit.)
+    from toolaudit.truth.typed_lines import typed_entry
+
     for number, line in enumerate(data.splitlines(), start=1):
         if not line.strip():
+            continue
+        # A line of fewer brackets than the limit cannot nest deeper: most lines.
+        shallow = line.count(b"{") + line.count(b"[") <= MAX_DEPTH
+        # Most lines: decoded and checked by msgspec; any other is read below.
+        entry = typed_entry(line, path, number) if shallow else None
+        if entry is not None:
+            if entry.id in first_line_of:
+                raise _expected_twice(where, entry.id, first_line_of[entry.id], number)
+            first_line_of[entry.id] = number
+            entries[entry.id] = entry
             continue
         try:
             document = loads_json(line)
@@ -86,20 +99,19 @@ def read_expected(path: str, *, storage_options: Mapping[str, Any] | None = None
         id = id_text(document.get("id")) if isinstance(document, Mapping) else None
         if id is not None:
             if id in first_line_of:
-                raise ExpectedError(
-                    f"{where}: id {id!r} is expected twice, on lines {first_line_of[id]} "
-                    f"and {number}"
-                )
+                raise _expected_twice(where, id, first_line_of[id], number)
             first_line_of[id] = number
         try:
-            # A line of fewer brackets than the limit cannot nest deeper: most lines.
-            shallow = line.count(b"{") + line.count(b"[") <= MAX_DEPTH
             entries[_id_of(id)] = read_entry(
                 document, source=path, line=number, check_depth=not shallow
             )
         except UnreadableEntry as error:
             problems.append(LocatedProblem(path, number, str(error)))
     return ExpectedSet(entries, problems)
+
+
+def _expected_twice(where: str, id: str, first: int, number: int) -> ExpectedError:
+    return ExpectedError(f"{where}: id {id!r} is expected twice, on lines {first} and {number}")
 
 
 def _id_of(id: str | None) -> str:

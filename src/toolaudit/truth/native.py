@@ -28,7 +28,7 @@ def native_calls(calls: object) -> tuple[ExpectedCall, ...] | None:
         arguments = call.get("arguments", {})
         if not isinstance(arguments, Mapping):
             raise UnreadableEntry(f'calls[{index}]: "arguments" must be an object')
-        if type(arguments) is dict and all(map(_is_literal, arguments.values())):
+        if type(arguments) is dict and all(map(is_literal, arguments.values())):
             # Most calls: each argument one value, read as it is (see ExpectedCall).
             expected.append(ExpectedCall(call["name"], literal=arguments))
             continue
@@ -99,7 +99,7 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 _LITERALS = _SCALARS | {list}
 
 
-def _is_literal(value: object) -> bool:
+def is_literal(value: object) -> bool:
     """Whether an argument is its own expected value, compared ``exact``: a scalar, a
     list, or an object holding no accept object (where :func:`_nested` looks: in
     objects, not in lists)."""
@@ -107,7 +107,8 @@ def _is_literal(value: object) -> bool:
         return True
     if type(value) is not dict or is_accept_object(value):
         return False
-    return all(map(_is_literal, value.values()))
+    return all(map(is_literal, value.values()))
+
 
 _KIND_OF_COMPARE = {"number": NUMERIC_KINDS, "unordered": {"array"}, "subset": {"object"}}
 
