@@ -107,8 +107,8 @@ class TypedFlatReader:
                             add_row(valid_row(lineno, 0, call.call_id_or_id, tool, call.model))
                         if scorer is not None and scoring is not None:
                             lineno = first_line + position
-                            scorer.record(
-                                *scoring,
+                            scorer.typed(
+                                scoring,
                                 recorder.tally if group is None else group,
                                 (recorder.source, lineno),
                             )
@@ -175,8 +175,8 @@ class TypedFlatReader:
                     if add_row is not None:
                         add_row(valid_row(lineno, 0, flat_call_id(record), judge_by.name, model))
                 if scorer is not None and scoring is not None:
-                    scorer.record(
-                        *scoring,
+                    scorer.typed(
+                        scoring,
                         recorder.tally if tally is None else tally,
                         (recorder.source, lineno),
                     )

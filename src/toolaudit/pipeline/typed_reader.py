@@ -22,7 +22,7 @@ from msgspec import UNSET
 
 from toolaudit.contract import Validator
 from toolaudit.errors import ToolAuditError
-from toolaudit.formats import OBJECT, Call, Extracted
+from toolaudit.formats import OBJECT, Call
 from toolaudit.formats.base import repeated_ids
 from toolaudit.formats.flat import FLAT
 from toolaudit.formats.openai import request_tools
@@ -47,6 +47,7 @@ from toolaudit.typed.flat import FlatCalls
 
 if TYPE_CHECKING:
     from toolaudit.pipeline.general_reader import GeneralReader
+    from toolaudit.pipeline.scored_lines import TypedLine
     from toolaudit.pipeline.scoring import Scorer
     from toolaudit.results.tally import Tally
 
@@ -250,7 +251,7 @@ class TypedReader:
                             break
                 else:  # every call valid: most lines
                     if scorer is not None:
-                        scoring = scorer.typed_record(line, None, shape.format)
+                        scoring = scorer.typed_calls(line, shape.format, model, calls)
                         if scoring is None:
                             return position
                     group = recorder.tally_for(None, model) if grouped else None
@@ -269,7 +270,7 @@ class TypedReader:
                 if verdicts is None:
                     return position
                 if scorer is not None:
-                    scoring = scorer.typed_record(line, None, shape.format)
+                    scoring = scorer.typed_calls(line, shape.format, model, calls)
                     if scoring is None:
                         return position
                 lineno = first_line + position
@@ -394,7 +395,7 @@ class TypedReader:
 
 def _score(
     scorer: Scorer | None,
-    scoring: tuple[dict[str, Any], Extracted],
+    scoring: TypedLine,
     recorder: Recorder,
     tally: Tally | None,
     lineno: int,
@@ -403,7 +404,7 @@ def _score(
     audit's), as the general path scores it (see :meth:`Scorer.typed_record`)."""
     assert scorer is not None
     tally = tally if tally is not None else recorder.tally
-    scorer.record(scoring[0], scoring[1], tally, (recorder.source, lineno))
+    scorer.typed(scoring, tally, (recorder.source, lineno))
 
 
 def _stream_readers(

@@ -86,12 +86,22 @@ class Expectations:
         record that could not be read as any format's (then ``unparseable``)."""
         calls = extracted.calls if extracted is not None else None
         made = None if calls is None else made_calls(calls)
-        made_tools = [] if made is None else [_tool_name(call.name) for call in made]
         if self.match == "bfcl":
+            made_tools = [] if made is None else [_tool_name(call.name) for call in made]
             raw = None if extracted is None else _logged_output(record, extracted)
             functions = self.functions.get(expected.id, ())
             return score_bfcl(expected, raw, functions), made_tools
-        defaults = self._defaults_for(extracted)
+        return self.score_made(expected, made, self._defaults_for(extracted))
+
+    def score_made(
+        self, expected: Expected, made: list[MadeCall] | None, defaults: Defaults | None = None
+    ) -> tuple[Score, list[str]]:
+        """:meth:`score` of calls already read as the scorer reads them (None: the output
+        could not be read as calls), under the default match; ``defaults``: those of the
+        tools that judge any call, unless given."""
+        made_tools = [] if made is None else [_tool_name(call.name) for call in made]
+        if defaults is None:
+            defaults = self.defaults.get("", {})
         return score(expected, made, defaults=defaults), made_tools
 
     def _defaults_for(self, extracted: Extracted | None) -> Defaults:
