@@ -174,14 +174,7 @@ class UnreadableEntry(ValueError):
 def bfcl_accept(possible: list[object]) -> Accept:
     """A BFCL possible-answer list as an :class:`Accept`: its ``""`` (may be left out)
     read as ``optional``, the list kept as given in ``raw``."""
-    return Accept(
-        tuple(value for value in possible if not _is_blank(value)),
-        BFCL_COMPARE,
-        optional=any(_is_blank(value) for value in possible),
-        raw=tuple(possible),
-    )
-
-
-def _is_blank(value: object) -> bool:
-    """BFCL's "may be left out": the empty string among the possible answers."""
-    return isinstance(value, str) and value == ""
+    # (Only a string equals "": no JSON value of another type does.)
+    optional = "" in possible
+    values = tuple(value for value in possible if value != "") if optional else tuple(possible)
+    return Accept(values, BFCL_COMPARE, optional=optional, raw=tuple(possible))

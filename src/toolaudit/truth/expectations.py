@@ -223,12 +223,40 @@ def schema_defaults(schemas: SchemaSet) -> dict[str, Defaults]:
     definitions = schemas.definitions
     if definitions is None:
         return {}
-    tools, keyed = orjson.loads(definitions) if isinstance(definitions, bytes) else definitions
-    found: dict[str, Defaults] = {"": _defaults(tools)}
+    if isinstance(definitions, bytes):
+        found = _declared_defaults(definitions)
+        if found is not None:
+            return found
+        definitions = orjson.loads(definitions)
+    tools, keyed = definitions
+    found = {"": _defaults(tools)}
     for question, question_tools in keyed.items():
         defaults = _defaults(question_tools)
         if defaults:
             found[question] = defaults
+    return found
+
+
+def _declared_defaults(definitions: bytes) -> dict[str, Defaults] | None:
+    """:func:`schema_defaults` of definitions as JSON text, parsing only the tools whose
+    text may declare a default (BFCL's thousands of questions mostly declare none); None
+    for text not of the expected shape (then parsed whole)."""
+    import msgspec
+
+    try:
+        tools, keyed = msgspec.json.decode(
+            definitions, type=tuple[msgspec.Raw, dict[str, msgspec.Raw]]
+        )
+    except msgspec.DecodeError:
+        return None
+    found: dict[str, Defaults] = {"": _defaults(orjson.loads(bytes(tools)))}
+    for question, raw in keyed.items():
+        text = bytes(raw)
+        # (orjson wrote the text: a key "default" is written so, never with escapes.)
+        if b'"default"' in text:
+            defaults = _defaults(orjson.loads(text))
+            if defaults:
+                found[question] = defaults
     return found
 
 
