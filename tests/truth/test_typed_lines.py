@@ -5,6 +5,7 @@ or not, and on lines where the two parsers could part ways."""
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 
@@ -161,3 +162,20 @@ def test_values_where_the_parsers_could_part_are_read_alike(
     path.write_bytes(b"\n".join(lines) + b"\n")
     typed, general = both_readings(path, monkeypatch)
     assert typed == general
+
+
+def test_the_collector_is_on_again_after_reading_even_after_an_error(tmp_path: Path) -> None:
+    twice = tmp_path / "twice.jsonl"
+    twice.write_bytes(b'{"id": "a", "calls": []}\n' * 2)  # an id expected twice
+    assert gc.isenabled()
+    with pytest.raises(ExpectedError):
+        read_expected(str(twice))
+    assert gc.isenabled()
+    once = tmp_path / "once.jsonl"
+    once.write_bytes(b'{"id": "a", "calls": []}\n')
+    gc.disable()
+    try:
+        read_expected(str(once))
+        assert not gc.isenabled()  # left off where it was off
+    finally:
+        gc.enable()
