@@ -26,6 +26,7 @@ from msgspec import UNSET, Struct, UnsetType
 from toolaudit.jsonutil import may_hold_long_integers
 from toolaudit.truth.entries import Expected, ExpectedCall
 from toolaudit.truth.native import is_literal
+from toolaudit.typed.arguments import is_utf8
 
 #: An argument that is its own expected value, told by its type.
 _Literal = str | int | float | bool | None | list[Any]
@@ -62,7 +63,7 @@ def _decoders() -> tuple[Callable[[bytes], Any], Callable[[bytes], Any]]:
 def typed_entry(line: bytes, source: str, number: int) -> Expected | None:
     """The entry of one expected line (nesting less deep than the reading's limit), or
     None: :func:`~toolaudit.truth.expected.read_entry` reads it."""
-    if not line.isascii() and not _is_utf8(line):
+    if not line.isascii() and not is_utf8(line):
         return None  # msgspec does not check the UTF-8 of what it skips
     if may_hold_long_integers(line):
         return None  # orjson reads an integer past 64 bits as a float, msgspec exactly
@@ -87,11 +88,3 @@ def typed_entry(line: bytes, source: str, number: int) -> Expected | None:
         else tuple(ExpectedCall(call.name, literal=call.arguments) for call in written)
     )
     return Expected(id, calls, read.order, read.category, "native", source, number)
-
-
-def _is_utf8(data: bytes) -> bool:
-    try:
-        data.decode()
-    except UnicodeDecodeError:
-        return False
-    return True
