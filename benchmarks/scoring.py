@@ -20,11 +20,15 @@ rounds' own ratios beside them; absolute seconds mean little on a shared machine
 - **openai**: the OpenAI Chat log of providers_bench.py, its expected file made as the
   flat log's, the records' ``id`` as ``--expected-key``; rows as the flat log's.
 
+With ``--before SRC`` (another checkout's ``src/``, such as ``git archive``'s of an
+earlier commit), the scored rows of those sources run too, in the same rounds: before
+and after side by side on one noisy machine.
+
 Checks: the scored runs' summaries equal the plain run's but for ``ground_truth``, whose
 outcomes are those the generator meant; ``--match bfcl`` counts as many correct entries
 as BFCL's score files, times the copies.
 
-    .venv/bin/python benchmarks/scoring.py [--calls N] [--copies K] [--repeat R]
+    .venv/bin/python benchmarks/scoring.py [--calls N] [--copies K] [--repeat R] [--before SRC]
 """
 
 from __future__ import annotations
@@ -74,9 +78,13 @@ class Rows:
     def out(self, key: str) -> Path:
         return DATA_DIR / f"scoring-{self.name}-{key}.json"
 
-    def add(self, key: str, label: str, *extra: str, setup: str = "") -> None:
+    def add(
+        self, key: str, label: str, *extra: str, setup: str = "", src: Path | None = None
+    ) -> None:
+        """A row: the audit with ``extra`` options, of the sources at ``src`` (None:
+        those this script imported)."""
         argv = audit_argv(Path(sys.executable), self.log, self.schemas, *extra)
-        argv[:1] = [sys.executable, "-c", LAUNCHER.format(setup=setup), str(self.src)]
+        argv[:1] = [sys.executable, "-c", LAUNCHER.format(setup=setup), str(src or self.src)]
 
         def run() -> float:
             done = run_child(argv, self.out(key))
@@ -153,9 +161,12 @@ def check(rows: Rows, scored: str, outcomes: Counter[str] | None = None) -> str:
     return f"- {rows.name}, {scored}: " + ("; ".join(problems) if problems else "as meant")
 
 
-def scored_rows(name: str, src: Path, log: Path, schemas: Path, *key: str) -> Rows:
+def scored_rows(
+    name: str, src: Path, log: Path, schemas: Path, *key: str, before: Path | None = None
+) -> Rows:
     """The rows of a log scored against the expected file of its own calls, which the
-    caller writes to ``expected_path(name)``."""
+    caller writes to ``expected_path(name)``; with ``before``, the scored rows of the
+    sources there too, in the same rounds."""
     expected = str(expected_path(name))
     scores = str(scores_path(name))
     rows = Rows(name, src, log, schemas)
@@ -165,7 +176,17 @@ def scored_rows(name: str, src: Path, log: Path, schemas: Path, *key: str) -> Ro
     rows.add(
         "scores", "--expected FILE --scores FILE", "--expected", expected, *key, "--scores", scores
     )
+    if before is not None:
+        add_before(rows, before, ("--expected", expected, *key), ("--scores", scores))
     return rows
+
+
+def add_before(
+    rows: Rows, before: Path, expected: tuple[str, ...], scores: tuple[str, ...]
+) -> None:
+    """The scored rows of the sources at ``before`` (``--before``)."""
+    rows.add("expected-before", "--expected FILE, before", *expected, src=before)
+    rows.add("scores-before", "--scores FILE too, before", *expected, *scores, src=before)
 
 
 def expected_path(name: str) -> Path:
@@ -185,6 +206,7 @@ def scores_written(path: Path, entries: int) -> str:
 
 
 def report_scored(rows: Rows, what: str, outcomes: Counter[str]) -> list[str]:
+    before = "expected-before" in rows.variants
     """Print a scored log's table and ratios; its checks."""
     entries = sum(outcomes.values())
     changed = entries - outcomes["correct"] - outcomes["no_record"]
@@ -194,17 +216,21 @@ def report_scored(rows: Rows, what: str, outcomes: Counter[str]) -> list[str]:
     )
     rows.table(("plain", "general"))
     rows.ratios(("expected", "scores"), ("plain", "general"))
-    return [
+    checks = [
         check(rows, "expected", outcomes),
         check(rows, "scores", outcomes),
         scores_written(scores_path(rows.name), entries),
     ]
+    if before:
+        rows.ratios(("expected-before", "scores-before"), ("plain",))
+        checks.append(check(rows, "expected-before", outcomes))
+    return checks
 
 
 def flat(args: argparse.Namespace, src: Path) -> list[str]:
     dataset = prepare_dataset(args.calls, SEED)
     outcomes = write_expected(expected_path("flat"), flat_records(dataset.log), SEED)
-    rows = scored_rows("flat", src, dataset.log, dataset.schemas)
+    rows = scored_rows("flat", src, dataset.log, dataset.schemas, before=args.before)
     rows.measure(args.repeat)
     size = dataset.log.stat().st_size / 1e6
     checks = report_scored(rows, f"{args.calls:,} flat calls, {size:.1f} MB", outcomes)
@@ -221,7 +247,7 @@ def openai(args: argparse.Namespace, src: Path) -> list[str]:
     schemas = prepare_dataset(args.calls, SEED).schemas
     log = provider_log("openai", args.calls, SEED)
     outcomes = write_expected(expected_path("openai"), openai_records(log), SEED)
-    rows = scored_rows("openai", src, log, schemas, "--expected-key", "id")
+    rows = scored_rows("openai", src, log, schemas, "--expected-key", "id", before=args.before)
     rows.measure(args.repeat)
     size = log.stat().st_size / 1e6
     return report_scored(rows, f"{args.calls:,} OpenAI Chat responses, {size:.1f} MB", outcomes)
@@ -240,11 +266,14 @@ def bfcl(args: argparse.Namespace, src: Path) -> list[str]:
     rows.add(
         "scores", "--expected FILE --scores FILE", "--expected", str(answers), "--scores", scores
     )
+    if args.before is not None:
+        add_before(rows, args.before, ("--expected", str(answers)), ("--scores", scores))
     rows.measure(args.repeat)
     size = log.stat().st_size / 1e6
     print(f"\nbfcl: {entries:,} results (the fixtures {args.copies} times over), {size:.1f} MB")
     rows.table(("plain",))
-    rows.ratios(("expected", "bfcl", "scores"), ("plain",))
+    before = ("expected-before", "scores-before") if args.before is not None else ()
+    rows.ratios(("expected", "bfcl", "scores", *before), ("plain",))
     found = rows.summary("bfcl")["ground_truth"]["correct"]
     agree = "as" if found == correct else f"MISMATCH: {found:,} where"
     return [
@@ -264,6 +293,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--copies", type=int, default=20, help="copies of the BFCL fixtures")
     parser.add_argument("--repeat", type=int, default=5, help="rounds (medians are reported)")
     parser.add_argument("--skip-openai", action="store_true", help="leave the OpenAI log out")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="a checkout's src/ whose scored runs are timed too, in the same rounds",
+    )
     args = parser.parse_args(argv)
     try:
         import toolaudit

@@ -108,6 +108,7 @@ class _ToolCall(Struct, gc=False):
 class _ChatMessage(Struct, gc=False):
     tool_calls: list[_ToolCall]
     function_call: UnsetType = UNSET  # a legacy call beside: the general path
+    invalid_tool_calls: UnsetType = UNSET  # calls a server could not parse: the same
 
 
 class _Choice(Struct, gc=False):

@@ -162,12 +162,12 @@ class Audit:
         options = self.options
         recorder = self.recorder = Recorder(options, want_rows=want_rows, encoded=encoded)
         record_tools = RecordTools(self.schemas, deep=options.deep)
-        # The fast paths count calls: a run that scores records reads them on the general path.
         self.fast_paths = FastPaths(
             self.schemas,
             options,
             record_tools.compile,
-            enabled=self.typed_fast_path and self.scorer is None,
+            enabled=self.typed_fast_path,
+            scorer=self.scorer,
         )
         self._general = GeneralReader(recorder, record_tools, options, self.fast_paths)
         self._general.scorer = self.scorer

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from toolaudit.contract import Validator
     from toolaudit.pipeline.general_reader import GeneralReader
+    from toolaudit.pipeline.scoring import Scorer
     from toolaudit.pipeline.typed_reader import TypedReader
 
 
@@ -31,6 +32,8 @@ class FastPaths:
 
     ``enabled`` is False where a test turns the typed path off to compare.
     ``compile_tools`` compiles a record's own tools (a Validator, or why not).
+    ``scorer`` (--expected) scores the records the typed path reads, as the general
+    path scores them (the inline reader does not score: a scored run leaves it off).
     """
 
     __slots__ = (
@@ -40,6 +43,7 @@ class FastPaths:
         "_forced",
         "_grouped",
         "_reads_histories",
+        "_scorer",
         "_validator",
         "general",
         "ready",
@@ -53,10 +57,13 @@ class FastPaths:
         compile_tools: Callable[[list[Any]], Validator | str],
         *,
         enabled: bool = True,
+        scorer: Scorer | None = None,
     ) -> None:
         self._validator = schemas.validator
         self._forced = options.input_format
         self._compile_tools = compile_tools
+        #: Scores the records the typed path reads (--expected), as the general path would.
+        self._scorer = scorer
         forced = self._forced
         # The typed path gives what the general path gives only where the global schemas
         # judge every record it reads (none keyed), no group needs more of the record than
@@ -106,7 +113,11 @@ class FastPaths:
             # refused calls are judged by the plain contract.)
             streams = None if self._grouped or self._deep else self.general
             typed = self.typed = TypedReader(
-                self._validator, self._forced, self._compile_tools, streams
+                self._validator,
+                self._forced,
+                self._compile_tools,
+                streams,
+                scorer=self._scorer,
             )
         typed.seen(format_name)
         self.ready = typed.current is not None

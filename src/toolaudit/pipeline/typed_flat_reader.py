@@ -9,11 +9,14 @@ path's, byte for byte (tests/pipeline/test_typed_path.py).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import orjson
 
 from toolaudit.contract import Validator
 from toolaudit.errors import ToolAuditError
 from toolaudit.formats import JSON_STRING, Call
+from toolaudit.formats.flat import FLAT
 from toolaudit.formats.flat import call_id as flat_call_id
 from toolaudit.formats.typed import DECODE_FAILURES
 from toolaudit.jsonutil import may_hold_long_integers
@@ -23,16 +26,23 @@ from toolaudit.typed.arguments import DECODER_DECIDES_LENGTH, beyond_decoders, i
 from toolaudit.typed.decoders import may_read_as_zero
 from toolaudit.typed.flat import FlatCalls
 
+if TYPE_CHECKING:
+    from toolaudit.pipeline.scoring import Scorer
+
 _JSONDecodeError = orjson.JSONDecodeError
 
 
 class TypedFlatReader:
     """Reads flat calls to ``validator``'s tools, decoded by ``flat``'s structs."""
 
-    __slots__ = ("_flat", "_validator", "interrupted_at")
+    __slots__ = ("_flat", "_scorer", "_validator", "interrupted_at")
 
-    def __init__(self, flat: FlatCalls, validator: Validator) -> None:
+    def __init__(
+        self, flat: FlatCalls, validator: Validator, *, scorer: Scorer | None = None
+    ) -> None:
         self._flat = flat
+        #: Scores each call read against its expected calls (--expected), if given.
+        self._scorer = scorer
         self._validator = validator
         #: The number of the line being read when an interruption came (0: none came).
         self.interrupted_at = 0
@@ -53,6 +63,8 @@ class TypedFlatReader:
         valid_row = recorder.valid_row
         grouped = recorder.grouped
         tally_for = recorder.tally_for
+        scorer = self._scorer
+        scoring = None
         end = len(lines)
         position = start
         failing = 0
@@ -70,14 +82,26 @@ class TypedFlatReader:
                     except DECODE_FAILURES:
                         pass
                     else:  # most lines
+                        if scorer is not None:
+                            scoring = scorer.typed_record(line, None, FLAT.name)
+                            if scoring is None:
+                                return position
                         tool = call.tool
-                        if grouped:
-                            tally_for(None, call.model).count_one_ok(tool)
+                        group = tally_for(None, call.model) if grouped else None
+                        if group is not None:
+                            group.count_one_ok(tool)
                         else:
                             valid(tool)
                         if add_row is not None:
                             lineno = first_line + position
                             add_row(valid_row(lineno, 0, call.call_id_or_id, tool, call.model))
+                        if scorer is not None and scoring is not None:
+                            lineno = first_line + position
+                            scorer.typed(
+                                scoring,
+                                recorder.tally if group is None else group,
+                                (recorder.source, lineno),
+                            )
                         continue
                 if may_read_as_zero(line):
                     # A line its decoder refused that may hold a number below a double's
@@ -118,29 +142,38 @@ class TypedFlatReader:
                     if model is not None and grouped:
                         return position  # its group is named by the value: the general path's
                     model = None
+                if scorer is not None:
+                    scoring = scorer.typed_record(line, record, FLAT.name)
+                    if scoring is None:
+                        return position
                 tally = tally_for(None, model) if grouped else None
                 lineno = first_line + position
                 if judge_by is None:
                     failing += bool(problems)
                     recorder.call(tally, Where(recorder.source, lineno, 0, call.id, model), verdict)
-                    continue
-                if problems:
+                elif problems:
                     failing += 1
                     verdict = object_verdict(judge_by, arguments, problems)
                     where = Where(recorder.source, lineno, 0, flat_call_id(record), model)
                     recorder.call(tally, where, verdict)
-                    continue
-                # Valid, and not decoded: of a tool the decoder does not know yet (or
-                # cannot type), or one it was not worth trying on.
-                if name not in flat:
-                    flat.add(name, judge_by.name)
-                    decode = flat.decoder_worth_trying()
-                if tally is None:
-                    valid(judge_by.name)
                 else:
-                    tally.count_one_ok(judge_by.name)
-                if add_row is not None:
-                    add_row(valid_row(lineno, 0, flat_call_id(record), judge_by.name, model))
+                    # Valid, and not decoded: of a tool the decoder does not know yet (or
+                    # cannot type), or one it was not worth trying on.
+                    if name not in flat:
+                        flat.add(name, judge_by.name)
+                        decode = flat.decoder_worth_trying()
+                    if tally is None:
+                        valid(judge_by.name)
+                    else:
+                        tally.count_one_ok(judge_by.name)
+                    if add_row is not None:
+                        add_row(valid_row(lineno, 0, flat_call_id(record), judge_by.name, model))
+                if scorer is not None and scoring is not None:
+                    scorer.typed(
+                        scoring,
+                        recorder.tally if tally is None else tally,
+                        (recorder.source, lineno),
+                    )
             return end
         except KeyboardInterrupt:  # the audit counts the lines before this one as read
             self.interrupted_at = first_line + position

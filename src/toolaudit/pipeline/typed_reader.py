@@ -47,6 +47,9 @@ from toolaudit.typed.flat import FlatCalls
 
 if TYPE_CHECKING:
     from toolaudit.pipeline.general_reader import GeneralReader
+    from toolaudit.pipeline.scored_lines import TypedLine
+    from toolaudit.pipeline.scoring import Scorer
+    from toolaudit.results.tally import Tally
 
 _JSONDecodeError = orjson.JSONDecodeError
 #: Fewer opening brackets than this cannot nest as deep as the standard library's
@@ -80,6 +83,7 @@ class TypedReader:
         "_interrupted_at",
         "_off",
         "_record_toolsets",
+        "_scorer",
         "_streams",
         "current",
     )
@@ -90,7 +94,11 @@ class TypedReader:
         input_format: str | None = None,
         compile_tools: Callable[[list[Any]], Validator | str] | None = None,
         streams: GeneralReader | None = None,
+        *,
+        scorer: Scorer | None = None,
     ) -> None:
+        #: Scores the records read against their expected calls (--expected), if given.
+        self._scorer = scorer
         shapes = [
             shape
             for shape in typed_shapes()
@@ -111,7 +119,7 @@ class TypedReader:
         if self._global is not None and input_format in (None, FLAT.name):
             self._flat = self._by_format[FLAT.name] = FlatCalls(self._global.decoders)
         self._flat_reader = (
-            TypedFlatReader(self._flat, validator)
+            TypedFlatReader(self._flat, validator, scorer=scorer)
             if validator is not None and self._flat is not None
             else None
         )
@@ -188,6 +196,8 @@ class TypedReader:
         add_row = rows.append if rows is not None else None
         valid_row = recorder.valid_row
         grouped = recorder.grouped
+        scorer = self._scorer
+        scoring = None
         end = len(lines)
         position = start
         try:
@@ -234,12 +244,19 @@ class TypedReader:
                         except REFUSALS:
                             break
                 else:  # every call valid: most lines
-                    count = recorder.tally_for(None, model).count_one_ok if grouped else valid
+                    if scorer is not None:
+                        scoring = scorer.typed_calls(line, shape.format, model, calls)
+                        if scoring is None:
+                            return position
+                    group = recorder.tally_for(None, model) if grouped else None
+                    count = group.count_one_ok if group is not None else valid
                     for index, (call_id, name, _) in enumerate(calls):
                         tool = tools[name]
                         count(tool)
                         if add_row is not None:
                             add_row(valid_row(first_line + position, index, call_id, tool, model))
+                    if scoring is not None:
+                        _score(scorer, scoring, recorder, group, first_line + position)
                     continue
                 if may_read_as_zero(line):
                     # A call its decoder refused, on a line that may hold a number below a
@@ -248,6 +265,10 @@ class TypedReader:
                 verdicts = self._judge_line(line, calls, failed, toolset)
                 if verdicts is None:
                     return position
+                if scorer is not None:
+                    scoring = scorer.typed_calls(line, shape.format, model, calls)
+                    if scoring is None:
+                        return position
                 lineno = first_line + position
                 tally = recorder.tally_for(None, model) if grouped else None
                 source = recorder.source
@@ -259,6 +280,8 @@ class TypedReader:
                     ],
                     valid if tally is None else None,
                 )
+                if scoring is not None:
+                    _score(scorer, scoring, recorder, tally, lineno)
             return end
         except KeyboardInterrupt:  # the audit counts the lines before this one as read
             self._interrupted_at = first_line + position
@@ -364,6 +387,20 @@ class TypedReader:
                 call = Call(index, name, value, id=call_id, encoding=OBJECT)
             verdicts.append(judge(call, toolset.validator, None, exact=False))
         return verdicts
+
+
+def _score(
+    scorer: Scorer | None,
+    scoring: TypedLine,
+    recorder: Recorder,
+    tally: Tally | None,
+    lineno: int,
+) -> None:
+    """Score a record the typed path counted, in the tally that counted it (None: the
+    audit's), as the general path scores it (see :meth:`Scorer.typed_record`)."""
+    assert scorer is not None
+    tally = tally if tally is not None else recorder.tally
+    scorer.typed(scoring, tally, (recorder.source, lineno))
 
 
 def _stream_readers(

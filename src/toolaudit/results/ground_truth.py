@@ -197,13 +197,33 @@ class GroundTruth:
         the calls made and expected (repeated names counted as often as they occur).
         ``row``: the entry's ``--scores`` line, kept as a sample if the entry is one of
         the first incorrect ones."""
-        expected = _counts(map(table_key, expected_tools))
-        made = _counts(self._made_keys(map(table_key, made_tools), expected))
-        matched = {tool: min(count, made[tool]) for tool, count in expected.items() if tool in made}
         outcomes = self.outcomes
         outcomes[score.outcome] = outcomes.get(score.outcome, 0) + 1
         correct = int(score.correct)
         category = score.category if score.category is not None else NO_CATEGORY
+        if (
+            type(made_tools) is list
+            and type(expected_tools) is list
+            and len(made_tools) == len(expected_tools) == 1
+            and made_tools[0] == expected_tools[0]
+        ):
+            # Most entries: one call expected and one made, to that tool: what
+            # _count_tools counts then, without its multisets.
+            _tally(self.by_category, category).count(1, correct, 1, 1, 1)
+            _tally(self.by_tool, table_key(expected_tools[0])).count(1, correct, 1, 1, 1)
+        else:
+            self._count_tools(correct, category, made_tools, expected_tools)
+        self._count_parameters(score)
+        if row is not None and self.wants_sample(score):
+            self.samples.append(dict(row))
+
+    def _count_tools(
+        self, correct: int, category: str, made_tools: Iterable[str], expected_tools: Iterable[str]
+    ) -> None:
+        """The entry's tool selection, in its category and per tool."""
+        expected = _counts(map(table_key, expected_tools))
+        made = _counts(self._made_keys(map(table_key, made_tools), expected))
+        matched = {tool: min(count, made[tool]) for tool, count in expected.items() if tool in made}
         _tally(self.by_category, category).count(
             1, correct, sum(made.values()), sum(expected.values()), sum(matched.values())
         )
@@ -219,6 +239,9 @@ class GroundTruth:
                 expected.get(tool, 0),
                 matched.get(tool, 0),
             )
+
+    def _count_parameters(self, score: ScoreLike) -> None:
+        """Each expected parameter: matched, or among the failures of an incorrect entry."""
         failed = score.outcome == "incorrect"
         by_parameter = self.by_parameter
         for tool, name, ok in score.parameters:
@@ -233,8 +256,6 @@ class GroundTruth:
                 parameter.matched += 1
             elif failed:
                 parameter.failures += 1
-        if row is not None and self.wants_sample(score):
-            self.samples.append(dict(row))
 
     def wants_sample(self, score: ScoreLike) -> bool:
         """Whether :meth:`add` would keep this entry's line as a sample."""

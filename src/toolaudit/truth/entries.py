@@ -7,7 +7,7 @@ Read by :mod:`toolaudit.truth.expected` (which also exports them), scored by
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 #: How an argument's value may be compared with the accepted ones (``exact`` by default).
@@ -44,12 +44,56 @@ class Accept:
     raw: tuple[object, ...] = ()
 
 
-@dataclass(slots=True)
 class ExpectedCall:
-    """One expected call: the tool's name and its expected arguments."""
+    """One expected call: the tool's name and its expected arguments.
 
-    name: str
-    arguments: Mapping[str, Accept]
+    ``literal``: the arguments as the expected file gives them, when each is one value
+    compared ``exact`` (no accept object anywhere in it); then
+    :attr:`arguments` is made from it only when first asked for, as most entries are
+    answered right and told so from ``literal`` alone (see
+    :func:`toolaudit.truth.match.surely_correct`).
+    """
+
+    __slots__ = ("_arguments", "literal", "name")
+
+    def __init__(
+        self,
+        name: str,
+        arguments: Mapping[str, Accept] | None = None,
+        *,
+        literal: Mapping[str, object] | None = None,
+    ) -> None:
+        if (arguments is None) == (literal is None):
+            raise TypeError("an ExpectedCall takes its arguments or their literal values")
+        self.name = name
+        self._arguments = arguments
+        self.literal = literal
+
+    @property
+    def arguments(self) -> Mapping[str, Accept]:
+        """Each parameter's :class:`Accept`."""
+        arguments = self._arguments
+        if arguments is None:
+            assert self.literal is not None
+            arguments = self._arguments = {
+                name: Accept((value,)) for name, value in self.literal.items()
+            }
+        return arguments
+
+    @property
+    def parameters(self) -> Iterable[str]:
+        """The names of the expected parameters, in order (without making the Accepts)."""
+        return self.literal if self.literal is not None else self.arguments
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ExpectedCall):
+            return NotImplemented
+        return self.name == other.name and self.arguments == other.arguments
+
+    __hash__ = None  # type: ignore[assignment]  # (as a dataclass's that is not frozen)
+
+    def __repr__(self) -> str:
+        return f"ExpectedCall(name={self.name!r}, arguments={self.arguments!r})"
 
 
 @dataclass(slots=True)
@@ -130,14 +174,7 @@ class UnreadableEntry(ValueError):
 def bfcl_accept(possible: list[object]) -> Accept:
     """A BFCL possible-answer list as an :class:`Accept`: its ``""`` (may be left out)
     read as ``optional``, the list kept as given in ``raw``."""
-    return Accept(
-        tuple(value for value in possible if not _is_blank(value)),
-        BFCL_COMPARE,
-        optional=any(_is_blank(value) for value in possible),
-        raw=tuple(possible),
-    )
-
-
-def _is_blank(value: object) -> bool:
-    """BFCL's "may be left out": the empty string among the possible answers."""
-    return isinstance(value, str) and value == ""
+    # (Only a string equals "": no JSON value of another type does.)
+    optional = "" in possible
+    values = tuple(value for value in possible if value != "") if optional else tuple(possible)
+    return Accept(values, BFCL_COMPARE, optional=optional, raw=tuple(possible))

@@ -86,12 +86,22 @@ class Expectations:
         record that could not be read as any format's (then ``unparseable``)."""
         calls = extracted.calls if extracted is not None else None
         made = None if calls is None else made_calls(calls)
-        made_tools = [] if made is None else [_tool_name(call.name) for call in made]
         if self.match == "bfcl":
+            made_tools = [] if made is None else [_tool_name(call.name) for call in made]
             raw = None if extracted is None else _logged_output(record, extracted)
             functions = self.functions.get(expected.id, ())
             return score_bfcl(expected, raw, functions), made_tools
-        defaults = self._defaults_for(extracted)
+        return self.score_made(expected, made, self._defaults_for(extracted))
+
+    def score_made(
+        self, expected: Expected, made: list[MadeCall] | None, defaults: Defaults | None = None
+    ) -> tuple[Score, list[str]]:
+        """:meth:`score` of calls already read as the scorer reads them (None: the output
+        could not be read as calls), under the default match; ``defaults``: those of the
+        tools that judge any call, unless given."""
+        made_tools = [] if made is None else [_tool_name(call.name) for call in made]
+        if defaults is None:
+            defaults = self.defaults.get("", {})
         return score(expected, made, defaults=defaults), made_tools
 
     def _defaults_for(self, extracted: Extracted | None) -> Defaults:
@@ -213,12 +223,40 @@ def schema_defaults(schemas: SchemaSet) -> dict[str, Defaults]:
     definitions = schemas.definitions
     if definitions is None:
         return {}
-    tools, keyed = orjson.loads(definitions) if isinstance(definitions, bytes) else definitions
-    found: dict[str, Defaults] = {"": _defaults(tools)}
+    if isinstance(definitions, bytes):
+        found = _declared_defaults(definitions)
+        if found is not None:
+            return found
+        definitions = orjson.loads(definitions)
+    tools, keyed = definitions
+    found = {"": _defaults(tools)}
     for question, question_tools in keyed.items():
         defaults = _defaults(question_tools)
         if defaults:
             found[question] = defaults
+    return found
+
+
+def _declared_defaults(definitions: bytes) -> dict[str, Defaults] | None:
+    """:func:`schema_defaults` of definitions as JSON text, parsing only the tools whose
+    text may declare a default (BFCL's thousands of questions mostly declare none); None
+    for text not of the expected shape (then parsed whole)."""
+    import msgspec
+
+    try:
+        tools, keyed = msgspec.json.decode(
+            definitions, type=tuple[msgspec.Raw, dict[str, msgspec.Raw]]
+        )
+    except msgspec.DecodeError:
+        return None
+    found: dict[str, Defaults] = {"": _defaults(orjson.loads(bytes(tools)))}
+    for question, raw in keyed.items():
+        text = bytes(raw)
+        # (orjson wrote the text: a key "default" is written so, never with escapes.)
+        if b'"default"' in text:
+            defaults = _defaults(orjson.loads(text))
+            if defaults:
+                found[question] = defaults
     return found
 
 

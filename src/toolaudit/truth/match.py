@@ -16,8 +16,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+import orjson
+
 from toolaudit.truth.compare import mismatches_of_call
-from toolaudit.truth.entries import Expected, ExpectedCall
+from toolaudit.truth.entries import Accept, Expected, ExpectedCall
 from toolaudit.truth.pairing import best_pairing
 from toolaudit.values import shown
 
@@ -154,8 +156,10 @@ def _scored(
     """Calls expected and calls made: pair them, and list every difference."""
     if len(calls) == 1 and len(made) == 1:  # most entries: one call, often right
         call, one = calls[0], made[0]
-        if not mismatches_of_call(call.name, call.arguments, one.name, one.arguments, defaults):
-            matched = tuple((call.name, name, True) for name in call.arguments)
+        if (QUICK_CORRECT and surely_correct(call, one)) or not mismatches_of_call(
+            call.name, call.arguments, one.name, one.arguments, defaults
+        ):
+            matched = tuple((call.name, name, True) for name in call.parameters)
             return Score(
                 expected.id,
                 expected.category,
@@ -211,6 +215,63 @@ def _scored(
     )
 
 
+#: Whether a call that is surely right skips the comparison that lists differences (a
+#: test turns it off, to compare).
+QUICK_CORRECT = True
+
+
+def surely_correct(call: ExpectedCall, one: MadeCall) -> bool:
+    """Whether a made call is surely what ``call`` expects, told in C: the same name and
+    arguments whose JSON text, keys sorted, is that of the expected literal values
+    (where every argument expects one value, compared ``exact``). Equal texts are equal
+    values under ``exact`` (``true`` and ``1`` are written apart); False says nothing
+    (``1`` and ``1.0`` are written apart too, a default may stand in for a parameter
+    left out): the comparison then decides."""
+    arguments = one.arguments
+    if one.name != call.name or type(arguments) is not dict:
+        return False
+    # Most entries: their values as the file gives them, kept as they are.
+    literal = call.literal if call.literal is not None else _literal_arguments(call.arguments)
+    if literal is None or len(arguments) != len(literal):
+        return False
+    try:
+        return _sorted_text(arguments) == _sorted_text(literal)
+    except TypeError:  # an integer past 64 bits, a number below a double's range
+        return False
+
+
+def _literal_arguments(accepts: Mapping[str, Accept]) -> dict[str, object] | None:
+    """Each argument's one literal value, if each expects one (see :func:`_literal`)."""
+    literal = {}
+    for name, accept in accepts.items():
+        value = _literal(accept)
+        if value is _NOT_LITERAL:
+            return None
+        literal[name] = value
+    return literal
+
+
+_NOT_LITERAL: Final = object()
+
+
+def _literal(accept: Accept) -> object:
+    """The one value an argument expects, written as it is: a scalar or a list (whose
+    items are compared as they are), compared ``exact``; else :data:`_NOT_LITERAL`."""
+    values = accept.values
+    if accept.compare != "exact" or len(values) != 1 or accept.optional:
+        return _NOT_LITERAL
+    value = values[0]
+    return value if type(value) in _LITERALS else _NOT_LITERAL
+
+
+#: The kinds of a literal expected value (an object may hold accept objects).
+_LITERALS = frozenset({str, int, float, bool, type(None), list})
+
+
+def _sorted_text(value: object) -> bytes:
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
 #: The mismatches of a pair whose arguments were not compared at all.
 _WHOLE_CALL = frozenset({"wrong_tool", "unreadable_arguments"})
 
@@ -232,7 +293,7 @@ def _touches(mismatches: Sequence[str], parameter: str) -> bool:
 def _parameters(expected: Expected) -> tuple[tuple[str, str, bool], ...]:
     """Every expected parameter, none matched (no call was made, or none could be read)."""
     return tuple(
-        (call.name, name, False) for call in expected.calls or () for name in call.arguments
+        (call.name, name, False) for call in expected.calls or () for name in call.parameters
     )
 
 

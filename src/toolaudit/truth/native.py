@@ -28,6 +28,10 @@ def native_calls(calls: object) -> tuple[ExpectedCall, ...] | None:
         arguments = call.get("arguments", {})
         if not isinstance(arguments, Mapping):
             raise UnreadableEntry(f'calls[{index}]: "arguments" must be an object')
+        if type(arguments) is dict and all(map(is_literal, arguments.values())):
+            # Most calls: each argument one value, read as it is (see ExpectedCall).
+            expected.append(ExpectedCall(call["name"], literal=arguments))
+            continue
         try:
             accepts = {key: _accept(value) for key, value in arguments.items()}
         except UnreadableEntry as error:
@@ -90,6 +94,21 @@ def _nested(value: object) -> object:
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+#: The kinds of an argument that is its own expected value (a list's items are read as
+#: they are: never an accept object).
+_LITERALS = _SCALARS | {list}
+
+
+def is_literal(value: object) -> bool:
+    """Whether an argument is its own expected value, compared ``exact``: a scalar, a
+    list, or an object holding no accept object (where :func:`_nested` looks: in
+    objects, not in lists)."""
+    if type(value) in _LITERALS:
+        return True
+    if type(value) is not dict or is_accept_object(value):
+        return False
+    return all(map(is_literal, value.values()))
+
 
 _KIND_OF_COMPARE = {"number": NUMERIC_KINDS, "unordered": {"array"}, "subset": {"object"}}
 

@@ -1,0 +1,192 @@
+"""Scoring on the typed fast path changes nothing: with ``--expected``, the report, the
+``--scores`` lines and the summary are the same bytes with the fast paths on and forced
+off, on generated logs of every typed format (values at the edges of each type, long
+and tiny numbers, failing calls, ids missing, repeated or without an entry), by the
+records' own ids and by a dotted ``--expected-key``, grouped by model or not."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import orjson
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from toolaudit.pipeline.audit import Audit, AuditOptions
+from toolaudit.schemas import SchemaSet, schema_set
+from toolaudit.sources import Source
+from toolaudit.truth.entries import ExpectedSet
+from toolaudit.truth.expectations import Expectations, schema_defaults
+from toolaudit.truth.expected import read_entry
+
+from ..pipeline.test_typed_path import OBJECT_FORMATS, WRITERS, call, line_of, logs, openai_chat
+
+TOOLS = {
+    "get": {
+        "parameters": {
+            "properties": {
+                "city": {"type": "string"},
+                "days": {"type": "integer", "default": 3},
+                "near": {"type": ["number", "null"]},
+            },
+            "required": ["city"],
+        }
+    }
+}
+
+
+def scored(
+    data: bytes, schemas: SchemaSet, expectations: Expectations, *, typed: bool, **options: Any
+) -> tuple[bytes, bytes, dict[str, Any]]:
+    run = Audit(
+        [Source("-")],
+        schemas,
+        AuditOptions(**options),
+        stdin=io.BytesIO(data),
+        expectations=expectations,
+    )
+    run.typed_fast_path = typed
+    report, scores = io.BytesIO(), io.BytesIO()
+    summary = run.run(report, scores)
+    assert run.fast_paths is not None
+    if not typed:  # else the comparison would compare the typed path with itself
+        assert run.fast_paths.typed is None
+    return report.getvalue(), scores.getvalue(), summary.to_dict()
+
+
+def assert_scored_alike(
+    data: bytes, schemas: SchemaSet, expectations: Expectations, **options: Any
+) -> None:
+    fast = scored(data, schemas, expectations, typed=True, **options)
+    general = scored(data, schemas, expectations, typed=False, **options)
+    assert fast[1].decode().splitlines() == general[1].decode().splitlines()
+    assert fast == general
+
+
+def expectations_of(
+    entries: list[dict[str, Any]], schemas: SchemaSet, key: str | None
+) -> Expectations:
+    read = {}
+    for number, document in enumerate(entries, start=1):
+        entry = read_entry(document, source="expected.jsonl", line=number)
+        read.setdefault(entry.id, entry)
+    return Expectations(ExpectedSet(read, []), key=key, defaults=schema_defaults(schemas))
+
+
+#: What an entry may expect of a record whose calls are known: those calls, one value
+#: changed, another tool, no call, any call.
+CHANGES = ("same", "value", "tool", "none", "any", "number")
+
+
+@st.composite
+def scored_logs(draw: st.DrawFn) -> tuple[SchemaSet, bytes, Expectations, bool]:
+    """A generated log whose lines carry an ``eval.id`` (or by the records' own ids), and
+    an expected entry for most of them, made from the calls they hold."""
+    tools, data = draw(logs())
+    schemas = schema_set(tools)
+    by_key = draw(st.booleans())
+    lines, entries = [], []
+    for number, line in enumerate(data.splitlines()):
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:  # arguments written as bad JSON text
+            record = {}
+        id = draw(st.sampled_from([f"e{number}", "e0", None, 7])) if by_key else None
+        if by_key and id is not None:
+            line = line.replace(b"{", b'{"eval":' + orjson.dumps({"id": id}) + b",", 1)
+        lines.append(line)
+        own = record.get("id", record.get("custom_id"))
+        entry_id = id if by_key else own
+        if entry_id is None or not draw(st.integers(0, 5)):
+            continue  # unscored: no id, or none of the entries names it
+        entries.append(draw(entry_for(str(entry_id), tools)))
+    entries.append({"id": "never-logged", "calls": []})
+    expectations = expectations_of(entries, schemas, "eval.id" if by_key else None)
+    return schemas, b"\n".join(lines) + b"\n", expectations, draw(st.booleans())
+
+
+@st.composite
+def entry_for(draw: st.DrawFn, id: str, tools: dict[str, Any]) -> dict[str, Any]:
+    change = draw(st.sampled_from(CHANGES))
+    names = sorted(tools) or ["get"]
+    name = draw(st.sampled_from(names))
+    properties = sorted(tools.get(name, {}).get("parameters", {}).get("properties", {}))
+    arguments = {
+        key: draw(st.sampled_from([1, 1.0, True, "1", None, [1], {"a": 1}]))
+        for key in properties[:2]
+    }
+    if change == "none":
+        return {"id": id, "calls": []}
+    if change == "any":
+        return {"id": id, "calls": "any"}
+    if change == "number":
+        arguments = {
+            key: {"accept": [1], "compare": "number", "tolerance": 0.5} for key in arguments
+        }
+    if change == "tool":
+        name = name + "_other"
+    return {"id": id, "calls": [{"name": name, "arguments": arguments}], "category": change}
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scored_logs())
+def test_generated_logs_are_scored_alike_on_either_path(
+    log: tuple[SchemaSet, bytes, Expectations, bool],
+) -> None:
+    schemas, data, expectations, grouped = log
+    options = {"group_by": ("model",)} if grouped else {}
+    assert_scored_alike(data, schemas, expectations, **options)
+
+
+#: A number written as 1e-400 in the lines (below a double's range).
+TINY = 0.123456
+
+
+def test_each_typed_format_is_scored_alike_and_read_by_the_typed_path() -> None:
+    schemas = schema_set(TOOLS)
+    cases = [
+        ({"city": "Oslo"}, {"city": "Oslo"}),  # correct, the default counting
+        ({"city": "Oslo", "days": 3}, {"city": "Oslo"}),
+        ({"city": "Oslo", "days": 1.0}, {"city": "Oslo", "days": 1}),  # 1 == 1.0
+        ({"city": "Oslo", "days": True}, {"city": "Oslo", "days": 1}),  # true != 1
+        ({"city": 1}, {"city": "Oslo"}),  # a failing call, and wrong
+        ({"city": "Oslo", "near": TINY}, {"city": "Oslo", "near": 0}),  # below a double
+        ({"city": "Oslo", "near": 2**70}, {"city": "Oslo", "near": 2**70}),  # past 64 bits
+    ]
+    read_typed = 0
+    for format_name, write in WRITERS.items():
+        lines, entries = [], []
+        for number, (made, expected) in enumerate(cases * 2):
+            record = write([call("get", made, f"c{number}")], eval={"id": f"e{number}"})
+            line = line_of(record).replace(str(TINY).encode(), b"1e-400")
+            if number >= len(cases) and format_name in OBJECT_FORMATS:
+                # Arguments logged as a JSON string where an object belongs: decoded.
+                line = line.replace(line_of(made), line_of(line_of(made).decode()), 1)
+            lines.append(line)
+            entries.append({"id": f"e{number}", "calls": [{"name": "get", "arguments": expected}]})
+        data = b"\n".join(lines) + b"\n"
+        expectations = expectations_of(entries, schemas, "eval.id")
+        assert_scored_alike(data, schemas, expectations)
+        # The typed path reads the scored log wherever it reads the plain one.
+        runs = [
+            Audit([Source("-")], schemas, stdin=io.BytesIO(data), expectations=given)
+            for given in (expectations, None)
+        ]
+        for run in runs:
+            run.run()
+        scoring, plain = (run.fast_paths is not None and run.fast_paths.typed for run in runs)
+        assert bool(scoring) == bool(plain), format_name
+        read_typed += bool(scoring)
+    assert read_typed >= len(WRITERS) - 1
+
+
+def test_a_chat_message_with_calls_a_server_could_not_parse_is_read_whole() -> None:
+    # The typed shape left a message's invalid_tool_calls unread (and its calls uncounted)
+    # where the extractor reads them: such a message is now the general path's.
+    record = openai_chat([call("get", {"city": "Oslo"})], eval={"id": "e"})
+    record["choices"][0]["message"]["invalid_tool_calls"] = [{"name": "get", "args": "{"}]
+    data = line_of(record) + b"\n" + line_of({**record, "eval": {"id": "f"}}) + b"\n"
+    entries = [{"id": id, "calls": [{"name": "get", "arguments": {"city": "Oslo"}}]} for id in "ef"]
+    schemas = schema_set(TOOLS)
+    assert_scored_alike(data, schemas, expectations_of(entries, schemas, "eval.id"))
