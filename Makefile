@@ -1,5 +1,6 @@
 # Everything a newcomer needs: `make demo` and `make test`. Each sets up .venv
-# when it is missing (or when pyproject.toml changed) and is quick afterwards.
+# when it is missing (or when the build changed: pyproject.toml, setup.py, the C
+# speedups) and is quick afterwards.
 
 PYTHON ?= python3
 VENV := .venv
@@ -8,7 +9,7 @@ INSTALLED := $(VENV)/.installed
 
 .PHONY: demo test quick lint bench clean
 
-$(INSTALLED): pyproject.toml
+$(INSTALLED): pyproject.toml setup.py src/toolaudit/history/_speedups.c
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,dev]'
 	@touch $@
@@ -44,4 +45,5 @@ bench: $(INSTALLED)
 	$(BIN)/python benchmarks/providers_bench.py $(PROVIDERS_ARGS)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis src/*.egg-info
+	rm -rf $(VENV) .pytest_cache .hypothesis src/*.egg-info build
+	find src -name '*.so' -delete

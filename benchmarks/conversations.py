@@ -1,5 +1,6 @@
 """What checking conversations costs: request logs with long histories audited with the
-check (the default) and without it (``--no-conversations``, the audit as it was before
+check (the default), with the check in pure Python (``TOOLAUDIT_PURE_PYTHON=1``: the C
+speedups off) and without it (``--no-conversations``, the audit as it was before
 conversations were read), rounds interleaved, medians, beside the orjson floor.
 
 Two logs, each line a conversation of ``--messages`` messages (user turns, assistant
@@ -98,14 +99,22 @@ def in_process(log: Path, repeat: int) -> None:
     """The check alone on the log's histories, in this process: the full reading (all
     that ``check`` did before its fast path, calls listed) beside ``check`` as the audit
     calls it (``calls=False`` unless --history), rounds interleaved, best round."""
-    from toolaudit.history import check  # here: the audit is timed as a command
+    from toolaudit.history import check, fast  # here: the audit is timed as a command
     from toolaudit.history.check import examine
+
+    def pure(messages: list[object]) -> object:
+        speedups, fast.SPEEDUPS = fast.SPEEDUPS, None
+        try:
+            return check(messages, calls=False)
+        finally:
+            fast.SPEEDUPS = speedups
 
     histories = [orjson.loads(line)["messages"] for line in log.open("rb")]
     count = sum(len(messages) for messages in histories)
     ways = {
         "full reading (before)": lambda: [examine(h, None, "messages") for h in histories],
         "check, calls listed": lambda: [check(h) for h in histories],
+        "check, calls=False, pure Python": lambda: [pure(h) for h in histories],
         "check, calls=False (the audit)": lambda: [check(h, calls=False) for h in histories],
     }
     best = dict.fromkeys(ways, float("inf"))
@@ -152,12 +161,17 @@ def main() -> None:
                 lambda a=argv: run_child([*a, "--no-conversations"]).seconds,
             ),
             Variant(
+                "pure",
+                "checked, pure Python (TOOLAUDIT_PURE_PYTHON=1)",
+                lambda a=argv: run_child(a, env={"TOOLAUDIT_PURE_PYTHON": "1"}).seconds,
+            ),
+            Variant(
                 "on", "conversations checked (the default)", lambda a=argv: run_child(a).seconds
             ),
         ]
         progress(f"{kind}: {log.stat().st_size / 1e6:.1f} MB")
         measure_round_robin(variants, args.repeat)
-        floor, off, on = (v.median or 0.0 for v in variants)
+        floor, off, pure, on = (v.median or 0.0 for v in variants)
         size = log.stat().st_size / 1e6
         print(f"\n{kind}: {args.lines:,} lines of {args.messages} messages, {size:.1f} MB")
         print("| variant | median s | x floor | x --no-conversations |\n|---|---:|---:|---:|")
@@ -168,6 +182,7 @@ def main() -> None:
             )
         verdict = "met" if on / off <= 1.15 else "not met"
         print(f"- checked / unchecked: {on / off:.3f}x (target <= 1.15x: {verdict})")
+        print(f"- pure Python checked / unchecked: {pure / off:.3f}x")
 
 
 if __name__ == "__main__":

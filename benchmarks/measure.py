@@ -56,13 +56,16 @@ def run_child(
     argv: list[str],
     stdout_path: str | os.PathLike[str] = os.devnull,
     ok_codes: tuple[int, ...] = (0, 1),
+    env: dict[str, str] | None = None,
 ) -> ChildRun:
-    """Run ``argv`` through the probe: wall seconds, peak RSS (KiB) and exit code."""
+    """Run ``argv`` through the probe: wall seconds, peak RSS (KiB) and exit code;
+    ``env`` adds to (or overrides) this process's environment."""
     probe = subprocess.run(
         [sys.executable, "-S", "-c", PROBE, os.fspath(stdout_path), *argv],
         capture_output=True,
         text=True,
         check=False,
+        env={**os.environ, **env} if env else None,
     )
     if probe.returncode != 0 or not probe.stdout.strip():
         raise BenchmarkError(f"the probe failed running {' '.join(argv)}:\n{probe.stderr}")

@@ -18,20 +18,28 @@ from typing import Any
 
 from toolaudit.formats.base import JSON_STRING
 from toolaudit.history.fast_blocks import anthropic, bedrock, gemini
-from toolaudit.history.fast_loop import Loop, Open, reports_failure
+from toolaudit.history.fast_loop import SPEEDUPS, Loop, Open, plainly_checked, reports_failure
 from toolaudit.history.model import (
     ANTHROPIC,
     BEDROCK,
     GEMINI,
+    NO_NAME,
     OPENAI_CHAT,
     OPENAI_RESPONSES,
     Checked,
 )
 
+_CHAT_CALL = "{}[{}].tool_calls[{}]"
+_RESPONSES_ITEM = "{}[{}]"
+
 
 def chat(messages: list[Any], path: str, calls: bool) -> Checked | None:
     """OpenAI Chat: a call's results are the run of tool messages right after its message."""
-    loop = Loop(path, calls, "{}[{}].tool_calls[{}]")
+    if SPEEDUPS is not None and not calls:
+        found = SPEEDUPS.chat(messages, NO_NAME)
+        if found is not None:
+            return plainly_checked(OPENAI_CHAT, _CHAT_CALL, path, len(messages), found)
+    loop = Loop(path, calls, _CHAT_CALL)
     seen, held, waiting = loop.seen, loop.held, loop.outcomes.waiting
     result = loop.outcomes.result
     #: the calls of the last message not answered yet, while tool messages follow it
@@ -84,7 +92,11 @@ def _both_names(name: object, called: object) -> bool:
 
 def responses(messages: list[Any], path: str, calls: bool) -> Checked | None:
     """OpenAI Responses: a ``function_call_output`` anywhere after its ``function_call``."""
-    loop = Loop(path, calls, "{}[{}]")
+    if SPEEDUPS is not None and not calls:
+        found = SPEEDUPS.responses(messages, NO_NAME)
+        if found is not None:
+            return plainly_checked(OPENAI_RESPONSES, _RESPONSES_ITEM, path, len(messages), found)
+    loop = Loop(path, calls, _RESPONSES_ITEM)
     seen, held, waiting = loop.seen, loop.held, loop.outcomes.waiting
     unpaired: dict[str, Open] = {}  #: calls not answered yet, in order
     for index, item in enumerate(messages):

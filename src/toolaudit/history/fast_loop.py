@@ -4,6 +4,9 @@ calls to list, the calls left unanswered."""
 
 from __future__ import annotations
 
+import importlib
+import os
+from types import ModuleType
 from typing import Any
 
 from toolaudit.formats.base import ABSENT
@@ -76,11 +79,47 @@ class Loop:
             self.held.append(HistoryCall(at[0], arguments, call_id, path, encoding))
 
     def checked(self, shape: str, messages: int) -> Checked:
-        problems: list[Problem] = []
-        for call_id, (name, index, *where) in self.unanswered:
-            path = self.where.format(self.path, index, *where)
-            problems.append(unanswered(shape, path, call_id, name, index, messages))
+        left = [(call_id, name, *where) for call_id, (name, *where) in self.unanswered]
+        problems = unanswered_problems(shape, self.where, self.path, left, messages)
         return Checked(shape, messages, problems, self.outcomes.found, self.held or [])
+
+
+def unanswered_problems(
+    shape: str, where: str, path: str, left: list[tuple[Any, ...]], messages: int
+) -> list[Problem]:
+    """The problems of the calls ``left`` without a result, each (call id, name, its
+    message's index, and what ``where`` needs after it to word the call's path)."""
+    problems: list[Problem] = []
+    for call_id, name, index, *rest in left:
+        at = where.format(path, index, *rest)
+        problems.append(unanswered(shape, at, call_id, name, index, messages))
+    return problems
+
+
+def _speedups() -> ModuleType | None:
+    """The C speedups (``_speedups.c``), or None where they were not built or
+    ``TOOLAUDIT_PURE_PYTHON`` is set: the pure loops answer alike, more slowly."""
+    if os.environ.get("TOOLAUDIT_PURE_PYTHON"):
+        return None
+    try:
+        return importlib.import_module("toolaudit.history._speedups")
+    except ImportError:
+        return None
+
+
+#: The commonest Chat and Responses histories read in C, or None (see :func:`_speedups`).
+SPEEDUPS = _speedups()
+
+
+def plainly_checked(
+    shape: str, where: str, path: str, messages: int, found: tuple[list[Any], dict[str, int]]
+) -> Checked:
+    """A history the C speedups answered: its calls left unanswered, its results per tool
+    (no failure among them: the speedups leave those to the loops)."""
+    left, results = found
+    problems = unanswered_problems(shape, where, path, left, messages)
+    outcomes = {tool: ToolOutcome(results=count) for tool, count in results.items()}
+    return Checked(shape, messages, problems, outcomes, [])
 
 
 def reports_failure(content: object) -> bool:

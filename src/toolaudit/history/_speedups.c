@@ -1,0 +1,408 @@
+/* The commonest histories' pairing, in C: an optional speedup of toolaudit.history.fast.
+ *
+ * chat(messages, no_name) and responses(messages, no_name) read an OpenAI Chat or
+ * Responses history as the pure-Python fast paths do when no calls are listed, and
+ * answer only when the history is of the plainest kind: every call with a string id of
+ * its own, every result where its provider wants it, no result that could report a
+ * failure (those, and everything else, are left to Python: the function returns None,
+ * "not sure"). Their answer is (unanswered, results):
+ *   unanswered: [(call_id, name, message index, index in the message), ...] in the
+ *               order the pure fast path reports calls left without a result;
+ *   results:    {tool name: how many results it had}, a name that is not a str counted
+ *               under no_name, in the order tools first had a result.
+ * tests/history/test_speedups.py holds them to the pure fast path's answers.
+ *
+ * Built at install when a C compiler is there (setup.py: an optional extension); without
+ * it, or with TOOLAUDIT_PURE_PYTHON=1, the pure-Python fast path runs alone.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+/* The keys read, each the str object last seen as that key in a logged dict: JSON
+   parsers share one object per key text, so that a lookup with it matches by identity
+   and skips comparing the texts (see adopt_keys). */
+enum { K_ROLE, K_TOOL_CALL_ID, K_NAME, K_CONTENT, K_FUNCTION_CALL, K_TOOL_CALLS, K_ID,
+       K_FUNCTION, K_TYPE, K_CALL_ID, K_OUTPUT, KEY_COUNT };
+static const char *key_texts[KEY_COUNT] = {
+    "role", "tool_call_id", "name", "content", "function_call", "tool_calls", "id",
+    "function", "type", "call_id", "output",
+};
+static PyObject *keys[KEY_COUNT];
+
+/* The values compared with. */
+static PyObject *s_tool, *s_assistant, *s_function, *s_function_call,
+    *s_function_call_output, *s_custom_tool_call, *s_custom_tool_call_output;
+
+static int
+same_text(PyObject *a, PyObject *b)
+{
+    Py_ssize_t length = PyUnicode_GET_LENGTH(a);
+    return a == b || (length == PyUnicode_GET_LENGTH(b) && PyUnicode_KIND(a) == PyUnicode_KIND(b) &&
+                      memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b),
+                             (size_t)length * PyUnicode_KIND(a)) == 0);
+}
+
+/* Takes the key objects of `dict` (a logged message, say) as the ones to look up with. */
+static void
+adopt_keys(PyObject *dict)
+{
+    PyObject *key, *value;
+    Py_ssize_t position = 0;
+    while (PyDict_Next(dict, &position, &key, &value)) {
+        if (!PyUnicode_CheckExact(key))
+            continue;
+        for (int k = 0; k < KEY_COUNT; k++) {
+            if (keys[k] != key && same_text(keys[k], key)) {
+                Py_INCREF(key);
+                Py_SETREF(keys[k], key);
+                break;
+            }
+        }
+    }
+}
+
+/* 1: an exact str equal to `constant` (an interned str); 0: not; -1: a str subclass (its
+   == may be its own: not sure). */
+static int
+is_word(PyObject *value, PyObject *constant)
+{
+    if (value == NULL || value == Py_None)
+        return 0;
+    if (PyUnicode_CheckExact(value))
+        return same_text(value, constant);
+    return PyUnicode_Check(value) ? -1 : 0;
+}
+
+/* Whether a result's content can be answered "no failure" at once: an exact str that is
+   empty or does not begin as a failure text or a JSON object may (signals.SUSPECT_STARTS). */
+static int
+plainly_no_failure(PyObject *content)
+{
+    if (content == NULL || !PyUnicode_CheckExact(content))
+        return 0;
+    if (PyUnicode_GET_LENGTH(content) == 0)
+        return 1;
+    Py_UCS4 first = PyUnicode_READ_CHAR(content, 0);
+    return first != 'E' && first != 'A' && first != '{';
+}
+
+/* One more result of the tool named `name` (no_name unless an exact str). */
+static int
+count_result(PyObject *results, PyObject *name, PyObject *no_name)
+{
+    PyObject *tool = (name != NULL && PyUnicode_CheckExact(name)) ? name : no_name;
+    PyObject *count = PyDict_GetItemWithError(results, tool);
+    long before = 0;
+    if (count != NULL)
+        before = PyLong_AsLong(count);
+    else if (PyErr_Occurred())
+        return -1;
+    PyObject *after = PyLong_FromLong(before + 1);
+    if (after == NULL)
+        return -1;
+    int failed = PyDict_SetItem(results, tool, after);
+    Py_DECREF(after);
+    return failed;
+}
+
+/* Moves what is left in `window` (call_id -> (name, index, j)) onto `unanswered` as
+   (call_id, name, index, j), in the window's order, and empties it. */
+static int
+close_window(PyObject *window, PyObject *unanswered)
+{
+    PyObject *call_id, *at;
+    Py_ssize_t position = 0;
+    while (PyDict_Next(window, &position, &call_id, &at)) {
+        PyObject *entry = PyTuple_Pack(
+            4, call_id, PyTuple_GET_ITEM(at, 0), PyTuple_GET_ITEM(at, 1),
+            PyTuple_GET_ITEM(at, 2));
+        if (entry == NULL || PyList_Append(unanswered, entry) < 0) {
+            Py_XDECREF(entry);
+            return -1;
+        }
+        Py_DECREF(entry);
+    }
+    PyDict_Clear(window);
+    return 0;
+}
+
+/* A new call: `call_id` must be an exact str not seen before (else 0: not sure). */
+static int
+open_call(PyObject *window, PyObject *seen, PyObject *call_id, PyObject *name,
+          Py_ssize_t index, Py_ssize_t j)
+{
+    if (call_id == NULL || !PyUnicode_CheckExact(call_id))
+        return 0;
+    if (name != NULL && PyUnicode_Check(name) && !PyUnicode_CheckExact(name))
+        return 0; /* a str subclass: Python's isinstance and == may see it otherwise */
+    int known = PySet_Contains(seen, call_id);
+    if (known != 0)
+        return known < 0 ? -1 : 0;
+    if (PySet_Add(seen, call_id) < 0)
+        return -1;
+    PyObject *where = PyLong_FromSsize_t(index), *within = PyLong_FromSsize_t(j);
+    PyObject *at = (where && within) ? PyTuple_Pack(3, name == NULL ? Py_None : name, where, within)
+                                     : NULL;
+    Py_XDECREF(where);
+    Py_XDECREF(within);
+    if (at == NULL)
+        return -1;
+    int failed = PyDict_SetItem(window, call_id, at);
+    Py_DECREF(at);
+    return failed < 0 ? -1 : 1;
+}
+
+/* The answer, or None when not sure (`sure` 0) or NULL on an error (`sure` -1). */
+static PyObject *
+answer(int sure, PyObject *unanswered, PyObject *results)
+{
+    if (sure < 0)
+        return NULL;
+    if (sure == 0)
+        Py_RETURN_NONE;
+    return PyTuple_Pack(2, unanswered, results);
+}
+
+/* A Chat tool message: 1 answered, 0 not sure, -1 error. */
+static int
+chat_result(PyObject *message, PyObject *window, PyObject *results, PyObject *no_name)
+{
+    PyObject *call_id = PyDict_GetItemWithError(message, keys[K_TOOL_CALL_ID]);
+    if (call_id == NULL || !PyUnicode_CheckExact(call_id))
+        return PyErr_Occurred() ? -1 : 0;
+    PyObject *call = PyDict_GetItemWithError(window, call_id);
+    if (call == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    PyObject *called = PyTuple_GET_ITEM(call, 0);
+    PyObject *name = PyDict_GetItemWithError(message, keys[K_NAME]);
+    if (name == NULL && PyErr_Occurred())
+        return -1;
+    if (name != NULL && name != Py_None && PyUnicode_Check(name) && PyUnicode_Check(called)) {
+        if (!PyUnicode_CheckExact(name) || !PyUnicode_CheckExact(called))
+            return 0;
+        if (PyUnicode_Compare(name, called) != 0)
+            return 0; /* a name that disagrees: the full reading words it */
+    }
+    PyObject *content = PyDict_GetItemWithError(message, keys[K_CONTENT]);
+    if (content == NULL && PyErr_Occurred())
+        return -1;
+    if (!plainly_no_failure(content))
+        return 0;
+    if (count_result(results, called, no_name) < 0 || PyDict_DelItem(window, call_id) < 0)
+        return -1;
+    return 1;
+}
+
+/* A Chat assistant message's calls: 1 read, 0 not sure, -1 error. */
+static int
+chat_calls(PyObject *message, Py_ssize_t index, PyObject *window, PyObject *seen)
+{
+    PyObject *legacy = PyDict_GetItemWithError(message, keys[K_FUNCTION_CALL]);
+    if (legacy != NULL && legacy != Py_None)
+        return 0; /* legacy functions pair by name: the full reading does that */
+    if (legacy == NULL && PyErr_Occurred())
+        return -1;
+    PyObject *tool_calls = PyDict_GetItemWithError(message, keys[K_TOOL_CALLS]);
+    if (tool_calls == NULL || tool_calls == Py_None)
+        return PyErr_Occurred() ? -1 : 1;
+    if (!PyList_CheckExact(tool_calls))
+        return 0;
+    for (Py_ssize_t j = 0; j < PyList_GET_SIZE(tool_calls); j++) {
+        PyObject *tool_call = PyList_GET_ITEM(tool_calls, j);
+        if (!PyDict_CheckExact(tool_call))
+            return 0;
+        PyObject *function = PyDict_GetItemWithError(tool_call, keys[K_FUNCTION]);
+        if (function == NULL || !PyDict_CheckExact(function))
+            return PyErr_Occurred() ? -1 : 0; /* not an object, or a custom tool's call */
+        PyObject *call_id = PyDict_GetItemWithError(tool_call, keys[K_ID]);
+        if (call_id == NULL && PyErr_Occurred())
+            return -1;
+        PyObject *name = PyDict_GetItemWithError(function, keys[K_NAME]);
+        if (name == NULL && PyErr_Occurred())
+            return -1;
+        int opened = open_call(window, seen, call_id, name, index, j);
+        if (opened <= 0)
+            return opened;
+    }
+    return 1;
+}
+
+/* Adopts the keys of an assistant message, of its first call and of that call's function;
+   1 when it had a call to adopt from. */
+static int
+adopt_call_keys(PyObject *message)
+{
+    adopt_keys(message);
+    PyObject *tool_calls = PyDict_GetItem(message, keys[K_TOOL_CALLS]);
+    if (tool_calls == NULL || !PyList_CheckExact(tool_calls) || !PyList_GET_SIZE(tool_calls))
+        return 0;
+    PyObject *tool_call = PyList_GET_ITEM(tool_calls, 0);
+    if (!PyDict_CheckExact(tool_call))
+        return 0;
+    adopt_keys(tool_call);
+    PyObject *function = PyDict_GetItem(tool_call, keys[K_FUNCTION]);
+    if (function != NULL && PyDict_CheckExact(function))
+        adopt_keys(function);
+    return 1;
+}
+
+static PyObject *
+chat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyList_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "chat(messages: list, no_name: str)");
+        return NULL;
+    }
+    PyObject *messages = args[0], *no_name = args[1];
+    PyObject *window = PyDict_New(), *seen = PySet_New(NULL);
+    PyObject *unanswered = PyList_New(0), *results = PyDict_New();
+    int sure = (window && seen && unanswered && results) ? 1 : -1;
+    int adopted = 0; /* a message with calls, and its first call's keys, taken once */
+    if (PyList_GET_SIZE(messages) && PyDict_CheckExact(PyList_GET_ITEM(messages, 0)))
+        adopt_keys(PyList_GET_ITEM(messages, 0));
+    for (Py_ssize_t index = 0; sure > 0 && index < PyList_GET_SIZE(messages); index++) {
+        PyObject *message = PyList_GET_ITEM(messages, index);
+        if (!PyDict_CheckExact(message)) {
+            sure = 0;
+            break;
+        }
+        PyObject *role = PyDict_GetItemWithError(message, keys[K_ROLE]);
+        if (role == NULL && PyErr_Occurred()) {
+            sure = -1;
+            break;
+        }
+        int tool = is_word(role, s_tool);
+        if (tool != 0) {
+            sure = tool < 0 ? 0 : chat_result(message, window, results, no_name);
+            continue;
+        }
+        /* any other message ends the run of tool messages */
+        if (PyDict_GET_SIZE(window) && close_window(window, unanswered) < 0) {
+            sure = -1;
+            break;
+        }
+        int assistant = is_word(role, s_assistant);
+        if (assistant > 0 && !adopted)
+            adopted = adopt_call_keys(message);
+        if (assistant != 0)
+            sure = assistant < 0 ? 0 : chat_calls(message, index, window, seen);
+        else if (is_word(role, s_function) != 0)
+            sure = 0;
+    }
+    if (sure > 0 && close_window(window, unanswered) < 0)
+        sure = -1;
+    PyObject *found = answer(sure, unanswered, results);
+    Py_XDECREF(window);
+    Py_XDECREF(seen);
+    Py_XDECREF(unanswered);
+    Py_XDECREF(results);
+    return found;
+}
+
+/* A Responses item: 1 read, 0 not sure, -1 error. */
+static int
+responses_item(PyObject *item, Py_ssize_t index, PyObject *unpaired, PyObject *seen,
+               PyObject *results, PyObject *no_name)
+{
+    PyObject *kind = PyDict_GetItemWithError(item, keys[K_TYPE]);
+    if (kind == NULL && PyErr_Occurred())
+        return -1;
+    PyObject *call_id = PyDict_GetItemWithError(item, keys[K_CALL_ID]);
+    if (call_id == NULL && PyErr_Occurred())
+        return -1;
+    int is_call = is_word(kind, s_function_call);
+    if (is_call != 0) {
+        if (is_call < 0)
+            return 0;
+        PyObject *name = PyDict_GetItemWithError(item, keys[K_NAME]);
+        if (name == NULL && PyErr_Occurred())
+            return -1;
+        return open_call(unpaired, seen, call_id, name, index, 0);
+    }
+    int is_output = is_word(kind, s_function_call_output);
+    if (is_output != 0) {
+        if (is_output < 0 || call_id == NULL || !PyUnicode_CheckExact(call_id))
+            return 0;
+        PyObject *call = PyDict_GetItemWithError(unpaired, call_id);
+        if (call == NULL)
+            return PyErr_Occurred() ? -1 : 0;
+        PyObject *output = PyDict_GetItemWithError(item, keys[K_OUTPUT]);
+        if (output == NULL && PyErr_Occurred())
+            return -1;
+        if (!plainly_no_failure(output))
+            return 0;
+        PyObject *called = PyTuple_GET_ITEM(call, 0);
+        if (count_result(results, called, no_name) < 0 || PyDict_DelItem(unpaired, call_id) < 0)
+            return -1;
+        return 1;
+    }
+    if (is_word(kind, s_custom_tool_call) != 0 || is_word(kind, s_custom_tool_call_output) != 0)
+        return 0;
+    return 1;
+}
+
+static PyObject *
+responses(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyList_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "responses(messages: list, no_name: str)");
+        return NULL;
+    }
+    PyObject *items = args[0], *no_name = args[1];
+    PyObject *unpaired = PyDict_New(), *seen = PySet_New(NULL);
+    PyObject *unanswered = PyList_New(0), *results = PyDict_New();
+    int sure = (unpaired && seen && unanswered && results) ? 1 : -1;
+    for (Py_ssize_t index = 0; sure > 0 && index < PyList_GET_SIZE(items); index++) {
+        PyObject *item = PyList_GET_ITEM(items, index);
+        if (!PyDict_CheckExact(item)) {
+            sure = 0;
+            break;
+        }
+        if (index < 2) /* a message, then (often) a call: their keys, taken once */
+            adopt_keys(item);
+        sure = responses_item(item, index, unpaired, seen, results, no_name);
+    }
+    if (sure > 0 && close_window(unpaired, unanswered) < 0)
+        sure = -1;
+    PyObject *found = answer(sure, unanswered, results);
+    Py_XDECREF(unpaired);
+    Py_XDECREF(seen);
+    Py_XDECREF(unanswered);
+    Py_XDECREF(results);
+    return found;
+}
+
+static PyMethodDef methods[] = {
+    {"chat", (PyCFunction)(void (*)(void))chat, METH_FASTCALL,
+     "An OpenAI Chat history's (unanswered, results), or None when not sure."},
+    {"responses", (PyCFunction)(void (*)(void))responses, METH_FASTCALL,
+     "An OpenAI Responses history's (unanswered, results), or None when not sure."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_definition = {
+    PyModuleDef_HEAD_INIT, "_speedups",
+    "The commonest histories' pairing, in C (see toolaudit.history.fast).", -1, methods,
+};
+
+static int
+intern(PyObject **slot, const char *text)
+{
+    *slot = PyUnicode_InternFromString(text);
+    return *slot == NULL ? -1 : 0;
+}
+
+PyMODINIT_FUNC
+PyInit__speedups(void)
+{
+    for (int k = 0; k < KEY_COUNT; k++)
+        if (intern(&keys[k], key_texts[k]))
+            return NULL;
+    if (intern(&s_tool, "tool") || intern(&s_assistant, "assistant") ||
+        intern(&s_function, "function") || intern(&s_function_call, "function_call") ||
+        intern(&s_function_call_output, "function_call_output") ||
+        intern(&s_custom_tool_call, "custom_tool_call") ||
+        intern(&s_custom_tool_call_output, "custom_tool_call_output"))
+        return NULL;
+    return PyModule_Create(&module_definition);
+}

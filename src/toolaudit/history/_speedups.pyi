@@ -1,0 +1,12 @@
+"""The commonest histories' pairing, in C (``_speedups.c``; see toolaudit.history.fast)."""
+
+#: A call left without a result: its id, its name, its message's index, its index there.
+Unanswered = tuple[str, object, int, int]
+
+def chat(messages: list[object], no_name: str, /) -> tuple[list[Unanswered], dict[str, int]] | None:
+    """An OpenAI Chat history's calls left unanswered and results per tool, or None."""
+
+def responses(
+    messages: list[object], no_name: str, /
+) -> tuple[list[Unanswered], dict[str, int]] | None:
+    """An OpenAI Responses history's calls left unanswered and results per tool, or None."""

@@ -1,0 +1,139 @@
+"""The C speedups of the Chat and Responses fast paths (``history/_speedups.c``) against
+the pure-Python fast paths they stand in for: on any history, with any fault put into
+it, they either give up (None) or answer exactly what the pure path answers. Both ways
+run here, whichever the rest of the suite uses."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from toolaudit.history import check, fast, fast_loop
+from toolaudit.history.model import NO_NAME, OPENAI_CHAT, OPENAI_RESPONSES, Checked
+
+from .shapes import BY_NAME, build
+from .test_fast import EDITS, edited
+from .test_pairing import ASK, FAULTS, W
+from .test_repair import STEP
+
+speedups = pytest.importorskip(
+    "toolaudit.history._speedups", reason="the C speedups were not built (no C compiler)"
+)
+
+#: Each shape with speedups: its C function, the pure fast path, where its calls are.
+SPED = {
+    OPENAI_CHAT: (speedups.chat, fast.chat, "{}[{}].tool_calls[{}]"),
+    OPENAI_RESPONSES: (speedups.responses, fast.responses, "{}[{}]"),
+}
+
+
+def pure(shape: str, messages: list[Any]) -> Checked | None:
+    """The pure-Python fast path's answer, the speedups set aside."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fast, "SPEEDUPS", None)
+        return SPED[shape][1](messages, "messages", False)
+
+
+def sped(shape: str, messages: list[Any]) -> Checked | None:
+    """The speedups' answer, as the fast path turns it into a Checked."""
+    found = SPED[shape][0](messages, NO_NAME)
+    if found is None:
+        return None
+    return fast_loop.plainly_checked(shape, SPED[shape][2], "messages", len(messages), found)
+
+
+def agree(shape: str, messages: list[Any]) -> bool:
+    """Whether the speedups answered (as the pure fast path does, which must answer too)."""
+    answer = sped(shape, messages)
+    if answer is None:
+        return False
+    assert answer == pure(shape, messages), f"the speedups of {shape} disagree on {messages!r}"
+    return True
+
+
+@pytest.mark.parametrize("shape", sorted(SPED))
+@pytest.mark.parametrize("fault", ["clean", "unanswered"])
+def test_the_speedups_answer_the_common_histories(shape: str, fault: str):
+    assert agree(shape, build(BY_NAME[shape], FAULTS[fault][0]))
+    at_end = build(BY_NAME[shape], [ASK, ("calls", [("c1", W), ("c2", W)])])
+    assert agree(shape, at_end)
+    assert [p.path for p in check(at_end, shape).problems] == (
+        ["messages[1].tool_calls[0]", "messages[1].tool_calls[1]"]
+        if shape == OPENAI_CHAT
+        else ["messages[1]", "messages[2]"]
+    )
+
+
+@pytest.mark.parametrize("shape", sorted(SPED))
+@pytest.mark.parametrize("fault", sorted(set(FAULTS) - {"clean", "unanswered"}))
+def test_every_other_fault_is_left_to_python_or_agreed(shape: str, fault: str):
+    agree(shape, build(BY_NAME[shape], FAULTS[fault][0]))
+
+
+def test_a_result_that_may_report_a_failure_is_left_to_python():
+    for text in ("Error: no such city", "An error occurred while running the tool.", "{}"):
+        steps = [ASK, ("calls", [("c1", W)])]
+        messages = build(BY_NAME[OPENAI_CHAT], steps)
+        messages.append({"role": "tool", "tool_call_id": "c1", "content": text})
+        assert sped(OPENAI_CHAT, messages) is None
+        assert pure(OPENAI_CHAT, messages) is not None
+
+
+def test_names_that_are_not_text_count_under_no_name():
+    messages: list[Any] = [
+        {"role": "assistant", "tool_calls": [{"id": "a", "function": {"name": 7}}]},
+        {"role": "tool", "tool_call_id": "a", "content": "ok"},
+        {"role": "assistant", "tool_calls": [{"id": "b", "function": {}}]},
+        {"role": "tool", "tool_call_id": "b", "content": ""},
+    ]
+    assert agree(OPENAI_CHAT, messages)
+    assert sped(OPENAI_CHAT, messages).outcomes[NO_NAME].results == 2  # type: ignore[union-attr]
+
+
+class Text(str):
+    """A str subclass: its == is its own, so the speedups leave it to Python."""
+
+
+@pytest.mark.parametrize("where", ["role", "id", "name"])
+def test_a_str_subclass_is_left_to_python(where: str):
+    name = Text(W) if where == "name" else W
+    call = {"id": Text("a") if where == "id" else "a", "function": {"name": name}}
+    role = Text("assistant") if where == "role" else "assistant"
+    messages = [{"role": role, "tool_calls": [call]}]
+    assert sped(OPENAI_CHAT, messages) is None
+
+
+def test_the_speedups_refuse_what_is_not_a_list():
+    with pytest.raises(TypeError):
+        speedups.chat(({"role": "user"},), NO_NAME)
+
+
+def test_keys_of_any_object_are_read():
+    """Keys made apart (not the objects the speedups adopted) are found all the same."""
+    messages = [
+        {"".join(["ro", "le"]): "assistant", "tool_calls": [{"id": "a", "function": {"name": W}}]},
+        {"role": "tool", "tool_call_id": "".join(["a"]), "content": "ok"},
+    ]
+    assert agree(OPENAI_CHAT, messages)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(shape=st.sampled_from(sorted(SPED)), steps=st.lists(STEP, max_size=8), edits=EDITS)
+def test_any_history_with_any_fault_the_speedups_answer_as_python(
+    shape: str, steps: list, edits: list
+):
+    agree(shape, edited(build(BY_NAME[shape], steps), edits))
+
+
+def test_toolaudit_pure_python_turns_the_speedups_off():
+    probe = "from toolaudit.history import fast_loop; print(fast_loop.SPEEDUPS is None)"
+    for value, off in (("1", "True"), ("", "False")):
+        env = {**os.environ, "TOOLAUDIT_PURE_PYTHON": value}
+        ran = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True)
+        assert ran.stdout.decode().strip() == off, ran.stderr.decode()
