@@ -8,12 +8,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import toolaudit
 from toolaudit.history import check, fast, fast_loop
 from toolaudit.history.model import NO_NAME, OPENAI_CHAT, OPENAI_RESPONSES, Checked
 
@@ -22,6 +24,7 @@ from .test_fast import EDITS, edited
 from .test_pairing import ASK, FAULTS, W
 from .test_repair import STEP
 
+ROOT = Path(__file__).parents[2]
 speedups = pytest.importorskip(
     "toolaudit.history._speedups", reason="the C speedups were not built (no C compiler)"
 )
@@ -137,3 +140,26 @@ def test_toolaudit_pure_python_turns_the_speedups_off():
         env = {**os.environ, "TOOLAUDIT_PURE_PYTHON": value}
         ran = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True)
         assert ran.stdout.decode().strip() == off, ran.stderr.decode()
+
+
+@pytest.mark.parametrize(
+    ("log", "schemas"),
+    [
+        ("sample_logs/requests.jsonl", None),
+        *(
+            (f"tests/cases/formats/{name}/input.jsonl", f"tests/cases/formats/{name}/schemas.json")
+            for name in ("openai-chat-request", "openai-responses-request")
+        ),
+    ],
+)
+def test_an_audit_is_the_same_with_and_without_the_speedups(log: str, schemas: str | None):
+    def audited() -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        run = toolaudit.audit([str(ROOT / log)], schemas and str(ROOT / schemas))
+        rows = list(run)
+        assert run.summary is not None
+        return rows, run.summary.to_dict()
+
+    with_speedups = audited()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fast, "SPEEDUPS", None)
+        assert audited() == with_speedups
