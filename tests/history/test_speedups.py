@@ -1,4 +1,5 @@
-"""The C speedups of the Chat and Responses fast paths (``history/_speedups.c``) against
+"""The C speedups of the Chat, Responses, Anthropic and Bedrock fast paths
+(``history/_speedups.c``) against
 the pure-Python fast paths they stand in for: on any history, with any fault put into
 it, they either give up (None) or answer exactly what the pure path answers. Both ways
 run here, whichever the rest of the suite uses."""
@@ -16,8 +17,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toolaudit
-from toolaudit.history import check, fast, fast_loop
-from toolaudit.history.model import NO_NAME, OPENAI_CHAT, OPENAI_RESPONSES, Checked
+from toolaudit.history import check, fast, fast_blocks, fast_loop
+from toolaudit.history.model import (
+    ANTHROPIC,
+    BEDROCK,
+    NO_NAME,
+    OPENAI_CHAT,
+    OPENAI_RESPONSES,
+    Checked,
+)
 
 from .shapes import BY_NAME, build
 from .test_fast import EDITS, edited
@@ -33,6 +41,15 @@ speedups = pytest.importorskip(
 SPED = {
     OPENAI_CHAT: (speedups.chat, fast.chat, "{}[{}].tool_calls[{}]"),
     OPENAI_RESPONSES: (speedups.responses, fast.responses, "{}[{}]"),
+    ANTHROPIC: (speedups.anthropic, fast_blocks.anthropic, "{}[{}].content[{}]"),
+    BEDROCK: (speedups.bedrock, fast_blocks.bedrock, "{}[{}].content[{}].toolUse"),
+}
+#: Where each shape's first two calls are, when a history's second message makes them.
+FIRST_TWO_CALLS = {
+    OPENAI_CHAT: ["messages[1].tool_calls[0]", "messages[1].tool_calls[1]"],
+    OPENAI_RESPONSES: ["messages[1]", "messages[2]"],
+    ANTHROPIC: ["messages[1].content[0]", "messages[1].content[1]"],
+    BEDROCK: ["messages[1].content[0].toolUse", "messages[1].content[1].toolUse"],
 }
 
 
@@ -40,6 +57,7 @@ def pure(shape: str, messages: list[Any]) -> Checked | None:
     """The pure-Python fast path's answer, the speedups set aside."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(fast, "SPEEDUPS", None)
+        patch.setattr(fast_blocks, "SPEEDUPS", None)
         return SPED[shape][1](messages, "messages", False)
 
 
@@ -66,11 +84,7 @@ def test_the_speedups_answer_the_common_histories(shape: str, fault: str):
     assert agree(shape, build(BY_NAME[shape], FAULTS[fault][0]))
     at_end = build(BY_NAME[shape], [ASK, ("calls", [("c1", W), ("c2", W)])])
     assert agree(shape, at_end)
-    assert [p.path for p in check(at_end, shape).problems] == (
-        ["messages[1].tool_calls[0]", "messages[1].tool_calls[1]"]
-        if shape == OPENAI_CHAT
-        else ["messages[1]", "messages[2]"]
-    )
+    assert [p.path for p in check(at_end, shape).problems] == FIRST_TWO_CALLS[shape]
 
 
 @pytest.mark.parametrize("shape", sorted(SPED))
@@ -79,13 +93,57 @@ def test_every_other_fault_is_left_to_python_or_agreed(shape: str, fault: str):
     agree(shape, build(BY_NAME[shape], FAULTS[fault][0]))
 
 
-def test_a_result_that_may_report_a_failure_is_left_to_python():
-    for text in ("Error: no such city", "An error occurred while running the tool.", "{}"):
-        steps = [ASK, ("calls", [("c1", W)])]
-        messages = build(BY_NAME[OPENAI_CHAT], steps)
-        messages.append({"role": "tool", "tool_call_id": "c1", "content": text})
-        assert sped(OPENAI_CHAT, messages) is None
-        assert pure(OPENAI_CHAT, messages) is not None
+#: Results' contents that may report a failure (or do), and some that surely do not.
+MAY_FAIL = [
+    "Error: no such city",
+    "An error occurred while running the tool.",
+    "{}",
+    [{"type": "text", "text": "Error: no such city"}],
+    [{"isError": True, "content": [{"type": "text", "text": "no such city"}]}],
+    {"is_error": True},
+    {"json": {"content": "{"}},
+    ("a tuple",),
+]
+NO_FAILURE = [
+    "sunny",
+    "",
+    [],
+    [{"type": "text", "text": "sunny"}],
+    [{"isError": False, "content": [{"json": {"text": None}}]}],
+    {"json": {"temperature": 21}},
+    None,
+    21.5,
+    [[[[["Error: deeper than the failure texts are looked for"]]]]],
+]
+
+
+def results_of(shape: str, content: object) -> list[Any]:
+    """A call of each shape answered by a result holding ``content``."""
+    messages = build(BY_NAME[shape], [ASK, ("calls", [("c1", W)]), ("results", [("c1", W, 0)])])
+    last = messages[-1]
+    if shape == OPENAI_CHAT:
+        last["content"] = content
+    elif shape == OPENAI_RESPONSES:
+        last["output"] = content
+    elif shape == ANTHROPIC:
+        last["content"][0]["content"] = content
+    else:
+        last["content"][0]["toolResult"]["content"] = content
+    return messages
+
+
+@pytest.mark.parametrize("shape", sorted(SPED))
+def test_a_result_that_may_report_a_failure_is_left_to_python(shape: str):
+    for content in MAY_FAIL:
+        messages = results_of(shape, content)
+        assert sped(shape, messages) is None, content
+        assert pure(shape, messages) is not None
+
+
+@pytest.mark.parametrize("shape", sorted(SPED))
+def test_a_result_that_surely_reports_no_failure_is_read_in_c(shape: str):
+    for content in NO_FAILURE:
+        assert agree(shape, results_of(shape, content)), content
 
 
 def test_names_that_are_not_text_count_under_no_name():
@@ -148,7 +206,12 @@ def test_toolaudit_pure_python_turns_the_speedups_off():
         ("sample_logs/requests.jsonl", None),
         *(
             (f"tests/cases/formats/{name}/input.jsonl", f"tests/cases/formats/{name}/schemas.json")
-            for name in ("openai-chat-request", "openai-responses-request")
+            for name in (
+                "openai-chat-request",
+                "openai-responses-request",
+                "anthropic-request",
+                "bedrock-request",
+            )
         ),
     ],
 )
@@ -162,4 +225,28 @@ def test_an_audit_is_the_same_with_and_without_the_speedups(log: str, schemas: s
     with_speedups = audited()
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(fast, "SPEEDUPS", None)
+        patch.setattr(fast_blocks, "SPEEDUPS", None)
         assert audited() == with_speedups
+
+
+@pytest.mark.parametrize("shape", [ANTHROPIC, BEDROCK])
+def test_results_in_a_message_not_a_users_are_left_to_python(shape: str):
+    messages = build(BY_NAME[shape], FAULTS["clean"][0])
+    assert agree(shape, messages)
+    messages[-1]["role"] = "assistant"
+    assert sped(shape, messages) is None
+    del messages[-1]["role"]  # no role: it may hold results
+    assert agree(shape, messages)
+
+
+def test_an_anthropic_result_after_another_block_is_left_to_python():
+    messages = build(BY_NAME[ANTHROPIC], [ASK, ("calls", [("c1", W)])])
+    text = {"type": "text", "text": "here:"}
+    result = {"type": "tool_result", "tool_use_id": "c1", "content": "sunny"}
+    messages.append({"role": "user", "content": [text, result]})
+    assert sped(ANTHROPIC, messages) is None
+    messages[-1]["content"].reverse()
+    assert agree(ANTHROPIC, messages)
+    bedrock = build(BY_NAME[BEDROCK], [ASK, ("calls", [("c1", W)]), ("results", [("c1", W, 0)])])
+    bedrock[-1]["content"].insert(0, {"text": "here:"})
+    assert agree(BEDROCK, bedrock)  # Bedrock takes its results anywhere in the message

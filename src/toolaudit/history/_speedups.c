@@ -1,7 +1,8 @@
 /* The commonest histories' pairing, in C: an optional speedup of toolaudit.history.fast.
  *
- * chat(messages, no_name) and responses(messages, no_name) read an OpenAI Chat or
- * Responses history as the pure-Python fast paths do when no calls are listed, and
+ * chat, responses, anthropic and bedrock (each (messages, no_name)) read an OpenAI Chat,
+ * OpenAI Responses, Anthropic or Bedrock Converse history as the pure-Python fast paths
+ * (fast.py, fast_blocks.py) do when no calls are listed, and
  * answer only when the history is of the plainest kind: every call with a string id of
  * its own, every result where its provider wants it, no result that could report a
  * failure (those, and everything else, are left to Python: the function returns None,
@@ -22,16 +23,20 @@
    parsers share one object per key text, so that a lookup with it matches by identity
    and skips comparing the texts (see adopt_keys). */
 enum { K_ROLE, K_TOOL_CALL_ID, K_NAME, K_CONTENT, K_FUNCTION_CALL, K_TOOL_CALLS, K_ID,
-       K_FUNCTION, K_TYPE, K_CALL_ID, K_OUTPUT, KEY_COUNT };
+       K_FUNCTION, K_TYPE, K_CALL_ID, K_OUTPUT, K_IS_ERROR, K_IS_ERROR_MCP, K_TEXT, K_JSON,
+       K_TOOL_USE_ID, K_TOOL_USE, K_TOOL_RESULT, K_TOOL_USE_ID_BEDROCK, K_STATUS,
+       KEY_COUNT };
 static const char *key_texts[KEY_COUNT] = {
     "role", "tool_call_id", "name", "content", "function_call", "tool_calls", "id",
-    "function", "type", "call_id", "output",
+    "function", "type", "call_id", "output", "is_error", "isError", "text", "json",
+    "tool_use_id", "toolUse", "toolResult", "toolUseId", "status",
 };
 static PyObject *keys[KEY_COUNT];
 
 /* The values compared with. */
 static PyObject *s_tool, *s_assistant, *s_function, *s_function_call,
-    *s_function_call_output, *s_custom_tool_call, *s_custom_tool_call_output;
+    *s_function_call_output, *s_custom_tool_call, *s_custom_tool_call_output, *s_user,
+    *s_tool_use, *s_tool_result, *s_error;
 
 static int
 same_text(PyObject *a, PyObject *b)
@@ -73,18 +78,41 @@ is_word(PyObject *value, PyObject *constant)
     return PyUnicode_Check(value) ? -1 : 0;
 }
 
-/* Whether a result's content can be answered "no failure" at once: an exact str that is
-   empty or does not begin as a failure text or a JSON object may (signals.SUSPECT_STARTS). */
+/* 1 when a result's content surely reports no failure, as signals.failed_payload reads
+   it `depth` levels down: a text that does not begin as a failure text or a JSON object
+   may, an empty list, a list whose first block reports none, an object with no failure
+   flag whose text reports none, null, a boolean or a number. 0: not sure (a text that
+   may be a failure, an object of another type), or a failure: Python decides. */
 static int
-plainly_no_failure(PyObject *content)
+no_failure(PyObject *payload, int depth)
 {
-    if (content == NULL || !PyUnicode_CheckExact(content))
-        return 0;
-    if (PyUnicode_GET_LENGTH(content) == 0)
+    if (depth <= 0 || payload == NULL || payload == Py_None || PyBool_Check(payload) ||
+        PyLong_CheckExact(payload) || PyFloat_CheckExact(payload))
         return 1;
-    Py_UCS4 first = PyUnicode_READ_CHAR(content, 0);
-    return first != 'E' && first != 'A' && first != '{';
+    if (PyUnicode_CheckExact(payload)) {
+        if (PyUnicode_GET_LENGTH(payload) == 0)
+            return 1;
+        Py_UCS4 first = PyUnicode_READ_CHAR(payload, 0);
+        return first != 'E' && first != 'A' && first != '{';
+    }
+    if (PyList_CheckExact(payload))
+        return PyList_GET_SIZE(payload) == 0 || no_failure(PyList_GET_ITEM(payload, 0), depth - 1);
+    if (!PyDict_CheckExact(payload))
+        return 0;
+    if (PyDict_GetItem(payload, keys[K_IS_ERROR_MCP]) == Py_True ||
+        PyDict_GetItem(payload, keys[K_IS_ERROR]) == Py_True)
+        return 0;
+    const int inner[] = {K_TEXT, K_JSON, K_CONTENT};
+    for (int k = 0; k < 3; k++) {
+        PyObject *value = PyDict_GetItem(payload, keys[inner[k]]);
+        if (value != NULL)
+            return no_failure(value, depth - 1);
+    }
+    return 1;
 }
+
+/* signals._DEPTH: how deep failed_payload looks. */
+#define FAILURE_DEPTH 4
 
 /* One more result of the tool named `name` (no_name unless an exact str). */
 static int
@@ -186,7 +214,7 @@ chat_result(PyObject *message, PyObject *window, PyObject *results, PyObject *no
     PyObject *content = PyDict_GetItemWithError(message, keys[K_CONTENT]);
     if (content == NULL && PyErr_Occurred())
         return -1;
-    if (!plainly_no_failure(content))
+    if (!no_failure(content, FAILURE_DEPTH))
         return 0;
     if (count_result(results, called, no_name) < 0 || PyDict_DelItem(window, call_id) < 0)
         return -1;
@@ -329,7 +357,7 @@ responses_item(PyObject *item, Py_ssize_t index, PyObject *unpaired, PyObject *s
         PyObject *output = PyDict_GetItemWithError(item, keys[K_OUTPUT]);
         if (output == NULL && PyErr_Occurred())
             return -1;
-        if (!plainly_no_failure(output))
+        if (!no_failure(output, FAILURE_DEPTH))
             return 0;
         PyObject *called = PyTuple_GET_ITEM(call, 0);
         if (count_result(results, called, no_name) < 0 || PyDict_DelItem(unpaired, call_id) < 0)
@@ -372,11 +400,170 @@ responses(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return found;
 }
 
+/* What a block is: a call, a result, neither; or not sure (0), or an error (-1). */
+enum { NOT_SURE = 0, A_CALL = 1, A_RESULT = 2, NEITHER = 3 };
+
+/* An Anthropic content block (fast_blocks._anthropic_block): its id, and a call's name. */
+static int
+anthropic_block(PyObject *block, PyObject **id, PyObject **name)
+{
+    PyObject *kind = PyDict_GetItem(block, keys[K_TYPE]);
+    int use = is_word(kind, s_tool_use), result = is_word(kind, s_tool_result);
+    if (use < 0 || result < 0)
+        return NOT_SURE;
+    if (use) {
+        *id = PyDict_GetItem(block, keys[K_ID]);
+        *name = PyDict_GetItem(block, keys[K_NAME]);
+        return A_CALL;
+    }
+    if (!result)
+        return NEITHER;
+    if (PyDict_GetItem(block, keys[K_IS_ERROR]) == Py_True ||
+        !no_failure(PyDict_GetItem(block, keys[K_CONTENT]), FAILURE_DEPTH))
+        return NOT_SURE; /* a failure: Python counts it, and what follows it */
+    *id = PyDict_GetItem(block, keys[K_TOOL_USE_ID]);
+    return A_RESULT;
+}
+
+/* A Bedrock content block (fast_blocks._bedrock_block). */
+static int
+bedrock_block(PyObject *block, PyObject **id, PyObject **name)
+{
+    PyObject *use = PyDict_GetItem(block, keys[K_TOOL_USE]);
+    if (use != NULL && use != Py_None) {
+        if (!PyDict_CheckExact(use))
+            return NOT_SURE;
+        *id = PyDict_GetItem(use, keys[K_TOOL_USE_ID_BEDROCK]);
+        *name = PyDict_GetItem(use, keys[K_NAME]);
+        return A_CALL;
+    }
+    PyObject *result = PyDict_GetItem(block, keys[K_TOOL_RESULT]);
+    if (result == NULL || result == Py_None)
+        return NEITHER;
+    if (!PyDict_CheckExact(result) || is_word(PyDict_GetItem(result, keys[K_STATUS]), s_error) ||
+        !no_failure(PyDict_GetItem(result, keys[K_CONTENT]), FAILURE_DEPTH))
+        return NOT_SURE;
+    *id = PyDict_GetItem(result, keys[K_TOOL_USE_ID_BEDROCK]);
+    return A_RESULT;
+}
+
+/* Whether a message of this role can hold results (fast_loop.RECEIVING: user, function,
+   tool, or no role): 1, 0, or -1 for a str subclass. */
+static int
+receiving(PyObject *role)
+{
+    if (role == NULL || role == Py_None)
+        return 1;
+    int said = is_word(role, s_user);
+    if (said == 0)
+        said = is_word(role, s_function);
+    if (said == 0)
+        said = is_word(role, s_tool);
+    return said;
+}
+
+/* One message's blocks (fast_blocks._windowed_blocks): its calls into `made`, its results
+   paired with the calls of the message before (`window`). 1 read, 0 not sure, -1 error. */
+static int
+message_blocks(PyObject *message, Py_ssize_t index, int bedrock, PyObject *window,
+               PyObject *made, PyObject *seen, PyObject *results, PyObject *no_name)
+{
+    PyObject *content = PyDict_GetItem(message, keys[K_CONTENT]);
+    if (content == NULL || !PyList_CheckExact(content))
+        return content != NULL && PyUnicode_CheckExact(content);
+    int takes_results = receiving(PyDict_GetItem(message, keys[K_ROLE]));
+    if (takes_results < 0)
+        return 0;
+    Py_ssize_t answered = 0;
+    for (Py_ssize_t j = 0; j < PyList_GET_SIZE(content); j++) {
+        PyObject *block = PyList_GET_ITEM(content, j), *id = NULL, *name = NULL;
+        if (!PyDict_CheckExact(block))
+            return 0;
+        int kind = bedrock ? bedrock_block(block, &id, &name) : anthropic_block(block, &id, &name);
+        if (kind == NOT_SURE)
+            return 0;
+        if (kind == A_CALL) {
+            int opened = open_call(made, seen, id, name, index, j);
+            if (opened <= 0)
+                return opened;
+            continue;
+        }
+        if (kind == NEITHER)
+            continue;
+        /* Anthropic wants the results first in their message */
+        if ((!bedrock && j != answered) || !takes_results || id == NULL ||
+            !PyUnicode_CheckExact(id))
+            return 0;
+        PyObject *call = PyDict_GetItemWithError(window, id);
+        if (call == NULL)
+            return PyErr_Occurred() ? -1 : 0;
+        if (count_result(results, PyTuple_GET_ITEM(call, 0), no_name) < 0 ||
+            PyDict_DelItem(window, id) < 0)
+            return -1;
+        answered++;
+    }
+    return 1;
+}
+
+/* Anthropic's or Bedrock's history: a message's calls answered in the very next one. */
+static PyObject *
+windowed_blocks(PyObject *const *args, Py_ssize_t nargs, int bedrock)
+{
+    if (nargs != 2 || !PyList_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "(messages: list, no_name: str)");
+        return NULL;
+    }
+    PyObject *messages = args[0], *no_name = args[1];
+    PyObject *window = PyDict_New(), *seen = PySet_New(NULL);
+    PyObject *unanswered = PyList_New(0), *results = PyDict_New();
+    int sure = (window && seen && unanswered && results) ? 1 : -1;
+    for (Py_ssize_t index = 0; sure > 0 && index < PyList_GET_SIZE(messages); index++) {
+        PyObject *message = PyList_GET_ITEM(messages, index);
+        if (!PyDict_CheckExact(message)) {
+            sure = 0;
+            break;
+        }
+        if (index < 3) /* a user's message, then calls, then results: their keys */
+            adopt_keys(message);
+        PyObject *made = PyDict_New();
+        sure = made == NULL ? -1
+                            : message_blocks(message, index, bedrock, window, made, seen,
+                                             results, no_name);
+        if (sure > 0 && close_window(window, unanswered) < 0)
+            sure = -1;
+        Py_XSETREF(window, made); /* the calls this message made wait for the next */
+    }
+    if (sure > 0 && close_window(window, unanswered) < 0)
+        sure = -1;
+    PyObject *found = answer(sure, unanswered, results);
+    Py_XDECREF(window);
+    Py_XDECREF(seen);
+    Py_XDECREF(unanswered);
+    Py_XDECREF(results);
+    return found;
+}
+
+static PyObject *
+anthropic(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    return windowed_blocks(args, nargs, 0);
+}
+
+static PyObject *
+bedrock(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    return windowed_blocks(args, nargs, 1);
+}
+
 static PyMethodDef methods[] = {
     {"chat", (PyCFunction)(void (*)(void))chat, METH_FASTCALL,
      "An OpenAI Chat history's (unanswered, results), or None when not sure."},
     {"responses", (PyCFunction)(void (*)(void))responses, METH_FASTCALL,
      "An OpenAI Responses history's (unanswered, results), or None when not sure."},
+    {"anthropic", (PyCFunction)(void (*)(void))anthropic, METH_FASTCALL,
+     "An Anthropic history's (unanswered, results), or None when not sure."},
+    {"bedrock", (PyCFunction)(void (*)(void))bedrock, METH_FASTCALL,
+     "A Bedrock Converse history's (unanswered, results), or None when not sure."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -402,7 +589,9 @@ PyInit__speedups(void)
         intern(&s_function, "function") || intern(&s_function_call, "function_call") ||
         intern(&s_function_call_output, "function_call_output") ||
         intern(&s_custom_tool_call, "custom_tool_call") ||
-        intern(&s_custom_tool_call_output, "custom_tool_call_output"))
+        intern(&s_custom_tool_call_output, "custom_tool_call_output") ||
+        intern(&s_user, "user") || intern(&s_tool_use, "tool_use") ||
+        intern(&s_tool_result, "tool_result") || intern(&s_error, "error"))
         return NULL;
     return PyModule_Create(&module_definition);
 }

@@ -10,3 +10,13 @@ def responses(
     messages: list[object], no_name: str, /
 ) -> tuple[list[Unanswered], dict[str, int]] | None:
     """An OpenAI Responses history's calls left unanswered and results per tool, or None."""
+
+def anthropic(
+    messages: list[object], no_name: str, /
+) -> tuple[list[Unanswered], dict[str, int]] | None:
+    """An Anthropic history's calls left unanswered and results per tool, or None."""
+
+def bedrock(
+    messages: list[object], no_name: str, /
+) -> tuple[list[Unanswered], dict[str, int]] | None:
+    """A Bedrock Converse history's calls left unanswered and results per tool, or None."""

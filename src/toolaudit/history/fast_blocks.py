@@ -9,8 +9,16 @@ from typing import Any
 
 from toolaudit.formats.base import OBJECT
 from toolaudit.history.blocks import failed_response
-from toolaudit.history.fast_loop import RECEIVING, Loop, NotSure, Open, reports_failure
-from toolaudit.history.model import ANTHROPIC, BEDROCK, GEMINI, Checked
+from toolaudit.history.fast_loop import (
+    RECEIVING,
+    SPEEDUPS,
+    Loop,
+    NotSure,
+    Open,
+    plainly_checked,
+    reports_failure,
+)
+from toolaudit.history.model import ANTHROPIC, BEDROCK, GEMINI, NO_NAME, Checked
 
 #: A block's reading: ("call", id, name, the element holding its "input") or
 #: ("result", id, failed), or
@@ -93,16 +101,26 @@ def _windowed_blocks(
     return loop.checked(shape, len(messages))
 
 
+_ANTHROPIC_BLOCK = "{}[{}].content[{}]"
+_BEDROCK_BLOCK = "{}[{}].content[{}].toolUse"
+
+
 def anthropic(messages: list[Any], path: str, calls: bool) -> Checked | None:
     """Anthropic Messages (see :func:`_windowed_blocks`)."""
-    where = "{}[{}].content[{}]"
-    return _windowed_blocks(ANTHROPIC, _anthropic_block, where, messages, path, calls)
+    if SPEEDUPS is not None and not calls:
+        found = SPEEDUPS.anthropic(messages, NO_NAME)
+        if found is not None:
+            return plainly_checked(ANTHROPIC, _ANTHROPIC_BLOCK, path, len(messages), found)
+    return _windowed_blocks(ANTHROPIC, _anthropic_block, _ANTHROPIC_BLOCK, messages, path, calls)
 
 
 def bedrock(messages: list[Any], path: str, calls: bool) -> Checked | None:
     """Bedrock Converse (see :func:`_windowed_blocks`)."""
-    where = "{}[{}].content[{}].toolUse"
-    return _windowed_blocks(BEDROCK, _bedrock_block, where, messages, path, calls)
+    if SPEEDUPS is not None and not calls:
+        found = SPEEDUPS.bedrock(messages, NO_NAME)
+        if found is not None:
+            return plainly_checked(BEDROCK, _BEDROCK_BLOCK, path, len(messages), found)
+    return _windowed_blocks(BEDROCK, _bedrock_block, _BEDROCK_BLOCK, messages, path, calls)
 
 
 def gemini(messages: list[Any], path: str, calls: bool) -> Checked | None:
