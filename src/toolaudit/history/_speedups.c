@@ -33,6 +33,18 @@ static const char *key_texts[KEY_COUNT] = {
 };
 static PyObject *keys[KEY_COUNT];
 
+/* dict[key], or NULL when absent: as PyDict_GetItem, without saving and restoring the
+   error state around every lookup (a lookup with a str key among str keys raises nothing;
+   a key's own __eq__ that raises makes it absent, as PyDict_GetItem would). */
+static inline PyObject *
+get(PyObject *dict, PyObject *key)
+{
+    PyObject *value = PyDict_GetItemWithError(dict, key);
+    if (value == NULL && PyErr_Occurred())
+        PyErr_Clear();
+    return value;
+}
+
 /* The values compared with. */
 static PyObject *s_tool, *s_assistant, *s_function, *s_function_call,
     *s_function_call_output, *s_custom_tool_call, *s_custom_tool_call_output, *s_user,
@@ -54,10 +66,13 @@ adopt_keys(PyObject *dict)
     PyObject *key, *value;
     Py_ssize_t position = 0;
     while (PyDict_Next(dict, &position, &key, &value)) {
-        if (!PyUnicode_CheckExact(key))
-            continue;
-        for (int k = 0; k < KEY_COUNT; k++) {
-            if (keys[k] != key && same_text(keys[k], key)) {
+        int k = 0;
+        while (k < KEY_COUNT && keys[k] != key)
+            k++;
+        if (k < KEY_COUNT || !PyUnicode_CheckExact(key))
+            continue; /* adopted already (most calls), or not a key we read */
+        for (k = 0; k < KEY_COUNT; k++) {
+            if (same_text(keys[k], key)) {
                 Py_INCREF(key);
                 Py_SETREF(keys[k], key);
                 break;
@@ -99,12 +114,12 @@ no_failure(PyObject *payload, int depth)
         return PyList_GET_SIZE(payload) == 0 || no_failure(PyList_GET_ITEM(payload, 0), depth - 1);
     if (!PyDict_CheckExact(payload))
         return 0;
-    if (PyDict_GetItem(payload, keys[K_IS_ERROR_MCP]) == Py_True ||
-        PyDict_GetItem(payload, keys[K_IS_ERROR]) == Py_True)
+    if (get(payload, keys[K_IS_ERROR_MCP]) == Py_True ||
+        get(payload, keys[K_IS_ERROR]) == Py_True)
         return 0;
     const int inner[] = {K_TEXT, K_JSON, K_CONTENT};
     for (int k = 0; k < 3; k++) {
-        PyObject *value = PyDict_GetItem(payload, keys[inner[k]]);
+        PyObject *value = get(payload, keys[inner[k]]);
         if (value != NULL)
             return no_failure(value, depth - 1);
     }
@@ -114,23 +129,33 @@ no_failure(PyObject *payload, int depth)
 /* signals._DEPTH: how deep failed_payload looks. */
 #define FAILURE_DEPTH 4
 
-/* One more result of the tool named `name` (no_name unless an exact str). */
+/* Each tool's results so far, in the order tools first had one: a small array compared by
+   text (a dict would hash every name, a new str on every logged line). A history of more
+   tools than it holds is left to Python. */
+#define MAX_TOOLS 32
+typedef struct {
+    PyObject *names[MAX_TOOLS]; /* borrowed from the history, or no_name */
+    long counts[MAX_TOOLS];
+    int size;
+} Results;
+
+/* One more result of the tool named `name` (no_name unless an exact str): 1, or 0 when
+   there are too many tools to count here. */
 static int
-count_result(PyObject *results, PyObject *name, PyObject *no_name)
+count_result(Results *results, PyObject *name, PyObject *no_name)
 {
     PyObject *tool = (name != NULL && PyUnicode_CheckExact(name)) ? name : no_name;
-    PyObject *count = PyDict_GetItemWithError(results, tool);
-    long before = 0;
-    if (count != NULL)
-        before = PyLong_AsLong(count);
-    else if (PyErr_Occurred())
-        return -1;
-    PyObject *after = PyLong_FromLong(before + 1);
-    if (after == NULL)
-        return -1;
-    int failed = PyDict_SetItem(results, tool, after);
-    Py_DECREF(after);
-    return failed;
+    for (int k = 0; k < results->size; k++) {
+        if (same_text(results->names[k], tool)) {
+            results->counts[k]++;
+            return 1;
+        }
+    }
+    if (results->size == MAX_TOOLS)
+        return 0;
+    results->names[results->size] = tool;
+    results->counts[results->size++] = 1;
+    return 1;
 }
 
 /* Moves what is left in `window` (call_id -> (name, index, j)) onto `unanswered` as
@@ -182,75 +207,131 @@ open_call(PyObject *window, PyObject *seen, PyObject *call_id, PyObject *name,
 
 /* The answer, or None when not sure (`sure` 0) or NULL on an error (`sure` -1). */
 static PyObject *
-answer(int sure, PyObject *unanswered, PyObject *results)
+answer(int sure, PyObject *unanswered, Results *results)
 {
     if (sure < 0)
         return NULL;
     if (sure == 0)
         Py_RETURN_NONE;
-    return PyTuple_Pack(2, unanswered, results);
+    PyObject *counts = PyDict_New();
+    for (int k = 0; counts != NULL && k < results->size; k++) {
+        PyObject *count = PyLong_FromLong(results->counts[k]);
+        if (count == NULL || PyDict_SetItem(counts, results->names[k], count) < 0)
+            Py_CLEAR(counts);
+        Py_XDECREF(count);
+    }
+    if (counts == NULL)
+        return NULL;
+    PyObject *found = PyTuple_Pack(2, unanswered, counts);
+    Py_DECREF(counts);
+    return found;
+}
+
+/* The calls of the last Chat assistant message, waiting for their tool messages: a small
+   array (a message with more calls than it holds is left to Python). The ids and names are
+   borrowed from the history, which outlives the call. */
+#define WINDOW_SIZE 64
+typedef struct {
+    PyObject *id, *name;
+    Py_ssize_t index, j;
+    int answered;
+} Pending;
+typedef struct {
+    Pending calls[WINDOW_SIZE];
+    int count, open;
+} Window;
+
+/* Moves the window's calls not answered onto `unanswered` and empties it. */
+static int
+close_chat_window(Window *window, PyObject *unanswered)
+{
+    for (int k = 0; k < window->count && window->open; k++) {
+        Pending *call = &window->calls[k];
+        if (call->answered)
+            continue;
+        PyObject *index = PyLong_FromSsize_t(call->index), *j = PyLong_FromSsize_t(call->j);
+        PyObject *entry = (index && j) ? PyTuple_Pack(4, call->id, call->name, index, j) : NULL;
+        Py_XDECREF(index);
+        Py_XDECREF(j);
+        if (entry == NULL || PyList_Append(unanswered, entry) < 0) {
+            Py_XDECREF(entry);
+            return -1;
+        }
+        Py_DECREF(entry);
+    }
+    window->count = window->open = 0;
+    return 0;
 }
 
 /* A Chat tool message: 1 answered, 0 not sure, -1 error. */
 static int
-chat_result(PyObject *message, PyObject *window, PyObject *results, PyObject *no_name)
+chat_result(PyObject *message, Window *window, Results *results, PyObject *no_name)
 {
-    PyObject *call_id = PyDict_GetItemWithError(message, keys[K_TOOL_CALL_ID]);
+    PyObject *call_id = get(message, keys[K_TOOL_CALL_ID]);
     if (call_id == NULL || !PyUnicode_CheckExact(call_id))
-        return PyErr_Occurred() ? -1 : 0;
-    PyObject *call = PyDict_GetItemWithError(window, call_id);
+        return 0;
+    Pending *call = NULL;
+    for (int k = 0; k < window->count; k++) {
+        if (!window->calls[k].answered && same_text(window->calls[k].id, call_id)) {
+            call = &window->calls[k];
+            break;
+        }
+    }
     if (call == NULL)
-        return PyErr_Occurred() ? -1 : 0;
-    PyObject *called = PyTuple_GET_ITEM(call, 0);
-    PyObject *name = PyDict_GetItemWithError(message, keys[K_NAME]);
-    if (name == NULL && PyErr_Occurred())
-        return -1;
+        return 0;
+    PyObject *called = call->name, *name = get(message, keys[K_NAME]);
     if (name != NULL && name != Py_None && PyUnicode_Check(name) && PyUnicode_Check(called)) {
         if (!PyUnicode_CheckExact(name) || !PyUnicode_CheckExact(called))
             return 0;
-        if (PyUnicode_Compare(name, called) != 0)
+        if (!same_text(name, called))
             return 0; /* a name that disagrees: the full reading words it */
     }
-    PyObject *content = PyDict_GetItemWithError(message, keys[K_CONTENT]);
-    if (content == NULL && PyErr_Occurred())
-        return -1;
-    if (!no_failure(content, FAILURE_DEPTH))
+    if (!no_failure(get(message, keys[K_CONTENT]), FAILURE_DEPTH))
         return 0;
-    if (count_result(results, called, no_name) < 0 || PyDict_DelItem(window, call_id) < 0)
-        return -1;
+    if (!count_result(results, called, no_name))
+        return 0;
+    call->answered = 1;
+    window->open--;
     return 1;
 }
 
 /* A Chat assistant message's calls: 1 read, 0 not sure, -1 error. */
 static int
-chat_calls(PyObject *message, Py_ssize_t index, PyObject *window, PyObject *seen)
+chat_calls(PyObject *message, Py_ssize_t index, Window *window, PyObject *seen)
 {
-    PyObject *legacy = PyDict_GetItemWithError(message, keys[K_FUNCTION_CALL]);
+    PyObject *legacy = get(message, keys[K_FUNCTION_CALL]);
     if (legacy != NULL && legacy != Py_None)
         return 0; /* legacy functions pair by name: the full reading does that */
-    if (legacy == NULL && PyErr_Occurred())
-        return -1;
-    PyObject *tool_calls = PyDict_GetItemWithError(message, keys[K_TOOL_CALLS]);
+    PyObject *tool_calls = get(message, keys[K_TOOL_CALLS]);
     if (tool_calls == NULL || tool_calls == Py_None)
-        return PyErr_Occurred() ? -1 : 1;
-    if (!PyList_CheckExact(tool_calls))
+        return 1;
+    if (!PyList_CheckExact(tool_calls) || PyList_GET_SIZE(tool_calls) > WINDOW_SIZE)
         return 0;
     for (Py_ssize_t j = 0; j < PyList_GET_SIZE(tool_calls); j++) {
         PyObject *tool_call = PyList_GET_ITEM(tool_calls, j);
         if (!PyDict_CheckExact(tool_call))
             return 0;
-        PyObject *function = PyDict_GetItemWithError(tool_call, keys[K_FUNCTION]);
+        PyObject *function = get(tool_call, keys[K_FUNCTION]);
         if (function == NULL || !PyDict_CheckExact(function))
-            return PyErr_Occurred() ? -1 : 0; /* not an object, or a custom tool's call */
-        PyObject *call_id = PyDict_GetItemWithError(tool_call, keys[K_ID]);
-        if (call_id == NULL && PyErr_Occurred())
+            return 0; /* not an object, or a custom tool's call */
+        PyObject *call_id = get(tool_call, keys[K_ID]);
+        PyObject *name = get(function, keys[K_NAME]);
+        if (call_id == NULL || !PyUnicode_CheckExact(call_id))
+            return 0;
+        if (name != NULL && PyUnicode_Check(name) && !PyUnicode_CheckExact(name))
+            return 0; /* a str subclass: Python's isinstance and == may see it otherwise */
+        int known = PySet_Contains(seen, call_id);
+        if (known != 0)
+            return known < 0 ? -1 : 0;
+        if (PySet_Add(seen, call_id) < 0)
             return -1;
-        PyObject *name = PyDict_GetItemWithError(function, keys[K_NAME]);
-        if (name == NULL && PyErr_Occurred())
-            return -1;
-        int opened = open_call(window, seen, call_id, name, index, j);
-        if (opened <= 0)
-            return opened;
+        Pending *call = &window->calls[window->count++];
+        call->id = call_id;
+        call->name = name == NULL ? Py_None : name;
+        call->index = index;
+        call->j = j;
+        call->answered = 0;
+        window->open++;
     }
     return 1;
 }
@@ -261,14 +342,14 @@ static int
 adopt_call_keys(PyObject *message)
 {
     adopt_keys(message);
-    PyObject *tool_calls = PyDict_GetItem(message, keys[K_TOOL_CALLS]);
+    PyObject *tool_calls = get(message, keys[K_TOOL_CALLS]);
     if (tool_calls == NULL || !PyList_CheckExact(tool_calls) || !PyList_GET_SIZE(tool_calls))
         return 0;
     PyObject *tool_call = PyList_GET_ITEM(tool_calls, 0);
     if (!PyDict_CheckExact(tool_call))
         return 0;
     adopt_keys(tool_call);
-    PyObject *function = PyDict_GetItem(tool_call, keys[K_FUNCTION]);
+    PyObject *function = get(tool_call, keys[K_FUNCTION]);
     if (function != NULL && PyDict_CheckExact(function))
         adopt_keys(function);
     return 1;
@@ -282,10 +363,11 @@ chat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *messages = args[0], *no_name = args[1];
-    PyObject *window = PyDict_New(), *seen = PySet_New(NULL);
-    PyObject *unanswered = PyList_New(0), *results = PyDict_New();
-    int sure = (window && seen && unanswered && results) ? 1 : -1;
-    int adopted = 0; /* a message with calls, and its first call's keys, taken once */
+    Window window = {.count = 0, .open = 0};
+    Results results = {.size = 0};
+    PyObject *seen = PySet_New(NULL), *unanswered = PyList_New(0);
+    int sure = (seen && unanswered) ? 1 : -1;
+    int adopted_calls = 0, adopted_results = 0; /* keys taken once from each kind */
     if (PyList_GET_SIZE(messages) && PyDict_CheckExact(PyList_GET_ITEM(messages, 0)))
         adopt_keys(PyList_GET_ITEM(messages, 0));
     for (Py_ssize_t index = 0; sure > 0 && index < PyList_GET_SIZE(messages); index++) {
@@ -294,43 +376,39 @@ chat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             sure = 0;
             break;
         }
-        PyObject *role = PyDict_GetItemWithError(message, keys[K_ROLE]);
-        if (role == NULL && PyErr_Occurred()) {
-            sure = -1;
-            break;
-        }
+        PyObject *role = get(message, keys[K_ROLE]);
         int tool = is_word(role, s_tool);
         if (tool != 0) {
-            sure = tool < 0 ? 0 : chat_result(message, window, results, no_name);
+            if (tool > 0 && !adopted_results)
+                adopted_results = (adopt_keys(message), 1);
+            sure = tool < 0 ? 0 : chat_result(message, &window, &results, no_name);
             continue;
         }
         /* any other message ends the run of tool messages */
-        if (PyDict_GET_SIZE(window) && close_window(window, unanswered) < 0) {
+        if (window.count && close_chat_window(&window, unanswered) < 0) {
             sure = -1;
             break;
         }
         int assistant = is_word(role, s_assistant);
-        if (assistant > 0 && !adopted)
-            adopted = adopt_call_keys(message);
+        if (assistant > 0 && !adopted_calls)
+            adopted_calls = adopt_call_keys(message);
         if (assistant != 0)
-            sure = assistant < 0 ? 0 : chat_calls(message, index, window, seen);
+            sure = assistant < 0 ? 0 : chat_calls(message, index, &window, seen);
         else if (is_word(role, s_function) != 0)
             sure = 0;
     }
-    if (sure > 0 && close_window(window, unanswered) < 0)
+    if (sure > 0 && close_chat_window(&window, unanswered) < 0)
         sure = -1;
-    PyObject *found = answer(sure, unanswered, results);
-    Py_XDECREF(window);
+    PyObject *found = answer(sure, unanswered, &results);
     Py_XDECREF(seen);
     Py_XDECREF(unanswered);
-    Py_XDECREF(results);
     return found;
 }
 
 /* A Responses item: 1 read, 0 not sure, -1 error. */
 static int
 responses_item(PyObject *item, Py_ssize_t index, PyObject *unpaired, PyObject *seen,
-               PyObject *results, PyObject *no_name)
+               Results *results, PyObject *no_name)
 {
     PyObject *kind = PyDict_GetItemWithError(item, keys[K_TYPE]);
     if (kind == NULL && PyErr_Occurred())
@@ -360,7 +438,9 @@ responses_item(PyObject *item, Py_ssize_t index, PyObject *unpaired, PyObject *s
         if (!no_failure(output, FAILURE_DEPTH))
             return 0;
         PyObject *called = PyTuple_GET_ITEM(call, 0);
-        if (count_result(results, called, no_name) < 0 || PyDict_DelItem(unpaired, call_id) < 0)
+        if (!count_result(results, called, no_name))
+            return 0;
+        if (PyDict_DelItem(unpaired, call_id) < 0)
             return -1;
         return 1;
     }
@@ -378,8 +458,9 @@ responses(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     PyObject *items = args[0], *no_name = args[1];
     PyObject *unpaired = PyDict_New(), *seen = PySet_New(NULL);
-    PyObject *unanswered = PyList_New(0), *results = PyDict_New();
-    int sure = (unpaired && seen && unanswered && results) ? 1 : -1;
+    Results results = {.size = 0};
+    PyObject *unanswered = PyList_New(0);
+    int sure = (unpaired && seen && unanswered) ? 1 : -1;
     for (Py_ssize_t index = 0; sure > 0 && index < PyList_GET_SIZE(items); index++) {
         PyObject *item = PyList_GET_ITEM(items, index);
         if (!PyDict_CheckExact(item)) {
@@ -388,15 +469,14 @@ responses(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
         if (index < 2) /* a message, then (often) a call: their keys, taken once */
             adopt_keys(item);
-        sure = responses_item(item, index, unpaired, seen, results, no_name);
+        sure = responses_item(item, index, unpaired, seen, &results, no_name);
     }
     if (sure > 0 && close_window(unpaired, unanswered) < 0)
         sure = -1;
-    PyObject *found = answer(sure, unanswered, results);
+    PyObject *found = answer(sure, unanswered, &results);
     Py_XDECREF(unpaired);
     Py_XDECREF(seen);
     Py_XDECREF(unanswered);
-    Py_XDECREF(results);
     return found;
 }
 
@@ -407,21 +487,21 @@ enum { NOT_SURE = 0, A_CALL = 1, A_RESULT = 2, NEITHER = 3 };
 static int
 anthropic_block(PyObject *block, PyObject **id, PyObject **name)
 {
-    PyObject *kind = PyDict_GetItem(block, keys[K_TYPE]);
+    PyObject *kind = get(block, keys[K_TYPE]);
     int use = is_word(kind, s_tool_use), result = is_word(kind, s_tool_result);
     if (use < 0 || result < 0)
         return NOT_SURE;
     if (use) {
-        *id = PyDict_GetItem(block, keys[K_ID]);
-        *name = PyDict_GetItem(block, keys[K_NAME]);
+        *id = get(block, keys[K_ID]);
+        *name = get(block, keys[K_NAME]);
         return A_CALL;
     }
     if (!result)
         return NEITHER;
-    if (PyDict_GetItem(block, keys[K_IS_ERROR]) == Py_True ||
-        !no_failure(PyDict_GetItem(block, keys[K_CONTENT]), FAILURE_DEPTH))
+    if (get(block, keys[K_IS_ERROR]) == Py_True ||
+        !no_failure(get(block, keys[K_CONTENT]), FAILURE_DEPTH))
         return NOT_SURE; /* a failure: Python counts it, and what follows it */
-    *id = PyDict_GetItem(block, keys[K_TOOL_USE_ID]);
+    *id = get(block, keys[K_TOOL_USE_ID]);
     return A_RESULT;
 }
 
@@ -429,21 +509,21 @@ anthropic_block(PyObject *block, PyObject **id, PyObject **name)
 static int
 bedrock_block(PyObject *block, PyObject **id, PyObject **name)
 {
-    PyObject *use = PyDict_GetItem(block, keys[K_TOOL_USE]);
+    PyObject *use = get(block, keys[K_TOOL_USE]);
     if (use != NULL && use != Py_None) {
         if (!PyDict_CheckExact(use))
             return NOT_SURE;
-        *id = PyDict_GetItem(use, keys[K_TOOL_USE_ID_BEDROCK]);
-        *name = PyDict_GetItem(use, keys[K_NAME]);
+        *id = get(use, keys[K_TOOL_USE_ID_BEDROCK]);
+        *name = get(use, keys[K_NAME]);
         return A_CALL;
     }
-    PyObject *result = PyDict_GetItem(block, keys[K_TOOL_RESULT]);
+    PyObject *result = get(block, keys[K_TOOL_RESULT]);
     if (result == NULL || result == Py_None)
         return NEITHER;
-    if (!PyDict_CheckExact(result) || is_word(PyDict_GetItem(result, keys[K_STATUS]), s_error) ||
-        !no_failure(PyDict_GetItem(result, keys[K_CONTENT]), FAILURE_DEPTH))
+    if (!PyDict_CheckExact(result) || is_word(get(result, keys[K_STATUS]), s_error) ||
+        !no_failure(get(result, keys[K_CONTENT]), FAILURE_DEPTH))
         return NOT_SURE;
-    *id = PyDict_GetItem(result, keys[K_TOOL_USE_ID_BEDROCK]);
+    *id = get(result, keys[K_TOOL_USE_ID_BEDROCK]);
     return A_RESULT;
 }
 
@@ -466,12 +546,12 @@ receiving(PyObject *role)
    paired with the calls of the message before (`window`). 1 read, 0 not sure, -1 error. */
 static int
 message_blocks(PyObject *message, Py_ssize_t index, int bedrock, PyObject *window,
-               PyObject *made, PyObject *seen, PyObject *results, PyObject *no_name)
+               PyObject *made, PyObject *seen, Results *results, PyObject *no_name)
 {
-    PyObject *content = PyDict_GetItem(message, keys[K_CONTENT]);
+    PyObject *content = get(message, keys[K_CONTENT]);
     if (content == NULL || !PyList_CheckExact(content))
         return content != NULL && PyUnicode_CheckExact(content);
-    int takes_results = receiving(PyDict_GetItem(message, keys[K_ROLE]));
+    int takes_results = receiving(get(message, keys[K_ROLE]));
     if (takes_results < 0)
         return 0;
     Py_ssize_t answered = 0;
@@ -497,8 +577,9 @@ message_blocks(PyObject *message, Py_ssize_t index, int bedrock, PyObject *windo
         PyObject *call = PyDict_GetItemWithError(window, id);
         if (call == NULL)
             return PyErr_Occurred() ? -1 : 0;
-        if (count_result(results, PyTuple_GET_ITEM(call, 0), no_name) < 0 ||
-            PyDict_DelItem(window, id) < 0)
+        if (!count_result(results, PyTuple_GET_ITEM(call, 0), no_name))
+            return 0;
+        if (PyDict_DelItem(window, id) < 0)
             return -1;
         answered++;
     }
@@ -514,9 +595,9 @@ windowed_blocks(PyObject *const *args, Py_ssize_t nargs, int bedrock)
         return NULL;
     }
     PyObject *messages = args[0], *no_name = args[1];
-    PyObject *window = PyDict_New(), *seen = PySet_New(NULL);
-    PyObject *unanswered = PyList_New(0), *results = PyDict_New();
-    int sure = (window && seen && unanswered && results) ? 1 : -1;
+    Results results = {.size = 0};
+    PyObject *window = PyDict_New(), *seen = PySet_New(NULL), *unanswered = PyList_New(0);
+    int sure = (window && seen && unanswered) ? 1 : -1;
     for (Py_ssize_t index = 0; sure > 0 && index < PyList_GET_SIZE(messages); index++) {
         PyObject *message = PyList_GET_ITEM(messages, index);
         if (!PyDict_CheckExact(message)) {
@@ -528,18 +609,17 @@ windowed_blocks(PyObject *const *args, Py_ssize_t nargs, int bedrock)
         PyObject *made = PyDict_New();
         sure = made == NULL ? -1
                             : message_blocks(message, index, bedrock, window, made, seen,
-                                             results, no_name);
+                                             &results, no_name);
         if (sure > 0 && close_window(window, unanswered) < 0)
             sure = -1;
         Py_XSETREF(window, made); /* the calls this message made wait for the next */
     }
     if (sure > 0 && close_window(window, unanswered) < 0)
         sure = -1;
-    PyObject *found = answer(sure, unanswered, results);
+    PyObject *found = answer(sure, unanswered, &results);
     Py_XDECREF(window);
     Py_XDECREF(seen);
     Py_XDECREF(unanswered);
-    Py_XDECREF(results);
     return found;
 }
 
