@@ -189,7 +189,8 @@ def merge(
 ) -> None:
     """Merge the summaries of shards of one log into the summary of the whole."""
     from toolaudit.output.json import render_json
-    from toolaudit.results.summary import Summary, merge_summaries
+    from toolaudit.results.merging import merge_summaries
+    from toolaudit.results.summary import Summary
 
     storage_options = _storage_options(storage_option)
     same = next(
