@@ -22,7 +22,9 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from toolaudit.errors import InputError
-from toolaudit.storage import expand_url, is_url, object_size, open_input
+from toolaudit.storage.filesystems import is_url
+from toolaudit.storage.listing import expand_url, object_size
+from toolaudit.storage.reading import open_input
 
 STDIN = "-"
 # Measured: 64 KiB chunks beat 1 MiB ones when report rows are kept per chunk

@@ -209,7 +209,7 @@ def merge(
 
 def _given_before(path: str, earlier: list[str]) -> bool:
     """Whether ``path`` names the same summary as one of ``earlier``."""
-    from toolaudit.storage import is_url
+    from toolaudit.storage.filesystems import is_url
 
     for other in earlier:
         if is_url(path) or is_url(other):

@@ -25,7 +25,8 @@ __all__ = ["counts_fields", "decoded_summary", "read_summary_file"]
 def read_summary_file(path: str, storage_options: Mapping[str, Any] | None = None) -> bytes:
     """The bytes of a file given to ``compare`` or ``merge``, a path or a URL;
     :class:`SummaryError` when it cannot be read."""
-    from toolaudit.storage import is_url, read_bytes
+    from toolaudit.storage.filesystems import is_url
+    from toolaudit.storage.reading import read_bytes
 
     try:
         if is_url(path):

@@ -33,7 +33,7 @@ from toolaudit.results.summary import Summary
 from toolaudit.runners.ranges import count_newlines, line_start
 from toolaudit.schemas import SchemaSet
 from toolaudit.sources import GZIP_MAGIC, Source, is_gzip
-from toolaudit.storage import open_input
+from toolaudit.storage.reading import open_input
 from toolaudit.truth.expectations import Expectations
 
 #: Characters of a glob: a name that holds one (a file that expansion found so named)
