@@ -59,7 +59,8 @@ from toolaudit.cli.audit_options import (
 )
 from toolaudit.errors import Terminated, ToolAuditError
 from toolaudit.formats.streams import DEFAULT_MAX_OPEN_STREAMS
-from toolaudit.sources import DEFAULT_BLOCKSIZE, DEFAULT_MAX_LINE_BYTES
+from toolaudit.lines import DEFAULT_MAX_LINE_BYTES
+from toolaudit.sources import DEFAULT_BLOCKSIZE
 
 if TYPE_CHECKING:
     from distributed import Client
