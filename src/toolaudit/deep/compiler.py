@@ -191,32 +191,7 @@ class Compiled:
 
     def _constraints(self, node: Node, spec: Mapping[str, Any]) -> None:
         at = node.pointer
-        numbers: list[tuple[str, Any]] = []
-        for keyword in _NUMBER_LIMITS:
-            if keyword not in spec:
-                continue
-            limit = spec[keyword]
-            if keyword.startswith("exclusive") and type(limit) is bool:
-                # Draft 4: a boolean that makes minimum/maximum exclusive.
-                bound = "minimum" if keyword == "exclusiveMinimum" else "maximum"
-                if limit and _is_number(spec.get(bound)):
-                    numbers.append((keyword, spec[bound]))
-                continue
-            if not _is_number(limit):
-                what = (
-                    "an infinite number" if kind_phrase(limit) == "a number" else kind_phrase(limit)
-                )
-                raise self._defect(at, f"{keyword} must be a finite number, not {what}")
-            exclusive_form = spec.get(f"exclusive{keyword.capitalize()}")
-            if keyword in ("minimum", "maximum") and exclusive_form is True:
-                continue  # the draft 4 boolean form above says it, exclusively
-            numbers.append((keyword, limit))
-        if "multipleOf" in spec:
-            divisor = spec["multipleOf"]
-            if not _is_number(divisor) or not divisor > 0:
-                raise self._defect(at, "multipleOf must be a number above 0")
-            numbers.append(("multipleOf", divisor))
-        node.numbers = tuple(numbers)
+        node.numbers = self._number_limits(at, spec)
         strings: list[tuple[str, Any]] = []
         sequences: list[tuple[str, Any]] = []
         objects: list[tuple[str, Any]] = []
@@ -250,6 +225,36 @@ class Compiled:
             tuple(sequences),
             tuple(objects),
         )
+
+    def _number_limits(self, at: str, spec: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+        """The number constraints of the schema at ``at``, as (keyword, limit) pairs in the
+        order they are checked."""
+        numbers: list[tuple[str, Any]] = []
+        for keyword in _NUMBER_LIMITS:
+            if keyword not in spec:
+                continue
+            limit = spec[keyword]
+            if keyword.startswith("exclusive") and type(limit) is bool:
+                # Draft 4: a boolean that makes minimum/maximum exclusive.
+                bound = "minimum" if keyword == "exclusiveMinimum" else "maximum"
+                if limit and _is_number(spec.get(bound)):
+                    numbers.append((keyword, spec[bound]))
+                continue
+            if not _is_number(limit):
+                what = (
+                    "an infinite number" if kind_phrase(limit) == "a number" else kind_phrase(limit)
+                )
+                raise self._defect(at, f"{keyword} must be a finite number, not {what}")
+            exclusive_form = spec.get(f"exclusive{keyword.capitalize()}")
+            if keyword in ("minimum", "maximum") and exclusive_form is True:
+                continue  # the draft 4 boolean form above says it, exclusively
+            numbers.append((keyword, limit))
+        if "multipleOf" in spec:
+            divisor = spec["multipleOf"]
+            if not _is_number(divisor) or not divisor > 0:
+                raise self._defect(at, "multipleOf must be a number above 0")
+            numbers.append(("multipleOf", divisor))
+        return tuple(numbers)
 
     def _branches(self, at: str, keyword: str, branches: object) -> tuple[Node, ...]:
         if not isinstance(branches, (list, tuple)) or not branches:

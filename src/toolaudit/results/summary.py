@@ -236,23 +236,7 @@ class Summary(RecordCounts):
         become one entry. Refuses, with the reason, summaries that cannot be
         added honestly: other toolaudit versions, other schemas, other limits.
         """
-        for what, mine, theirs in (
-            ("toolaudit versions", self.toolaudit_version, other.toolaudit_version),
-            ("schemas", self.schemas_digest, other.schemas_digest),
-            ("validation modes", _mode(self), _mode(other)),
-            (
-                "--max-keys limits",
-                (self.max_tools, self.max_params),
-                (other.max_tools, other.max_params),
-            ),
-            ("--group-by fields", self.group_by, other.group_by),
-            ("expected calls", _scored(self), _scored(other)),
-        ):
-            if mine != theirs:
-                raise SummaryError(
-                    f"cannot merge summaries made with different {what} "
-                    f"({_shown(mine)} and {_shown(theirs)})"
-                )
+        self._refuse_unmergeable(other)
         # (Copies: a summary's statuses are its own.)
         sources = {s.path: replace(s) for s in self.sources}
         for status in other.sources:
@@ -283,6 +267,27 @@ class Summary(RecordCounts):
             conversations=either_or_both(self.conversations, other.conversations),
             history_calls=merged_history_calls(self.history_calls, other.history_calls),
         )
+
+    def _refuse_unmergeable(self, other: Summary) -> None:
+        """Raise :class:`SummaryError`, with the reason, when ``other`` cannot be added to
+        this summary honestly."""
+        for what, mine, theirs in (
+            ("toolaudit versions", self.toolaudit_version, other.toolaudit_version),
+            ("schemas", self.schemas_digest, other.schemas_digest),
+            ("validation modes", _mode(self), _mode(other)),
+            (
+                "--max-keys limits",
+                (self.max_tools, self.max_params),
+                (other.max_tools, other.max_params),
+            ),
+            ("--group-by fields", self.group_by, other.group_by),
+            ("expected calls", _scored(self), _scored(other)),
+        ):
+            if mine != theirs:
+                raise SummaryError(
+                    f"cannot merge summaries made with different {what} "
+                    f"({_shown(mine)} and {_shown(theirs)})"
+                )
 
 
 def _scored(summary: Summary) -> str:
