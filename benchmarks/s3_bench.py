@@ -37,7 +37,7 @@ from common import BenchmarkError, progress
 from dataset import prepare_dataset
 from measure import audit_argv, run_child, toolaudit_executable
 from toolaudit.sources import Source, read_line_batches
-from toolaudit.storage import READ_BLOCK_BYTES
+from toolaudit.storage.reading import READ_BLOCK_BYTES
 
 SEED = 20261128
 BUCKET = "bench-logs"

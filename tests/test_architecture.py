@@ -29,6 +29,8 @@ LAYERS = {
     "toolaudit.formats": 4,
     "toolaudit.schemas": 4,
     "toolaudit.sources": 4,
+    "toolaudit.lines": 4,
+    "toolaudit.log_files": 4,
     "toolaudit.storage": 4,
     "toolaudit.results": 4,
     "toolaudit.truth": 4,

@@ -14,14 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolaudit.errors import InputError
-from toolaudit.sources import (
-    DamagedInput,
-    OversizedLine,
-    Source,
-    expand_paths,
-    read_line_batches,
-    split_lines,
-)
+from toolaudit.lines import OversizedLine, split_lines
+from toolaudit.sources import DamagedInput, Source, expand_paths, read_line_batches
 
 
 def lines_of(chunks, max_line_bytes=1 << 30):

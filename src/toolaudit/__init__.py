@@ -37,7 +37,8 @@ if TYPE_CHECKING:
     from toolaudit.boundary import CallCheck, check_response, tool_result_messages
     from toolaudit.history import check_history
     from toolaudit.pipeline import Audit, AuditOptions, StopRequest
-    from toolaudit.results.summary import Summary, merge_summaries
+    from toolaudit.results.merging import merge_summaries
+    from toolaudit.results.summary import Summary
     from toolaudit.runners import Interrupted
     from toolaudit.schemas import SchemaSet, load_schemas
 
@@ -79,7 +80,7 @@ _LAZY = {
     "SchemaSet": "toolaudit.schemas",
     "load_schemas": "toolaudit.schemas",
     "Summary": "toolaudit.results.summary",
-    "merge_summaries": "toolaudit.results.summary",
+    "merge_summaries": "toolaudit.results.merging",
     "CallCheck": "toolaudit.boundary",
     "check_response": "toolaudit.boundary",
     "tool_result_messages": "toolaudit.boundary",

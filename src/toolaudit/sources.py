@@ -1,19 +1,18 @@
 """Where log lines come from: paths, directories, URLs, stdin, plain or gzip.
 
-Files are read in binary, in large chunks, and split into lines here, so the
-audit loop sees plain lists of ``bytes`` and never a per-line call into a file
-object. Gzip is recognised by its magic bytes, whatever the file is called,
-and inflated with zlib in bounded pieces, so neither a long line nor a
-"zip bomb" makes memory grow with the input. A URL (``s3://...``) is read
-through :mod:`toolaudit.storage` and from then on is a source like any other.
+Files are read in binary, in large chunks, and split into lines
+(:mod:`toolaudit.lines`), so the audit loop sees plain lists of ``bytes`` and never a
+per-line call into a file object. Gzip is recognised by its magic bytes, whatever the
+file is called, and inflated with zlib in bounded pieces, so neither a long line nor a
+"zip bomb" makes memory grow with the input. Directories are walked for log files
+(:mod:`toolaudit.log_files`). A URL (``s3://...``) is read through
+:mod:`toolaudit.storage` and from then on is a source like any other.
 """
 
 from __future__ import annotations
 
-import errno
 import itertools
 import os
-import stat
 import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -22,18 +21,20 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from toolaudit.errors import InputError
-from toolaudit.storage import expand_url, is_url, object_size, open_input
+from toolaudit.lines import DEFAULT_MAX_LINE_BYTES, split_lines
+from toolaudit.log_files import LOG_SUFFIXES, dangling_link, is_log_name, walk_logs
+from toolaudit.storage.filesystems import is_url
+from toolaudit.storage.listing import expand_url, object_size
+from toolaudit.storage.reading import open_input
 
 STDIN = "-"
 # Measured: 64 KiB chunks beat 1 MiB ones when report rows are kept per chunk
 # (they stay in the CPU's caches until written); reading is no slower.
 CHUNK_BYTES = 1 << 16
-DEFAULT_MAX_LINE_BYTES = 64 << 20
 #: With --dask, the size of a block of a plain file that one task audits (runners/blocks.py):
 #: big enough that a task's overhead is lost in its work.
 DEFAULT_BLOCKSIZE = 64 << 20
 GZIP_MAGIC = b"\x1f\x8b"
-LOG_SUFFIXES = (".jsonl", ".ndjson", ".json")
 
 
 @dataclass(frozen=True)
@@ -87,22 +88,6 @@ class Source:
             return None
 
 
-class OversizedLine(bytes):
-    """Stands in a line list for a line longer than the limit; holds its length.
-
-    It is empty bytes, so a batch stays a list of bytes; orjson refuses it (by
-    its type) like any malformed line, so it costs the audit loop nothing until
-    it is met; the error path then says what it was.
-    """
-
-    length: int
-
-    def __new__(cls, length: int) -> OversizedLine:
-        line = super().__new__(cls)
-        line.length = length
-        return line
-
-
 class DamagedInput(Exception):
     """Reading a source stopped early (corrupt or truncated gzip, I/O error).
 
@@ -143,7 +128,7 @@ def expand_paths(
                 for name, size in objects
             )
         elif os.path.isdir(path):
-            walked = _walk_logs(Path(path))
+            walked = walk_logs(Path(path))
             found = sorted(
                 (item for item in walked if os.path.realpath(item[0]) not in skipped),
                 key=lambda item: item[0],
@@ -155,66 +140,10 @@ def expand_paths(
         elif os.path.exists(path):
             sources.append(Source(path))
         elif os.path.islink(path):
-            raise InputError(f"{path}: {_dangling(path)}")
+            raise InputError(f"{path}: {dangling_link(path)}")
         else:
             raise InputError(f"{path}: no such file or directory")
     return sources
-
-
-def _walk_logs(root: Path) -> Iterator[tuple[Path, str | None]]:
-    """The log files under ``root``, each with None, or with why it cannot be read;
-    and each folder that cannot be listed, with why. Links to folders are not
-    followed (a loop would never end), links to files are."""
-    unlisted: list[OSError] = []
-    for folder, _, names in os.walk(root, onerror=unlisted.append):
-        for name in names:
-            if is_log_name(name):
-                path = Path(folder, name)
-                why = _why_unreadable(path)
-                if why != _NOT_A_LOG:
-                    yield path, why
-    for error in unlisted:
-        why = error.strerror or str(error)
-        yield Path(error.filename), f"cannot list this folder ({why}): its logs were not read"
-
-
-#: What _why_unreadable says of a folder with a log's name: walked as any folder.
-_NOT_A_LOG = "a folder"
-
-
-def _why_unreadable(path: Path) -> str | None:
-    """None for a file a walk reads; else why it cannot (_NOT_A_LOG for a folder)."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError as error:
-        if error.errno == errno.ENOENT and os.path.islink(path):
-            return _dangling(path)
-        if error.errno == errno.ELOOP:
-            return "a loop of symbolic links: nothing to read"
-        return f"cannot open: {error.strerror or error}"
-    if stat.S_ISREG(mode):
-        return None
-    if stat.S_ISDIR(mode):
-        return _NOT_A_LOG
-    kind = "named pipe" if stat.S_ISFIFO(mode) else "socket" if stat.S_ISSOCK(mode) else "device"
-    return f"a {kind}, not a file: a directory walk reads files only (give it by its path)"
-
-
-def _dangling(path: str | Path) -> str:
-    try:
-        target = os.readlink(path)
-    except OSError:
-        return "a dangling symbolic link: nothing to read"
-    return f"a dangling symbolic link (to {target}): nothing to read"
-
-
-def is_log_name(name: str) -> bool:
-    """Whether a walk takes this file for a log: ``*.jsonl``, ``*.ndjson``, ``*.json``,
-    each also gzipped (``.gz``)."""
-    name = name.lower()
-    if name.endswith(".gz"):
-        name = name[:-3]
-    return name.endswith(LOG_SUFFIXES)
 
 
 def read_line_batches(
@@ -357,45 +286,3 @@ def _inflate(compressed: Iterator[bytes]) -> Iterator[bytes]:
                 data = inflater.unconsumed_tail
     if member_open:
         raise DamagedInput("gzip data ends before the end of its stream (truncated file?)")
-
-
-def split_lines(chunks: Iterable[bytes], max_line_bytes: int) -> Iterator[list[bytes]]:
-    """Chunks -> batches of lines. A line over ``max_line_bytes`` is not kept:
-    it becomes an :class:`OversizedLine` and its bytes are skipped as they come."""
-    head: list[bytes] = []  # pieces of a line that spans chunks
-    head_bytes = 0
-    oversized = False
-    for chunk in chunks:
-        lines = chunk.split(b"\n")
-        tail = lines.pop()
-        if len(lines) == 0:  # no newline in this chunk: the open line grows
-            head_bytes += len(tail)
-            if head_bytes > max_line_bytes:
-                oversized = True
-                head.clear()
-            elif tail:
-                head.append(tail)
-            continue
-        first = lines[0]
-        if oversized or head_bytes + len(first) > max_line_bytes:
-            lines[0] = OversizedLine(head_bytes + len(first))
-        elif head:
-            head.append(first)
-            lines[0] = b"".join(head)
-        if len(chunk) > max_line_bytes:  # only then can a whole line inside it be too long
-            for index in range(1, len(lines)):
-                line = lines[index]
-                if len(line) > max_line_bytes:
-                    lines[index] = OversizedLine(len(line))
-        head.clear()
-        oversized = False
-        head_bytes = len(tail)
-        if head_bytes > max_line_bytes:
-            oversized = True
-        elif tail:
-            head.append(tail)
-        yield lines
-    if oversized:
-        yield [OversizedLine(head_bytes)]
-    elif head:
-        yield [b"".join(head)]

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from toolaudit.results.summary import Summary, SummaryError, merge_summaries
+from toolaudit.errors import SummaryError
+from toolaudit.results.merging import merge_summaries
+from toolaudit.results.summary import Summary
 
 from ..conftest import SAMPLE, SAMPLE_SCHEMAS, grouped, invoke
 

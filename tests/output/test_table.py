@@ -7,7 +7,8 @@ from dataclasses import replace
 
 import toolaudit
 from toolaudit.output.table import render_table
-from toolaudit.results.ground_truth import GroundTruth, Skipped
+from toolaudit.results.ground_truth import GroundTruth
+from toolaudit.results.score_counts import Skipped
 from toolaudit.results.summary import Summary
 from toolaudit.truth.match import Score
 

@@ -8,7 +8,8 @@ import orjson
 import pytest
 
 from toolaudit.pipeline.audit import Audit, AuditOptions
-from toolaudit.results.summary import NO_NAME, Summary
+from toolaudit.results.folding import NO_NAME
+from toolaudit.results.summary import Summary
 from toolaudit.sources import Source
 
 from ..conftest import WEATHER_SCHEMAS, assert_counts_add_up

@@ -12,7 +12,8 @@ from toolaudit.errors import OptionError
 from toolaudit.output.markdown import render_markdown
 from toolaudit.output.table import render_table
 from toolaudit.pipeline.audit import Audit, AuditOptions
-from toolaudit.results.summary import Summary, merge_summaries
+from toolaudit.results.merging import merge_summaries
+from toolaudit.results.summary import Summary
 from toolaudit.sources import Source
 
 from ..conftest import WEATHER_SCHEMAS, assert_counts_add_up

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import orjson
 
 from toolaudit.results.conversations import Conversations, Outcomes, either_or_both
-from toolaudit.results.summary import Summary, ToolSummary
+from toolaudit.results.summary import Summary
+from toolaudit.results.tool_summary import ToolSummary
 
 
 @dataclass

@@ -10,7 +10,7 @@ import pytest
 
 from toolaudit.pipeline.audit import Audit, AuditOptions
 from toolaudit.results.folding import OTHER, Folding, folded_estimate, stable_hash
-from toolaudit.results.summary import merge_summaries
+from toolaudit.results.merging import merge_summaries
 from toolaudit.schemas.loading import schema_set
 from toolaudit.sources import Source
 

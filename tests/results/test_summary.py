@@ -12,8 +12,10 @@ import toolaudit
 from toolaudit.errors import SummaryError
 from toolaudit.output.json import render_json
 from toolaudit.results.folding import NO_NAME, OTHER, table_key
-from toolaudit.results.summary import SAMPLE_ROWS, Summary, ToolSummary, merge_summaries
+from toolaudit.results.merging import merge_summaries
+from toolaudit.results.summary import SAMPLE_ROWS, Summary
 from toolaudit.results.tally import Tally
+from toolaudit.results.tool_summary import ToolSummary
 
 from ..conftest import REPO, SAMPLE, SAMPLE_LOGS, SAMPLE_SCHEMAS, invoke
 

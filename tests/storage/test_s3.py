@@ -13,9 +13,9 @@ import orjson
 import pytest
 
 import toolaudit
-from toolaudit import storage
 from toolaudit.output.html import render_html
 from toolaudit.results.summary import Summary
+from toolaudit.storage import reading
 
 from ..conftest import REPO, invoke
 from .cutting_proxy import CuttingProxy
@@ -323,7 +323,7 @@ def test_an_object_cut_off_mid_read_is_incomplete_and_the_others_are_audited(
     put_everywhere(bucket, tmp_path, files)
     # Small blocks, so that b's first block arrives and a later one is cut (fetched in
     # the background, as whole objects are read); every retry of s3fs is cut too.
-    monkeypatch.setattr(storage, "PREFETCH_BLOCK_BYTES", 96 << 10)  # > a read of 64 KiB
+    monkeypatch.setattr(reading, "PREFETCH_BLOCK_BYTES", 96 << 10)  # > a read of 64 KiB
     port = int(bucket.endpoint.rsplit(":", 1)[1])
     cut = rb"^GET /" + bucket.name.encode() + rb"/day/b\.jsonl.*?[Rr]ange: bytes=[1-9]"
     proxy = CuttingProxy(port, cut, after=10_000)
@@ -457,8 +457,8 @@ def test_a_part_of_an_object_is_downloaded_up_to_its_end_and_no_further(bucket, 
 
     data = b"".join(SAMPLE_LINES * 20)  # about 1.2 MB
     bucket.put("day/log.jsonl", data)
-    monkeypatch.setattr(storage, "READ_BLOCK_BYTES", 256 << 10)
-    monkeypatch.setattr(storage, "PREFETCH_BLOCK_BYTES", 256 << 10)
+    monkeypatch.setattr(reading, "READ_BLOCK_BYTES", 256 << 10)
+    monkeypatch.setattr(reading, "PREFETCH_BLOCK_BYTES", 256 << 10)
     fetched: list[tuple[int, int]] = []
     fetch_range = s3fs.core.S3File._fetch_range
 

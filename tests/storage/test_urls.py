@@ -17,7 +17,8 @@ from fsspec.implementations.memory import MemoryFile, MemoryFileSystem
 
 import toolaudit
 from toolaudit.errors import OptionError
-from toolaudit.storage import EXTRAS, is_url, open_input, parse_storage_options
+from toolaudit.storage.filesystems import EXTRAS, is_url, parse_storage_options
+from toolaudit.storage.reading import open_input
 
 from ..conftest import REPO, invoke
 from .conftest import REGISTRY

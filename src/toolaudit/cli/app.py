@@ -141,7 +141,7 @@ def _tell(message: str, *, kind: str = "note") -> None:
 def _storage_options(pairs: list[str] | None) -> dict[str, Any]:
     """--storage-option KEY=VALUE pairs -> storage options; a bad pair stops the command."""
     from toolaudit.errors import OptionError
-    from toolaudit.storage import parse_storage_options
+    from toolaudit.storage.filesystems import parse_storage_options
 
     try:
         return parse_storage_options(pairs or ())

@@ -189,7 +189,8 @@ def merge(
 ) -> None:
     """Merge the summaries of shards of one log into the summary of the whole."""
     from toolaudit.output.json import render_json
-    from toolaudit.results.summary import Summary, merge_summaries
+    from toolaudit.results.merging import merge_summaries
+    from toolaudit.results.summary import Summary
 
     storage_options = _storage_options(storage_option)
     same = next(
@@ -208,7 +209,7 @@ def merge(
 
 def _given_before(path: str, earlier: list[str]) -> bool:
     """Whether ``path`` names the same summary as one of ``earlier``."""
-    from toolaudit.storage import is_url
+    from toolaudit.storage.filesystems import is_url
 
     for other in earlier:
         if is_url(path) or is_url(other):

@@ -1,4 +1,4 @@
-"""Progress on stderr, by bytes read, through tqdm."""
+"""Progress on stderr, through tqdm: by bytes read, and by blocks finished (--dask)."""
 
 from __future__ import annotations
 
@@ -32,3 +32,22 @@ def byte_progress(
         leave=False,
     ) as bar:
         yield bar.update
+
+
+@contextmanager
+def block_progress(*, enabled: bool) -> Iterator[Callable[[int, int], object] | None]:
+    """With --dask, a second bar under the bytes' one: the blocks finished."""
+    if not enabled:
+        yield None
+        return
+    from tqdm import tqdm
+
+    with tqdm(
+        desc="blocks", unit="block", file=sys.stderr, dynamic_ncols=True, leave=False, position=1
+    ) as bar:
+
+        def update(done: int, total: int) -> None:
+            bar.total, bar.n = total, done
+            bar.refresh()
+
+        yield update

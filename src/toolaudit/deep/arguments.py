@@ -11,7 +11,8 @@ from typing import Any, TypeVar
 
 import toolaudit.deep.paths as paths
 from toolaudit.deep.check import Found, Walk
-from toolaudit.deep.nodes import Compiled, Node
+from toolaudit.deep.compiler import Compiled
+from toolaudit.deep.nodes import Node
 
 
 class DeepArguments:

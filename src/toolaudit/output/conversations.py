@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 from toolaudit.output.text import percent
 from toolaudit.results.conversations import Conversations, Histories, Outcomes
-from toolaudit.results.summary import ToolSummary, history_calls_section
+from toolaudit.results.tool_summary import ToolSummary, history_calls_section
 
 #: Rows of models and of tools shown (the most problems, the most failures, first).
 MAX_ROWS = 20

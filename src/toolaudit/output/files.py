@@ -1,7 +1,7 @@
 """Writing outputs so that a crash never leaves a half-file that looks complete.
 
 A URL (``s3://bucket/report.jsonl``) is written to a local temporary file and
-uploaded whole at the end (see :func:`toolaudit.storage.upload`).
+uploaded whole at the end (see :func:`toolaudit.storage.writing.upload`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from typing import Any, BinaryIO
 
 from toolaudit.errors import OutputError
 from toolaudit.sources import Source
-from toolaudit.storage import check_output, is_url, local_path, same_object, upload
+from toolaudit.storage.filesystems import is_url, local_path
+from toolaudit.storage.writing import check_output, same_object, upload
 
 STDOUT = "-"
 BUFFER_BYTES = 1 << 20

@@ -12,7 +12,7 @@ from typing import Any
 
 from toolaudit.output.text import percent
 from toolaudit.results.ground_truth import OUTCOMES, GroundTruth
-from toolaudit.results.ground_truth import Tally as Entries
+from toolaudit.results.score_counts import EntryTally as Entries
 from toolaudit.results.significance import wilson_interval
 
 #: Categories listed, worst first; the rest are counted in one line.

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from toolaudit.contract import KINDS
-from toolaudit.results.summary import Summary, ToolSummary
+from toolaudit.results.summary import Summary
+from toolaudit.results.tool_summary import ToolSummary
 
 
 def ordered_kinds(kinds: Iterable[str]) -> list[str]:

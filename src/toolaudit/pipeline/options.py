@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from toolaudit.errors import OptionError
 from toolaudit.formats import format_names, is_format
 from toolaudit.formats.streams import DEFAULT_MAX_OPEN_STREAMS
+from toolaudit.lines import DEFAULT_MAX_LINE_BYTES
 from toolaudit.results.folding import DEFAULT_MAX_PARAMS, DEFAULT_MAX_TOOLS
-from toolaudit.sources import DEFAULT_MAX_LINE_BYTES
 
 # The defaults (DEFAULT_MAX_LINE_BYTES...) live where they are applied, below the
 # pipeline: the CLI shows them in its --help without importing the pipeline.

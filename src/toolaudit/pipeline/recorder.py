@@ -37,7 +37,8 @@ from toolaudit.pipeline.rows import (
 )
 from toolaudit.results.conversations import Conversations
 from toolaudit.results.grouping import Groups
-from toolaudit.results.summary import SAMPLE_ROWS, SourceStatus, Summary
+from toolaudit.results.source_status import SourceStatus
+from toolaudit.results.summary import SAMPLE_ROWS, Summary
 from toolaudit.results.tally import Tally
 
 #: Makes a valid call's report row (a dict, or its JSON line when the report is being

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from toolaudit.errors import Terminated
+
 
 class StopRequest:
     """Shared by whoever asks an audit to stop (a signal handler) and the audit loop.
@@ -31,3 +37,21 @@ class StopRequest:
         """At the end of a batch: raise the stop asked for during it, if any."""
         if self.pending is not None:
             raise self.pending()
+
+
+@contextmanager
+def stopped_by_signals(stop: StopRequest) -> Iterator[None]:
+    """Within, Ctrl-C and SIGTERM stop the audit at the end of the batch of lines
+    being audited, so that every line read is counted (see StopRequest)."""
+
+    def handler(signum: int, frame: object) -> None:
+        stop.request(Terminated if signum == signal.SIGTERM else KeyboardInterrupt)
+
+    previous = {
+        signum: signal.signal(signum, handler) for signum in (signal.SIGINT, signal.SIGTERM)
+    }
+    try:
+        yield
+    finally:
+        for signum, previous_handler in previous.items():
+            signal.signal(signum, previous_handler)

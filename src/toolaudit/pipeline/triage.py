@@ -10,7 +10,7 @@ from __future__ import annotations
 import orjson
 
 from toolaudit.jsonutil import is_beyond_exact_reading, loads_exact
-from toolaudit.sources import OversizedLine
+from toolaudit.lines import OversizedLine
 
 _BOM = b"\xef\xbb\xbf"
 #: Server-sent-events lines that carry no data (a ":" line is a comment).

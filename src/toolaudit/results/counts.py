@@ -38,7 +38,7 @@ def _counter(*, of_the_input: bool = False, always_saved: bool = False) -> Any:
 @dataclass(slots=True, kw_only=True)
 class RecordCounts:
     """What an audit counted of its lines and records (its calls are counted by tool,
-    in :class:`~toolaudit.results.summary.ToolSummary`).
+    in :class:`~toolaudit.results.tool_summary.ToolSummary`).
 
     Invariant: ``lines == blank_lines + records``. Addition makes a new value, and every
     method here reads :func:`dataclasses.fields`, so a new field is added, saved, loaded

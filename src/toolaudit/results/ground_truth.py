@@ -25,6 +25,14 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from toolaudit.results.folding import DEFAULT_MAX_TOOLS, OTHER, table_key
+from toolaudit.results.score_counts import (
+    EntryTally,
+    Parameter,
+    Skipped,
+    added_tallies,
+    mean_present,
+    tally_of,
+)
 from toolaudit.results.significance import wilson_interval
 from toolaudit.truth.match import OUTCOMES
 
@@ -33,15 +41,7 @@ NO_CATEGORY = "null"
 #: Incorrect entries kept (their ``--scores`` lines), in input order.
 SAMPLE_ENTRIES = 5
 
-__all__ = [
-    "NO_CATEGORY",
-    "OUTCOMES",
-    "SAMPLE_ENTRIES",
-    "GroundTruth",
-    "ScoreLike",
-    "Skipped",
-    "Tally",
-]
+__all__ = ["NO_CATEGORY", "OUTCOMES", "SAMPLE_ENTRIES", "GroundTruth", "ScoreLike"]
 
 
 class ScoreLike(Protocol):
@@ -57,114 +57,6 @@ class ScoreLike(Protocol):
     def parameters(self) -> tuple[tuple[str, str, bool], ...]: ...
 
 
-@dataclass(slots=True)
-class Tally:
-    """Entries and tool selection of one category or one tool: counts only."""
-
-    total: int = 0
-    correct: int = 0
-    #: Calls made, calls expected, and the size of their multiset intersection.
-    made: int = 0
-    expected: int = 0
-    matched: int = 0
-
-    def added(self, other: Tally) -> Tally:
-        return Tally(
-            *(mine + theirs for mine, theirs in zip(_fields(self), _fields(other), strict=True))
-        )
-
-    def count(self, total: int, correct: int, made: int, expected: int, matched: int) -> None:
-        """Add these counts to this tally, in place."""
-        self.total += total
-        self.correct += correct
-        self.made += made
-        self.expected += expected
-        self.matched += matched
-
-    def accuracy(self) -> float | None:
-        return self.correct / self.total if self.total else None
-
-    def selection(self) -> dict[str, float | None]:
-        precision = self.matched / self.made if self.made else None
-        recall = self.matched / self.expected if self.expected else None
-        return {"precision": precision, "recall": recall, "f1": _f1(precision, recall)}
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "total": self.total,
-            "correct": self.correct,
-            "accuracy": self.accuracy(),
-            "accuracy_95": list(wilson_interval(self.correct, self.total)),
-            "made": self.made,
-            "expected": self.expected,
-            "matched": self.matched,
-            **self.selection(),
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Tally:
-        return cls(
-            *(int(data[name]) for name in ("total", "correct", "made", "expected", "matched"))
-        )
-
-
-@dataclass(slots=True)
-class Parameter:
-    """One parameter of one tool: how often it was expected, matched, and was among the
-    mismatches of an ``incorrect`` entry."""
-
-    expected: int = 0
-    matched: int = 0
-    failures: int = 0
-
-    def added(self, other: Parameter) -> Parameter:
-        return Parameter(
-            self.expected + other.expected,
-            self.matched + other.matched,
-            self.failures + other.failures,
-        )
-
-    def to_dict(self, incorrect: int) -> dict[str, Any]:
-        """The parameter's figures; ``incorrect``: the section's incorrect entries."""
-        return {
-            "expected": self.expected,
-            "matched": self.matched,
-            "accuracy": self.matched / self.expected if self.expected else None,
-            "failures": self.failures,
-            "share_of_failures": self.failures / incorrect if incorrect else 0.0,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Parameter:
-        return cls(int(data["expected"]), int(data["matched"]), int(data["failures"]))
-
-
-@dataclass(slots=True)
-class Skipped:
-    """Records left unscored for one reason: how many, and where the first met is."""
-
-    records: int = 0
-    first: str | None = None
-
-    def count(self, where: str) -> None:
-        self.records += 1
-        if self.first is None:
-            self.first = where
-
-    def added(self, other: Skipped) -> Skipped:
-        return Skipped(self.records + other.records, self.first or other.first)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"records": self.records, "first": self.first}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> Skipped:
-        if data is None:
-            return cls()
-        first = data["first"]
-        return cls(int(data["records"]), None if first is None else str(first))
-
-
 @dataclass
 class GroundTruth:
     """The ``ground_truth`` section: counts of scored entries, and of records with no
@@ -174,8 +66,8 @@ class GroundTruth:
     ``samples`` holds the ``--scores`` lines of the first incorrect entries."""
 
     outcomes: dict[str, int] = field(default_factory=dict)
-    by_category: dict[str, Tally] = field(default_factory=dict)
-    by_tool: dict[str, Tally] = field(default_factory=dict)
+    by_category: dict[str, EntryTally] = field(default_factory=dict)
+    by_tool: dict[str, EntryTally] = field(default_factory=dict)
     by_parameter: dict[str, dict[str, Parameter]] = field(default_factory=dict)
     unscored: int = 0
     max_tools: int = DEFAULT_MAX_TOOLS
@@ -209,8 +101,8 @@ class GroundTruth:
         ):
             # Most entries: one call expected and one made, to that tool: what
             # _count_tools counts then, without its multisets.
-            _tally(self.by_category, category).count(1, correct, 1, 1, 1)
-            _tally(self.by_tool, table_key(expected_tools[0])).count(1, correct, 1, 1, 1)
+            tally_of(self.by_category, category).count(1, correct, 1, 1, 1)
+            tally_of(self.by_tool, table_key(expected_tools[0])).count(1, correct, 1, 1, 1)
         else:
             self._count_tools(correct, category, made_tools, expected_tools)
         self._count_parameters(score)
@@ -224,7 +116,7 @@ class GroundTruth:
         expected = _counts(map(table_key, expected_tools))
         made = _counts(self._made_keys(map(table_key, made_tools), expected))
         matched = {tool: min(count, made[tool]) for tool, count in expected.items() if tool in made}
-        _tally(self.by_category, category).count(
+        tally_of(self.by_category, category).count(
             1, correct, sum(made.values()), sum(expected.values()), sum(matched.values())
         )
         tools = made.keys() | expected.keys()
@@ -232,7 +124,7 @@ class GroundTruth:
             # Entry counts go to the tools expected: a tool only called (wrongly) has
             # selection counts but no entries of its own.
             wanted = int(tool in expected)
-            _tally(self.by_tool, tool).count(
+            tally_of(self.by_tool, tool).count(
                 wanted,
                 wanted and correct,
                 made.get(tool, 0),
@@ -292,7 +184,7 @@ class GroundTruth:
     def macro_accuracy(self) -> float | None:
         """The mean of the categories' accuracies (None with no entry)."""
         # Sorted: merged parts must sum their floats in the order the whole does.
-        return _mean([tally.accuracy() for _, tally in sorted(self.by_category.items())])
+        return mean_present([tally.accuracy() for _, tally in sorted(self.by_category.items())])
 
     def merged(self, other: GroundTruth) -> GroundTruth:
         """The section of both (neither is changed), with ``self``'s ``max_tools`` and
@@ -308,7 +200,7 @@ class GroundTruth:
                 mine[name] = mine.get(name, Parameter()).added(parameter)
         return GroundTruth(
             outcomes=dict(Counter(self.outcomes) + Counter(other.outcomes)),
-            by_category=_added(self.by_category, other.by_category),
+            by_category=added_tallies(self.by_category, other.by_category),
             by_tool=self._tools_added(other.by_tool),
             by_parameter=params,
             unscored=self.unscored + other.unscored,
@@ -318,19 +210,19 @@ class GroundTruth:
             repeated_id=self.repeated_id.added(other.repeated_id),
         )
 
-    def _tools_added(self, theirs: Mapping[str, Tally]) -> dict[str, Tally]:
+    def _tools_added(self, theirs: Mapping[str, EntryTally]) -> dict[str, EntryTally]:
         """``by_tool`` of both, bounded as :meth:`add` bounds it: a name no entry expected
         (``total`` 0) and new to a full table counts under :data:`OTHER`."""
-        both = {name: tally.added(Tally()) for name, tally in self.by_tool.items()}
+        both = {name: tally.added(EntryTally()) for name, tally in self.by_tool.items()}
         for name, tally in theirs.items():
             full = len(both) >= self.max_tools
             key = OTHER if full and not tally.total and name not in both else name
-            both[key] = both.get(key, Tally()).added(tally)
+            both[key] = both.get(key, EntryTally()).added(tally)
         return both
 
     def to_dict(self) -> dict[str, Any]:
         """The section as the summary holds it (documented in docs/report-and-summary.md)."""
-        whole = Tally()
+        whole = EntryTally()
         for tally in self.by_category.values():
             whole = whole.added(tally)
         # Sorted: merged parts must sum their floats in the order the whole does.
@@ -349,7 +241,7 @@ class GroundTruth:
                 "matched": whole.matched,
                 "micro": whole.selection(),
                 "macro": {
-                    key: _mean([figures[key] for figures in selections])
+                    key: mean_present([figures[key] for figures in selections])
                     for key in ("precision", "recall", "f1")
                 },
             },
@@ -372,8 +264,8 @@ class GroundTruth:
         not one: the summary's loader turns them into its error)."""
         return cls(
             outcomes={str(k): int(v) for k, v in data["outcomes"].items() if int(v)},
-            by_category={str(k): Tally.from_dict(v) for k, v in data["by_category"].items()},
-            by_tool={str(k): Tally.from_dict(v) for k, v in data["by_tool"].items()},
+            by_category={str(k): EntryTally.from_dict(v) for k, v in data["by_category"].items()},
+            by_tool={str(k): EntryTally.from_dict(v) for k, v in data["by_tool"].items()},
             by_parameter={
                 str(tool): {str(name): Parameter.from_dict(p) for name, p in names.items()}
                 for tool, names in data["by_parameter"].items()
@@ -386,18 +278,6 @@ class GroundTruth:
         )
 
 
-def _fields(tally: Tally) -> tuple[int, ...]:
-    return (tally.total, tally.correct, tally.made, tally.expected, tally.matched)
-
-
-def _tally(tallies: dict[str, Tally], key: str) -> Tally:
-    """The tally of ``key``, new if it has none."""
-    tally = tallies.get(key)
-    if tally is None:
-        tally = tallies[key] = Tally()
-    return tally
-
-
 def _counts(names: Iterable[str]) -> dict[str, int]:
     """How often each name occurs (a Counter costs more for the one or two names of an
     entry)."""
@@ -407,26 +287,6 @@ def _counts(names: Iterable[str]) -> dict[str, int]:
     return counts
 
 
-def _added(mine: Mapping[str, Tally], theirs: Mapping[str, Tally]) -> dict[str, Tally]:
-    """Both, added: new tallies (adding to the result never changes ``mine`` or ``theirs``)."""
-    both = {key: tally.added(Tally()) for key, tally in mine.items()}
-    for key, tally in theirs.items():
-        both[key] = both.get(key, Tally()).added(tally)
-    return both
-
-
 def _outcomes(section: GroundTruth) -> list[str]:
     """Every known outcome in its order (zeros too), then any other seen, by name."""
     return [*OUTCOMES, *sorted(set(section.outcomes) - set(OUTCOMES))]
-
-
-def _f1(precision: float | None, recall: float | None) -> float | None:
-    if precision is None or recall is None:
-        return None
-    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-
-
-def _mean(values: list[float | None]) -> float | None:
-    """The mean of the figures that exist (a category with nothing to measure is left out)."""
-    present = [value for value in values if value is not None]
-    return sum(present) / len(present) if present else None

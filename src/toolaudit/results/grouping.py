@@ -13,15 +13,9 @@ from toolaudit.jsonutil import dumps_any
 from toolaudit.results.conversations import either_or_both
 from toolaudit.results.folding import NO_NAME, OTHER, Folding
 from toolaudit.results.ground_truth import GroundTruth
-from toolaudit.results.summary import (
-    MAX_GROUPS,
-    NULL_GROUP,
-    Summary,
-    ToolSummary,
-    merged_history_calls,
-    merged_tools,
-)
+from toolaudit.results.summary import MAX_GROUPS, NULL_GROUP, Summary
 from toolaudit.results.tally import Tally
+from toolaudit.results.tool_summary import ToolSummary, merged_history_calls, merged_tools
 
 #: Strings that would read as another value, or as a bucket: written as JSON strings.
 _RESERVED = frozenset({NULL_GROUP, "true", "false", OTHER, NO_NAME})

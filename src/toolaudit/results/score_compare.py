@@ -26,7 +26,8 @@ from toolaudit.results.significance import (
     smallest_detectable_drop,
     two_proportion_test,
 )
-from toolaudit.results.summary import Summary, read_summary_file
+from toolaudit.results.summary import Summary
+from toolaudit.results.summary_file import read_summary_file
 
 __all__ = [
     "AccuracyComparison",

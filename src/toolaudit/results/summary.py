@@ -8,33 +8,30 @@ the per-tool figures sum to them by construction.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import orjson
-
-from toolaudit.contract import KINDS, UNEXPECTED, UNKNOWN_TOOL
 from toolaudit.errors import SummaryError
-from toolaudit.jsonutil import loads_exact
 from toolaudit.results.conversations import Conversations, either_or_both
-from toolaudit.results.counts import (
-    Counts,
-    RecordCounts,
-    add_counts,
-    merged_counts,
-    sorted_counts,
-)
+from toolaudit.results.counts import Counts, RecordCounts, add_counts, merged_counts, sorted_counts
 from toolaudit.results.folding import (
     DEFAULT_MAX_PARAMS,
     DEFAULT_MAX_TOOLS,
-    NO_NAME,
-    OTHER,
     Folding,
     folded_estimate,
 )
 from toolaudit.results.ground_truth import GroundTruth
+from toolaudit.results.source_status import SourceStatus
+from toolaudit.results.summary_file import counts_fields, decoded_summary, read_summary_file
+from toolaudit.results.tool_summary import (
+    ToolSummary,
+    history_calls_section,
+    merged_history_calls,
+    merged_tools,
+    param_declared,
+    tool_declared,
+)
 
 #: Failing report rows kept in a summary (and in each group's), in input order.
 SAMPLE_ROWS = 20
@@ -43,118 +40,7 @@ MAX_GROUPS = 1_000
 #: The group of records that lack a --group-by field.
 NULL_GROUP = "null"
 
-__all__ = [
-    "NO_NAME",
-    "NULL_GROUP",
-    "OTHER",
-    "RecordCounts",
-    "SourceStatus",
-    "Summary",
-    "SummaryError",
-    "ToolSummary",
-    "joined_statuses",
-    "merge_blocks",
-    "merge_summaries",
-]
-
-
-@dataclass(slots=True)
-class SourceStatus:
-    """What happened to one input: how far it was read, and why it stopped."""
-
-    path: str
-    lines: int = 0
-    complete: bool = True
-    error: str | None = None
-
-    def continued(self, later: SourceStatus) -> SourceStatus:
-        """The status of this input with a later byte range of it read too."""
-        return SourceStatus(
-            self.path,
-            self.lines + later.lines,
-            self.complete and later.complete,
-            self.error or later.error,
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        entry: dict[str, Any] = {"path": self.path, "lines": self.lines, "complete": self.complete}
-        if self.error is not None:
-            entry["error"] = self.error
-        return entry
-
-
-@dataclass(slots=True)
-class ToolSummary:
-    """The calls to one tool name (declared or not) and what was wrong with them."""
-
-    calls: int = 0
-    ok: int = 0
-    invalid: int = 0
-    #: Calls found in a message's text, which never reached the tool (all invalid).
-    calls_in_text: int = 0
-    #: Calls of a response that hit its length limit: their arguments may be incomplete
-    #: (valid or not, they are counted here too).
-    calls_cut_off: int = 0
-    by_kind: Counts = field(default_factory=dict)
-    by_param: dict[str, Counts] = field(default_factory=dict)
-
-    @property
-    def error_rate(self) -> float:
-        return self.invalid / self.calls if self.calls else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "calls": self.calls,
-            "ok": self.ok,
-            "invalid": self.invalid,
-            "calls_in_text": self.calls_in_text,
-            "calls_cut_off": self.calls_cut_off,
-            "error_rate": self.error_rate,
-            "by_kind": sorted_counts(self.by_kind),
-            "by_param": {p: sorted_counts(k) for p, k in sorted(self.by_param.items())},
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ToolSummary:
-        return cls(
-            calls=int(data["calls"]),
-            ok=int(data["ok"]),
-            invalid=int(data["invalid"]),
-            calls_in_text=int(data.get("calls_in_text", 0)),
-            calls_cut_off=int(data.get("calls_cut_off", 0)),
-            by_kind={_kind(k): int(v) for k, v in data.get("by_kind", {}).items()},
-            by_param={
-                p: {_kind(k): int(v) for k, v in kinds.items()}
-                for p, kinds in data.get("by_param", {}).items()
-            },
-        )
-
-    def merged(self, other: ToolSummary) -> ToolSummary:
-        """A new summary of both (neither is changed)."""
-        by_param = {p: dict(k) for p, k in self.by_param.items()}
-        for param, kinds in other.by_param.items():
-            add_counts(by_param.setdefault(param, {}), kinds)
-        return ToolSummary(
-            calls=self.calls + other.calls,
-            ok=self.ok + other.ok,
-            invalid=self.invalid + other.invalid,
-            calls_in_text=self.calls_in_text + other.calls_in_text,
-            calls_cut_off=self.calls_cut_off + other.calls_cut_off,
-            by_kind=add_counts(dict(self.by_kind), other.by_kind),
-            by_param=by_param,
-        )
-
-
-def tool_declared(tool: ToolSummary) -> bool:
-    """Whether a tool's name was declared where its calls were judged: some call of it was
-    not refused as an unknown tool. Declared names are kept apart from invented ones
-    when tables are folded (see results/folding.py)."""
-    return tool.calls > tool.by_kind.get(UNKNOWN_TOOL, 0)
-
-
-def param_declared(counts: Counts) -> bool:
-    """Whether a parameter's name was declared: it has errors other than being unexpected."""
-    return any(kind != UNEXPECTED for kind in counts)
+__all__ = ["MAX_GROUPS", "NULL_GROUP", "SAMPLE_ROWS", "Summary"]
 
 
 @dataclass
@@ -313,20 +199,12 @@ class Summary(RecordCounts):
             if type(deep) is not bool:
                 raise SummaryError(f"not a toolaudit summary: deep is {deep!r}, not true or false")
             return cls(
-                **cls._counts_from(data, version, digest, deep),
+                **counts_fields(data, version, digest, deep),
                 complete=bool(data["complete"]),
-                sources=[
-                    SourceStatus(
-                        path=s["path"],
-                        lines=int(s["lines"]),
-                        complete=bool(s["complete"]),
-                        error=s.get("error"),
-                    )
-                    for s in data["sources"]
-                ],
+                sources=[SourceStatus.from_dict(status) for status in data["sources"]],
                 group_by=tuple(str(field) for field in data.get("group_by", ())),
                 groups={
-                    str(key): cls(**cls._counts_from(group, version, digest, deep))
+                    str(key): cls(**counts_fields(group, version, digest, deep))
                     for key, group in data.get("groups", {}).items()
                 },
             )
@@ -334,38 +212,6 @@ class Summary(RecordCounts):
             raise SummaryError(
                 f"not a toolaudit summary: missing or odd field ({error})"
             ) from error
-
-    @staticmethod
-    def _counts_from(
-        data: Mapping[str, Any], version: str, digest: str | None, deep: bool
-    ) -> dict[str, Any]:
-        limits = data.get("max_keys", {})
-        return {
-            "toolaudit_version": version,
-            "schemas_digest": digest,
-            "deep": deep,
-            **RecordCounts.record_counts_from(data).record_counts(),
-            "by_tool": {name: ToolSummary.from_dict(t) for name, t in data["by_tool"].items()},
-            "max_tools": int(limits.get("tools", DEFAULT_MAX_TOOLS)),
-            "max_params": int(limits.get("params", DEFAULT_MAX_PARAMS)),
-            "samples": [dict(row) for row in data.get("samples", [])],
-            "ground_truth": (
-                GroundTruth.from_dict(data["ground_truth"]) if "ground_truth" in data else None
-            ),
-            "conversations": (
-                Conversations.from_dicts(data["conversations"], data.get("tool_results"))
-                if "conversations" in data
-                else None
-            ),
-            "history_calls": (
-                {
-                    name: ToolSummary.from_dict(tool)
-                    for name, tool in data["history_calls"]["by_tool"].items()
-                }
-                if "history_calls" in data
-                else None
-            ),
-        }
 
     @classmethod
     def load(cls, path: str, *, storage_options: Mapping[str, Any] | None = None) -> Summary:
@@ -377,33 +223,11 @@ class Summary(RecordCounts):
     @classmethod
     def from_bytes(cls, raw: bytes, path: str) -> Summary:
         """A summary file's bytes, read already (``path`` names it in errors)."""
-        try:
-            data = orjson.loads(raw)
-        except orjson.JSONDecodeError as error:
-            try:  # a sample row may hold a number from a log past orjson's range
-                data = loads_exact(raw)
-            except (ValueError, RecursionError):
-                raise SummaryError(f"{path}: not valid JSON ({error})") from error
+        data = decoded_summary(raw, path)
         try:
             return cls.from_dict(data)
         except SummaryError as error:
             raise SummaryError(f"{path}: {error}") from None
-
-    def renumbered(self, lines_before: Mapping[str, int]) -> Summary:
-        """This summary with its samples (and its groups') moved ``lines_before[path]``
-        lines down their inputs: that of a block numbered from 1, once the lines before
-        it are known (see :func:`merge_blocks`)."""
-        moved = [
-            {**row, "line": row["line"] + lines_before[row["source"]]}
-            if lines_before.get(row["source"])
-            else row
-            for row in self.samples
-        ]
-        groups = {key: group.renumbered(lines_before) for key, group in self.groups.items()}
-        unmoved = all(row is mine for row, mine in zip(moved, self.samples, strict=True))
-        if unmoved and all(groups[key] is self.groups[key] for key in groups):
-            return self
-        return replace(self, samples=moved, groups=groups)
 
     def merged(self, other: Summary) -> Summary:
         """The summary of both audits, as if their inputs had been audited together.
@@ -412,23 +236,7 @@ class Summary(RecordCounts):
         become one entry. Refuses, with the reason, summaries that cannot be
         added honestly: other toolaudit versions, other schemas, other limits.
         """
-        for what, mine, theirs in (
-            ("toolaudit versions", self.toolaudit_version, other.toolaudit_version),
-            ("schemas", self.schemas_digest, other.schemas_digest),
-            ("validation modes", _mode(self), _mode(other)),
-            (
-                "--max-keys limits",
-                (self.max_tools, self.max_params),
-                (other.max_tools, other.max_params),
-            ),
-            ("--group-by fields", self.group_by, other.group_by),
-            ("expected calls", _scored(self), _scored(other)),
-        ):
-            if mine != theirs:
-                raise SummaryError(
-                    f"cannot merge summaries made with different {what} "
-                    f"({_shown(mine)} and {_shown(theirs)})"
-                )
+        self._refuse_unmergeable(other)
         # (Copies: a summary's statuses are its own.)
         sources = {s.path: replace(s) for s in self.sources}
         for status in other.sources:
@@ -460,6 +268,27 @@ class Summary(RecordCounts):
             history_calls=merged_history_calls(self.history_calls, other.history_calls),
         )
 
+    def _refuse_unmergeable(self, other: Summary) -> None:
+        """Raise :class:`SummaryError`, with the reason, when ``other`` cannot be added to
+        this summary honestly."""
+        for what, mine, theirs in (
+            ("toolaudit versions", self.toolaudit_version, other.toolaudit_version),
+            ("schemas", self.schemas_digest, other.schemas_digest),
+            ("validation modes", _mode(self), _mode(other)),
+            (
+                "--max-keys limits",
+                (self.max_tools, self.max_params),
+                (other.max_tools, other.max_params),
+            ),
+            ("--group-by fields", self.group_by, other.group_by),
+            ("expected calls", _scored(self), _scored(other)),
+        ):
+            if mine != theirs:
+                raise SummaryError(
+                    f"cannot merge summaries made with different {what} "
+                    f"({_shown(mine)} and {_shown(theirs)})"
+                )
+
 
 def _scored(summary: Summary) -> str:
     """How messages name whether a summary scored expected calls."""
@@ -477,102 +306,3 @@ def _shown(value: object) -> str:
 def _mode(summary: Summary) -> str:
     """How messages name a summary's validation mode."""
     return "deep" if summary.deep else "plain"
-
-
-def _kind(name: object) -> str:
-    """An error kind read from a summary file: one this version counts, or refused
-    (a kind is shown as it is, in tables and headings, so it must be a known word)."""
-    if name not in KINDS:
-        raise SummaryError(f"not a toolaudit summary: unknown error kind {name!r}")
-    return str(name)
-
-
-def joined_statuses(
-    entries: Iterable[tuple[int, SourceStatus]],
-) -> list[tuple[int, SourceStatus]]:
-    """(input's number, status) pairs in input order, the consecutive statuses of one
-    input (its byte ranges, read apart) joined into one: one status per input, as one
-    process gives. (Joining by path would make one of an input given twice.)"""
-    joined: list[tuple[int, SourceStatus]] = []
-    for number, status in entries:
-        if joined and joined[-1][0] == number:
-            status = joined.pop()[1].continued(status)
-        joined.append((number, status))
-    return joined
-
-
-def merge_blocks(summaries: Iterable[Summary]) -> Summary:
-    """Merge, in input order, the summaries of consecutive blocks whose lines were each
-    numbered from 1 (their starting lines unknown when they were audited): the samples
-    of each are moved down by the lines its inputs had in the summaries before it.
-
-    An input's lines are found by path, so no two inputs may share one. Summaries
-    numbered from their inputs' first lines merge here too, unmoved, when none of
-    their paths came before (a file audited whole, among blocks of others).
-    """
-    before: Counter[str] = Counter()
-    placed = []
-    for summary in summaries:
-        placed.append(summary.renumbered(before))
-        for status in summary.sources:
-            before[status.path] += status.lines
-    return merge_summaries(placed)
-
-
-def merge_summaries(summaries: Iterable[Summary]) -> Summary:
-    """Merge several summaries in order (see :meth:`Summary.merged`)."""
-    iterator = iter(summaries)
-    try:
-        merged = next(iterator)
-    except StopIteration:
-        raise SummaryError("nothing to merge") from None
-    for summary in iterator:
-        merged = merged.merged(summary)
-    return merged
-
-
-def merged_history_calls(
-    first: Mapping[str, ToolSummary] | None, second: Mapping[str, ToolSummary] | None
-) -> dict[str, ToolSummary] | None:
-    """Both parts' history calls (--history) added up; None when neither judged any."""
-    if first is None and second is None:
-        return None
-    return merged_tools(first or {}, second or {})
-
-
-def history_calls_section(by_tool: Mapping[str, ToolSummary]) -> dict[str, Any]:
-    """The ``history_calls`` section: the totals, the kinds and the tools."""
-    kinds: Counts = {}
-    for tool in by_tool.values():
-        add_counts(kinds, tool.by_kind)
-    return {
-        "calls": sum(tool.calls for tool in by_tool.values()),
-        "ok": sum(tool.ok for tool in by_tool.values()),
-        "invalid": sum(tool.invalid for tool in by_tool.values()),
-        "by_kind": sorted_counts(kinds),
-        "by_tool": {name: tool.to_dict() for name, tool in sorted(by_tool.items())},
-    }
-
-
-def merged_tools(
-    first: Mapping[str, ToolSummary], second: Mapping[str, ToolSummary]
-) -> dict[str, ToolSummary]:
-    """Per-tool summaries of both, added name by name (neither is changed)."""
-    tools = dict(first)
-    for name, tool in second.items():
-        tools[name] = tools[name].merged(tool) if name in tools else tool.merged(ToolSummary())
-    return tools
-
-
-def read_summary_file(path: str, storage_options: Mapping[str, Any] | None = None) -> bytes:
-    """The bytes of a file given to ``compare`` or ``merge``, a path or a URL;
-    :class:`SummaryError` when it cannot be read."""
-    from toolaudit.storage import is_url, read_bytes
-
-    try:
-        if is_url(path):
-            return read_bytes(path, storage_options, what=path)
-        with open(path, "rb") as file:
-            return file.read()
-    except OSError as error:
-        raise SummaryError(f"{path}: cannot read: {error.strerror or error}") from error

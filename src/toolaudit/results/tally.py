@@ -17,14 +17,9 @@ from toolaudit.results.folding import (
     table_key,
 )
 from toolaudit.results.ground_truth import GroundTruth
-from toolaudit.results.summary import (
-    SAMPLE_ROWS,
-    SourceStatus,
-    Summary,
-    ToolSummary,
-    param_declared,
-    tool_declared,
-)
+from toolaudit.results.source_status import SourceStatus
+from toolaudit.results.summary import SAMPLE_ROWS, Summary
+from toolaudit.results.tool_summary import ToolSummary, param_declared, tool_declared
 
 #: The subject of ``malformed:text``: a call found in a message's text.
 IN_TEXT = "text"

@@ -27,17 +27,13 @@ from typing import Any, BinaryIO, NamedTuple
 from toolaudit.errors import InputError, OptionError, ToolAuditError
 from toolaudit.output.files import AtomicOutput
 from toolaudit.pipeline import Audit, AuditOptions
-from toolaudit.results.summary import (
-    SourceStatus,
-    Summary,
-    joined_statuses,
-    merge_blocks,
-    merge_summaries,
-)
+from toolaudit.results.merging import merge_blocks, merge_summaries
+from toolaudit.results.source_status import SourceStatus, joined_statuses
+from toolaudit.results.summary import Summary
 from toolaudit.runners.ranges import count_newlines, line_start
 from toolaudit.schemas import SchemaSet
 from toolaudit.sources import GZIP_MAGIC, Source, is_gzip
-from toolaudit.storage import open_input
+from toolaudit.storage.reading import open_input
 from toolaudit.truth.expectations import Expectations
 
 #: Characters of a glob: a name that holds one (a file that expansion found so named)

@@ -33,7 +33,9 @@ from typing import BinaryIO
 from toolaudit.errors import InputError, ToolAuditError
 from toolaudit.pipeline import Audit
 from toolaudit.pipeline.scoring import with_missing_entries
-from toolaudit.results.summary import Summary, joined_statuses, merge_blocks, merge_summaries
+from toolaudit.results.merging import merge_blocks, merge_summaries
+from toolaudit.results.source_status import joined_statuses
+from toolaudit.results.summary import Summary
 from toolaudit.runners.base import AuditJob, Interrupted, RunHooks
 from toolaudit.runners.pool import PartResult, PartTask, audit_part, worker_pool
 from toolaudit.runners.ranges import count_newlines, line_start, lines_counted_first, scored_once

@@ -17,7 +17,8 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from toolaudit.errors import OutputError
-from toolaudit.storage import check_output, is_url, local_path
+from toolaudit.storage.filesystems import is_url, local_path
+from toolaudit.storage.writing import check_output
 
 #: What part_name makes, and only that, in a report directory.
 PART_NAME = re.compile(r"part-[0-9]{5,}\.jsonl")

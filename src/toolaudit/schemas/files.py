@@ -19,7 +19,8 @@ import orjson
 from toolaudit.errors import InputError, SchemaError
 from toolaudit.jsonutil import loads_exact
 from toolaudit.schemas.tooldefs import Schemas
-from toolaudit.storage import is_url, read_bytes
+from toolaudit.storage.filesystems import is_url
+from toolaudit.storage.reading import read_bytes
 
 
 @dataclass(frozen=True)

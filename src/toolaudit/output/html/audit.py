@@ -16,7 +16,8 @@ from typing import Any
 # the package, whose __init__ imports this module (a cycle).
 import toolaudit.output.html.parts as p
 from toolaudit.output.order import ranked_tools
-from toolaudit.results.summary import Summary, ToolSummary
+from toolaudit.results.summary import Summary
+from toolaudit.results.tool_summary import ToolSummary
 
 #: Tool rows shown; the rest are added up into one "more tools" row, so totals still add up.
 MAX_TOOL_ROWS = 100
