@@ -38,6 +38,7 @@ from toolaudit.jsonutil import may_hold_long_integers, orjson_may_differ
 from toolaudit.pipeline.judge import Verdict, judge, number_may_be_inexact, object_verdict
 from toolaudit.pipeline.options import AuditOptions
 from toolaudit.pipeline.recorder import Recorder, Where
+from toolaudit.pipeline.shape_rests import ShapeRests
 from toolaudit.pipeline.toolsets import RECORD_TOOLS_CACHE
 from toolaudit.pipeline.typed_flat_reader import TypedFlatReader
 from toolaudit.pipeline.typed_stream_reader import TypedStreamReader
@@ -83,6 +84,7 @@ class TypedReader:
         "_interrupted_at",
         "_off",
         "_record_toolsets",
+        "_rests",
         "_scorer",
         "_streams",
         "current",
@@ -127,6 +129,8 @@ class TypedReader:
         self._record_toolsets: dict[tuple[bytes | None, ...], _ToolSet | None] = {}
         self._off = False
         self._interrupted_at = 0
+        #: Shapes that refuse line after line rest (their decode would be thrown away).
+        self._rests = ShapeRests()
 
     @property
     def formats(self) -> frozenset[str]:
@@ -134,7 +138,9 @@ class TypedReader:
 
     def seen(self, format_name: str) -> None:
         """The general path read a record of this format: try its shape next (or none)."""
-        if not self._off:
+        if self._off or self._rests.resting(format_name):
+            self.current = None
+        else:
             self.current = self._by_format.get(format_name) or self._streams.get(format_name)
 
     def flat_call_seen(self, name: str) -> None:
@@ -169,7 +175,9 @@ class TypedReader:
             return self._flat_reader.read_lines(lines, start, first_line, recorder)
         if isinstance(shape, TypedStreamReader):
             return shape.read_lines(lines, start, first_line, recorder)
-        return self._read_lines(shape, lines, start, first_line, recorder)
+        end = self._read_lines(shape, lines, start, first_line, recorder)
+        self._rests.tried(shape.format, end > start)
+        return end
 
     @property
     def interrupted_at(self) -> int:
