@@ -107,7 +107,8 @@ def _speedups() -> ModuleType | None:
         return None
 
 
-#: The commonest Chat and Responses histories read in C, or None (see :func:`_speedups`).
+#: The commonest Chat, Responses, Anthropic and Bedrock histories read in C, or None (see
+#: :func:`_speedups`).
 SPEEDUPS = _speedups()
 
 
@@ -117,8 +118,8 @@ def plainly_checked(
     """A history the C speedups answered: its calls left unanswered, its results per tool
     (no failure among them: the speedups leave those to the loops)."""
     left, results = found
-    problems = unanswered_problems(shape, where, path, left, messages)
-    outcomes = {tool: ToolOutcome(results=count) for tool, count in results.items()}
+    problems = unanswered_problems(shape, where, path, left, messages) if left else []
+    outcomes = {tool: ToolOutcome(count) for tool, count in results.items()}
     return Checked(shape, messages, problems, outcomes, [])
 
 
