@@ -1,0 +1,397 @@
+"""An independent reference of the contract, written from the user's spec and
+docs/contract.md alone, and differential tests of toolaudit against it.
+
+The reference below was written without reading src/toolaudit/contract.py: it is a plain,
+slow transcription of the rules (and of the fine print where the spec is silent), so that
+a difference points at a misreading on one side or the other. It is compared with
+``validate_tool_call``, with ``compile_schemas(...).validate`` and ``check_call``, and, for
+calls JSON can express, with the report rows of ``toolaudit audit`` on a flat log.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, UserDict
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from toolaudit import SchemaError, compile_schemas, validate_tool_call
+
+#: What a Python caller may pass for an array, in a call or (docs silent) in a schema.
+ARRAYS = (list, tuple)
+KNOWN_TYPES = ("string", "integer", "number", "boolean", "array", "object", "null")
+
+
+class ReferenceDefect(Exception):
+    """The reference's SchemaError: the schemas cannot judge any call."""
+
+    def __init__(self, tool: object = None, parameter: object = None) -> None:
+        super().__init__(tool, parameter)
+        self.tool = tool
+        self.parameter = parameter
+
+
+# --- the reference --------------------------------------------------------------------
+
+
+def json_equal(left: object, right: object) -> bool:
+    """JSON equality: true is not 1, 1 is 1.0, arrays and objects compare structurally."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return isinstance(left, bool) and isinstance(right, bool) and left == right
+    if isinstance(left, (int, float)) or isinstance(right, (int, float)):
+        both_numbers = isinstance(left, (int, float)) and isinstance(right, (int, float))
+        return both_numbers and left == right
+    if isinstance(left, ARRAYS) or isinstance(right, ARRAYS):
+        if not (isinstance(left, ARRAYS) and isinstance(right, ARRAYS)):
+            return False
+        return len(left) == len(right) and all(map(json_equal, left, right))
+    if isinstance(left, Mapping) or isinstance(right, Mapping):
+        if not (isinstance(left, Mapping) and isinstance(right, Mapping)):
+            return False
+        return left.keys() == right.keys() and all(json_equal(left[k], right[k]) for k in left)
+    if isinstance(left, str) or isinstance(right, str):
+        return isinstance(left, str) and isinstance(right, str) and left == right
+    return left is None and right is None
+
+
+def accepts(type_name: str, value: object) -> bool:
+    """Whether one of the contract's type names accepts a Python value."""
+    if type_name == "string":
+        return isinstance(value, str)
+    if type_name == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if type_name == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if type_name == "boolean":
+        return isinstance(value, bool)
+    if type_name == "array":
+        return isinstance(value, ARRAYS)
+    if type_name == "object":
+        return isinstance(value, Mapping)
+    assert type_name == "null"
+    return value is None
+
+
+class ReferenceTool:
+    """One tool's schema, checked: its declared parameters and its required names."""
+
+    def __init__(self, name: str, schema: object) -> None:
+        if not isinstance(schema, Mapping):
+            raise ReferenceDefect(name)
+        parameters = schema.get("parameters", {})  # no parameters: no arguments taken
+        if not isinstance(parameters, Mapping):
+            raise ReferenceDefect(name)
+        properties = parameters.get("properties", {})
+        required = parameters.get("required", [])
+        if not isinstance(properties, Mapping):
+            raise ReferenceDefect(name)
+        if not isinstance(required, ARRAYS) or not all(isinstance(r, str) for r in required):
+            raise ReferenceDefect(name)
+        for parameter, spec in properties.items():
+            self._check_spec(name, parameter, spec)
+        self.properties = dict(properties)
+        self.required = list(dict.fromkeys(required))  # a name listed twice: one error
+
+    @staticmethod
+    def _check_spec(tool: str, parameter: object, spec: object) -> None:
+        if not isinstance(spec, Mapping):
+            raise ReferenceDefect(tool, parameter)
+        if "type" in spec:
+            declared = spec["type"]
+            names = declared if isinstance(declared, ARRAYS) else [declared]
+            if not all(isinstance(n, str) and n in KNOWN_TYPES for n in names):
+                raise ReferenceDefect(tool, parameter)
+        if "enum" in spec and not isinstance(spec["enum"], ARRAYS):
+            raise ReferenceDefect(tool, parameter)
+
+    def errors(self, arguments: Mapping[Any, Any]) -> list[str]:
+        errors = [f"missing:{name}" for name in self.required if name not in arguments]
+        for key, value in arguments.items():
+            spec = self.properties.get(key)
+            if spec is None:
+                errors.append(f"unexpected:{key}")
+            elif "type" in spec and not self._typed(spec["type"], value):
+                errors.append(f"type:{key}")
+            elif "enum" in spec and not any(json_equal(value, e) for e in spec["enum"]):
+                errors.append(f"enum:{key}")
+        return sorted(errors)
+
+    @staticmethod
+    def _typed(declared: str | list[str], value: object) -> bool:
+        names = declared if isinstance(declared, ARRAYS) else [declared]
+        return any(accepts(name, value) for name in names)
+
+
+def reference_tools(schemas: object) -> dict[str, ReferenceTool]:
+    """Every tool's schema checked, whichever tool a call names."""
+    if not isinstance(schemas, Mapping):
+        raise ReferenceDefect()
+    return {name: ReferenceTool(name, schema) for name, schema in schemas.items()}
+
+
+def reference(schemas: object, call: object) -> dict[str, Any]:
+    """The contract's result, as the spec and docs/contract.md write it."""
+    tools = reference_tools(schemas)
+    errors = _call_errors(tools, call)
+    return {"ok": not errors, "errors": errors}
+
+
+def _call_errors(tools: dict[str, ReferenceTool], call: object) -> list[str]:
+    if not isinstance(call, Mapping):
+        return ["malformed:name"]
+    name = call.get("name")
+    if not isinstance(name, str):
+        return ["malformed:name"]
+    if name not in tools:
+        return [f"unknown_tool:{name}"]
+    arguments = call.get("arguments", {}) if "arguments" in call else {}
+    if not isinstance(arguments, Mapping):
+        return ["malformed:arguments"]
+    return tools[name].errors(arguments)
+
+
+# --- the cases ---------------------------------------------------------------------------
+
+#: Names whose errors sort in surprising ways: empty, ':' inside, case, accents, astral
+#: plane, a NUL, a name spelling an error, a space.
+NAMES = ["city", "days", "a", "A", "Z", "", ":", "a:b", "é", "\U0001d538", "\x00", "a ", "type:z"]
+TOOLS = ["get_weather", "t", "", "a:b", "é"]
+TYPE_NAMES = st.sampled_from(KNOWN_TYPES)
+#: Numbers where Python's equality, hashing or bool-is-int would mislead a validator.
+TRICKY_NUMBERS = st.sampled_from(
+    [0, 1, -1, 0.0, -0.0, 1.0, 1.5, True, False, 2**53, 2**53 + 1, float(2**53), 2**64,
+     10**30, 1e30, float(2**70), 2**70, -(2**63), float("inf"), float("-inf"), float("nan")]
+)  # fmt: skip
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | TRICKY_NUMBERS
+    | st.text(max_size=3)
+    | st.sampled_from(NAMES)
+)
+JSON_LIKE = st.recursive(
+    SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+class Text(str):
+    """A str subclass, as a Python caller may pass one."""
+
+
+def python_forms(value: object) -> st.SearchStrategy[object]:
+    """The value, or what a Python caller may pass for it: a tuple for a list, another
+    mapping for a dict, a float for an integral number, a str subclass for a string."""
+    forms: list[object] = [value]
+    if isinstance(value, list):
+        forms += [tuple(value)]
+    elif isinstance(value, dict):
+        forms += [OrderedDict(value), UserDict(value)]
+    elif isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2**60:
+        forms += [float(value)]
+    elif isinstance(value, float) and value.is_integer():
+        forms += [int(value)]
+    elif isinstance(value, str):
+        forms += [Text(value)]
+    return st.sampled_from(forms)
+
+
+@st.composite
+def specs(draw: st.DrawFn) -> dict[str, object]:
+    """A parameter's schema: any mix of a type (a name, a list of them, maybe empty or
+    repeated), an enum of any JSON values, and keywords the contract does not read."""
+    spec: dict[str, object] = {}
+    if draw(st.booleans()):
+        spec["type"] = draw(TYPE_NAMES | st.lists(TYPE_NAMES, max_size=3))
+    if draw(st.integers(0, 2)) == 0:
+        spec["enum"] = draw(st.lists(JSON_LIKE, max_size=4))
+    if draw(st.integers(0, 4)) == 0:
+        spec["description"] = "ignored"
+        spec["items"] = {"type": "string"}
+    return spec
+
+
+@st.composite
+def tool_schemas(draw: st.DrawFn) -> dict[str, object]:
+    """A tool's schema: maybe no parameters, maybe no properties or no required, a
+    required list naming undeclared parameters or one twice."""
+    shape = draw(st.integers(0, 5))
+    if shape == 0:
+        return {}
+    properties = draw(st.dictionaries(st.sampled_from(NAMES), specs(), max_size=4))
+    parameters: dict[str, object] = {}
+    if shape != 1:
+        parameters["properties"] = properties
+    if draw(st.booleans()):
+        parameters["required"] = draw(st.lists(st.sampled_from(NAMES), max_size=4))
+    if draw(st.booleans()):
+        parameters["type"] = "object"
+    return {"parameters": parameters}
+
+
+@st.composite
+def arguments_for(draw: st.DrawFn, schema: dict[str, Any]) -> dict[str, object]:
+    """Arguments that often fit the schema (a value of its type, an enum's own value, in
+    another Python form) and often not (an undeclared name, a value of another type)."""
+    properties = schema.get("parameters", {}).get("properties", {})
+    declared = st.sampled_from(list(properties)) if properties else st.nothing()
+    names = declared | declared | st.sampled_from(NAMES)
+    arguments: dict[str, object] = {}
+    for name in draw(st.lists(names, max_size=5, unique=True)):
+        arguments[name] = draw(value_for(properties.get(name, {})).flatmap(python_forms))
+    return arguments
+
+
+def value_for(spec: dict[str, Any]) -> st.SearchStrategy[object]:
+    """A value of the spec's enum, of one of its types, or any."""
+    fitting = [JSON_LIKE]
+    if spec.get("enum"):
+        fitting.append(st.sampled_from(spec["enum"]))
+    declared = spec.get("type", [])
+    for name in [declared] if isinstance(declared, str) else declared:
+        fitting.append(JSON_LIKE.filter(lambda value, name=name: accepts(name, value)))
+    return st.one_of(fitting)
+
+
+#: How a call is shaped; a plain call most often (hypothesis draws the first ones more).
+CALL_SHAPES = ["plain"] * 6 + [
+    "other mapping",
+    "arguments in another mapping",
+    "no arguments",
+    "arguments not an object",
+    "name not a string",
+    "no name",
+    "not a mapping",
+]
+
+
+@st.composite
+def calls_for(draw: st.DrawFn, schemas: dict[str, Any]) -> object:
+    """A call to one of the tools, to an unknown one, or not shaped like a call at all."""
+    shape = draw(st.sampled_from(CALL_SHAPES))
+    if shape == "not a mapping":
+        return draw(st.sampled_from([None, [], "get_weather", ("t", {}), 7]))
+    if shape == "name not a string":
+        return {"name": draw(st.sampled_from([None, 1, ["t"], b"t", True])), "arguments": {}}
+    if shape == "no name":
+        return {"arguments": {}}
+    name = draw(st.sampled_from([*schemas, *schemas, *schemas, "unknown", "T"]))
+    call: dict[str, object] = {"name": draw(python_forms(name))}
+    if shape == "no arguments":
+        return call
+    if shape == "arguments not an object":
+        call["arguments"] = draw(st.sampled_from([None, [], ["a", 1], '{"a": 1}', "{", 0]))
+        return call
+    arguments = draw(arguments_for(schemas.get(name, {})))
+    if shape == "arguments in another mapping":
+        call["arguments"] = draw(python_forms(arguments))
+    else:
+        call["arguments"] = arguments
+    return OrderedDict(call) if shape == "other mapping" else call
+
+
+@st.composite
+def schemas_and_calls(draw: st.DrawFn) -> tuple[dict[str, object], object]:
+    schemas = draw(st.dictionaries(st.sampled_from(TOOLS), tool_schemas(), min_size=1, max_size=3))
+    return schemas, draw(calls_for(schemas))
+
+
+#: Defects, by where they go: (path into a tool's schema, the defective value).
+DEFECTS = st.sampled_from(
+    [((), None), ((), []), ((), "get_weather"),
+     (("parameters",), None), (("parameters",), []), (("parameters",), "x"), (("parameters",), 1),
+     (("parameters", "properties"), None), (("parameters", "properties"), ["a"]),
+     (("parameters", "properties"), "a"),
+     (("parameters", "required"), None), (("parameters", "required"), "city"),
+     (("parameters", "required"), [1]), (("parameters", "required"), ["city", None]),
+     (("parameters", "required"), {"city": True}),
+     (("parameters", "properties", "p"), None), (("parameters", "properties", "p"), True),
+     (("parameters", "properties", "p"), "string"), (("parameters", "properties", "p"), []),
+     (("parameters", "properties", "p", "type"), None),
+     (("parameters", "properties", "p", "type"), "str"),
+     (("parameters", "properties", "p", "type"), "STRING"),
+     (("parameters", "properties", "p", "type"), ""),
+     (("parameters", "properties", "p", "type"), 1),
+     (("parameters", "properties", "p", "type"), ["string", None]),
+     (("parameters", "properties", "p", "type"), ["string", ["null"]]),
+     (("parameters", "properties", "p", "type"), {"name": "string"}),
+     (("parameters", "properties", "p", "enum"), None),
+     (("parameters", "properties", "p", "enum"), "ab"),
+     (("parameters", "properties", "p", "enum"), {"a": 1}),
+     (("parameters", "properties", "p", "enum"), 1)]
+)  # fmt: skip
+
+
+@st.composite
+def defective_schemas_and_calls(draw: st.DrawFn) -> tuple[dict[str, object], object]:
+    """Schemas with one defect put somewhere in one tool (or two), and any call."""
+    schemas, call = draw(schemas_and_calls())
+    for tool in draw(st.lists(st.sampled_from(list(schemas)), min_size=1, max_size=2)):
+        path, defect = draw(DEFECTS)
+        schemas[tool] = _with(schemas[tool], path, defect)
+    return schemas, call
+
+
+def _with(node: object, path: tuple[str, ...], value: object) -> object:
+    """A copy of node with value at path (the mappings on the way made when absent)."""
+    if not path:
+        return value
+    copied = dict(node) if isinstance(node, Mapping) else {}
+    copied[path[0]] = _with(copied.get(path[0], {}), path[1:], value)
+    return copied
+
+
+# --- the differential checks -------------------------------------------------------------
+
+
+def outcome(validate: Any, schemas: object, call: object) -> object:
+    """What a validator gives: its result, or the (tool, parameter) its defect names."""
+    try:
+        return validate(schemas, call)
+    except (SchemaError, ReferenceDefect) as defect:
+        return ("defect", defect.tool, defect.parameter)
+
+
+def compiled(schemas: Any, call: object) -> dict[str, Any]:
+    """compile_schemas' result, after checking that its other ways of saying it agree:
+    check_call's pairs, and validate with reasons (one for each error)."""
+    validator = compile_schemas(schemas)
+    result = validator.validate(call)
+    assert [f"{kind}:{subject}" for kind, subject in validator.check_call(call)] == result["errors"]
+    explained = validator.validate(call, explain=True)
+    assert explained["errors"] == result["errors"]
+    assert set(explained["why"]) == set(result["errors"])
+    return result
+
+
+def assert_agree(schemas: object, call: object) -> None:
+    expected = outcome(reference, schemas, call)
+    assert outcome(validate_tool_call, schemas, call) == expected
+    assert outcome(compiled, schemas, call) == expected
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(schemas_and_calls())
+def test_toolaudit_matches_the_reference(case):
+    assert_agree(*case)
+
+
+@pytest.mark.slow
+@settings(max_examples=20_000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(schemas_and_calls())
+def test_toolaudit_matches_the_reference_at_length(case):
+    assert_agree(*case)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(defective_schemas_and_calls())
+def test_defects_are_found_as_the_reference_finds_them(case):
+    assert_agree(*case)
