@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections import OrderedDict, UserDict
 from collections.abc import Mapping
+from decimal import Decimal
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -395,3 +397,124 @@ def test_toolaudit_matches_the_reference_at_length(case):
 @given(defective_schemas_and_calls())
 def test_defects_are_found_as_the_reference_finds_them(case):
     assert_agree(*case)
+
+
+def _one(spec: object) -> dict[str, object]:
+    """Schemas of one tool, t, with one parameter, p, of this spec."""
+    return {"t": {"parameters": {"properties": {"p": spec}}}}
+
+
+def _p(value: object) -> dict[str, object]:
+    """A call to t with p = value."""
+    return {"name": "t", "arguments": {"p": value}}
+
+
+class Num(int):
+    """An int subclass (as an IntEnum is)."""
+
+
+WEATHER = {
+    "get_weather": {
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+            "required": ["city"],
+        }
+    }
+}
+NAN = float("nan")
+
+#: Cases picked by hand where a validator is most likely to slip; each is checked against
+#: the reference as the generated ones are.
+NASTY = {
+    "the spec's sample": (WEATHER, {"name": "get_weather", "arguments": {"days": True, "tz": 1}}),
+    "unknown tool, broken arguments": (WEATHER, {"name": "nope", "arguments": 5}),
+    "arguments None": (WEATHER, {"name": "get_weather", "arguments": None}),
+    "arguments a JSON string": (WEATHER, {"name": "get_weather", "arguments": '{"city": "P"}'}),
+    "arguments a UserDict": (WEATHER, {"name": "get_weather", "arguments": UserDict(city=1)}),
+    "a call that is a UserDict": (WEATHER, UserDict(name="get_weather", arguments={})),
+    "a name that is a str subclass": (WEATHER, {"name": Text("get_weather")}),
+    "keys that are no strings": (WEATHER, {"name": "get_weather", "arguments": {1: 1, None: 2}}),
+    "required '1', argument 1": (
+        {"t": {"parameters": {"required": ["1"]}}},
+        {"name": "t", "arguments": {1: "x"}},
+    ),
+    "1.0 for integer": (_one({"type": "integer"}), _p(1.0)),
+    "-0.0 for integer": (_one({"type": "integer"}), _p(-0.0)),
+    "2**70 for integer": (_one({"type": "integer"}), _p(2**70)),
+    "an int subclass for integer": (_one({"type": "integer"}), _p(Num(3))),
+    "True for number": (_one({"type": "number"}), _p(True)),
+    "NaN for number": (_one({"type": "number"}), _p(NAN)),
+    "a tuple for array": (_one({"type": "array"}), _p((1,))),
+    "a MappingProxy for object": (_one({"type": "object"}), _p(MappingProxyType({}))),
+    "a Decimal for number": (_one({"type": "number"}), _p(Decimal(1))),
+    "empty type list": (_one({"type": []}), _p(None)),
+    "type list, enum fails": (_one({"type": ["string", "integer"], "enum": ["a"]}), _p(1)),
+    "type fails, enum would too": (_one({"type": "string", "enum": [1]}), _p(1)),
+    "enum without type": (_one({"enum": ["a"]}), _p("b")),
+    "empty enum": (_one({"enum": []}), _p(1)),
+    "enum 1, value True": (_one({"enum": [1]}), _p(True)),
+    "enum True, value 1": (_one({"enum": [True]}), _p(1)),
+    "enum 0, value False": (_one({"enum": [0]}), _p(False)),
+    "enum 1.0, value 1": (_one({"enum": [1.0]}), _p(1)),
+    "enum 0, value -0.0": (_one({"enum": [0]}), _p(-0.0)),
+    "enum 2**53, value 2**53 + 1": (_one({"enum": [float(2**53)]}), _p(2**53 + 1)),
+    "enum NaN, value the same NaN": (_one({"enum": [NAN]}), _p(NAN)),
+    "enum [1, 2], value (1, 2)": (_one({"enum": [[1, 2]]}), _p((1, 2))),
+    "enum [1], value [True]": (_one({"enum": [[1]]}), _p([True])),
+    "enum {a: 1}, value {a: 1.0}": (_one({"enum": [{"a": 1}]}), _p(OrderedDict(a=1.0))),
+    "enum {a: 1}, value {a: 1, b: 2}": (_one({"enum": [{"a": 1}]}), _p({"a": 1, "b": 2})),
+    "enum 'a', value a str subclass": (_one({"enum": ["a"]}), _p(Text("a"))),
+    "enum 10**5000": (_one({"enum": [10**5000]}), _p(10**5000)),
+    "enum 1, value 10**5000": (_one({"enum": [1]}), _p(10**5000)),
+    "enum a tuple (a Python caller's)": (_one({"enum": ("a",)}), _p("a")),
+    "required a tuple": ({"t": {"parameters": {"required": ("a",)}}}, {"name": "t"}),
+    "required twice, and undeclared": (
+        {"t": {"parameters": {"properties": {}, "required": ["a", "a", "b"]}}},
+        {"name": "t", "arguments": {"b": 1}},
+    ),
+    "no parameters": ({"t": {}}, {"name": "t", "arguments": {"a": 1}}),
+    "parameters without properties": (
+        {"t": {"parameters": {}}},
+        {"name": "t", "arguments": {"a": 1}},
+    ),
+    "a root type the contract does not read": (
+        {"t": {"parameters": {"type": "bogus", "properties": {"p": {}}}}},
+        _p(1),
+    ),
+    "names that sort oddly": (
+        {"t": {"parameters": {"properties": {n: {"type": "integer"} for n in NAMES}}}},
+        {"name": "t", "arguments": {n: "x" for n in [*NAMES, "b", "B", "zz"]}},
+    ),
+    "a defect in another tool": (
+        {**WEATHER, "f": {"parameters": {"properties": {"a": {"type": "str"}}}}},
+        {"name": "get_weather", "arguments": {"city": "Paris"}},
+    ),
+    "a defect, and a call that is not one": ({"f": {"parameters": []}}, None),
+    "a parameter that is a boolean schema": (_one(True), _p(1)),
+    "type null": (_one({"type": None}), _p(1)),
+    "a tool named 1, called by '1'": ({1: {}}, {"name": "1"}),
+    "tools named 1 and 't', called by 'u'": ({1: {}, "t": {}}, {"name": "u"}),
+    "a parameter named 1, an argument 'p'": (
+        {"t": {"parameters": {"properties": {1: {}}}}},
+        _p("x"),
+    ),
+    "a parameter named 1, an argument 1": (
+        {"t": {"parameters": {"properties": {1: {"type": "string"}}}}},
+        {"name": "t", "arguments": {1: 1}},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", NASTY.values(), ids=NASTY.keys())
+def test_nasty_cases_match_the_reference(case):
+    assert_agree(*case)
+
+
+def test_an_enum_nested_deeper_than_the_recursion_limit_is_compared_whole():
+    # The reference recurses; json_equal must not (docs: arrays compare structurally).
+    deep: list[object] = [1]
+    for _ in range(5_000):
+        deep = [deep]
+    assert validate_tool_call(_one({"enum": [deep]}), _p(deep))["ok"]
+    assert validate_tool_call(_one({"enum": [deep]}), _p([deep]))["errors"] == ["enum:p"]
