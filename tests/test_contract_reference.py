@@ -10,17 +10,22 @@ calls JSON can express, with the report rows of ``toolaudit audit`` on a flat lo
 
 from __future__ import annotations
 
+import json
+import tempfile
 from collections import OrderedDict, UserDict
 from collections.abc import Mapping
 from decimal import Decimal
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from toolaudit import SchemaError, compile_schemas, validate_tool_call
+
+from .conftest import invoke, rows_of
 
 #: What a Python caller may pass for an array, in a call or (docs silent) in a schema.
 ARRAYS = (list, tuple)
@@ -243,23 +248,33 @@ def tool_schemas(draw: st.DrawFn) -> dict[str, object]:
 def arguments_for(draw: st.DrawFn, schema: dict[str, Any]) -> dict[str, object]:
     """Arguments that often fit the schema (a value of its type, an enum's own value, in
     another Python form) and often not (an undeclared name, a value of another type)."""
-    properties = schema.get("parameters", {}).get("properties", {})
+    properties = _properties(schema)
     declared = st.sampled_from(list(properties)) if properties else st.nothing()
     names = declared | declared | st.sampled_from(NAMES)
     arguments: dict[str, object] = {}
     for name in draw(st.lists(names, max_size=5, unique=True)):
-        arguments[name] = draw(value_for(properties.get(name, {})).flatmap(python_forms))
+        arguments[name] = draw(value_for(properties.get(name)).flatmap(python_forms))
     return arguments
 
 
-def value_for(spec: dict[str, Any]) -> st.SearchStrategy[object]:
+def _properties(schema: object) -> Mapping[str, Any]:
+    """A tool's declared parameters, as far as a schema that may be defective says."""
+    parameters = schema.get("parameters") if isinstance(schema, Mapping) else None
+    properties = parameters.get("properties") if isinstance(parameters, Mapping) else None
+    return properties if isinstance(properties, Mapping) else {}
+
+
+def value_for(spec: object) -> st.SearchStrategy[object]:
     """A value of the spec's enum, of one of its types, or any."""
     fitting = [JSON_LIKE]
-    if spec.get("enum"):
+    if not isinstance(spec, Mapping):
+        return JSON_LIKE
+    if isinstance(spec.get("enum"), list) and spec["enum"]:
         fitting.append(st.sampled_from(spec["enum"]))
-    declared = spec.get("type", [])
-    for name in [declared] if isinstance(declared, str) else declared:
-        fitting.append(JSON_LIKE.filter(lambda value, name=name: accepts(name, value)))
+    declared = spec.get("type")
+    for name in declared if isinstance(declared, list) else [declared]:
+        if name in KNOWN_TYPES:
+            fitting.append(JSON_LIKE.filter(lambda value, name=name: accepts(name, value)))
     return st.one_of(fitting)
 
 
@@ -518,3 +533,84 @@ def test_an_enum_nested_deeper_than_the_recursion_limit_is_compared_whole():
         deep = [deep]
     assert validate_tool_call(_one({"enum": [deep]}), _p(deep))["ok"]
     assert validate_tool_call(_one({"enum": [deep]}), _p([deep]))["errors"] == ["enum:p"]
+
+
+# --- the audit agrees with the library ---------------------------------------------------
+
+
+def _as_json(value: object) -> object:
+    """What json.dumps writes of a mapping that is no dict (a UserDict): a JSON object."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"not JSON: {type(value).__name__}")
+
+
+def json_text(value: object) -> str | None:
+    """The value as a line of JSON, or None where JSON cannot say it (NaN, bytes...)."""
+    try:
+        return json.dumps(value, default=_as_json, allow_nan=False)
+    except (ValueError, TypeError):  # TypeError: bytes, say
+        return None
+
+
+@st.composite
+def logs_of_flat_calls(draw: st.DrawFn) -> tuple[str, list[str]]:
+    """A schemas file in the contract's shape, and flat calls to its tools, one a line.
+    Only what JSON can say: a call that is no object is a record, not a call (the audit's
+    malformed:record), and NaN or an infinity is not JSON."""
+    schemas, _ = draw(st.one_of(schemas_and_calls(), defective_schemas_and_calls()))
+    lines = []
+    for _ in range(draw(st.integers(1, 8))):
+        call = draw(calls_for(schemas))
+        line = json_text(call) if isinstance(call, Mapping) else None
+        if line is not None:
+            lines.append(line)
+    schemas_text = json_text(schemas)
+    assume(schemas_text is not None and lines)
+    assert schemas_text is not None
+    return schemas_text, lines
+
+
+def assert_audit_agrees(schemas_text: str, lines: list[str]) -> None:
+    """Each line's report row carries the errors validate_tool_call gives for the call
+    that line holds; a defect the library raises for stops the audit (exit 2)."""
+    schemas = json.loads(schemas_text)
+    with tempfile.TemporaryDirectory() as folder:
+        schemas_file, log, report = (Path(folder) / n for n in ("s.json", "l.jsonl", "r.jsonl"))
+        schemas_file.write_text(schemas_text, encoding="utf-8")
+        log.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+        result = invoke("audit", str(log), "--schemas", str(schemas_file), "--report", str(report))
+        try:
+            expected = [validate_tool_call(schemas, as_audited(line))["errors"] for line in lines]
+        except SchemaError:
+            # The message may differ: a file whose tools are not all objects is of no
+            # known shape before it is a defective mapping.
+            assert result.exit_code == 2, result.stdout
+            return
+        assert result.exit_code == (1 if any(expected) else 0), result.stderr
+        assert [row["errors"] for row in rows_of(report)] == expected
+
+
+def as_audited(line: str) -> object:
+    """The call a flat line holds as the audit judges it: arguments logged as a JSON string
+    are decoded (docs/formats.md), and text that is not JSON is no object."""
+    call = json.loads(line)
+    if isinstance(call, dict) and isinstance(call.get("arguments"), str):
+        try:
+            call["arguments"] = json.loads(call["arguments"])
+        except ValueError:
+            call["arguments"] = "not JSON"
+    return call
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(logs_of_flat_calls())
+def test_the_audit_of_flat_calls_gives_the_librarys_errors(log):
+    assert_audit_agrees(*log)
+
+
+@pytest.mark.slow
+@settings(max_examples=1_500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(logs_of_flat_calls())
+def test_the_audit_of_flat_calls_gives_the_librarys_errors_at_length(log):
+    assert_audit_agrees(*log)
