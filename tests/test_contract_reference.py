@@ -167,6 +167,8 @@ def _call_errors(tools: dict[str, ReferenceTool], call: object) -> list[str]:
 #: plane, a NUL, a name spelling an error, a space.
 NAMES = ["city", "days", "a", "A", "Z", "", ":", "a:b", "é", "\U0001d538", "\x00", "a ", "type:z"]
 TOOLS = ["get_weather", "t", "", "a:b", "é"]
+#: Keys a Python caller may use that JSON cannot (it writes 1 as "1"): rarely drawn.
+ODD_KEYS = st.sampled_from([1, None, 1.5])
 TYPE_NAMES = st.sampled_from(KNOWN_TYPES)
 #: Numbers where Python's equality, hashing or bool-is-int would mislead a validator.
 TRICKY_NUMBERS = st.sampled_from(
@@ -234,7 +236,8 @@ def tool_schemas(draw: st.DrawFn) -> dict[str, object]:
     shape = draw(st.integers(0, 5))
     if shape == 0:
         return {}
-    properties = draw(st.dictionaries(st.sampled_from(NAMES), specs(), max_size=4))
+    keys = st.sampled_from(NAMES) | st.sampled_from(NAMES) | ODD_KEYS
+    properties = draw(st.dictionaries(keys, specs(), max_size=4))
     parameters: dict[str, object] = {}
     if shape != 1:
         parameters["properties"] = properties
@@ -251,7 +254,7 @@ def arguments_for(draw: st.DrawFn, schema: dict[str, Any]) -> dict[str, object]:
     another Python form) and often not (an undeclared name, a value of another type)."""
     properties = _properties(schema)
     declared = st.sampled_from(list(properties)) if properties else st.nothing()
-    names = declared | declared | st.sampled_from(NAMES)
+    names = declared | declared | st.sampled_from(NAMES) | ODD_KEYS
     arguments: dict[str, object] = {}
     for name in draw(st.lists(names, max_size=5, unique=True)):
         arguments[name] = draw(value_for(properties.get(name)).flatmap(python_forms))
@@ -318,7 +321,8 @@ def calls_for(draw: st.DrawFn, schemas: dict[str, Any]) -> object:
 
 @st.composite
 def schemas_and_calls(draw: st.DrawFn) -> tuple[dict[str, object], object]:
-    schemas = draw(st.dictionaries(st.sampled_from(TOOLS), tool_schemas(), min_size=1, max_size=3))
+    tools = st.sampled_from(TOOLS) | st.sampled_from(TOOLS) | ODD_KEYS
+    schemas = draw(st.dictionaries(tools, tool_schemas(), min_size=1, max_size=3))
     return schemas, draw(calls_for(schemas))
 
 
