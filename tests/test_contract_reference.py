@@ -400,7 +400,7 @@ def assert_agree(schemas: object, call: object) -> None:
     assert outcome(compiled, schemas, call) == expected
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(schemas_and_calls())
 def test_toolaudit_matches_the_reference(case):
     assert_agree(*case)
@@ -413,7 +413,7 @@ def test_toolaudit_matches_the_reference_at_length(case):
     assert_agree(*case)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(defective_schemas_and_calls())
 def test_defects_are_found_as_the_reference_finds_them(case):
     assert_agree(*case)
