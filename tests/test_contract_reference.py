@@ -65,22 +65,23 @@ def json_equal(left: object, right: object) -> bool:
     return left is None and right is None
 
 
+#: The spec's table of type names, as Python types (a bool is an int only to Python).
+PYTHON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": ARRAYS,
+    "object": (Mapping,),
+    "null": (type(None),),
+}
+
+
 def accepts(type_name: str, value: object) -> bool:
     """Whether one of the contract's type names accepts a Python value."""
-    if type_name == "string":
-        return isinstance(value, str)
-    if type_name == "integer":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if type_name == "number":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if type_name == "boolean":
-        return isinstance(value, bool)
-    if type_name == "array":
-        return isinstance(value, ARRAYS)
-    if type_name == "object":
-        return isinstance(value, Mapping)
-    assert type_name == "null"
-    return value is None
+    if isinstance(value, bool) and type_name != "boolean":
+        return False  # "A boolean value is valid only for type: boolean"
+    return isinstance(value, PYTHON_TYPES[type_name])
 
 
 class ReferenceTool:
