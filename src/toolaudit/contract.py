@@ -202,7 +202,9 @@ class ToolValidator:
             param_name: _Parameter(name, param_name, spec)
             for param_name, spec in properties.items()
         }
-        self._names = tuple(self.parameters)  # what an unexpected argument's reason lists
+        # What an unexpected argument's reason lists, as subjects are named (a Python
+        # caller's name that is no string is said as str says it).
+        self._names = tuple(map(subject_of, self.parameters))
         #: Its reasons' words (deep.reasons.ToolWords), made when a call first fails.
         self._words: ToolWords | None = None
         # A name listed twice is required once: dict.fromkeys keeps the first.
@@ -437,9 +439,10 @@ class Validator:
 
     @property
     def tool_names(self) -> list[str]:
-        """The defined tools' names, sorted (an alias is not a tool of its own)."""
+        """The defined tools' names, sorted (an alias is not a tool of its own); a Python
+        caller's name that is no string as str says it, so that any names sort."""
         if self._names is None:
-            self._names = sorted({tool.name for tool in self.tools.values()})
+            self._names = sorted({subject_of(tool.name) for tool in self.tools.values()})
         return self._names
 
     def explain_unknown(self, name: str) -> dict[str, str]:
