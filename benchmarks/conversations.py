@@ -17,6 +17,7 @@ import argparse
 import random
 import time
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -63,24 +64,57 @@ def history(rng: random.Random, length: int, number: int) -> list[dict[str, obje
     return messages
 
 
-def generate(path: Path, lines: int, length: int, *, paired: bool) -> None:
+def as_anthropic(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The same conversation as Anthropic's Messages API takes it (the system prompt
+    apart): calls as tool_use blocks, each run of results as one user message."""
+    turns: list[dict[str, Any]] = []
+    for message in messages[1:]:
+        if message["role"] == "tool":
+            block = {"type": "tool_result", "tool_use_id": message["tool_call_id"]}
+            block["content"] = message["content"]
+            if turns[-1]["role"] != "user" or not isinstance(turns[-1]["content"], list):
+                turns.append({"role": "user", "content": []})
+            turns[-1]["content"].append(block)
+        elif message["role"] == "assistant":
+            uses = [
+                {
+                    "type": "tool_use",
+                    "id": each["id"],
+                    "name": each["function"]["name"],
+                    "input": orjson.loads(each["function"]["arguments"]),
+                }
+                for each in message["tool_calls"]
+            ]
+            turns.append({"role": "assistant", "content": uses})
+        else:
+            turns.append({"role": "user", "content": message["content"]})
+    return turns
+
+
+def record_of(rng: random.Random, shape: str, length: int, number: int, paired: bool) -> object:
+    """One line: a request of ``shape`` alone, or paired with its response."""
+    messages = history(rng, length, number)
+    made = call(f"c{number}", "Rome")
+    if shape == "anthropic":
+        tool = WEATHER["function"]
+        tools = [{"name": tool["name"], "input_schema": tool["parameters"]}]
+        request = {"model": "claude-sonnet-4-5", "max_tokens": 1024, "tools": tools}
+        request |= {"system": messages[0]["content"], "messages": as_anthropic(messages)}
+        [use] = as_anthropic([messages[0], {"role": "assistant", "tool_calls": [made]}])
+        response = {"type": "message", "role": "assistant", "model": "claude-sonnet-4-5"}
+        response["content"] = use["content"]
+    else:
+        request = {"model": "gpt-4o", "messages": messages, "tools": [WEATHER]}
+        message = {"role": "assistant", "tool_calls": [made]}
+        response = {"model": "gpt-4o", "choices": [{"message": message}]}
+    return {"request": request, "response": response} if paired else request
+
+
+def generate(path: Path, lines: int, length: int, *, paired: bool, shape: str) -> None:
     rng = random.Random(SEED)
     with atomic_path(path) as partial, partial.open("wb") as out:
         for number in range(lines):
-            request = {
-                "model": "gpt-4o",
-                "messages": history(rng, length, number),
-                "tools": [WEATHER],
-            }
-            if paired:
-                made = {"role": "assistant", "tool_calls": [call(f"c{number}", "Rome")]}
-                record: dict[str, object] = {
-                    "request": request,
-                    "response": {"model": "gpt-4o", "choices": [{"message": made}]},
-                }
-            else:
-                record = request
-            out.write(orjson.dumps(record) + b"\n")
+            out.write(orjson.dumps(record_of(rng, shape, length, number, paired)) + b"\n")
 
 
 def floor_seconds(path: Path) -> float:
@@ -92,30 +126,35 @@ def floor_seconds(path: Path) -> float:
 
 
 def log_path(kind: str, args: argparse.Namespace) -> Path:
-    return DATA_DIR / f"conversations-{kind}-{args.lines}x{args.messages}-seed{SEED}.jsonl"
+    shape = "" if args.shape == "openai-chat" else f"{args.shape}-"
+    name = f"conversations-{shape}{kind}-{args.lines}x{args.messages}-seed{SEED}.jsonl"
+    return DATA_DIR / name
 
 
 def in_process(log: Path, repeat: int) -> None:
     """The check alone on the log's histories, in this process: the full reading (all
     that ``check`` did before its fast path, calls listed) beside ``check`` as the audit
     calls it (``calls=False`` unless --history), rounds interleaved, best round."""
-    from toolaudit.history import check, fast  # here: the audit is timed as a command
+    from toolaudit.history import check, fast, fast_blocks  # here: the command is timed
     from toolaudit.history.check import examine
 
     def pure(messages: list[object]) -> object:
-        speedups, fast.SPEEDUPS = fast.SPEEDUPS, None
+        """check as the audit calls it, with the C speedups set aside."""
+        speedups = fast.SPEEDUPS
+        fast.SPEEDUPS = fast_blocks.SPEEDUPS = None
         try:
-            return check(messages, calls=False)
+            return check(messages, shape, calls=False)
         finally:
-            fast.SPEEDUPS = speedups
+            fast.SPEEDUPS = fast_blocks.SPEEDUPS = speedups
 
     histories = [orjson.loads(line)["messages"] for line in log.open("rb")]
+    shape = "anthropic" if "anthropic" in log.name else "openai-chat"
     count = sum(len(messages) for messages in histories)
     ways = {
-        "full reading (before)": lambda: [examine(h, None, "messages") for h in histories],
-        "check, calls listed": lambda: [check(h) for h in histories],
+        "full reading (before)": lambda: [examine(h, shape, "messages") for h in histories],
+        "check, calls listed": lambda: [check(h, shape) for h in histories],
         "check, calls=False, pure Python": lambda: [pure(h) for h in histories],
-        "check, calls=False (the audit)": lambda: [check(h, calls=False) for h in histories],
+        "check, calls=False (the audit)": lambda: [check(h, shape, calls=False) for h in histories],
     }
     best = dict.fromkeys(ways, float("inf"))
     for _ in range(repeat):
@@ -137,6 +176,7 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--lines", type=int, default=20_000)
     parser.add_argument("--messages", type=int, default=40, help="messages a conversation")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--shape", choices=["openai-chat", "anthropic"], default="openai-chat")
     return parser.parse_args()
 
 
@@ -149,7 +189,7 @@ def main() -> None:
         log = log_path(kind, args)
         if not log.exists():
             progress(f"generating {log.name} ...")
-            generate(log, args.lines, args.messages, paired=paired)
+            generate(log, args.lines, args.messages, paired=paired, shape=args.shape)
         argv = [str(exe), "audit", str(log), "--no-progress", "--format", "json"]
         variants = [
             Variant(

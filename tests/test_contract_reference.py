@@ -578,8 +578,6 @@ def logs_of_flat_calls(draw: st.DrawFn) -> tuple[str, list[str]]:
     schemas_text = json_text(schemas)
     assume(schemas_text is not None and lines)
     assert schemas_text is not None
-    # Integers beyond 64 bits are read inexactly by the audit: see the xfail tests below.
-    assume(not any(LONG_INTEGER.search(text) for text in [schemas_text, *lines]))
     return schemas_text, lines
 
 
@@ -628,13 +626,11 @@ def test_the_audit_of_flat_calls_gives_the_librarys_errors_at_length(log):
     assert_audit_agrees(*log)
 
 
-# Differences found between the audit and the library, left to the modules that read
-# JSON (the readers of src/toolaudit/pipeline/ and schemas/files.py): docs/guarantees.md
-# says numbers are exact, integers beyond 64 bits included.
+# Differences found between the audit and the library, and fixed: docs/guarantees.md says
+# numbers are exact, integers beyond 64 bits included.
 BIG = 2**64  # orjson reads 18446744073709551617 as the float 2.0**64, which equals BIG
 
 
-@pytest.mark.xfail(reason="a schemas file's integers beyond 64 bits are read as floats")
 def test_an_integer_beyond_64_bits_in_a_schemas_file_is_read_exactly(tmp_path):
     from toolaudit import load_schemas
 
@@ -646,7 +642,6 @@ def test_an_integer_beyond_64_bits_in_a_schemas_file_is_read_exactly(tmp_path):
     assert load_schemas(str(path)).validator.validate(call)["errors"] == ["enum:p"]
 
 
-@pytest.mark.xfail(reason="a call is valid on orjson's float for an integer beyond 64 bits")
 @pytest.mark.parametrize(
     "line",
     [
@@ -664,7 +659,6 @@ def test_an_integer_beyond_64_bits_is_not_valid_for_its_float_neighbour(tmp_path
     assert [row["errors"] for row in toolaudit.audit([str(log)], schemas)] == [["enum:p"]]
 
 
-@pytest.mark.xfail(reason="toolaudit validate reads the call with orjson alone")
 @pytest.mark.parametrize(
     ("number", "expected"),
     [("18446744073709551616", []), ("1e400", ["type:p"])],

@@ -52,6 +52,7 @@ def validate(
     """Validate one call and print the contract's result: {"ok": ..., "errors": [...]}."""
     import orjson
 
+    from toolaudit.schemas.files import loads_json
     from toolaudit.schemas.loading import load_schemas
 
     storage_options = _storage_options(storage_option)
@@ -65,7 +66,7 @@ def validate(
         )
     text = sys.stdin.buffer.read() if call == "-" else call.encode()
     try:
-        parsed = orjson.loads(text)
+        parsed = loads_json(text)  # exactly where orjson may not be (as the audit reads)
     except orjson.JSONDecodeError as error:
         raise _fail(f"the call is not valid JSON: {error}") from None
     result = schema_set.validator.validate(parsed, explain=explain)

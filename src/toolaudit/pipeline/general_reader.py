@@ -263,10 +263,10 @@ class GeneralReader:
             verdicts = [
                 judge(call, validator, why_unjudged, exact=exact) for call in extracted.calls
             ]
-        if line is not None and (
-            (any(v[1] for v in verdicts) and may_hold_long_integers(line))
-            or may_hold_tiny_numbers(line)
-        ):
+        # An integer past 64 bits, which orjson reads as a float, can fail a call (as an
+        # integer) or pass it (equal to an enum's number): the call is judged on the
+        # exact parse. A false alarm (19 digits in a text) costs a parse, not a change.
+        if line is not None and (may_hold_long_integers(line) or may_hold_tiny_numbers(line)):
             exact_record, beyond = _exact(line)
             if beyond is not None or exact_record is not None:
                 self._read_exactly(exact_record, beyond, lineno, tally)

@@ -16,7 +16,7 @@ from toolaudit.formats.flat import call_id as flat_call_id
 from toolaudit.jsonutil import may_hold_long_integers
 from toolaudit.pipeline.fast_paths import FastPaths
 from toolaudit.pipeline.general_reader import GeneralReader, may_hold_tiny_numbers
-from toolaudit.pipeline.judge import number_may_be_inexact, object_verdict
+from toolaudit.pipeline.judge import object_verdict
 from toolaudit.pipeline.recorder import Recorder, Where
 from toolaudit.results.tally import Tally
 
@@ -118,6 +118,11 @@ class InlineReader:
                 ) and may_hold_tiny_numbers(line):
                     general.read_record(record, lineno, line)  # judged on its exact parse
                     continue
+                if may_hold_long_integers(line):
+                    # An integer past 64 bits, which orjson read as a float, may fail the
+                    # call (as an integer) or pass it (equal to an enum's number).
+                    general.read_record(record, lineno, line)
+                    continue
                 if tell_typed:  # the typed path reads the next lines as flat calls
                     fast_paths.flat_call_seen(name)
                 problems = tool.check(arguments)
@@ -140,9 +145,7 @@ class InlineReader:
                 if not wants_model:  # a failing call's row, or its sample, names it
                     model = m if type(m := record.get("model")) is str else None
                     tally = global_tally
-                if (
-                    number_may_be_inexact(problems, arguments) and may_hold_long_integers(line)
-                ) or may_hold_tiny_numbers(line):
+                if may_hold_tiny_numbers(line):
                     general.read_record(record, lineno, line, tally)
                 else:
                     verdict = object_verdict(tool, arguments, problems)

@@ -13,10 +13,7 @@ from typing import Any
 import orjson
 
 from toolaudit.contract import (
-    CONSTRAINT,
-    ENUM,
     MALFORMED,
-    TYPE,
     UNKNOWN_TOOL,
     Problem,
     ToolValidator,
@@ -24,7 +21,6 @@ from toolaudit.contract import (
     explain_malformed_name,
     kind_phrase,
 )
-from toolaudit.deep.paths import parameter_of
 from toolaudit.formats import ABSENT, JSON_STRING, OBJECT, Call
 from toolaudit.formats.base import TRUNCATED, is_cut_off
 from toolaudit.jsonutil import loads_exact, may_hold_long_integers
@@ -141,12 +137,10 @@ def judge_apart(
     call: Call, validator: Validator, context: str | None
 ) -> tuple[Verdict, Mapping[str, Any] | None]:
     """:func:`judge_decoding` for a call judged apart from any line (assembled from a
-    stream, checked at the agent boundary): with orjson, and again exactly when it
-    fails and its arguments may hold an integer orjson reads as a float."""
-    judged = judge_decoding(call, validator, context, exact=False)
-    if judged[0][1] and isinstance(call.arguments, str) and may_hold_long_integers(call.arguments):
-        judged = judge_decoding(call, validator, context, exact=True)
-    return judged
+    stream, checked at the agent boundary): with orjson, or exactly when its arguments
+    may hold an integer orjson reads as a float (which may fail or pass the call)."""
+    exact = isinstance(call.arguments, str) and may_hold_long_integers(call.arguments)
+    return judge_decoding(call, validator, context, exact=exact)
 
 
 def reasons(why: Why) -> Mapping[str, str]:
@@ -245,18 +239,3 @@ def object_verdict(
     calls so, without making a Call."""
     why: Why = (tool.explain_problems, (arguments, problems)) if problems else None
     return (tool.name, problems, None, why)
-
-
-def number_may_be_inexact(problems: Problems, arguments: Mapping[str, Any]) -> bool:
-    """Whether a type, enum or constraint error may come from orjson's float for a huge
-    integer: only a float, or an array or object holding one, can be such a value. A
-    deep error's subject is a path: the argument it starts from is looked at."""
-    for kind, subject in problems:
-        if kind in (TYPE, ENUM, CONSTRAINT):
-            # parameter_of() gives back a subject holding neither "." nor "[": skipped.
-            also = parameter_of(subject) if "." in subject or "[" in subject else subject
-            for name in (subject, also):
-                value_type = type(arguments.get(name))
-                if value_type is float or value_type is list or value_type is dict:
-                    return True
-    return False

@@ -20,7 +20,7 @@ from toolaudit.formats.flat import FLAT
 from toolaudit.formats.flat import call_id as flat_call_id
 from toolaudit.formats.typed import DECODE_FAILURES
 from toolaudit.jsonutil import may_hold_long_integers
-from toolaudit.pipeline.judge import judge, number_may_be_inexact, object_verdict
+from toolaudit.pipeline.judge import judge, object_verdict
 from toolaudit.pipeline.recorder import Recorder, Where
 from toolaudit.typed.arguments import DECODER_DECIDES_LENGTH, beyond_decoders, is_utf8
 from toolaudit.typed.decoders import may_read_as_zero
@@ -120,23 +120,18 @@ class TypedFlatReader:
                 if type(name) is not str or type(arguments) is not dict:
                     return position
                 judge_by = declared.get(name)
+                # An integer past 64 bits, which orjson read as a float, may fail or pass
+                # the call: the general path judges it on the exact parse.
+                if may_hold_long_integers(line):
+                    return position
                 if judge_by is None:
                     # A tool the schemas do not declare (a model's invention, often in a
-                    # log of failing calls): judged as the general path judges it, which
-                    # parses the line again exactly if it may hold a long integer.
-                    if may_hold_long_integers(line):
-                        return position
+                    # log of failing calls): judged as the general path judges it.
                     call = Call(0, name, arguments, id=flat_call_id(record), encoding=JSON_STRING)
                     verdict = judge(call, validator, None, exact=False)
                     problems = verdict[1]
                 else:
                     problems = judge_by.check(arguments)
-                    # An integer past 64 bits, which orjson read as a float, may be why the
-                    # call fails: the general path judges it on the exact parse.
-                    if problems and (
-                        number_may_be_inexact(problems, arguments) and may_hold_long_integers(line)
-                    ):
-                        return position
                 model = record.get("model")
                 if type(model) is not str:
                     if model is not None and grouped:

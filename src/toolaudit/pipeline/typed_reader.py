@@ -35,7 +35,7 @@ from toolaudit.formats.typed import (
     typed_shapes,
 )
 from toolaudit.jsonutil import may_hold_long_integers, orjson_may_differ
-from toolaudit.pipeline.judge import Verdict, judge, number_may_be_inexact, object_verdict
+from toolaudit.pipeline.judge import Verdict, judge, object_verdict
 from toolaudit.pipeline.options import AuditOptions
 from toolaudit.pipeline.recorder import Recorder, Where
 from toolaudit.pipeline.shape_rests import ShapeRests
@@ -374,15 +374,11 @@ class TypedReader:
                 # What judge() does with arguments that are an object, without a Call:
                 # most failing calls of a log. Its parse differs from the exact one the
                 # general path may make only for an integer past 64 bits, turned into a
-                # float (as the inline path checks for flat calls). The problems are
-                # looked at first: most rule it out without reading the text again.
-                problems = tool.check(value)
-                if (
-                    problems
-                    and number_may_be_inexact(problems, value)
-                    and may_hold_long_integers(text)
-                ):
+                # float, which may fail or pass the call: such a line is the general
+                # path's (a search of the text, on the calls the decoders refused only).
+                if may_hold_long_integers(text):
                     return None
+                problems = tool.check(value)
                 verdicts.append(object_verdict(tool, value, problems))
                 continue
             if orjson_may_differ(line):

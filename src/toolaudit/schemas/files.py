@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from toolaudit.errors import InputError, SchemaError
-from toolaudit.jsonutil import loads_exact
+from toolaudit.jsonutil import loads_exact, may_hold_long_integers
 from toolaudit.schemas.tooldefs import Schemas
 from toolaudit.storage.filesystems import is_url
 from toolaudit.storage.reading import read_bytes
@@ -84,14 +84,21 @@ def read_whole(path: str, storage_options: Mapping[str, Any] | None, where: str)
 def loads_json(data: bytes) -> Any:
     """JSON text -> its value, as the audit reads a log line: with orjson, and what orjson
     refuses (a byte order mark, ``1e400``, an integer of 400 digits, a lone surrogate)
-    with the standard library, exactly. Raises orjson's error when neither can."""
+    or may read otherwise (an integer past 64 bits, which it turns into a float) with the
+    standard library, exactly. Raises orjson's error when neither can."""
     try:
-        return orjson.loads(data)
+        value = orjson.loads(data)
     except orjson.JSONDecodeError as error:
         try:
             return loads_exact(data)
         except (ValueError, RecursionError):
             raise error from None
+    if may_hold_long_integers(data):
+        try:
+            return loads_exact(data)
+        except (ValueError, RecursionError):
+            pass  # (a number beyond the exact reading: orjson's value stands)
+    return value
 
 
 def _first_line(data: bytes) -> int:
