@@ -230,7 +230,7 @@ def test_a_hostile_history_is_answered_alike_and_repaired(shape: Shape, steps: l
 
 
 @pytest.mark.slow
-@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     shape=st.sampled_from(SHAPES), steps=st.lists(HOSTILE_STEP, max_size=10), edits=HOSTILE_EDITS
 )
