@@ -150,3 +150,15 @@ def test_a_gemini_answer_without_an_id_goes_after_the_results_in_its_message():
     result = check_history(messages, provider="gemini", repair=True)
     assert [change.code for change in result.changes] == ["pairing:unanswered"]
     assert pairing_codes("gemini", result.messages) == []
+
+
+def test_a_gemini_result_without_an_id_moved_goes_after_the_results_in_its_message():
+    # Moved first into the window, it took the oldest call there, not its own.
+    messages = [
+        {"role": "model", "parts": [{"functionCall": {"id": "c1"}}, {"functionCall": {}}]},
+        {"role": "user", "parts": [{}, {"functionResponse": {"id": "c1"}}]},
+        {"role": "user", "parts": [{"functionResponse": {}}]},
+    ]
+    result = check_history(messages, provider="gemini", repair=True)
+    assert [change.code for change in result.changes] == ["pairing:misplaced_result"]
+    assert pairing_codes("gemini", result.messages) == []

@@ -177,12 +177,14 @@ class _Plan:
                 if call.answer is None:
                     answer = error_result(self.shape, call, self.messages[index])
                     # With no id, it answers the oldest unanswered call (of its name), so
-                    # it goes after the results that answer older calls.
+                    # it goes after the results that answer older calls (so does a result
+                    # moved below that has no id).
                     (late if call.key is None else answers).append(answer)
                     detail = "answered by an error result that says it was never answered"
                     self.change("answered", UNANSWERED, call, detail)
                 elif call.answer.misplaced:
-                    answers.append(self._element_of(call.answer))
+                    moved = self._element_of(call.answer)
+                    (late if call.answer.key is None else answers).append(moved)
             if self.shape in WINDOWED:  # in the window: those by order after its results
                 self._put(index, answers, late)
             else:  # no window: after every result of an earlier call
