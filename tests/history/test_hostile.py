@@ -162,3 +162,18 @@ def test_a_gemini_result_without_an_id_moved_goes_after_the_results_in_its_messa
     result = check_history(messages, provider="gemini", repair=True)
     assert [change.code for change in result.changes] == ["pairing:misplaced_result"]
     assert pairing_codes("gemini", result.messages) == []
+
+
+def test_langsmiths_list_of_histories_is_repaired_history_by_history():
+    # It came back as it was, its problems with it: checked again, they were still there.
+    steps = [("calls", [("c1", W)]), ("results", [("c9", W, False)])]
+    batch = [build(BY_NAME["langchain"], steps), [{"role": "tool"}]]
+    result = check_history(batch, provider="langchain", repair=True)
+    codes = [(change.code, change.path) for change in result.changes]
+    assert codes == [
+        ("pairing:unanswered", "messages[0][0].tool_calls[0]"),
+        ("pairing:orphan_result", "messages[0][1]"),
+        ("pairing:orphan_result", "messages[1][0]"),
+    ]
+    assert pairing_codes("langchain", result.messages) == []
+    assert len(result.messages) == 2

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from toolaudit.formats.base import as_list
 from toolaudit.history.answers import BLOCK_MESSAGE, error_result
@@ -55,10 +55,20 @@ class Repaired:
     problems: list[Problem]
 
 
-def repair(messages: object, shape: str | None, path: str = "messages") -> Repaired:
-    """``messages`` repaired (see the module's docstring); a history that is no list, or
-    LangSmith's list of lists, is returned as it is, with its problems."""
-    checked, turns = examine(messages, shape, path)
+def repair(
+    messages: object, shape: str | None, path: str = "messages", *, batches: bool = True
+) -> Repaired:
+    """``messages`` repaired (see the module's docstring); a history that is no list is
+    returned as it is, with its problems. LangSmith's list of lists is repaired list by
+    list (``batches`` False: a list of lists is read as messages, as ``examine`` does)."""
+    if batches and _is_batch(messages):
+        parts = [
+            repair(batch, shape, f"{path}[{j}]", batches=False) for j, batch in enumerate(messages)
+        ]
+        changes = [change for part in parts for change in part.changes]
+        problems = [problem for part in parts for problem in part.problems]
+        return Repaired([part.messages for part in parts], changes, problems)
+    checked, turns = examine(messages, shape, path, batches=batches)
     if not turns or not isinstance(messages, list):
         return Repaired(messages, [], checked.problems)
     plan = _Plan(checked.shape, messages, turns)
@@ -72,6 +82,13 @@ def repair(messages: object, shape: str | None, path: str = "messages") -> Repai
     plan.place_results(unpaired)
     changes = [change for _, change in sorted(plan.changes, key=lambda pair: pair[0])]
     return Repaired(plan.rebuild(), changes, checked.problems)
+
+
+def _is_batch(messages: object) -> TypeGuard[list[Any]]:
+    """LangSmith's list of histories (what ``examine`` checks list by list)."""
+    if not isinstance(messages, list) or not messages:
+        return False
+    return all(isinstance(batch, list) for batch in messages)
 
 
 def _call_id(item: Item) -> str | None:
@@ -172,7 +189,8 @@ class _Plan:
                 self._settle(result, unpaired)
             answered = [call.answer.message for call in turn.calls if call.answer is not None]
             reach = max(reach, index, *answered)
-            answers, late = [], []
+            answers: list[Any] = []
+            late: list[Any] = []  #: answers by order: after the results already there
             for call in turn.calls:
                 if call.answer is None:
                     answer = error_result(self.shape, call, self.messages[index])

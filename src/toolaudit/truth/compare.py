@@ -152,7 +152,7 @@ def _near(value: object, expected: object, tolerance: float) -> bool:
     except OverflowError:  # an integer of 400 digits against a float: never close
         return False
     except TypeError:  # a number beyond a double's range (a Decimal) and a float: exactly
-        difference = Fraction(value) - Fraction(expected)  # type: ignore[arg-type]
+        difference = Fraction(value) - Fraction(expected)  # type: ignore[call-overload]
         return abs(difference) <= Fraction(tolerance)
 
 
