@@ -213,11 +213,15 @@ HOSTILE_EDITS = st.lists(
 
 def hostile_history_holds(shape: Shape, steps: list, edits: list) -> None:
     """The fast path answers as the full reading does; a repair neither raises nor
-    leaves a pairing problem, and repairing its result changes nothing more."""
+    leaves a pairing problem, lists a change for each, and repairing its result changes
+    nothing more."""
     messages = edited(copy.deepcopy(build(shape, steps)), edits)
     if shape.name in FAST:
         agree(shape.name, messages)
     repaired = check_history(messages, provider=shape.name, repair=True)
+    listed = {(change.code, change.path) for change in repaired.changes}
+    for problem in repaired.problems:  # each pairing problem repaired, and said so
+        assert problem.code not in PAIRING_CODES or (problem.code, problem.path) in listed
     again = check_history(repaired.messages, provider=shape.name, repair=True)
     assert [p.code for p in again.problems if p.code in PAIRING_CODES] == []
     assert again.changes == []
