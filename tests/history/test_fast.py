@@ -12,10 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolaudit.history import check, fast, fast_blocks
+from toolaudit.history import PAIRING_CODES, check, check_history, fast, fast_blocks
 from toolaudit.history.check import examine
 
-from .shapes import BY_NAME, Shape, build
+from .shapes import BY_NAME, SHAPES, Shape, build
 from .test_pairing import ASK, FAULTS, W
 from .test_repair import STEP
 
@@ -182,3 +182,63 @@ def test_any_history_with_any_fault_the_fast_path_answers_as_the_full_reading(
     if by_name and shape.name == "gemini":
         messages = without_ids(messages)
     agree(shape.name, edited(messages, edits))
+
+
+# -- hostile histories: ids and names of every type, hostile values anywhere -----------
+
+#: Ids and names as a broken logger or a model writes them: repeated, of every type.
+HOSTILE_IDS = st.one_of(
+    st.sampled_from(["c1", "c2", "c1", "", "\ud800", "c1\x00", "Error: x", "<other>"]),
+    st.sampled_from([None, True, False, 0, 1.5, -0.0, float("nan"), float("inf")]),
+    st.sampled_from([2**64, 10**400, -(2**63), [], ["c1"], {}, {"id": "c1"}, [[]]]),
+    st.text(max_size=3),
+)
+HOSTILE_NAMES = st.one_of(st.sampled_from([W, "get_time"]), HOSTILE_IDS)
+HOSTILE_STEP = st.one_of(
+    st.tuples(
+        st.just("calls"), st.lists(st.tuples(HOSTILE_IDS, HOSTILE_NAMES), min_size=1, max_size=3)
+    ),
+    st.tuples(
+        st.just("results"),
+        st.lists(st.tuples(HOSTILE_IDS, HOSTILE_NAMES, st.booleans()), min_size=1, max_size=3),
+    ),
+    st.tuples(st.just("user"), st.just("go on")),
+)
+HOSTILE_VALUES = st.one_of(VALUES, HOSTILE_IDS, st.sampled_from([[{}], {"toolResult": "x"}]))
+HOSTILE_EDITS = st.lists(
+    st.tuples(st.sampled_from(["set", "insert"]), st.integers(0, 10_000), HOSTILE_VALUES),
+    max_size=3,
+)
+
+
+def hostile_history_holds(shape: Shape, steps: list, edits: list) -> None:
+    """The fast path answers as the full reading does; a repair neither raises nor
+    leaves a pairing problem, lists a change for each, and repairing its result changes
+    nothing more."""
+    messages = edited(copy.deepcopy(build(shape, steps)), edits)
+    if shape.name in FAST:
+        agree(shape.name, messages)
+    repaired = check_history(messages, provider=shape.name, repair=True)
+    listed = {(change.code, change.path) for change in repaired.changes}
+    for problem in repaired.problems:  # each pairing problem repaired, and said so
+        assert problem.code not in PAIRING_CODES or (problem.code, problem.path) in listed
+    again = check_history(repaired.messages, provider=shape.name, repair=True)
+    assert [p.code for p in again.problems if p.code in PAIRING_CODES] == []
+    assert again.changes == []
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(shape=st.sampled_from(SHAPES), steps=st.lists(HOSTILE_STEP, max_size=6), edits=HOSTILE_EDITS)
+def test_a_hostile_history_is_answered_alike_and_repaired(shape: Shape, steps: list, edits: list):
+    hostile_history_holds(shape, steps, edits)
+
+
+@pytest.mark.slow
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    shape=st.sampled_from(SHAPES), steps=st.lists(HOSTILE_STEP, max_size=10), edits=HOSTILE_EDITS
+)
+def test_many_hostile_histories_are_answered_alike_and_repaired(
+    shape: Shape, steps: list, edits: list
+):
+    hostile_history_holds(shape, steps, edits)

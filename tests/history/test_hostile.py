@@ -12,6 +12,10 @@ from hypothesis import strategies as st
 from toolaudit import OptionError
 from toolaudit.history import PAIRING_CODES, SHAPES, check, check_history
 
+from .shapes import BY_NAME, build
+from .shapes import SHAPES as SHAPE_BUILDERS
+from .test_pairing import W
+
 #: The words the readers look for, so that random values reach past the first test.
 KEYS = st.sampled_from(
     [
@@ -68,3 +72,108 @@ def test_deep_nesting_is_read_without_recursion():
 def test_an_unknown_provider_is_an_option_error(provider):
     with pytest.raises(OptionError, match="expected one of anthropic, bedrock, gemini"):
         check_history([], provider=provider)
+
+
+# -- found by the hostile-history hunt (tests/history/test_fast.py's strategy) ---------
+
+
+@pytest.mark.parametrize("shape", ["anthropic", "bedrock", "openai-chat", "openai-responses"])
+@pytest.mark.parametrize("name", [[], {}, ["get_weather"]])
+def test_a_call_retrying_a_failure_of_a_tool_named_by_no_string_is_counted(shape, name):
+    # The fast path held a retried call by its name too, which a list cannot be.
+    steps = [("calls", [("c1", name)]), ("results", [("c1", name, True)])]
+    steps += [("calls", [("c2", name)]), ("results", [("c2", name, False)])]
+    [outcome] = check(build(BY_NAME[shape], steps), shape).outcomes.values()
+    assert (outcome.results, outcome.failures, outcome.retried, outcome.recovered) == (2, 1, 1, 1)
+
+
+@pytest.mark.parametrize("shape", SHAPE_BUILDERS, ids=lambda shape: shape.name)
+@pytest.mark.parametrize("call_id", [[], {}, ["c1"], {"id": "c1"}])
+def test_a_repeated_id_is_renamed_beside_an_id_of_no_hashable_type(shape, call_id):
+    steps = [("calls", [("c1", W), (call_id, W), ("c1", W)])]
+    result = check_history(build(shape, steps), provider=shape.name, repair=True)
+    assert "pairing:duplicate_call_id" in [change.code for change in result.changes]
+    assert pairing_codes(shape.name, result.messages) == []
+
+
+@pytest.mark.parametrize("shape", ["langchain", "otel"])
+@pytest.mark.parametrize("name", [W, None])
+def test_an_unanswered_call_without_an_id_is_answered_after_the_other_results(shape, name):
+    # Its error result, with no id, answers the oldest unanswered call (of its name):
+    # put right after its call, it took the call whose result comes later.
+    steps = [("calls", [("c1", W), (None, name)]), ("user", "go on")]
+    steps.append(("results", [("c1", W, False)]))
+    messages = build(BY_NAME[shape], steps)
+    result = check_history(messages, provider=shape, repair=True)
+    assert [change.code for change in result.changes] == ["pairing:unanswered"]
+    assert pairing_codes(shape, result.messages) == []
+    assert check_history(result.messages, provider=shape, repair=True).changes == []
+
+
+def pairing_codes(shape: str, messages: object) -> list[str]:
+    return [p.code for p in check(messages, shape).problems if p.code in PAIRING_CODES]
+
+
+def test_an_anthropic_answer_goes_before_a_block_only_bedrock_calls_a_result():
+    # A {"toolResult": ...} block is Bedrock's: in Anthropic it is a block like any other,
+    # which the answer must come before.
+    messages = build(BY_NAME["anthropic"], [("calls", [("c1", W)])])
+    messages.append({"role": "user", "content": [{"toolResult": "x"}]})
+    result = check_history(messages, provider="anthropic", repair=True)
+    assert [change.code for change in result.changes] == ["pairing:unanswered"]
+    assert pairing_codes("anthropic", result.messages) == []
+
+
+@pytest.mark.parametrize("shape", ["gemini", "langchain", "otel"])
+def test_a_repeated_id_answered_by_a_result_without_an_id_is_renamed_in_both(shape):
+    # The result (paired by order) had no id to rename: it is given the call's new one.
+    steps = [("calls", [("c1", W)]), ("results", [("c1", W, False)]), ("calls", [("c1", W)])]
+    steps.append(("results", [("c1", W, False)]))
+    messages = build(BY_NAME[shape], steps)
+    last = messages[-1]
+    if shape == "langchain":
+        del last["tool_call_id"]
+    else:
+        del last["parts"][0].get("functionResponse", last["parts"][0])["id"]
+    result = check_history(messages, provider=shape, repair=True)
+    assert [change.code for change in result.changes] == ["pairing:duplicate_call_id"]
+    assert pairing_codes(shape, result.messages) == []
+
+
+def test_a_gemini_answer_without_an_id_goes_after_the_results_in_its_message():
+    # With neither id nor name it answers the oldest call of the window: put first, it
+    # took the call whose response comes after a part of text.
+    messages = [
+        {"role": "model", "parts": [{"functionCall": {"name": W}}, {"functionCall": {}}]},
+        {"role": "user", "parts": [{"text": "here:"}, {"functionResponse": {"name": W}}]},
+    ]
+    result = check_history(messages, provider="gemini", repair=True)
+    assert [change.code for change in result.changes] == ["pairing:unanswered"]
+    assert pairing_codes("gemini", result.messages) == []
+
+
+def test_a_gemini_result_without_an_id_moved_goes_after_the_results_in_its_message():
+    # Moved first into the window, it took the oldest call there, not its own.
+    messages = [
+        {"role": "model", "parts": [{"functionCall": {"id": "c1"}}, {"functionCall": {}}]},
+        {"role": "user", "parts": [{}, {"functionResponse": {"id": "c1"}}]},
+        {"role": "user", "parts": [{"functionResponse": {}}]},
+    ]
+    result = check_history(messages, provider="gemini", repair=True)
+    assert [change.code for change in result.changes] == ["pairing:misplaced_result"]
+    assert pairing_codes("gemini", result.messages) == []
+
+
+def test_langsmiths_list_of_histories_is_repaired_history_by_history():
+    # It came back as it was, its problems with it: checked again, they were still there.
+    steps = [("calls", [("c1", W)]), ("results", [("c9", W, False)])]
+    batch = [build(BY_NAME["langchain"], steps), [{"role": "tool"}]]
+    result = check_history(batch, provider="langchain", repair=True)
+    codes = [(change.code, change.path) for change in result.changes]
+    assert codes == [
+        ("pairing:unanswered", "messages[0][0].tool_calls[0]"),
+        ("pairing:orphan_result", "messages[0][1]"),
+        ("pairing:orphan_result", "messages[1][0]"),
+    ]
+    assert pairing_codes("langchain", result.messages) == []
+    assert len(result.messages) == 2

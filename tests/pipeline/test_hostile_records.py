@@ -4,6 +4,8 @@ reading it, it becomes its own located row and the next line is read."""
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
+from typing import Any
 
 import orjson
 import pytest
@@ -183,3 +185,34 @@ def test_a_number_past_what_is_read_exactly_is_a_located_json_error() -> None:
     assert rows[0]["detail"].startswith("not audited: the number ")
     assert "10,002 digits" in rows[0]["detail"]
     assert rows[1]["ok"]
+
+
+def _from_deeper(frames: int, function: Any) -> Any:
+    """``function()`` called ``frames`` frames deeper down the stack (a generator's each,
+    as the audit's rows are pulled through generators)."""
+
+    def deeper() -> Iterator[Any]:
+        yield function() if frames == 0 else _from_deeper(frames - 1, function)
+
+    return next(deeper())
+
+
+@pytest.mark.parametrize("levels", range(880, 1000, 8))
+def test_a_line_gives_the_same_rows_however_deep_the_audit_is_called(levels: int) -> None:
+    # A --jobs worker reads its part from deeper (or shallower) in its stack than one
+    # process does: a value nested near the recursion limit was shown as "[[[[…" or as
+    # "nested too deeply to show", a record walked or refused, by where the audit ran.
+    deep = deep_list(levels)
+    data = b"".join(
+        [
+            b'{"name": %s, "arguments": {}}\n' % deep,
+            b'{"name": "get_weather", "arguments": {"city": %s}}\n' % deep,
+            b'{"id": "x", "result": [{"f": {"a": %s}}]}\n' % deep,
+            VALID,
+        ]
+    )
+
+    def rows() -> list[dict]:
+        return audit(data)[0]
+
+    assert _from_deeper(0, rows) == _from_deeper(60, rows) == _from_deeper(150, rows)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from toolaudit.errors import ExpectedError, InputError
+from toolaudit.jsonutil import ExactNumber
 from toolaudit.truth.expected import (
     BFCL_COMPARE,
     Accept,
@@ -148,6 +149,12 @@ def test_calls_any_and_calls_none():
             '"compare": "pattern"}}}]}',
             "cannot be used",
         ),
+        (  # longer than a pattern deep mode compiles: it stopped the run
+            '{"id": "a", "calls": [{"name": "f", "arguments": {"x": {"accept": ["'
+            + "x" * 10_001
+            + '"], "compare": "pattern"}}}]}',
+            "10,001 characters long",
+        ),
         (
             '{"id": "a", "calls": [{"name": "f", "arguments": {"x": {"accept": [1], '
             '"tolerance": 1}}}]}',
@@ -277,3 +284,23 @@ def test_every_bfcl_possible_answer_file_reads(name):
     assert {entry.category for entry in expected.values()} == {category}
     assert all(isinstance(entry, Expected) for entry in expected.values())
     assert all(isinstance(call, ExpectedCall) for e in expected.values() for call in e.calls or ())
+
+
+def test_numbers_are_read_exactly_as_the_log_reads_them(tmp_path):
+    # orjson reads 1e-400 as 0.0 and a 20-digit integer as a float: a call of the very
+    # same value was scored wrong.
+    path = tmp_path / "expected.jsonl"
+    path.write_bytes(
+        b'{"id": "a", "calls": [{"name": "f", "arguments": {"n": 1e-400, '
+        b'"m": 18446744073709551617}}]}\n'
+        b'{"id": "b", "ground_truth": [{"f": {"n": [1e-400], "m": [18446744073709551617]}}]}\n'
+        b'{"id": "c", "calls": [{"name": "f", "arguments": {"n": 1e-20000}}]}\n'
+    )
+    expected = read_expected(str(path))
+    for id in ("a", "b"):
+        arguments = (expected[id].calls or ())[0].arguments
+        assert arguments["n"].values == (ExactNumber("1e-400"),)
+        assert arguments["m"].values == (18446744073709551617,)
+        assert type(arguments["m"].values[0]) is int
+    [problem] = expected.problems
+    assert problem.line == 3 and "beyond 1e±10000" in problem.detail

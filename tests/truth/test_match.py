@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from toolaudit.jsonutil import ExactNumber
 from toolaudit.truth.expected import read_entry
 from toolaudit.truth.match import OUTCOMES, UNREADABLE, MadeCall, Score, no_record, score
 
@@ -303,3 +304,21 @@ def test_parameters_of_calls_not_compared_are_not_matched():
     assert score(expected, made(("a", UNREADABLE))).parameters == (("a", "x", False),)
     assert score(expected, None).parameters == (("a", "x", False),)
     assert no_record(expected).parameters == ()
+
+
+@pytest.mark.parametrize(
+    ("value", "accepted", "tolerance", "correct"),
+    [
+        (ExactNumber("1e-400"), 0.5, 1, True),
+        (ExactNumber("1e-400"), 0.5, 0.25, False),
+        (0.5, ExactNumber("1e-400"), 1, True),
+        (ExactNumber("1e400"), 1.5, 1, False),
+        (1.5, 1, ExactNumber("1e-400"), False),
+        (ExactNumber("1e-400"), ExactNumber("2e-400"), ExactNumber("1e-400"), True),
+    ],
+)
+def test_numbers_beyond_a_doubles_range_are_near_or_not_exactly(
+    value, accepted, tolerance, correct
+):
+    # An ExactNumber (a Decimal) minus a float raised: the record was malformed:internal.
+    assert accepting(value, "number", accepted, tolerance=tolerance) is correct

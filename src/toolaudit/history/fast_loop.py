@@ -30,14 +30,16 @@ class Outcomes:
     def __init__(self) -> None:
         self.found: dict[str, ToolOutcome] = {}
         self.waiting: dict[str, int] = {}  #: failures not yet followed by a call of the tool
-        self.retries: dict[Open, int] = {}  #: by call: how many failures it retries
+        #: by call (its place: a name may be a list, which no dict can hold as a key):
+        #: how many failures it retries
+        self.retries: dict[tuple[int, int, str], int] = {}
 
     def call(self, call: Open, name: object) -> None:
         tool = name if isinstance(name, str) else NO_NAME
         failures = self.waiting.pop(tool, 0)
         if failures:
             self.found[tool].retried += failures
-            self.retries[call] = failures
+            self.retries[call[1:]] = failures
 
     def result(self, call: Open, name: object, failed: bool) -> None:
         tool = name if isinstance(name, str) else NO_NAME
@@ -49,7 +51,7 @@ class Outcomes:
             outcome.failures += 1
             self.waiting[tool] = self.waiting.get(tool, 0) + 1
         elif self.retries:
-            outcome.recovered += self.retries.pop(call, 0)
+            outcome.recovered += self.retries.pop(call[1:], 0)
 
 
 class Loop:

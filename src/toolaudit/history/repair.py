@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from toolaudit.formats.base import as_list
 from toolaudit.history.answers import BLOCK_MESSAGE, error_result
 from toolaudit.history.check import examine
 from toolaudit.history.model import (
+    ANTHROPIC,
     DUPLICATE_CALL_ID,
     DUPLICATE_RESULT,
     MISPLACED_RESULT,
@@ -54,10 +55,20 @@ class Repaired:
     problems: list[Problem]
 
 
-def repair(messages: object, shape: str | None, path: str = "messages") -> Repaired:
-    """``messages`` repaired (see the module's docstring); a history that is no list, or
-    LangSmith's list of lists, is returned as it is, with its problems."""
-    checked, turns = examine(messages, shape, path)
+def repair(
+    messages: object, shape: str | None, path: str = "messages", *, batches: bool = True
+) -> Repaired:
+    """``messages`` repaired (see the module's docstring); a history that is no list is
+    returned as it is, with its problems. LangSmith's list of lists is repaired list by
+    list (``batches`` False: a list of lists is read as messages, as ``examine`` does)."""
+    if batches and _is_batch(messages):
+        parts = [
+            repair(batch, shape, f"{path}[{j}]", batches=False) for j, batch in enumerate(messages)
+        ]
+        changes = [change for part in parts for change in part.changes]
+        problems = [problem for part in parts for problem in part.problems]
+        return Repaired([part.messages for part in parts], changes, problems)
+    checked, turns = examine(messages, shape, path, batches=batches)
     if not turns or not isinstance(messages, list):
         return Repaired(messages, [], checked.problems)
     plan = _Plan(checked.shape, messages, turns)
@@ -73,6 +84,13 @@ def repair(messages: object, shape: str | None, path: str = "messages") -> Repai
     return Repaired(plan.rebuild(), changes, checked.problems)
 
 
+def _is_batch(messages: object) -> TypeGuard[list[Any]]:
+    """LangSmith's list of histories (what ``examine`` checks list by list)."""
+    if not isinstance(messages, list) or not messages:
+        return False
+    return all(isinstance(batch, list) for batch in messages)
+
+
 def _call_id(item: Item) -> str | None:
     return item.id if isinstance(item.id, str) else None
 
@@ -82,7 +100,8 @@ def _set(value: Any, keys: tuple[Any, ...], new: object) -> Any:
     if not keys:
         return new
     copy: Any = list(value) if isinstance(value, list) else dict(value)
-    copy[keys[0]] = _set(value[keys[0]], keys[1:], new)
+    # (the last key may be missing: an id given to a result that had none)
+    copy[keys[0]] = new if len(keys) == 1 else _set(value[keys[0]], keys[1:], new)
     return copy
 
 
@@ -92,10 +111,12 @@ def _get(value: Any, keys: tuple[Any, ...]) -> Any:
     return value
 
 
-def _is_result_block(block: object) -> bool:
+def _is_result_block(block: object, shape: str) -> bool:
     """A block that holds a result (Anthropic, Bedrock, Gemini): what stays first."""
     if not isinstance(block, Mapping):
         return False
+    if shape == ANTHROPIC:  # (another shape's result block is a block like any other)
+        return block.get("type") == "tool_result"
     return block.get("type") == "tool_result" or any(key in block for key in _RESULT_KEYS)
 
 
@@ -117,6 +138,7 @@ class _Plan:
         self.removed: dict[int, set[int]] = {}  #: by message: indexes of blocks removed
         self.dropped: set[int] = set()  #: whole messages removed
         self.lead: dict[int, list[Any]] = {}  #: blocks put first in a message
+        self.trail: dict[int, list[Any]] = {}  #: blocks put last in a message
         self.after: dict[int, list[Any]] = {}  #: new messages after a message
 
     def change(self, action: str, code: str, item: Item, detail: str) -> None:
@@ -127,7 +149,7 @@ class _Plan:
 
     def rename_repeated_ids(self) -> None:
         calls = [call for turn in self.turns for call in turn.calls]
-        taken = {call.id for call in calls}
+        taken = {call.id for call in calls if isinstance(call.id, str)}  # a list is no key
         seen: set[object] = set()
         for call in calls:
             if call.key is None:
@@ -161,19 +183,31 @@ class _Plan:
                     self.change("renamed", NAME_MISMATCH, result, detail)
 
     def place_results(self, unpaired: dict[str, str]) -> None:
+        reach = -1  #: the last message holding a result of a call made so far
         for index, turn in enumerate(self.turns):
             for result in turn.results:
                 self._settle(result, unpaired)
-            answers = []
+            answered = [call.answer.message for call in turn.calls if call.answer is not None]
+            reach = max(reach, index, *answered)
+            answers: list[Any] = []
+            late: list[Any] = []  #: answers by order: after the results already there
             for call in turn.calls:
                 if call.answer is None:
-                    answers.append(error_result(self.shape, call, self.messages[index]))
+                    answer = error_result(self.shape, call, self.messages[index])
+                    # With no id, it answers the oldest unanswered call (of its name), so
+                    # it goes after the results that answer older calls (so does a result
+                    # moved below that has no id).
+                    (late if call.key is None else answers).append(answer)
                     detail = "answered by an error result that says it was never answered"
                     self.change("answered", UNANSWERED, call, detail)
                 elif call.answer.misplaced:
-                    answers.append(self._element_of(call.answer))
-            if answers:
-                self._put(index, answers)
+                    moved = self._element_of(call.answer)
+                    (late if call.answer.key is None else answers).append(moved)
+            if self.shape in WINDOWED:  # in the window: those by order after its results
+                self._put(index, answers, late)
+            else:  # no window: after every result of an earlier call
+                self._put(index, answers, [])
+                self._put(reach, late, [])
 
     def _settle(self, result: Item, unpaired: dict[str, str]) -> None:
         call = result.answer
@@ -199,14 +233,17 @@ class _Plan:
         else:
             self.dropped.add(result.message)
 
-    def _put(self, index: int, answers: list[Any]) -> None:
+    def _put(self, index: int, answers: list[Any], last: list[Any]) -> None:
         """Results for the calls of message ``index``: whole messages right after it, or
-        blocks first in the next message when that is the turn they go in."""
+        blocks first in the next message when that is the turn they go in (``last``:
+        after the results already there)."""
+        if not answers and not last:
+            return
         if self.shape not in BLOCK_MESSAGE:
             if self.shape == OPENAI_CHAT:  # after the tool messages already there, in order
                 while index + 1 < len(self.turns) and self.turns[index + 1].role == "tool":
                     index += 1
-            self.after.setdefault(index, []).extend(answers)
+            self.after.setdefault(index, []).extend([*answers, *last])
             return
         following = index + 1
         if (
@@ -216,9 +253,10 @@ class _Plan:
             and isinstance(self.messages[following], Mapping)
         ):
             self.lead.setdefault(following, []).extend(answers)
+            self.trail.setdefault(following, []).extend(last)
             return
         role, field = BLOCK_MESSAGE[self.shape]
-        self.after.setdefault(index, []).append({"role": role, field: answers})
+        self.after.setdefault(index, []).append({"role": role, field: [*answers, *last]})
 
     def rebuild(self) -> list[Any]:
         rebuilt: list[Any] = []
@@ -232,7 +270,8 @@ class _Plan:
 
     def _edited(self, index: int, message: Any) -> Any:
         removed, lead = self.removed.get(index), self.lead.get(index)
-        if not removed and not lead:
+        trail = self.trail.get(index, ())
+        if not removed and not lead and not trail:
             return message
         field = BLOCK_MESSAGE[self.shape][1]
         blocks = message.get(field)
@@ -242,9 +281,10 @@ class _Plan:
         kept = [block for j, block in enumerate(as_list(blocks)) if j not in gone]
         # After the results already first in the message: the turn's results in order.
         at = 0
-        while at < len(kept) and _is_result_block(kept[at]):
+        while at < len(kept) and _is_result_block(kept[at], self.shape):
             at += 1
         kept[at:at] = lead or ()
+        kept.extend(trail)
         if not kept and removed:
             return None  # its every block was a result taken away: no empty turn is left
         return {**message, field: kept}

@@ -28,6 +28,7 @@ from toolaudit.pipeline.options import AuditOptions
 from toolaudit.pipeline.recorder import Recorder
 from toolaudit.pipeline.rows import Row
 from toolaudit.pipeline.scoring import Scorer
+from toolaudit.pipeline.stack import frames_for_a_batch
 from toolaudit.pipeline.stop import StopRequest
 from toolaudit.pipeline.toolsets import RecordTools
 from toolaudit.results.summary import Summary
@@ -212,15 +213,14 @@ class Audit:
                 stdin=self._stdin,
             ):
                 stop.busy = True
-                first, end = lineno + 1, len(lines)  # the number of lines[0]
-                position = 0
-                while position < end:
-                    if fast_paths.ready:
-                        assert fast_paths.typed is not None
-                        position = fast_paths.typed.read_lines(lines, position, first, recorder)
-                        if position == end:
-                            break
-                    position = plain.read_lines(lines, position, first)
+                first, end, position = lineno + 1, len(lines), 0  # first: lines[0]'s number
+                with frames_for_a_batch():  # the same rows in a process of --jobs
+                    while position < end:
+                        if fast_paths.ready and (typed := fast_paths.typed) is not None:
+                            position = typed.read_lines(lines, position, first, recorder)
+                            if position == end:
+                                break
+                        position = plain.read_lines(lines, position, first)
                 lineno = first + end - 1
                 recorder.end_batch()  # valid calls are counted per batch, in C
                 stop.busy = False

@@ -10,7 +10,6 @@ verdicts or as one located ``malformed:*`` row, and the next line is read.
 
 from __future__ import annotations
 
-import sys
 import traceback
 from pathlib import Path
 
@@ -35,6 +34,7 @@ from toolaudit.pipeline.judge import judge, judge_apart
 from toolaudit.pipeline.options import AuditOptions
 from toolaudit.pipeline.recorder import Recorder, Where
 from toolaudit.pipeline.scoring import Scorer
+from toolaudit.pipeline.stack import FRAMES, frames_for_a_batch
 from toolaudit.pipeline.toolsets import RecordTools
 from toolaudit.pipeline.triage import triage
 from toolaudit.results.tally import Tally
@@ -98,9 +98,10 @@ class GeneralReader:
 
     def end_source(self) -> None:
         """The source ended: streams still open were cut, and their calls are judged as
-        they came, each row saying so."""
-        for stream in self._streams.close():
-            self.judge_stream(stream)
+        they came, each row saying so (with the stack a batch of lines has)."""
+        with frames_for_a_batch():
+            for stream in self._streams.close():
+                self.judge_stream(stream)
 
     def read_lines(self, lines: list[bytes], start: int, first_line: int) -> int:
         """Read ``lines`` from ``start`` (at least that one) until one makes the typed path
@@ -353,7 +354,7 @@ def too_deep(record: object) -> str:
             pending.extend((item, level + 1) for item in value)
     return (
         f"nested {depth} levels deep, deeper than the audit walks a record's values "
-        f"(Python's recursion limit, {sys.getrecursionlimit()}, less the audit's own calls); "
+        f"(Python's recursion limit, {FRAMES}, less the audit's own calls); "
         "not audited"
     )
 

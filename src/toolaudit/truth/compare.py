@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 
 from toolaudit.deep.patterns import compile_pattern
 from toolaudit.truth.entries import BFCL_COMPARE, Accept, bfcl_accept
@@ -150,6 +151,9 @@ def _near(value: object, expected: object, tolerance: float) -> bool:
         return abs(value - expected) <= tolerance  # type: ignore[operator]
     except OverflowError:  # an integer of 400 digits against a float: never close
         return False
+    except TypeError:  # a number beyond a double's range (a Decimal) and a float: exactly
+        difference = Fraction(value) - Fraction(expected)  # type: ignore[call-overload]
+        return abs(difference) <= Fraction(tolerance)
 
 
 def _multiset(items: Sequence[object]) -> Counter[object]:

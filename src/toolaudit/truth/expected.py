@@ -26,6 +26,7 @@ from typing import Any
 import orjson
 
 from toolaudit.errors import ExpectedError
+from toolaudit.jsonutil import BeyondExactReading, loads_exact, orjson_may_differ
 from toolaudit.schemas.files import loads_json, read_whole
 from toolaudit.truth.entries import (
     BFCL_COMPARE,
@@ -113,9 +114,12 @@ def _read_lines(data: bytes, path: str, where: str) -> ExpectedSet:
             entries[entry.id] = entry
             continue
         try:
-            document = loads_json(line)
+            document = _loaded(line)
         except orjson.JSONDecodeError as error:
             problems.append(LocatedProblem(path, number, f"not valid JSON ({error})"))
+            continue
+        except BeyondExactReading as error:
+            problems.append(LocatedProblem(path, number, f"not read: {error}"))
             continue
         id = id_text(document.get("id")) if isinstance(document, Mapping) else None
         if id is not None:
@@ -129,6 +133,21 @@ def _read_lines(data: bytes, path: str, where: str) -> ExpectedSet:
         except UnreadableEntry as error:
             problems.append(LocatedProblem(path, number, str(error)))
     return ExpectedSet(entries, problems)
+
+
+def _loaded(line: bytes) -> Any:
+    """A line's value, its numbers read as the audit reads a log's: exactly where orjson
+    may round one (an integer past 64 bits) or read it as 0 (``1e-400``), so that a
+    value in the log and the same in the expected file are equal. Raises orjson's error,
+    or :class:`BeyondExactReading` for a number past what is read exactly."""
+    if orjson_may_differ(line):
+        try:
+            return loads_exact(line)
+        except BeyondExactReading:
+            raise
+        except (ValueError, RecursionError):
+            pass  # not JSON, or nested too deep for it: orjson reads it, or says why not
+    return loads_json(line)
 
 
 def _expected_twice(where: str, id: str, first: int, number: int) -> ExpectedError:

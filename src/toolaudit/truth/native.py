@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from toolaudit.deep.patterns import UnusablePattern, compile_pattern
+from toolaudit.deep.patterns import CostlyPattern, UnusablePattern, compile_pattern
 from toolaudit.truth.entries import COMPARES, Accept, ExpectedCall, UnreadableEntry
 from toolaudit.values import NUMERIC_KINDS, shown, value_kind
 
@@ -126,5 +126,5 @@ def _check_kind(compare: str, value: object) -> None:
             )
         try:
             compile_pattern(value)
-        except UnusablePattern as error:
+        except (UnusablePattern, CostlyPattern) as error:
             raise UnreadableEntry(f"pattern {value!r} cannot be used: {error}") from None

@@ -23,7 +23,7 @@ from typing import Any, Literal
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
-from toolaudit.jsonutil import may_hold_long_integers
+from toolaudit.jsonutil import orjson_may_differ
 from toolaudit.truth.entries import Expected, ExpectedCall
 from toolaudit.truth.native import is_literal
 from toolaudit.typed.arguments import is_utf8
@@ -65,8 +65,8 @@ def typed_entry(line: bytes, source: str, number: int) -> Expected | None:
     None: :func:`~toolaudit.truth.expected.read_entry` reads it."""
     if not line.isascii() and not is_utf8(line):
         return None  # msgspec does not check the UTF-8 of what it skips
-    if may_hold_long_integers(line):
-        return None  # orjson reads an integer past 64 bits as a float, msgspec exactly
+    if orjson_may_differ(line):
+        return None  # an integer past 64 bits, 1e-400: read exactly by the reading
     literal, any_arguments = _decoders()
     try:
         read = literal(line)
