@@ -408,7 +408,7 @@ def test_toolaudit_matches_the_reference(case):
 
 
 @pytest.mark.slow
-@settings(max_examples=20_000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=5_000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(schemas_and_calls())
 def test_toolaudit_matches_the_reference_at_length(case):
     assert_agree(*case)
@@ -620,7 +620,7 @@ def test_the_audit_of_flat_calls_gives_the_librarys_errors(log):
 
 
 @pytest.mark.slow
-@settings(max_examples=1_500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(logs_of_flat_calls())
 def test_the_audit_of_flat_calls_gives_the_librarys_errors_at_length(log):
     assert_audit_agrees(*log)
