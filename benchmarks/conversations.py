@@ -135,17 +135,16 @@ def in_process(log: Path, repeat: int) -> None:
     """The check alone on the log's histories, in this process: the full reading (all
     that ``check`` did before its fast path, calls listed) beside ``check`` as the audit
     calls it (``calls=False`` unless --history), rounds interleaved, best round."""
-    from toolaudit.history import check, fast, fast_blocks  # here: the command is timed
+    from toolaudit.history import check, fast_loop  # here: the command is timed
     from toolaudit.history.check import examine
 
     def pure(messages: list[object]) -> object:
         """check as the audit calls it, with the C speedups set aside."""
-        speedups = fast.SPEEDUPS
-        fast.SPEEDUPS = fast_blocks.SPEEDUPS = None
+        speedups, fast_loop.SPEEDUPS = fast_loop.SPEEDUPS, None
         try:
             return check(messages, shape, calls=False)
         finally:
-            fast.SPEEDUPS = fast_blocks.SPEEDUPS = speedups
+            fast_loop.SPEEDUPS = speedups
 
     histories = [orjson.loads(line)["messages"] for line in log.open("rb")]
     shape = "anthropic" if "anthropic" in log.name else "openai-chat"

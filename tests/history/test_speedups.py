@@ -56,8 +56,7 @@ FIRST_TWO_CALLS = {
 def pure(shape: str, messages: list[Any]) -> Checked | None:
     """The pure-Python fast path's answer, the speedups set aside."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(fast, "SPEEDUPS", None)
-        patch.setattr(fast_blocks, "SPEEDUPS", None)
+        patch.setattr(fast_loop, "SPEEDUPS", None)
         return SPED[shape][1](messages, "messages", False)
 
 
@@ -224,8 +223,7 @@ def test_an_audit_is_the_same_with_and_without_the_speedups(log: str, schemas: s
 
     with_speedups = audited()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(fast, "SPEEDUPS", None)
-        patch.setattr(fast_blocks, "SPEEDUPS", None)
+        patch.setattr(fast_loop, "SPEEDUPS", None)
         assert audited() == with_speedups
 
 

@@ -18,12 +18,11 @@ from typing import Any
 
 from toolaudit.formats.base import JSON_STRING
 from toolaudit.history.fast_blocks import anthropic, bedrock, gemini
-from toolaudit.history.fast_loop import SPEEDUPS, Loop, Open, plainly_checked, reports_failure
+from toolaudit.history.fast_loop import Loop, Open, answered_in_c, reports_failure
 from toolaudit.history.model import (
     ANTHROPIC,
     BEDROCK,
     GEMINI,
-    NO_NAME,
     OPENAI_CHAT,
     OPENAI_RESPONSES,
     Checked,
@@ -35,10 +34,9 @@ _RESPONSES_ITEM = "{}[{}]"
 
 def chat(messages: list[Any], path: str, calls: bool) -> Checked | None:
     """OpenAI Chat: a call's results are the run of tool messages right after its message."""
-    if SPEEDUPS is not None and not calls:
-        found = SPEEDUPS.chat(messages, NO_NAME)
-        if found is not None:
-            return plainly_checked(OPENAI_CHAT, _CHAT_CALL, path, len(messages), found)
+    sped = answered_in_c("chat", OPENAI_CHAT, _CHAT_CALL, messages, path, calls)
+    if sped is not None:
+        return sped
     loop = Loop(path, calls, _CHAT_CALL)
     seen, held, waiting = loop.seen, loop.held, loop.outcomes.waiting
     result = loop.outcomes.result
@@ -92,10 +90,9 @@ def _both_names(name: object, called: object) -> bool:
 
 def responses(messages: list[Any], path: str, calls: bool) -> Checked | None:
     """OpenAI Responses: a ``function_call_output`` anywhere after its ``function_call``."""
-    if SPEEDUPS is not None and not calls:
-        found = SPEEDUPS.responses(messages, NO_NAME)
-        if found is not None:
-            return plainly_checked(OPENAI_RESPONSES, _RESPONSES_ITEM, path, len(messages), found)
+    sped = answered_in_c("responses", OPENAI_RESPONSES, _RESPONSES_ITEM, messages, path, calls)
+    if sped is not None:
+        return sped
     loop = Loop(path, calls, _RESPONSES_ITEM)
     seen, held, waiting = loop.seen, loop.held, loop.outcomes.waiting
     unpaired: dict[str, Open] = {}  #: calls not answered yet, in order

@@ -11,14 +11,13 @@ from toolaudit.formats.base import OBJECT
 from toolaudit.history.blocks import failed_response
 from toolaudit.history.fast_loop import (
     RECEIVING,
-    SPEEDUPS,
     Loop,
     NotSure,
     Open,
-    plainly_checked,
+    answered_in_c,
     reports_failure,
 )
-from toolaudit.history.model import ANTHROPIC, BEDROCK, GEMINI, NO_NAME, Checked
+from toolaudit.history.model import ANTHROPIC, BEDROCK, GEMINI, Checked
 
 #: A block's reading: ("call", id, name, the element holding its "input") or
 #: ("result", id, failed), or
@@ -107,19 +106,17 @@ _BEDROCK_BLOCK = "{}[{}].content[{}].toolUse"
 
 def anthropic(messages: list[Any], path: str, calls: bool) -> Checked | None:
     """Anthropic Messages (see :func:`_windowed_blocks`)."""
-    if SPEEDUPS is not None and not calls:
-        found = SPEEDUPS.anthropic(messages, NO_NAME)
-        if found is not None:
-            return plainly_checked(ANTHROPIC, _ANTHROPIC_BLOCK, path, len(messages), found)
+    sped = answered_in_c("anthropic", ANTHROPIC, _ANTHROPIC_BLOCK, messages, path, calls)
+    if sped is not None:
+        return sped
     return _windowed_blocks(ANTHROPIC, _anthropic_block, _ANTHROPIC_BLOCK, messages, path, calls)
 
 
 def bedrock(messages: list[Any], path: str, calls: bool) -> Checked | None:
     """Bedrock Converse (see :func:`_windowed_blocks`)."""
-    if SPEEDUPS is not None and not calls:
-        found = SPEEDUPS.bedrock(messages, NO_NAME)
-        if found is not None:
-            return plainly_checked(BEDROCK, _BEDROCK_BLOCK, path, len(messages), found)
+    sped = answered_in_c("bedrock", BEDROCK, _BEDROCK_BLOCK, messages, path, calls)
+    if sped is not None:
+        return sped
     return _windowed_blocks(BEDROCK, _bedrock_block, _BEDROCK_BLOCK, messages, path, calls)
 
 

@@ -114,6 +114,18 @@ def _speedups() -> ModuleType | None:
 SPEEDUPS = _speedups()
 
 
+def answered_in_c(
+    function: str, shape: str, where: str, messages: list[Any], path: str, calls: bool
+) -> Checked | None:
+    """The history of ``shape`` read by the C speedups' ``function``; None where they are
+    off (the one switch: tests and benchmarks set :data:`SPEEDUPS` to None), where calls
+    are listed, or where the speedups are not sure."""
+    if SPEEDUPS is None or calls:
+        return None
+    found = getattr(SPEEDUPS, function)(messages, NO_NAME)
+    return None if found is None else plainly_checked(shape, where, path, len(messages), found)
+
+
 def plainly_checked(
     shape: str, where: str, path: str, messages: int, found: tuple[list[Any], dict[str, int]]
 ) -> Checked:
