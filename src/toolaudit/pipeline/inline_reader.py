@@ -44,6 +44,8 @@ class InlineReader:
         self._deep = deep
         #: By tool name: whether an enum of its parameters holds a numeric 0.
         self._zero_enums: dict[str, bool] = {}
+        #: By tool name: whether an enum of its parameters holds a number past 2**53.
+        self._big_enums: dict[str, bool] = {}
         #: The number of the line being read when an interruption came (0: none came).
         self.interrupted_at = 0
 
@@ -76,6 +78,7 @@ class InlineReader:
         # failing call's line is judged on its exact parse too, for its reasons' words.
         deep = self._deep
         zero_enums = self._zero_enums
+        big_enums = self._big_enums
         grouped = recorder.grouped
         tally_for = recorder.tally_for
         global_tally = recorder.tally
@@ -118,9 +121,13 @@ class InlineReader:
                 ) and may_hold_tiny_numbers(line):
                     general.read_record(record, lineno, line)  # judged on its exact parse
                     continue
-                if may_hold_long_integers(line):
-                    # An integer past 64 bits, which orjson read as a float, may fail the
-                    # call (as an integer) or pass it (equal to an enum's number).
+                if (
+                    deep
+                    or (big := big_enums.get(name))
+                    or (big is None and _enum_holds_big_number(tool, name, big_enums))
+                ) and may_hold_long_integers(line):
+                    # An integer past 64 bits, which orjson read as a float, may pass the
+                    # call where it equals an enum's number (failing calls: below).
                     general.read_record(record, lineno, line)
                     continue
                 if tell_typed:  # the typed path reads the next lines as flat calls
@@ -145,7 +152,8 @@ class InlineReader:
                 if not wants_model:  # a failing call's row, or its sample, names it
                     model = m if type(m := record.get("model")) is str else None
                     tally = global_tally
-                if may_hold_tiny_numbers(line):
+                if may_hold_long_integers(line) or may_hold_tiny_numbers(line):
+                    # judged on the exact parse: the failure may be orjson's float
                     general.read_record(record, lineno, line, tally)
                 else:
                     verdict = object_verdict(tool, arguments, problems)
@@ -172,6 +180,27 @@ def _enum_holds_zero(tool: ToolValidator, name: str, known: dict[str, bool]) -> 
         for param in tool.parameters.values()
     )
     return holds
+
+
+def _enum_holds_big_number(tool: ToolValidator, name: str, known: dict[str, bool]) -> bool:
+    """Whether an enum of the tool's parameters holds a number past a double's exact
+    integers (2**53), which orjson's float for a longer integer may equal; kept in
+    ``known`` by the name called. Only then may such a float pass a call it should fail."""
+    holds = known[name] = any(
+        param.enum is not None
+        and any(
+            isinstance(value, (int, float))
+            and not isinstance(value, bool)
+            and abs(value) >= _EXACT_IN_A_DOUBLE
+            for value in param.enum
+        )
+        for param in tool.parameters.values()
+    )
+    return holds
+
+
+#: The integers a double holds exactly end here: a float of an integer past it is rounded.
+_EXACT_IN_A_DOUBLE = 2**53
 
 
 class _Failed(Exception):
