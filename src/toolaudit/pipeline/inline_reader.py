@@ -42,8 +42,6 @@ class InlineReader:
         self._general = general
         self._fast_paths = fast_paths
         self._deep = deep
-        #: By tool name: whether an enum of its parameters holds a numeric 0.
-        self._zero_enums: dict[str, bool] = {}
         #: By tool name: whether an enum of its parameters holds a number past 2**53.
         self._big_enums: dict[str, bool] = {}
         #: The number of the line being read when an interruption came (0: none came).
@@ -73,11 +71,8 @@ class InlineReader:
         fast_paths = self._fast_paths
         tell_typed = fast_paths.reads_flat_calls
         tools_get = self._tools.get
-        # A number orjson read as 0 (1e-400) may make a call pass: through deep mode's
-        # constraints (multipleOf, bounds, const), or plain mode's enum holding 0. A
-        # failing call's line is judged on its exact parse too, for its reasons' words.
+        # A failing call's line is judged on its exact parse, for its reasons' words.
         deep = self._deep
-        zero_enums = self._zero_enums
         big_enums = self._big_enums
         grouped = recorder.grouped
         tally_for = recorder.tally_for
@@ -114,12 +109,11 @@ class InlineReader:
                 ):
                     general.read_record(record, lineno, line)
                     continue
-                if (
-                    deep
-                    or (zero := zero_enums.get(name))
-                    or (zero is None and _enum_holds_zero(tool, name, zero_enums))
-                ) and may_hold_tiny_numbers(line):
-                    general.read_record(record, lineno, line)  # judged on its exact parse
+                if may_hold_tiny_numbers(line):
+                    # Judged on its exact parse, as the general reader judges it: such a
+                    # number can change a verdict (an enum holding 0, deep mode's limits),
+                    # and one past 1e-10000 makes the line malformed:json.
+                    general.read_record(record, lineno, line)
                     continue
                 if (
                     deep
@@ -169,17 +163,6 @@ class InlineReader:
             # already, in that group's tally.
             raise _Failed(position, tally if grouped and chosen_at == position else None) from error
         return len(lines)
-
-
-def _enum_holds_zero(tool: ToolValidator, name: str, known: dict[str, bool]) -> bool:
-    """Whether an enum of the tool's parameters holds a number equal to 0 (``False``
-    too, which equals it in Python: a line sent to the general path for nothing); kept in
-    ``known`` by the name called."""
-    holds = known[name] = any(
-        param.enum is not None and any(value == 0 for value in param.enum)
-        for param in tool.parameters.values()
-    )
-    return holds
 
 
 def _enum_holds_big_number(tool: ToolValidator, name: str, known: dict[str, bool]) -> bool:

@@ -82,6 +82,10 @@ class TypedFlatReader:
                     except DECODE_FAILURES:
                         pass
                     else:  # most lines
+                        if may_read_as_zero(line):
+                            # Below a double's range: read on its exact parse by the
+                            # general path (past 1e-10000, the line is malformed:json).
+                            return position
                         if scorer is not None:
                             scoring = scorer.typed_record(line, None, FLAT.name)
                             if scoring is None:

@@ -252,6 +252,10 @@ class TypedReader:
                         except REFUSALS:
                             break
                 else:  # every call valid: most lines
+                    if may_read_as_zero(line):
+                        # A number below a double's range: the general path reads the line
+                        # on its exact parse (past 1e-10000, the line is malformed:json).
+                        return position
                     if scorer is not None:
                         scoring = scorer.typed_calls(line, shape.format, model, calls)
                         if scoring is None:
