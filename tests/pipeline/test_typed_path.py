@@ -528,8 +528,8 @@ def test_pairs_are_judged_by_their_requests_tools_either_way(inner: str) -> None
     ]
     lines = [pair(made, request, inner) for request in requests]
     log = b"\n".join(lines * 2) + b"\n"
-    # (Conversations unchecked: with the check on, the typed path leaves pairs alone.)
     for options in ({}, {"group_by": ("model",)}, {"errors_only": True}):
+        assert_same_either_way(log, TOOLS, **options)
         assert_same_either_way(log, TOOLS, conversations=False, **options)
 
 
@@ -542,10 +542,10 @@ def test_pairs_are_read_without_schemas_when_each_request_carries_its_tools() ->
     fast = Audit([Source("-")], NO_SCHEMAS, unchecked, stdin=io.BytesIO(log))
     fast.run()
     assert fast.fast_paths is not None and fast.fast_paths.typed is not None
-    # A pair may carry a conversation: with the check on, the general path reads them all.
+    # With the check on too: the typed path checks a pair's conversation as it reads it.
     checked = Audit([Source("-")], NO_SCHEMAS, stdin=io.BytesIO(log))
     checked.run()
-    assert checked.fast_paths is not None and checked.fast_paths.typed is None
+    assert checked.fast_paths is not None and checked.fast_paths.typed is not None
     # One without tools stops both ways alike: nothing can judge it.
     with pytest.raises(NoSchemasError) as typed_error:
         audited(log + pair([VALID], {}) + b"\n", NO_SCHEMAS, typed=True)

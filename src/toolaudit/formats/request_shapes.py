@@ -66,6 +66,12 @@ _BEDROCK_BLOCKS = frozenset(
     {"text", "toolUse", "toolResult", "image", "document", "reasoningContent", "cachePoint"}
 )
 
+#: Every field of a request that :func:`request_history` reads: those whose value it
+#: reads, and those whose presence alone tells an API. A reader that keeps only these
+#: (the typed path's) finds the same history.
+VALUE_FIELDS = ("contents", "messages", "input", "tools", "system")
+TELLING_FIELDS = _BEDROCK_FIELDS | _ANTHROPIC_FIELDS
+
 
 def request_shape(request: Mapping[str, Any]) -> str | None:
     """The provider shape of a logged request's conversation (one of

@@ -31,6 +31,7 @@ from msgspec import UNSET, Raw, Struct, UnsetType
 from toolaudit.formats.anthropic import CUT_OFF_REASONS
 from toolaudit.formats.bedrock import FAILED_STOPS
 from toolaudit.formats.registry import REGISTRY, Registry
+from toolaudit.formats.typed_requests import STRUCT_FIELDS
 
 #: A call as a shape names it: (its id, the tool's name, its arguments as JSON text).
 TypedCall = tuple[object, str, "str | Raw"]
@@ -47,7 +48,7 @@ _Text = str | None
 class TypedShape:
     """One format's typed record: its decoder, and the calls of a decoded record."""
 
-    __slots__ = ("calls", "decoder", "format", "record_tools")
+    __slots__ = ("calls", "decoder", "format", "record_tools", "request")
 
     def __init__(
         self,
@@ -55,6 +56,8 @@ class TypedShape:
         decoder: msgspec.json.Decoder[Any],
         calls: Callable[[Any], tuple[str | None, list[TypedCall]] | None],
         record_tools: Callable[[Any], RecordTools] | None = None,
+        *,
+        request: Callable[[Any], Any] | None = None,
     ) -> None:
         self.format = format
         self.decoder = decoder
@@ -63,6 +66,9 @@ class TypedShape:
         #: For a format whose records may carry the tools that judge them (a logged
         #: request's): the fields that hold them, as JSON text, in a decoded record.
         self.record_tools = record_tools
+        #: For a format whose records hold a logged request (a pair's): its decoded
+        #: request, whose conversation formats/typed_requests.py reads.
+        self.request = request
 
 
 #: A field of a struct, as msgspec.defstruct takes it: (name, type) or (name, type, default).
@@ -270,15 +276,23 @@ def _mcp_calls(record: Any) -> tuple[str | None, list[TypedCall]] | None:
 # -- Request/response pairs -----------------------------------------------------------
 
 
-class _Request(Struct, gc=False):
-    # Where a logged request keeps its tools (REQUEST_TOOL_FIELDS, read by
-    # formats/openai.py request_tools).
-    tools: Raw | UnsetType = UNSET
-    functions: Raw | UnsetType = UNSET
-    toolConfig: Raw | UnsetType = UNSET
-    # The pair's model when its response names none: the first of these present.
-    model: str | UnsetType | None = UNSET
-    modelId: str | UnsetType | None = UNSET
+_Request = msgspec.defstruct(
+    "_Request",
+    [
+        # Where a logged request keeps its tools (REQUEST_TOOL_FIELDS, read by
+        # formats/openai.py request_tools).
+        ("tools", Raw | UnsetType, UNSET),
+        ("functions", Raw | UnsetType, UNSET),
+        ("toolConfig", Raw | UnsetType, UNSET),
+        # The pair's model when its response names none: the first of these present.
+        ("model", str | UnsetType | None, UNSET),
+        ("modelId", str | UnsetType | None, UNSET),
+        # Its conversation, and what tells its API: text, parsed only when checked.
+        *STRUCT_FIELDS,
+    ],
+    kw_only=True,
+    gc=False,
+)
 
 
 #: The fields of a request its tools may be in, in the order _request_tools gives them.
@@ -288,6 +302,10 @@ REQUEST_TOOL_FIELDS = ("tools", "functions", "toolConfig")
 def _request_tools(record: Any) -> RecordTools:
     request = record.request
     return request.tools, request.functions, request.toolConfig
+
+
+def _pair_request(record: Any) -> Any:
+    return record.request
 
 
 def _pair_calls(
@@ -483,7 +501,9 @@ def envelope(registry: Registry, built: Sequence[TypedShape]) -> TypedShape | No
     if not inner or not _detection_agrees(registry, "envelope", pair, _PAIR_RULED_OUT):
         return None
     decoder = msgspec.json.Decoder(pair)
-    return TypedShape("envelope", decoder, _pair_calls(inner), _request_tools)
+    return TypedShape(
+        "envelope", decoder, _pair_calls(inner), _request_tools, request=_pair_request
+    )
 
 
 #: Each builder, by the name a format's ``typed_shape`` gives.

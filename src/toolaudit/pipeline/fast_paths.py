@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from toolaudit.formats import HISTORY_FORMATS, TYPED_FORMATS, get_format
+from toolaudit.formats.envelope import ENVELOPE
 from toolaudit.formats.flat import FLAT
 from toolaudit.formats.stream_lanes import TYPED_STREAM_FORMATS
 from toolaudit.pipeline.options import AuditOptions
@@ -26,6 +27,10 @@ if TYPE_CHECKING:
     from toolaudit.pipeline.scoring import Scorer
     from toolaudit.pipeline.typed_reader import TypedReader
 
+#: The formats whose typed shape reads a record's conversation, for the check (a
+#: ``TypedShape`` with a ``request``: its record holds a logged request).
+TYPED_HISTORY_FORMATS = frozenset({ENVELOPE.name})
+
 
 class FastPaths:
     """Whether the typed reader reads the next lines (:attr:`ready`), and the reader.
@@ -38,11 +43,12 @@ class FastPaths:
 
     __slots__ = (
         "_allowed",
+        "_checks_histories",
         "_compile_tools",
         "_deep",
         "_forced",
         "_grouped",
-        "_reads_histories",
+        "_histories_general",
         "_scorer",
         "_validator",
         "general",
@@ -75,9 +81,17 @@ class FastPaths:
             and options.group_by in ((), ("model",))
             and (forced is None or forced in TYPED_FORMATS)
         )
-        #: The typed path never reads a conversation: with the check on, the records of a
-        #: format that may carry one are the general path's.
-        self._reads_histories = options.conversations
+        #: With the check on, the records of a format that may carry a conversation are
+        #: the general path's, but pairs, whose typed shape checks it; all of them with
+        #: --history, whose calls the typed path does not judge.
+        self._histories_general = (
+            HISTORY_FORMATS
+            if options.history
+            else HISTORY_FORMATS - TYPED_HISTORY_FORMATS
+            if options.conversations
+            else frozenset()
+        )
+        self._checks_histories = options.conversations and not options.history
         self._grouped = bool(options.group_by)
         #: The typed reader, once made.
         self.typed: TypedReader | None = None
@@ -94,7 +108,7 @@ class FastPaths:
     def seen(self, format_name: str) -> None:
         """A record of this format was read: the typed path tries its shape next, made
         now if it was not yet (loading msgspec)."""
-        if self._reads_histories and format_name in HISTORY_FORMATS:
+        if format_name in self._histories_general:
             self.ready = False
             return
         typed = self.typed
@@ -106,6 +120,7 @@ class FastPaths:
                 or (self._validator is None and not get_format(format_name).carries_tools)
             ):
                 return
+            from toolaudit.pipeline.typed_histories import TypedHistories
             from toolaudit.pipeline.typed_reader import TypedReader
 
             # A stream's lines count in the group of its first: the general path's to find.
@@ -118,6 +133,7 @@ class FastPaths:
                 self._compile_tools,
                 streams,
                 scorer=self._scorer,
+                histories=TypedHistories() if self._checks_histories else None,
             )
         typed.seen(format_name)
         self.ready = typed.current is not None

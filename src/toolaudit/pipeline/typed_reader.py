@@ -34,6 +34,7 @@ from toolaudit.formats.typed import (
     TypedShape,
     typed_shapes,
 )
+from toolaudit.history import Checked
 from toolaudit.jsonutil import may_hold_long_integers, orjson_may_differ
 from toolaudit.pipeline.judge import Verdict, judge, object_verdict
 from toolaudit.pipeline.options import AuditOptions
@@ -41,6 +42,7 @@ from toolaudit.pipeline.recorder import Recorder, Where
 from toolaudit.pipeline.shape_rests import ShapeRests
 from toolaudit.pipeline.toolsets import RECORD_TOOLS_CACHE
 from toolaudit.pipeline.typed_flat_reader import TypedFlatReader
+from toolaudit.pipeline.typed_histories import UNREAD, TypedHistories
 from toolaudit.pipeline.typed_stream_reader import TypedStreamReader
 from toolaudit.typed.arguments import DECODER_DECIDES_LENGTH, REFUSALS, accepts, is_utf8
 from toolaudit.typed.decoders import may_read_as_zero, typed_decoders
@@ -81,6 +83,7 @@ class TypedReader:
         "_flat",
         "_flat_reader",
         "_global",
+        "_histories",
         "_interrupted_at",
         "_off",
         "_record_toolsets",
@@ -98,9 +101,12 @@ class TypedReader:
         streams: GeneralReader | None = None,
         *,
         scorer: Scorer | None = None,
+        histories: TypedHistories | None = None,
     ) -> None:
         #: Scores the records read against their expected calls (--expected), if given.
         self._scorer = scorer
+        #: Checks the conversations of the records read (pairs' requests), if they are.
+        self._histories = histories
         shapes = [
             shape
             for shape in typed_shapes()
@@ -206,6 +212,9 @@ class TypedReader:
         grouped = recorder.grouped
         scorer = self._scorer
         scoring = None
+        histories = self._histories
+        request_of = shape.request if histories is not None else None
+        checked: Checked | object | None = None
         end = len(lines)
         position = start
         try:
@@ -236,6 +245,11 @@ class TypedReader:
                         return position
                     toolset = found_toolset
                     decoders, tools = toolset.decoders, toolset.names
+                if request_of is not None:
+                    assert histories is not None
+                    checked = histories.check(request_of(record), line)
+                    if checked is UNREAD:
+                        return position
                 # (``failed`` is read after the loop: the call that broke it.)
                 for failed, (_, name, arguments) in enumerate(calls):  # noqa: B007
                     decoder = decoders[name]
@@ -269,6 +283,8 @@ class TypedReader:
                             add_row(valid_row(first_line + position, index, call_id, tool, model))
                     if scoring is not None:
                         _score(scorer, scoring, recorder, group, first_line + position)
+                    if checked is not None:
+                        _history(checked, recorder, group, first_line + position, model)
                     continue
                 if may_read_as_zero(line):
                     # A call its decoder refused, on a line that may hold a number below a
@@ -294,6 +310,8 @@ class TypedReader:
                 )
                 if scoring is not None:
                     _score(scorer, scoring, recorder, tally, lineno)
+                if checked is not None:
+                    _history(checked, recorder, tally, lineno, model)
             return end
         except KeyboardInterrupt:  # the audit counts the lines before this one as read
             self._interrupted_at = first_line + position
@@ -409,6 +427,20 @@ def _score(
     assert scorer is not None
     tally = tally if tally is not None else recorder.tally
     scorer.typed(scoring, tally, (recorder.source, lineno))
+
+
+def _history(
+    checked: Checked | object,
+    recorder: Recorder,
+    tally: Tally | None,
+    lineno: int,
+    model: str | None,
+) -> None:
+    """Count the conversation a record the typed path read carries, in the tally that
+    counted the record (None: the audit's), as the general path counts it."""
+    assert isinstance(checked, Checked)
+    tally = tally if tally is not None else recorder.tally
+    recorder.history(tally, Where(recorder.source, lineno, model=model), checked)
 
 
 def _stream_readers(

@@ -1,0 +1,48 @@
+"""The conversation check on the records the typed path reads: a request/response pair's
+request, decoded with its conversation kept as text, checked as the general path checks
+it (the same history, the same rules, the same rows), so that with the check on such a
+log still takes the typed path.
+
+A line whose history it cannot read as the general path would (orjson refusing a field,
+a number orjson may read otherwise than the exact parse the general path may make) is
+left to the general path whole: :data:`UNREAD`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from toolaudit.formats.typed_requests import RequestHistories
+from toolaudit.history import Checked
+from toolaudit.history import check as check_history
+from toolaudit.jsonutil import orjson_may_differ
+
+#: What :meth:`TypedHistories.check` says of a line the general path must read.
+UNREAD = object()
+
+
+class TypedHistories:
+    """Checks the conversations of the requests the typed path decoded."""
+
+    __slots__ = ("_requests",)
+
+    def __init__(self) -> None:
+        self._requests = RequestHistories()
+
+    def check(self, request: Any, line: bytes) -> Checked | object | None:
+        """The checked conversation of a decoded ``request`` found on ``line``; None
+        where it carries none; :data:`UNREAD` where the general path must read the line.
+        Nothing is counted here: the reader counts the line once it has read it whole."""
+        if orjson_may_differ(line):
+            # The general path may read this line again exactly (an integer past 64
+            # bits, a number past a double's range), and its history with it.
+            return UNREAD
+        try:
+            history = self._requests.history(request)
+        except orjson.JSONDecodeError:
+            return UNREAD
+        if history is None:
+            return None
+        return check_history(history.messages, history.shape, path=history.path, calls=False)

@@ -1,0 +1,217 @@
+"""The conversation check on the typed path: a request/response pair's history, checked
+while the typed path reads the pair, gives the rows and summary the general path gives,
+byte for byte: in every provider's shape with every fault, on requests that tell their
+API in every way the general path reads, and on hostile requests. A line whose history
+it cannot read as the general path would is left to the general path."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from toolaudit.formats.request_shapes import HISTORY_FIELDS, TELLING_FIELDS, VALUE_FIELDS
+from toolaudit.pipeline import typed_histories
+from toolaudit.pipeline.audit import Audit, AuditOptions
+from toolaudit.pipeline.typed_histories import UNREAD, TypedHistories
+from toolaudit.schemas.loading import schema_set
+from toolaudit.sources import Source
+
+from ..history.shapes import ANTHROPIC, BEDROCK, CHAT, GEMINI, RESPONSES, Shape, build
+from ..history.test_pairing import FAULTS, W
+from .test_typed_path import WRITERS, audited, call
+
+PARAMETERS = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+SCHEMAS = schema_set({W: {"parameters": PARAMETERS}})
+#: Each shape's request beside its history: its tools as its API defines them.
+REQUEST_TOOLS: dict[str, dict[str, Any]] = {
+    "openai-chat": {
+        "tools": [{"type": "function", "function": {"name": W, "parameters": PARAMETERS}}]
+    },
+    "openai-responses": {"tools": [{"type": "function", "name": W, "parameters": PARAMETERS}]},
+    "anthropic": {"tools": [{"name": W, "input_schema": PARAMETERS}]},
+    "bedrock": {
+        "toolConfig": {"tools": [{"toolSpec": {"name": W, "inputSchema": {"json": PARAMETERS}}}]}
+    },
+    "gemini": {"tools": [{"functionDeclarations": [{"name": W, "parameters": PARAMETERS}]}]},
+}
+HISTORY_SHAPES = (CHAT, RESPONSES, ANTHROPIC, BEDROCK, GEMINI)
+#: The model's calls in the pair's response: one valid, one failing (both readers' branches).
+MIXED = [call(W, {"city": "Oslo"}), call(W, {"city": 3}, call_id="c2")]
+VALID = [call(W, {"city": "Oslo"})]
+OPTIONS: list[dict[str, Any]] = [{}, {"group_by": ("model",)}, {"errors_only": True}]
+
+
+def pair_line(request: dict[str, Any], calls: list[dict[str, Any]] = VALID) -> bytes:
+    return orjson.dumps({"request": request, "response": WRITERS["openai-chat"](calls)})
+
+
+def request_of(shape: Shape, steps: list[Any], **extra: Any) -> dict[str, Any]:
+    messages = build(shape, steps)
+    return {
+        "model": "m",
+        **REQUEST_TOOLS[shape.name],
+        HISTORY_FIELDS[shape.name]: messages,
+        **extra,
+    }
+
+
+class Checks:
+    """How many histories the typed path checked (read whole), and left to the general path."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.checked = self.unread = 0
+        check = TypedHistories.check
+
+        def counted(histories: TypedHistories, request: Any, line: bytes) -> Any:
+            answer = check(histories, request, line)
+            if answer is UNREAD:
+                self.unread += 1
+            else:
+                self.checked += 1
+            return answer
+
+        monkeypatch.setattr(typed_histories.TypedHistories, "check", counted)
+
+
+def assert_same(log: bytes, **options: Any) -> None:
+    fast = audited(log, SCHEMAS, typed=True, **options)
+    general = audited(log, SCHEMAS, typed=False, **options)
+    assert fast[0].decode().splitlines() == general[0].decode().splitlines()
+    assert fast[1] == general[1]
+
+
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+@pytest.mark.parametrize("shape", HISTORY_SHAPES, ids=lambda shape: shape.name)
+def test_every_fault_in_every_shape_is_checked_on_the_typed_path_as_on_the_general(
+    shape: Shape, fault: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    steps = FAULTS[fault][0]
+    lines = [pair_line(request_of(shape, steps), calls) for calls in (VALID, MIXED, VALID)]
+    log = b"\n".join(lines) + b"\n"
+    checks = Checks(monkeypatch)
+    for options in OPTIONS:
+        assert_same(log, **options)
+    # Not a comparison of the general path with itself: the typed path checked them.
+    assert checks.checked >= 2 * len(OPTIONS) and checks.unread == 0
+    summary = audited(log, SCHEMAS, typed=True)[1]
+    assert summary["conversations"]["checked"] == 3
+
+
+#: Requests that tell their API each way request_shape reads it (each with a Chat-like
+#: history whose reading depends on the API told), and the odd ones.
+CHAT_HISTORY = build(CHAT, FAULTS["unanswered"][0])
+ANTHROPIC_HISTORY = build(ANTHROPIC, FAULTS["misplaced"][0])
+BEDROCK_HISTORY = build(BEDROCK, FAULTS["orphan"][0])
+ODD_REQUESTS: list[dict[str, Any]] = [
+    {"messages": CHAT_HISTORY},  # nothing tells: Chat
+    {"messages": ANTHROPIC_HISTORY},  # its blocks tell
+    {"messages": BEDROCK_HISTORY},
+    {"messages": CHAT_HISTORY, "anthropic_version": "bedrock-2023-05-31"},
+    {"messages": CHAT_HISTORY, "top_k": None},  # present, even null
+    {"messages": ANTHROPIC_HISTORY, "inferenceConfig": {"maxTokens": 10}},
+    {"messages": ANTHROPIC_HISTORY, "modelId": "x"},
+    {"messages": ANTHROPIC_HISTORY, "modelId": None},
+    {"messages": ANTHROPIC_HISTORY, "toolConfig": None},
+    {"messages": BEDROCK_HISTORY, "system": "be brief"},
+    {"messages": BEDROCK_HISTORY, "system": [{"text": "be brief"}]},
+    {"messages": BEDROCK_HISTORY, "system": [{"type": "text", "text": "be brief"}]},
+    {"messages": ANTHROPIC_HISTORY, "system": None},
+    {"messages": ANTHROPIC_HISTORY, "system": []},
+    {"messages": CHAT_HISTORY, "tools": REQUEST_TOOLS["anthropic"]["tools"]},
+    {"messages": ANTHROPIC_HISTORY, "tools": REQUEST_TOOLS["openai-chat"]["tools"]},
+    {"messages": ANTHROPIC_HISTORY, "tools": "not a list"},
+    {"messages": ANTHROPIC_HISTORY, "tools": []},
+    {"messages": "a string"},
+    {"messages": None},
+    {"messages": {"role": "user"}},
+    {"messages": [1, "two", None, []]},
+    {"messages": []},
+    {"input": "one string: a single user turn"},
+    {"input": build(RESPONSES, FAULTS["duplicate call id"][0])},
+    {"input": 3},
+    {"contents": build(GEMINI, FAULTS["trimmed away"][0])},
+    {"contents": None, "messages": CHAT_HISTORY},  # contents first
+    {"input": CHAT_HISTORY, "messages": ANTHROPIC_HISTORY},  # messages first
+    {},  # no conversation
+    {"model": "m", "functions": [REQUEST_TOOLS["openai-chat"]["tools"][0]["function"]]},
+]
+
+
+@pytest.mark.parametrize("request_", ODD_REQUESTS, ids=[str(n) for n in range(len(ODD_REQUESTS))])
+def test_requests_that_tell_their_api_every_way_are_read_alike(
+    request_: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = pair_line(request_, MIXED) + b"\n" + pair_line(request_) + b"\n"
+    checks = Checks(monkeypatch)
+    for options in OPTIONS:
+        assert_same(log, **options)
+    assert checks.checked > 0
+
+
+HOSTILE_LINES = [
+    # Tools that cannot be compiled: the general path says so.
+    b'{"request": {"tools": [[1], {}], "messages": [%s]}, "response": %s}',
+    # A key twice: the last one holds, for both readers.
+    b'{"request": {"messages": [], "messages": %s}, "response": %s}',
+    # An id past 64 bits, which orjson reads as a float and the exact parse as an integer.
+    b'{"request": {"messages": [{"role": "tool", "tool_call_id": 18446744073709551617, '
+    b'"content": "x"}, %s]}, "response": %s}',
+    # A number below a double's range.
+    b'{"request": {"messages": [{"role": "user", "content": "x", "n": -1e-400}, %s]}, '
+    b'"response": %s}',
+    # A lone surrogate, which orjson refuses and the standard library reads.
+    b'{"request": {"messages": [{"role": "tool", "tool_call_id": "\\ud800", "content": "x"}, '
+    b'%s]}, "response": %s}',
+    b'{"request": {"system": "\\udfff", "messages": [%s]}, "response": %s}',
+]
+
+
+@pytest.mark.parametrize("template", HOSTILE_LINES)
+def test_hostile_requests_are_read_alike(template: bytes) -> None:
+    message = orjson.dumps(CHAT_HISTORY[2])
+    response = orjson.dumps(WRITERS["openai-chat"](MIXED))
+    good = pair_line({"messages": CHAT_HISTORY})
+    log = b"\n".join([good, template % (message, response), good]) + b"\n"
+    for options in OPTIONS:
+        assert_same(log, **options)
+
+
+def test_the_general_path_reads_a_line_whose_numbers_orjson_may_read_otherwise() -> None:
+    histories = TypedHistories()
+    line = b'{"n": 18446744073709551617}'
+    assert histories.check(object(), line) is UNREAD
+
+
+def test_with_history_calls_judged_the_general_path_reads_pairs() -> None:
+    log = pair_line(request_of(ANTHROPIC, FAULTS["clean"][0])) + b"\n"
+    run = Audit([Source("-")], SCHEMAS, AuditOptions(history=True), stdin=io.BytesIO(log))
+    run.run(io.BytesIO())
+    assert run.fast_paths is not None and run.fast_paths.typed is None
+    assert_same(log, history=True)
+
+
+FIELDS = sorted(set(VALUE_FIELDS) | TELLING_FIELDS | {"model", "functions", "stream"})
+HISTORIES = st.sampled_from(
+    [build(shape, FAULTS[fault][0]) for shape in HISTORY_SHAPES for fault in FAULTS]
+)
+VALUES = st.one_of(
+    HISTORIES,
+    st.sampled_from([None, "text", 3, [], {}, [{}], [{"type": "text"}], [{"text": "x"}]]),
+    st.sampled_from(
+        [tools for definition in REQUEST_TOOLS.values() for tools in definition.values()]
+    ),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.dictionaries(st.sampled_from(FIELDS), VALUES, max_size=5), min_size=1, max_size=4)
+)
+def test_any_request_is_read_alike(requests: list[dict[str, Any]]) -> None:
+    log = b"".join(pair_line(request, MIXED) + b"\n" for request in requests)
+    assert_same(log)
