@@ -25,6 +25,16 @@ from common import DATA_DIR, atomic_path, progress, source_state
 from measure import Variant, measure_round_robin, run_child, toolaudit_executable
 
 SEED = 20261205
+#: The providers' request shapes a log can be written in (HISTORY_FIELDS: where each keeps
+#: its conversation).
+HISTORY_FIELDS = {
+    "openai-chat": "messages",
+    "openai-responses": "input",
+    "anthropic": "messages",
+    "bedrock": "messages",
+    "gemini": "contents",
+}
+SHAPES = list(HISTORY_FIELDS)
 WEATHER = {
     "type": "function",
     "function": {
@@ -91,22 +101,139 @@ def as_anthropic(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return turns
 
 
-def record_of(rng: random.Random, shape: str, length: int, number: int, paired: bool) -> object:
-    """One line: a request of ``shape`` alone, or paired with its response."""
-    messages = history(rng, length, number)
-    made = call(f"c{number}", "Rome")
+def as_responses(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The same conversation as OpenAI's Responses API takes it: input items."""
+    items: list[dict[str, Any]] = []
+    for message in messages[1:]:
+        if message["role"] == "tool":
+            items.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": message["tool_call_id"],
+                    "output": message["content"],
+                }
+            )
+        elif message["role"] == "assistant":
+            items += [
+                {
+                    "type": "function_call",
+                    "call_id": each["id"],
+                    "name": each["function"]["name"],
+                    "arguments": each["function"]["arguments"],
+                }
+                for each in message["tool_calls"]
+            ]
+        else:
+            items.append({"role": "user", "content": message["content"]})
+    return items
+
+
+def as_bedrock(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The same conversation as Bedrock's Converse API takes it: toolUse blocks, each
+    run of results as one user message of toolResult blocks."""
+    turns: list[dict[str, Any]] = []
+    for message in as_anthropic(messages):
+        content = message["content"]
+        if isinstance(content, str):
+            turns.append({"role": message["role"], "content": [{"text": content}]})
+            continue
+        blocks = []
+        for block in content:
+            if block["type"] == "tool_use":
+                use = {"toolUseId": block["id"], "name": block["name"], "input": block["input"]}
+                blocks.append({"toolUse": use})
+            else:
+                result = {
+                    "toolUseId": block["tool_use_id"],
+                    "content": [{"text": block["content"]}],
+                }
+                blocks.append({"toolResult": result})
+        turns.append({"role": message["role"], "content": blocks})
+    return turns
+
+
+def as_gemini(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The same conversation as Gemini's generateContent takes it: functionCall parts, each
+    run of results as one user content of functionResponse parts (paired by id)."""
+    contents: list[dict[str, Any]] = []
+    for message in as_anthropic(messages):
+        content = message["content"]
+        role = "model" if message["role"] == "assistant" else "user"
+        if isinstance(content, str):
+            contents.append({"role": role, "parts": [{"text": content}]})
+            continue
+        parts = []
+        for block in content:
+            if block["type"] == "tool_use":
+                call = {"id": block["id"], "name": block["name"], "args": block["input"]}
+                parts.append({"functionCall": call})
+            else:
+                answer = {"id": block["tool_use_id"], "name": WEATHER["function"]["name"]}
+                parts.append(
+                    {"functionResponse": answer | {"response": {"output": block["content"]}}}
+                )
+        contents.append({"role": role, "parts": parts})
+    return contents
+
+
+def request_and_response(
+    shape: str, messages: list[dict[str, Any]], made: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A request of ``shape`` holding ``messages`` (a Chat history), and the response a
+    provider gives it, with the call ``made``, written as each API writes it (every
+    field the SDKs' response types carry, so that the audit reads them as it reads real
+    logs)."""
+    function = WEATHER["function"]
+    name, arguments = made["function"]["name"], made["function"]["arguments"]
     if shape == "anthropic":
-        tool = WEATHER["function"]
-        tools = [{"name": tool["name"], "input_schema": tool["parameters"]}]
+        tools = [{"name": function["name"], "input_schema": function["parameters"]}]
         request = {"model": "claude-sonnet-4-5", "max_tokens": 1024, "tools": tools}
         request |= {"system": messages[0]["content"], "messages": as_anthropic(messages)}
-        [use] = as_anthropic([messages[0], {"role": "assistant", "tool_calls": [made]}])
-        response = {"type": "message", "role": "assistant", "model": "claude-sonnet-4-5"}
-        response["content"] = use["content"]
+        use = {"type": "tool_use", "id": made["id"], "name": name, "input": orjson.loads(arguments)}
+        response = {"id": "msg_1", "type": "message", "role": "assistant"}
+        response |= {"model": "claude-sonnet-4-5", "content": [use], "stop_reason": "tool_use"}
+        response["usage"] = {"input_tokens": 812, "output_tokens": 40}
+    elif shape == "openai-responses":
+        tools = [
+            {"type": "function", "name": function["name"], "parameters": function["parameters"]}
+        ]
+        request = {"model": "gpt-4.1", "input": as_responses(messages), "tools": tools}
+        item = {"type": "function_call", "id": "fc_1", "call_id": made["id"], "name": name}
+        item |= {"arguments": arguments, "status": "completed"}
+        response = {"id": "resp_1", "object": "response", "model": "gpt-4.1"}
+        response |= {"status": "completed", "output": [item]}
+    elif shape == "bedrock":
+        spec = {"name": function["name"], "inputSchema": {"json": function["parameters"]}}
+        request = {"modelId": "anthropic.claude-3-5-sonnet", "messages": as_bedrock(messages)}
+        request["toolConfig"] = {"tools": [{"toolSpec": spec}]}
+        use = {"toolUseId": made["id"], "name": name, "input": orjson.loads(arguments)}
+        message = {"role": "assistant", "content": [{"toolUse": use}]}
+        response = {"output": {"message": message}, "stopReason": "tool_use"}
+        response["usage"] = {"inputTokens": 812, "outputTokens": 40, "totalTokens": 852}
+    elif shape == "gemini":
+        declaration = {"name": function["name"], "parameters": function["parameters"]}
+        request = {
+            "contents": as_gemini(messages),
+            "tools": [{"functionDeclarations": [declaration]}],
+        }
+        call = {"id": made["id"], "name": name, "args": orjson.loads(arguments)}
+        candidate = {"content": {"role": "model", "parts": [{"functionCall": call}]}}
+        response = {"candidates": [candidate | {"finishReason": "STOP", "index": 0}]}
+        response["modelVersion"] = "gemini-2.5-flash"
     else:
         request = {"model": "gpt-4o", "messages": messages, "tools": [WEATHER]}
-        message = {"role": "assistant", "tool_calls": [made]}
-        response = {"model": "gpt-4o", "choices": [{"message": message}]}
+        message = {"role": "assistant", "content": None, "tool_calls": [made], "refusal": None}
+        choice = {"index": 0, "message": message, "finish_reason": "tool_calls", "logprobs": None}
+        response = {"id": "chatcmpl-1", "object": "chat.completion", "created": 1764950000}
+        response |= {"model": "gpt-4o", "choices": [choice]}
+    return request, response
+
+
+def record_of(rng: random.Random, shape: str, length: int, number: int, paired: bool) -> object:
+    """One line: a request of ``shape`` alone, or paired with its response."""
+    request, response = request_and_response(
+        shape, history(rng, length, number), call(f"c{number}", "Rome")
+    )
     return {"request": request, "response": response} if paired else request
 
 
@@ -126,8 +253,7 @@ def floor_seconds(path: Path) -> float:
 
 
 def log_path(kind: str, args: argparse.Namespace) -> Path:
-    shape = "" if args.shape == "openai-chat" else f"{args.shape}-"
-    name = f"conversations-{shape}{kind}-{args.lines}x{args.messages}-seed{SEED}.jsonl"
+    name = f"conversations-{args.shape}-{kind}-{args.lines}x{args.messages}-seed{SEED}.jsonl"
     return DATA_DIR / name
 
 
@@ -146,8 +272,8 @@ def in_process(log: Path, repeat: int) -> None:
         finally:
             fast_loop.SPEEDUPS = speedups
 
-    histories = [orjson.loads(line)["messages"] for line in log.open("rb")]
-    shape = "anthropic" if "anthropic" in log.name else "openai-chat"
+    [shape] = [name for name in SHAPES if f"-{name}-" in log.name]
+    histories = [orjson.loads(line)[HISTORY_FIELDS[shape]] for line in log.open("rb")]
     count = sum(len(messages) for messages in histories)
     ways = {
         "full reading (before)": lambda: [examine(h, shape, "messages") for h in histories],
@@ -175,7 +301,7 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--lines", type=int, default=20_000)
     parser.add_argument("--messages", type=int, default=40, help="messages a conversation")
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--shape", choices=["openai-chat", "anthropic"], default="openai-chat")
+    parser.add_argument("--shape", choices=SHAPES, default="openai-chat")
     return parser.parse_args()
 
 

@@ -1,4 +1,4 @@
-"""The C speedups of the Chat, Responses, Anthropic and Bedrock fast paths
+"""The C speedups of the Chat, Responses, Anthropic, Bedrock and Gemini fast paths
 (``history/_speedups.c``) against
 the pure-Python fast paths they stand in for: on any history, with any fault put into
 it, they either give up (None) or answer exactly what the pure path answers. Both ways
@@ -21,6 +21,7 @@ from toolaudit.history import check, fast, fast_blocks, fast_loop
 from toolaudit.history.model import (
     ANTHROPIC,
     BEDROCK,
+    GEMINI,
     NO_NAME,
     OPENAI_CHAT,
     OPENAI_RESPONSES,
@@ -28,7 +29,7 @@ from toolaudit.history.model import (
 )
 
 from .shapes import BY_NAME, build
-from .test_fast import EDITS, edited
+from .test_fast import EDITS, edited, without_ids
 from .test_pairing import ASK, FAULTS, W
 from .test_repair import STEP
 
@@ -43,6 +44,7 @@ SPED = {
     OPENAI_RESPONSES: (speedups.responses, fast.responses, "{}[{}]"),
     ANTHROPIC: (speedups.anthropic, fast_blocks.anthropic, "{}[{}].content[{}]"),
     BEDROCK: (speedups.bedrock, fast_blocks.bedrock, "{}[{}].content[{}].toolUse"),
+    GEMINI: (speedups.gemini, fast_blocks.gemini, "{}[{}].parts[{}].{}"),
 }
 #: Where each shape's first two calls are, when a history's second message makes them.
 FIRST_TWO_CALLS = {
@@ -50,6 +52,7 @@ FIRST_TWO_CALLS = {
     OPENAI_RESPONSES: ["messages[1]", "messages[2]"],
     ANTHROPIC: ["messages[1].content[0]", "messages[1].content[1]"],
     BEDROCK: ["messages[1].content[0].toolUse", "messages[1].content[1].toolUse"],
+    GEMINI: ["messages[1].parts[0].functionCall", "messages[1].parts[1].functionCall"],
 }
 
 
@@ -126,6 +129,8 @@ def results_of(shape: str, content: object) -> list[Any]:
         last["output"] = content
     elif shape == ANTHROPIC:
         last["content"][0]["content"] = content
+    elif shape == GEMINI:
+        last["parts"][0]["functionResponse"]["response"] = content
     else:
         last["content"][0]["toolResult"]["content"] = content
     return messages
@@ -248,3 +253,84 @@ def test_an_anthropic_result_after_another_block_is_left_to_python():
     bedrock = build(BY_NAME[BEDROCK], [ASK, ("calls", [("c1", W)]), ("results", [("c1", W, 0)])])
     bedrock[-1]["content"].insert(0, {"text": "here:"})
     assert agree(BEDROCK, bedrock)  # Bedrock takes its results anywhere in the message
+
+
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+def test_a_gemini_history_paired_by_name_is_answered_as_python(fault: str):
+    messages = without_ids(build(BY_NAME[GEMINI], FAULTS[fault][0]))
+    answered = agree(GEMINI, messages)
+    assert answered or fault not in ("clean", "unanswered")
+
+
+def test_gemini_calls_of_one_name_are_answered_in_order():
+    calls = {
+        "role": "model",
+        "parts": [{"functionCall": {"name": W, "args": {"n": n}}} for n in "ab"],
+    }
+    response = {"functionResponse": {"name": W, "response": {"output": "ok"}}}
+    answered = [{"role": "user", "parts": [{"text": "go"}]}, calls]
+    assert agree(GEMINI, [*answered, {"role": "user", "parts": [response]}])
+    left = sped(GEMINI, [*answered, {"role": "user", "parts": [response]}])
+    assert left is not None and [p.path for p in left.problems] == [
+        "messages[1].parts[1].functionCall"
+    ]
+    assert agree(GEMINI, [*answered, {"role": "user", "parts": [response, response]}])
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "error in the response",
+        "ids and names mixed",
+        "a response naming another tool",
+        "a response in the model's content",
+        "an id repeated",
+        "a name that is not text",
+        "an id that is not text",
+        "a part that is not an object",
+        "a content that is not an object",
+        "parts missing",
+    ],
+)
+def test_what_gemini_speedups_leave_to_python(change: str):
+    messages = build(BY_NAME[GEMINI], FAULTS["clean"][0])
+    calls, results = messages[1]["parts"], messages[2]["parts"]
+    if change == "error in the response":
+        results[0]["functionResponse"]["response"] = {"error": None, "output": "x"}
+        assert agree(GEMINI, messages)  # a null error reports none
+        results[0]["functionResponse"]["response"] = {"error": "no such city"}
+    elif change == "ids and names mixed":
+        del results[1]["functionResponse"]["id"]
+    elif change == "a response naming another tool":
+        results[0]["functionResponse"]["name"] = "get_time"
+    elif change == "a response in the model's content":
+        messages[2]["role"] = "model"
+    elif change == "an id repeated":
+        calls[1]["functionCall"]["id"] = calls[0]["functionCall"]["id"]
+    elif change == "a name that is not text":
+        calls[0]["functionCall"]["name"] = 7
+    elif change == "an id that is not text":
+        calls[0]["functionCall"]["id"] = 7
+    elif change == "a part that is not an object":
+        calls.append("text")
+    elif change == "a content that is not an object":
+        messages.append([])
+    else:
+        del messages[0]["parts"]
+    assert sped(GEMINI, messages) is None
+
+
+def test_gemini_parts_in_snake_case_and_parts_as_text_are_read():
+    messages = build(BY_NAME[GEMINI], FAULTS["unanswered"][0])
+    for content in messages:
+        for part in content["parts"]:
+            for camel, snake in (
+                ("functionCall", "function_call"),
+                ("functionResponse", "function_response"),
+            ):
+                if camel in part:
+                    part[snake] = part.pop(camel)
+    assert agree(GEMINI, messages)
+    assert agree(GEMINI, [{"role": "user", "parts": "just text"}, *messages])
+    first = sped(GEMINI, messages)
+    assert first is not None and all(".function_call" in p.path for p in first.problems)

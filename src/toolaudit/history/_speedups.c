@@ -1,14 +1,16 @@
 /* The commonest histories' pairing, in C: an optional speedup of toolaudit.history.fast.
  *
- * chat, responses, anthropic and bedrock (each (messages, no_name)) read an OpenAI Chat,
- * OpenAI Responses, Anthropic or Bedrock Converse history as the pure-Python fast paths
+ * chat, responses, anthropic, bedrock and gemini (each (messages, no_name)) read an OpenAI
+ * Chat, OpenAI Responses, Anthropic, Bedrock Converse or Gemini history as the pure-Python
+ * fast paths
  * (fast.py, fast_blocks.py) do when no calls are listed, and
  * answer only when the history is of the plainest kind: every call with a string id of
  * its own, every result where its provider wants it, no result that could report a
  * failure (those, and everything else, are left to Python: the function returns None,
  * "not sure"). Their answer is (unanswered, results):
  *   unanswered: [(call_id, name, message index, index in the message), ...] in the
- *               order the pure fast path reports calls left without a result;
+ *               order the pure fast path reports calls left without a result (Gemini's
+ *               with the part's field last, its call_id None where calls go by name);
  *   results:    {tool name: how many results it had}, a name that is not a str counted
  *               under no_name, in the order tools first had a result.
  * tests/history/test_speedups.py holds them to the pure fast path's answers.
@@ -25,11 +27,13 @@
 enum { K_ROLE, K_TOOL_CALL_ID, K_NAME, K_CONTENT, K_FUNCTION_CALL, K_TOOL_CALLS, K_ID,
        K_FUNCTION, K_TYPE, K_CALL_ID, K_OUTPUT, K_IS_ERROR, K_IS_ERROR_MCP, K_TEXT, K_JSON,
        K_TOOL_USE_ID, K_TOOL_USE, K_TOOL_RESULT, K_TOOL_USE_ID_BEDROCK, K_STATUS,
-       KEY_COUNT };
+       K_PARTS, K_FUNCTION_CALL_GEMINI, K_FUNCTION_RESPONSE_GEMINI, K_FUNCTION_RESPONSE,
+       K_RESPONSE, K_ERROR, KEY_COUNT };
 static const char *key_texts[KEY_COUNT] = {
     "role", "tool_call_id", "name", "content", "function_call", "tool_calls", "id",
     "function", "type", "call_id", "output", "is_error", "isError", "text", "json",
     "tool_use_id", "toolUse", "toolResult", "toolUseId", "status",
+    "parts", "functionCall", "functionResponse", "function_response", "response", "error",
 };
 static PyObject *keys[KEY_COUNT];
 
@@ -635,6 +639,201 @@ bedrock(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return windowed_blocks(args, nargs, 1);
 }
 
+/* The calls of the last Gemini content, waiting for their responses in the next one, in
+   the order they were made (a content with more calls than it holds is left to Python).
+   Each is found by its id, or by its name where the history pairs by name. */
+typedef struct {
+    PyObject *id, *name; /* borrowed from the history; id NULL: none (pairing by name) */
+    Py_ssize_t index, j;
+    int field; /* the key its part holds it by: keys[field] (a key object may be replaced
+                  by adopt_keys meanwhile, so it is not held here) */
+    int answered;
+} GeminiCall;
+typedef struct {
+    GeminiCall calls[WINDOW_SIZE];
+    int count;
+} GeminiWindow;
+
+/* A Gemini part (fast_blocks._gemini_part): A_CALL, A_RESULT, NEITHER or NOT_SURE, with
+   its element (the call or the response object), its id (NULL: none), its name and its
+   field (the index of its key in keys). */
+static int
+gemini_part(PyObject *part, PyObject **element, PyObject **id, PyObject **name, int *field)
+{
+    if (!PyDict_CheckExact(part))
+        return NOT_SURE;
+    int call_field = get(part, keys[K_FUNCTION_CALL_GEMINI]) != NULL ? K_FUNCTION_CALL_GEMINI
+                                                                     : K_FUNCTION_CALL;
+    int result_field = get(part, keys[K_FUNCTION_RESPONSE_GEMINI]) != NULL
+                           ? K_FUNCTION_RESPONSE_GEMINI : K_FUNCTION_RESPONSE;
+    PyObject *call = get(part, keys[call_field]);
+    int is_call = call != NULL && call != Py_None;
+    *field = is_call ? call_field : result_field;
+    *element = is_call ? call : get(part, keys[result_field]);
+    if (*element == NULL || *element == Py_None)
+        return NEITHER;
+    if (!PyDict_CheckExact(*element))
+        return NOT_SURE;
+    *id = get(*element, keys[K_ID]);
+    *name = get(*element, keys[K_NAME]);
+    if (*name == NULL || !PyUnicode_CheckExact(*name))
+        return NOT_SURE;
+    if (*id == Py_None)
+        *id = NULL;
+    if (*id != NULL && !PyUnicode_CheckExact(*id))
+        return NOT_SURE;
+    return is_call ? A_CALL : A_RESULT;
+}
+
+/* Moves the window's calls not answered onto `unanswered` as (call_id, name, index, j,
+   field), in the order they were made (which is their parts' order), and empties it. */
+static int
+close_gemini_window(GeminiWindow *window, PyObject *unanswered)
+{
+    for (int k = 0; k < window->count; k++) {
+        GeminiCall *call = &window->calls[k];
+        if (call->answered)
+            continue;
+        PyObject *index = PyLong_FromSsize_t(call->index), *j = PyLong_FromSsize_t(call->j);
+        PyObject *entry = (index && j) ? PyTuple_Pack(5, call->id == NULL ? Py_None : call->id,
+                                                      call->name, index, j, keys[call->field])
+                                       : NULL;
+        Py_XDECREF(index);
+        Py_XDECREF(j);
+        if (entry == NULL || PyList_Append(unanswered, entry) < 0) {
+            Py_XDECREF(entry);
+            return -1;
+        }
+        Py_DECREF(entry);
+    }
+    window->count = 0;
+    return 0;
+}
+
+/* A Gemini response's payload surely reports no failure (blocks.failed_response). */
+static int
+gemini_no_failure(PyObject *response)
+{
+    if (response != NULL && PyDict_Check(response)) {
+        if (!PyDict_CheckExact(response))
+            return 0; /* a Mapping of another type: Python reads it */
+        PyObject *error = get(response, keys[K_ERROR]);
+        if (error != NULL && error != Py_None)
+            return 0;
+    }
+    return no_failure(response, FAILURE_DEPTH);
+}
+
+/* One Gemini content's parts (fast_blocks.gemini): its calls into `made`, its responses
+   paired with the calls of the content before (`window`). `by_id`: -1 until the first
+   call or response tells how this history pairs. 1 read, 0 not sure, -1 error. */
+static int
+gemini_content(PyObject *content, Py_ssize_t index, GeminiWindow *window, GeminiWindow *made,
+               int *by_id, PyObject *seen, Results *results, PyObject *no_name)
+{
+    PyObject *parts = get(content, keys[K_PARTS]);
+    if (parts == NULL || !PyList_CheckExact(parts))
+        return parts != NULL && PyUnicode_CheckExact(parts);
+    int takes_results = -2; /* read when the first response comes */
+    for (Py_ssize_t j = 0; j < PyList_GET_SIZE(parts); j++) {
+        PyObject *element, *id = NULL, *name;
+        int field;
+        int kind = gemini_part(PyList_GET_ITEM(parts, j), &element, &id, &name, &field);
+        if (kind == NOT_SURE)
+            return 0;
+        if (kind == NEITHER)
+            continue;
+        if (*by_id < 0)
+            *by_id = id != NULL;
+        if (*by_id != (id != NULL))
+            return 0; /* ids and names mixed: the full reading pairs them */
+        PyObject *key = id != NULL ? id : name;
+        if (kind == A_CALL) {
+            if (*by_id) {
+                int known = PySet_Contains(seen, key);
+                if (known != 0)
+                    return known < 0 ? -1 : 0;
+                if (PySet_Add(seen, key) < 0)
+                    return -1;
+            }
+            if (made->count == WINDOW_SIZE)
+                return 0;
+            GeminiCall *call = &made->calls[made->count++];
+            *call = (GeminiCall){id, name, index, j, field, 0};
+            continue;
+        }
+        if (takes_results == -2)
+            takes_results = receiving(get(content, keys[K_ROLE]));
+        if (takes_results <= 0)
+            return 0; /* a response out of place, or a role of a str subclass */
+        GeminiCall *call = NULL;
+        for (int k = 0; k < window->count; k++) {
+            GeminiCall *waiting = &window->calls[k];
+            if (!waiting->answered && same_text(*by_id ? waiting->id : waiting->name, key)) {
+                call = waiting;
+                break;
+            }
+        }
+        if (call == NULL || !same_text(call->name, name))
+            return 0; /* unpaired, or naming another tool */
+        if (!gemini_no_failure(get(element, keys[K_RESPONSE])))
+            return 0; /* a failure: Python counts it, and what follows it */
+        if (!count_result(results, name, no_name))
+            return 0;
+        call->answered = 1;
+    }
+    return 1;
+}
+
+static PyObject *
+gemini(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyList_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "gemini(messages: list, no_name: str)");
+        return NULL;
+    }
+    PyObject *contents = args[0], *no_name = args[1];
+    Results results = {.size = 0};
+    /* Two windows, swapped: the calls of the content before, and those of this one. */
+    GeminiWindow windows[2] = {{.count = 0}, {.count = 0}};
+    GeminiWindow *window = &windows[0], *made = &windows[1];
+    PyObject *seen = PySet_New(NULL), *unanswered = PyList_New(0);
+    int sure = (seen && unanswered) ? 1 : -1, by_id = -1;
+    for (Py_ssize_t index = 0; sure > 0 && index < PyList_GET_SIZE(contents); index++) {
+        PyObject *content = PyList_GET_ITEM(contents, index);
+        if (!PyDict_CheckExact(content)) {
+            sure = 0;
+            break;
+        }
+        if (index < 3) { /* a user's content, then calls, then responses: their keys */
+            adopt_keys(content);
+            PyObject *parts = get(content, keys[K_PARTS]);
+            if (parts != NULL && PyList_CheckExact(parts) && PyList_GET_SIZE(parts) &&
+                PyDict_CheckExact(PyList_GET_ITEM(parts, 0))) {
+                PyObject *part = PyList_GET_ITEM(parts, 0), *key, *value;
+                Py_ssize_t position = 0;
+                adopt_keys(part);
+                while (PyDict_Next(part, &position, &key, &value))
+                    if (PyDict_CheckExact(value))
+                        adopt_keys(value);
+            }
+        }
+        made->count = 0;
+        sure = gemini_content(content, index, window, made, &by_id, seen, &results, no_name);
+        if (sure > 0 && close_gemini_window(window, unanswered) < 0)
+            sure = -1;
+        GeminiWindow *swap = window; /* the calls this content made wait for the next */
+        window = made;
+        made = swap;
+    }
+    if (sure > 0 && close_gemini_window(window, unanswered) < 0)
+        sure = -1;
+    PyObject *found = answer(sure, unanswered, &results);
+    Py_XDECREF(seen);
+    Py_XDECREF(unanswered);
+    return found;
+}
+
 static PyMethodDef methods[] = {
     {"chat", (PyCFunction)(void (*)(void))chat, METH_FASTCALL,
      "An OpenAI Chat history's (unanswered, results), or None when not sure."},
@@ -644,6 +843,8 @@ static PyMethodDef methods[] = {
      "An Anthropic history's (unanswered, results), or None when not sure."},
     {"bedrock", (PyCFunction)(void (*)(void))bedrock, METH_FASTCALL,
      "A Bedrock Converse history's (unanswered, results), or None when not sure."},
+    {"gemini", (PyCFunction)(void (*)(void))gemini, METH_FASTCALL,
+     "A Gemini history's (unanswered, results), or None when not sure."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -20,3 +20,9 @@ def bedrock(
     messages: list[object], no_name: str, /
 ) -> tuple[list[Unanswered], dict[str, int]] | None:
     """A Bedrock Converse history's calls left unanswered and results per tool, or None."""
+
+def gemini(
+    messages: list[object], no_name: str, /
+) -> tuple[list[tuple[object, ...]], dict[str, int]] | None:
+    """A Gemini history's calls left unanswered (each with its part's field last) and
+    results per tool, or None."""
