@@ -9,12 +9,15 @@ from __future__ import annotations
 import io
 from typing import Any
 
+import msgspec
 import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolaudit.formats.request_shapes import HISTORY_FIELDS, TELLING_FIELDS, VALUE_FIELDS
+from toolaudit.formats.typed import _Request
+from toolaudit.formats.typed_requests import RequestHistories
 from toolaudit.pipeline import typed_histories
 from toolaudit.pipeline.audit import Audit, AuditOptions
 from toolaudit.pipeline.typed_histories import UNREAD, TypedHistories
@@ -44,6 +47,7 @@ HISTORY_SHAPES = (CHAT, RESPONSES, ANTHROPIC, BEDROCK, GEMINI)
 MIXED = [call(W, {"city": "Oslo"}), call(W, {"city": 3}, call_id="c2")]
 VALID = [call(W, {"city": "Oslo"})]
 OPTIONS: list[dict[str, Any]] = [{}, {"group_by": ("model",)}, {"errors_only": True}]
+RequestHistories_decoder = msgspec.json.Decoder(_Request)
 
 
 def pair_line(request: dict[str, Any], calls: list[dict[str, Any]] = VALID) -> bytes:
@@ -215,3 +219,25 @@ VALUES = st.one_of(
 def test_any_request_is_read_alike(requests: list[dict[str, Any]]) -> None:
     log = b"".join(pair_line(request, MIXED) + b"\n" for request in requests)
     assert_same(log)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(st.sampled_from(FIELDS), VALUES, max_size=5))
+def test_a_conversation_told_by_its_fields_is_the_one_read(request_: dict[str, Any]) -> None:
+    try:
+        decoded = RequestHistories_decoder.decode(orjson.dumps(request_))
+    except msgspec.ValidationError:
+        return  # (a model that is not text: the typed path leaves such a pair alone)
+    histories = RequestHistories()
+    told = histories.told(decoded)
+    history = histories.history(decoded)
+    if told is None:
+        return
+    shape, path, text = told
+    if history is None:  # none to check: a Responses input of one string, or null
+        assert orjson.loads(memoryview(text)) is None or isinstance(
+            orjson.loads(memoryview(text)), str
+        )
+        return
+    assert (shape, path) == (history.shape, history.path)
+    assert orjson.loads(memoryview(text)) == history.messages

@@ -78,16 +78,24 @@ def request_shape(request: Mapping[str, Any]) -> str | None:
     :data:`HISTORY_FIELDS`), or None where it keeps none (no ``messages``, ``input`` or
     ``contents``). A request that says nothing of its API (plain text messages, no
     tools) is read as Chat Completions, the API compatible servers take."""
+    shape = shape_by_fields(request)
+    if shape is not UNTOLD:
+        return shape
+    return _messages_shape(request.get("messages")) or OPENAI_CHAT
+
+
+#: What :func:`shape_by_fields` says of a request only its messages can tell.
+UNTOLD = "untold"
+
+
+def shape_by_fields(request: Mapping[str, Any]) -> str | None:
+    """:func:`request_shape` as far as the request's fields tell it, its messages unread
+    (the value of ``messages`` is never looked at): :data:`UNTOLD` where only they can."""
     if "contents" in request:
         return GEMINI
     if "messages" not in request:
         return OPENAI_RESPONSES if "input" in request else None
-    return (
-        _tools_shape(request.get("tools"))
-        or _fields_shape(request)
-        or _messages_shape(request.get("messages"))
-        or OPENAI_CHAT
-    )
+    return _tools_shape(request.get("tools")) or _fields_shape(request) or UNTOLD
 
 
 def request_history(request: Mapping[str, Any], at: str) -> History | None:

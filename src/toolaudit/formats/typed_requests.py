@@ -15,17 +15,24 @@ import orjson
 from msgspec import UNSET, Raw, UnsetType
 
 from toolaudit.formats.base import History
-from toolaudit.formats.request_shapes import TELLING_FIELDS, VALUE_FIELDS, request_history
+from toolaudit.formats.request_shapes import (
+    HISTORY_FIELDS,
+    TELLING_FIELDS,
+    UNTOLD,
+    VALUE_FIELDS,
+    request_history,
+    shape_by_fields,
+)
 
 #: The fields the pair's request struct has for its conversation (those it also reads
-#: for its tools and model are its own: see :func:`request_view`).
+#: for its tools and model are its own: see :meth:`RequestHistories._view`).
 OWN_FIELDS = frozenset({"tools", "functions", "toolConfig", "model", "modelId"})
-HISTORY_FIELDS = tuple(sorted((set(VALUE_FIELDS) | TELLING_FIELDS) - OWN_FIELDS))
+CONVERSATION_FIELDS = tuple(sorted((set(VALUE_FIELDS) | TELLING_FIELDS) - OWN_FIELDS))
 #: What the request struct declares for each of them: (name, type, default).
-STRUCT_FIELDS = [(name, Raw | UnsetType, UNSET) for name in HISTORY_FIELDS]
+STRUCT_FIELDS = [(name, Raw | UnsetType, UNSET) for name in CONVERSATION_FIELDS]
 
-#: The fields whose presence alone is read (their value never is).
-_PRESENCE_ONLY = frozenset(TELLING_FIELDS - set(VALUE_FIELDS))
+#: The fields that hold a conversation, parsed when it is read.
+_CONVERSATIONS = frozenset(HISTORY_FIELDS.values())
 #: How many distinct tool lists the reader keeps parsed (a log repeats a few).
 _TOOLS_KEPT = 64
 
@@ -44,11 +51,29 @@ class RequestHistories:
         ``request_history(request, "request")`` finds it in the parsed request; None where
         it carries none. Raises ``orjson.JSONDecodeError`` where orjson refuses one of
         its fields (the general path then reads the line)."""
+        return request_history(self._view(request, _CONVERSATIONS), "request")
+
+    def told(self, request: Any) -> tuple[str, str, Raw] | None:
+        """(its shape, the conversation's path, its JSON text) for a decoded request whose
+        fields tell its API without its messages being read (its tools, or a field only
+        one API has); None where only its messages can tell, or it holds none: then
+        :meth:`history` reads it. Raises as :meth:`history` does."""
+        shape = shape_by_fields(self._view(request, frozenset()))
+        if shape is None or shape == UNTOLD:
+            return None
+        field = HISTORY_FIELDS[shape]
+        text = getattr(request, field)
+        return None if text is UNSET else (shape, f"request.{field}", text)
+
+    def _view(self, request: Any, parsed: frozenset[str]) -> dict[str, Any]:
+        """The request as a dict of the fields ``request_history`` reads: those of
+        ``parsed`` and the system prompt and tools parsed, the others present (None)."""
         view: dict[str, Any] = {}
-        for name in HISTORY_FIELDS:
+        for name in CONVERSATION_FIELDS:
             text = getattr(request, name)
             if text is not UNSET:
-                view[name] = None if name in _PRESENCE_ONLY else orjson.loads(memoryview(text))
+                read = name == "system" or name in parsed
+                view[name] = orjson.loads(memoryview(text)) if read else None
         tools = request.tools
         if tools is not UNSET:
             view["tools"] = self._parsed_tools(bytes(tools))
@@ -56,7 +81,7 @@ class RequestHistories:
             view["toolConfig"] = None
         if request.modelId is not UNSET:
             view["modelId"] = None
-        return request_history(view, "request")
+        return view
 
     def _parsed_tools(self, text: bytes) -> Any:
         kept = self._tools
