@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolaudit.history import PAIRING_CODES, check, check_history, fast, fast_blocks
+from toolaudit.history import PAIRING_CODES, check, check_history, fast, fast_blocks, fast_by_id
 from toolaudit.history.check import examine
 
 from .shapes import BY_NAME, SHAPES, Shape, build
@@ -26,6 +26,8 @@ FAST = {
     "anthropic": fast_blocks.anthropic,
     "bedrock": fast_blocks.bedrock,
     "gemini": fast_blocks.gemini,
+    "langchain": fast_by_id.langchain,
+    "otel": fast_by_id.otel,
 }
 FAST_SHAPES = [BY_NAME[name] for name in FAST]
 
@@ -113,7 +115,7 @@ def test_custom_tools_are_left_to_the_full_reading():
     assert (checked.problems, checked.calls, checked.outcomes["grep"].failures) == ([], [], 1)
 
 
-@pytest.mark.parametrize("shape", [*FAST_SHAPES, BY_NAME["otel"]], ids=lambda s: s.name)
+@pytest.mark.parametrize("shape", FAST_SHAPES, ids=lambda s: s.name)
 @pytest.mark.parametrize("fault", ["clean", "duplicate result"])
 def test_calls_false_leaves_out_only_the_calls(shape: Shape, fault: str):
     messages = build(shape, FAULTS[fault][0])
@@ -242,3 +244,87 @@ def test_many_hostile_histories_are_answered_alike_and_repaired(
     shape: Shape, steps: list, edits: list
 ):
     hostile_history_holds(shape, steps, edits)
+
+
+def langchain_forms(messages: list[Any]) -> dict[str, list[Any]]:
+    """A LangChain history in each form it is logged in: ``model_dump`` (fields at the
+    top, as built), ``messages_to_dict`` (in ``data``) and ``dumpd`` (in ``kwargs``)."""
+    classes = {"ai": "AIMessage", "tool": "ToolMessage", "human": "HumanMessage"}
+    return {
+        "model_dump": messages,
+        "messages_to_dict": [{"type": m["type"], "data": m} for m in messages],
+        "dumpd": [
+            {
+                "lc": 1,
+                "type": "constructor",
+                "id": ["langchain", "schema", classes[m["type"]]],
+                "kwargs": m,
+            }
+            for m in messages
+        ],
+    }
+
+
+@pytest.mark.parametrize("form", ["model_dump", "messages_to_dict", "dumpd"])
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+def test_every_form_of_a_langchain_history_is_answered_as_the_full_reading(form: str, fault: str):
+    messages = langchain_forms(build(BY_NAME["langchain"], FAULTS[fault][0]))[form]
+    answered = agree("langchain", messages)
+    assert answered or fault not in ("clean", "unanswered")
+    if fault == "unanswered":
+        [problem] = check(messages, "langchain").problems
+        where = {"model_dump": "", "messages_to_dict": ".data", "dumpd": ".kwargs"}[form]
+        assert problem.path.startswith("messages[1]" + where + ".tool_calls[")
+
+
+def test_langchain_calls_as_openai_dicts_are_left_to_the_full_reading():
+    messages = build(BY_NAME["openai-chat"], FAULTS["clean"][0])
+    for message in messages:
+        message["type"] = {"user": "human", "assistant": "ai", "tool": "tool"}[message["role"]]
+    assert fast_by_id.langchain(messages, "messages", True) is None
+    assert check(messages, "langchain").problems == []
+
+
+def test_an_otel_result_in_its_calls_own_message_is_left_to_the_full_reading():
+    call = {"type": "tool_call", "id": "c1", "name": W, "arguments": {}}
+    answer = {"type": "tool_call_response", "id": "c1", "response": "sunny"}
+    messages = [{"role": "assistant", "parts": [call, answer]}]
+    assert fast_by_id.otel(messages, "messages", True) is None
+    codes = [p.code for p in check(messages, "otel").problems]
+    assert codes == ["pairing:unanswered", "pairing:orphan_result"]
+
+
+def test_an_otel_failure_before_a_call_in_one_message_is_counted_in_order():
+    first = {"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": W}]}
+    failed = {"type": "tool_call_response", "id": "c1", "response": "Error: no such city"}
+    again = {"type": "tool_call", "id": "c2", "name": W}
+    both_orders = [[again, failed], [failed, again]]
+    for parts in both_orders:
+        messages = [first, {"role": "assistant", "parts": parts}]
+        assert agree("otel", messages)
+    retried = [
+        check(m, "otel").outcomes[W].retried
+        for m in ([first, {"role": "tool", "parts": p}] for p in both_orders)
+    ]
+    assert retried == [0, 1]
+
+
+def test_a_batched_history_is_read_batch_by_batch_by_the_fast_path(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    shape = BY_NAME["langchain"]
+    batches = [build(shape, FAULTS[fault][0]) for fault in ("clean", "unanswered", "orphan")]
+    answered: list[str] = []
+    langchain = fast.FAST["langchain"]
+
+    def counted(messages: list[Any], path: str, calls: bool) -> Any:
+        found = langchain(messages, path, calls)
+        answered.append(path) if found is not None else None
+        return found
+
+    monkeypatch.setitem(fast.FAST, "langchain", counted)
+    fast_answer = check(batches, "langchain")
+    assert answered == ["messages[0]", "messages[1]"]  # the orphan's batch read in full
+    monkeypatch.setitem(fast.FAST, "langchain", lambda *_: None)
+    assert fast_answer == check(batches, "langchain")
+    assert [p.path for p in fast_answer.problems][:1] == ["messages[1][1].tool_calls[1]"]

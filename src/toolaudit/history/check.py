@@ -53,13 +53,26 @@ def check(
     problem. LangSmith's batched form, a list of message lists, is checked list by list.
     ``calls`` False leaves :attr:`Checked.calls` empty (nobody judges them)."""
     _known(shape)
-    if isinstance(messages, list) and messages and type(messages[0]) is dict:
-        shape = shape or detect(messages)
-        fast = FAST.get(shape)
-        checked = fast(messages, path, calls) if fast is not None else None
-        if checked is not None:
-            return checked  # the common history; anything unusual is read in full below
+    checked = _fast(messages, shape, path, calls)
+    if checked is not None:
+        return checked  # the common history; anything unusual is read in full below
     return examine(messages, shape, path, calls=calls)[0]
+
+
+def _one_batch(batch: object, shape: str | None, path: str, calls: bool) -> Checked:
+    checked = _fast(batch, shape, path, calls)
+    if checked is not None:
+        return checked
+    return examine(batch, shape, path, batches=False, calls=calls)[0]
+
+
+def _fast(messages: object, shape: str | None, path: str, calls: bool) -> Checked | None:
+    """The history read by its shape's fast path, or None where it is not sure (or has
+    none)."""
+    if isinstance(messages, list) and messages and type(messages[0]) is dict:
+        fast = FAST.get(shape or detect(messages))
+        return fast(messages, path, calls) if fast is not None else None
+    return None
 
 
 def examine(
@@ -99,10 +112,7 @@ def _known(shape: str | None) -> None:
 
 def _batched(batches: list[Any], shape: str | None, path: str, calls: bool) -> Checked:
     """Each list of a batch as its own history (LangSmith's ``inputs.messages``)."""
-    parts = [
-        examine(batch, shape, f"{path}[{j}]", batches=False, calls=calls)[0]
-        for j, batch in enumerate(batches)
-    ]
+    parts = [_one_batch(batch, shape, f"{path}[{j}]", calls) for j, batch in enumerate(batches)]
     total = Checked(parts[0].shape, 0, [], {}, [])
     for part in parts:
         total.messages += part.messages

@@ -18,13 +18,16 @@ from typing import Any
 
 from toolaudit.formats.base import JSON_STRING
 from toolaudit.history.fast_blocks import anthropic, bedrock, gemini
+from toolaudit.history.fast_by_id import langchain, otel
 from toolaudit.history.fast_loop import Loop, Open, answered_in_c, reports_failure
 from toolaudit.history.model import (
     ANTHROPIC,
     BEDROCK,
     GEMINI,
+    LANGCHAIN,
     OPENAI_CHAT,
     OPENAI_RESPONSES,
+    OTEL,
     Checked,
 )
 
@@ -125,4 +128,6 @@ FAST: dict[str, Callable[[list[Any], str, bool], Checked | None]] = {
     ANTHROPIC: anthropic,
     BEDROCK: bedrock,
     GEMINI: gemini,
+    LANGCHAIN: langchain,
+    OTEL: otel,
 }

@@ -12,8 +12,8 @@ from toolaudit.history.model import Turn
 from toolaudit.history.reader import Reader
 from toolaudit.history.signals import failed_payload
 
-_ASSISTANT_ROLES = frozenset({"assistant", "ai", "AIMessage", "AIMessageChunk"})
-_TOOL_ROLES = frozenset({"tool", "ToolMessage", "ToolMessageChunk"})
+ASSISTANT_ROLES = frozenset({"assistant", "ai", "AIMessage", "AIMessageChunk"})
+TOOL_ROLES = frozenset({"tool", "ToolMessage", "ToolMessageChunk"})
 _USER_ROLES = frozenset({"user", "human", "HumanMessage", "HumanMessageChunk"})
 
 
@@ -97,7 +97,7 @@ def langchain(reader: Reader, index: int, message: Mapping[str, Any]) -> Turn:
     """A LangChain message: ``model_dump`` (fields at the top), ``messages_to_dict``
     (in ``data``), ``dumpd`` (in ``kwargs``), or the role form of OpenAI's dicts."""
     kind, fields, prefix = _langchain_fields(message)
-    if is_one_of(kind, _ASSISTANT_ROLES):
+    if is_one_of(kind, ASSISTANT_ROLES):
         turn = Turn("assistant")
         calls = as_list(fields.get("tool_calls"))
         if calls and isinstance(as_dict(calls[0]).get("function"), Mapping):
@@ -118,7 +118,7 @@ def langchain(reader: Reader, index: int, message: Mapping[str, Any]) -> Turn:
                 id_required=False,
             )
         return turn
-    if is_one_of(kind, _TOOL_ROLES):
+    if is_one_of(kind, TOOL_ROLES):
         turn = Turn("tool")
         failed = fields.get("status") == "error" or failed_payload(fields.get("content"))
         reader.result(
