@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolaudit.formats.base import OBJECT, OBJECT_ONLY, as_dict, as_list, first_present, is_one_of
+from toolaudit.formats.base import OBJECT, OBJECT_ONLY, as_dict, as_list, is_one_of
 from toolaudit.history.blocks import failed_response
 from toolaudit.history.fast_loop import Loop, Open, reports_failure
 from toolaudit.history.messages import ASSISTANT_ROLES, TOOL_ROLES
@@ -53,7 +53,9 @@ def otel(messages: list[Any], path: str, calls: bool) -> Checked | None:
                 call = unpaired.pop(call_id, None) if type(call_id) is str else None
                 if call is None:
                     return None
-                failed = failed_response(first_present(part, "response", "result"))
+                answer = part["response"] if "response" in part else part.get("result")
+                # (a text, the commonest, is read as failed_response reads it, at once)
+                failed = reports_failure(answer) if type(answer) is str else failed_response(answer)
                 loop.outcomes.result(call, call[0], failed)
         unpaired.update(made)
     loop.unanswered.extend(unpaired.items())
