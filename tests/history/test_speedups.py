@@ -1,4 +1,4 @@
-"""The C speedups of the Chat, Responses, Anthropic, Bedrock and Gemini fast paths
+"""The C speedups of the Chat, Responses, Anthropic, Bedrock, Gemini and OTel fast paths
 (``history/_speedups.c``) against
 the pure-Python fast paths they stand in for: on any history, with any fault put into
 it, they either give up (None) or answer exactly what the pure path answers. Both ways
@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toolaudit
-from toolaudit.history import check, fast, fast_blocks, fast_loop
+from toolaudit.history import check, fast, fast_blocks, fast_by_id, fast_loop
 from toolaudit.history.model import (
     ANTHROPIC,
     BEDROCK,
@@ -25,6 +25,7 @@ from toolaudit.history.model import (
     NO_NAME,
     OPENAI_CHAT,
     OPENAI_RESPONSES,
+    OTEL,
     Checked,
 )
 
@@ -45,6 +46,7 @@ SPED = {
     ANTHROPIC: (speedups.anthropic, fast_blocks.anthropic, "{}[{}].content[{}]"),
     BEDROCK: (speedups.bedrock, fast_blocks.bedrock, "{}[{}].content[{}].toolUse"),
     GEMINI: (speedups.gemini, fast_blocks.gemini, "{}[{}].parts[{}].{}"),
+    OTEL: (speedups.otel, fast_by_id.otel, "{}[{}].parts[{}]"),
 }
 #: Where each shape's first two calls are, when a history's second message makes them.
 FIRST_TWO_CALLS = {
@@ -53,6 +55,7 @@ FIRST_TWO_CALLS = {
     ANTHROPIC: ["messages[1].content[0]", "messages[1].content[1]"],
     BEDROCK: ["messages[1].content[0].toolUse", "messages[1].content[1].toolUse"],
     GEMINI: ["messages[1].parts[0].functionCall", "messages[1].parts[1].functionCall"],
+    OTEL: ["messages[1].parts[0]", "messages[1].parts[1]"],
 }
 
 
@@ -131,6 +134,8 @@ def results_of(shape: str, content: object) -> list[Any]:
         last["content"][0]["content"] = content
     elif shape == GEMINI:
         last["parts"][0]["functionResponse"]["response"] = content
+    elif shape == OTEL:
+        last["parts"][0]["response"] = content
     else:
         last["content"][0]["toolResult"]["content"] = content
     return messages
@@ -334,3 +339,17 @@ def test_gemini_parts_in_snake_case_and_parts_as_text_are_read():
     assert agree(GEMINI, [{"role": "user", "parts": "just text"}, *messages])
     first = sped(GEMINI, messages)
     assert first is not None and all(".function_call" in p.path for p in first.problems)
+
+
+def test_otel_results_are_read_from_response_or_result_and_never_in_their_calls_message():
+    messages = build(BY_NAME[OTEL], FAULTS["clean"][0])
+    answer = messages[-1]["parts"][0]
+    answer["result"] = answer.pop("response")
+    assert agree(OTEL, messages)
+    answer["result"] = "Error: no such city"
+    assert sped(OTEL, messages) is None
+    answer["response"] = None  # present: read before "result", and reports no failure
+    assert agree(OTEL, messages)
+    call = {"type": "tool_call", "id": "c9", "name": W, "arguments": {}}
+    own = {"type": "tool_call_response", "id": "c9", "response": "sunny"}
+    assert sped(OTEL, [{"role": "assistant", "parts": [call, own]}]) is None

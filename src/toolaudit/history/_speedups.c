@@ -1,8 +1,8 @@
 /* The commonest histories' pairing, in C: an optional speedup of toolaudit.history.fast.
  *
- * chat, responses, anthropic, bedrock and gemini (each (messages, no_name)) read an OpenAI
- * Chat, OpenAI Responses, Anthropic, Bedrock Converse or Gemini history as the pure-Python
- * fast paths
+ * chat, responses, anthropic, bedrock, gemini and otel (each (messages, no_name)) read an
+ * OpenAI Chat, OpenAI Responses, Anthropic, Bedrock Converse, Gemini or OpenTelemetry GenAI
+ * history as the pure-Python fast paths
  * (fast.py, fast_blocks.py) do when no calls are listed, and
  * answer only when the history is of the plainest kind: every call with a string id of
  * its own, every result where its provider wants it, no result that could report a
@@ -28,12 +28,13 @@ enum { K_ROLE, K_TOOL_CALL_ID, K_NAME, K_CONTENT, K_FUNCTION_CALL, K_TOOL_CALLS,
        K_FUNCTION, K_TYPE, K_CALL_ID, K_OUTPUT, K_IS_ERROR, K_IS_ERROR_MCP, K_TEXT, K_JSON,
        K_TOOL_USE_ID, K_TOOL_USE, K_TOOL_RESULT, K_TOOL_USE_ID_BEDROCK, K_STATUS,
        K_PARTS, K_FUNCTION_CALL_GEMINI, K_FUNCTION_RESPONSE_GEMINI, K_FUNCTION_RESPONSE,
-       K_RESPONSE, K_ERROR, KEY_COUNT };
+       K_RESPONSE, K_ERROR, K_RESULT, KEY_COUNT };
 static const char *key_texts[KEY_COUNT] = {
     "role", "tool_call_id", "name", "content", "function_call", "tool_calls", "id",
     "function", "type", "call_id", "output", "is_error", "isError", "text", "json",
     "tool_use_id", "toolUse", "toolResult", "toolUseId", "status",
     "parts", "functionCall", "functionResponse", "function_response", "response", "error",
+    "result",
 };
 static PyObject *keys[KEY_COUNT];
 
@@ -52,7 +53,7 @@ get(PyObject *dict, PyObject *key)
 /* The values compared with. */
 static PyObject *s_tool, *s_assistant, *s_function, *s_function_call,
     *s_function_call_output, *s_custom_tool_call, *s_custom_tool_call_output, *s_user,
-    *s_tool_use, *s_tool_result, *s_error;
+    *s_tool_use, *s_tool_result, *s_error, *s_tool_call, *s_tool_call_response;
 
 static int
 same_text(PyObject *a, PyObject *b)
@@ -834,6 +835,90 @@ gemini(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return found;
 }
 
+/* One OpenTelemetry GenAI message's parts (fast_by_id.otel): its tool_call parts into
+   `made` (answered from the next message on), its tool_call_response parts paired with
+   the calls of the messages before (`unpaired`). 1 read, 0 not sure, -1 error. */
+static int
+otel_parts(PyObject *message, Py_ssize_t index, PyObject *unpaired, PyObject *made,
+           PyObject *seen, Results *results, PyObject *no_name)
+{
+    PyObject *parts = get(message, keys[K_PARTS]);
+    if (parts == NULL || !PyList_CheckExact(parts))
+        return parts != NULL && PyUnicode_CheckExact(parts);
+    for (Py_ssize_t j = 0; j < PyList_GET_SIZE(parts); j++) {
+        PyObject *part = PyList_GET_ITEM(parts, j);
+        if (!PyDict_CheckExact(part))
+            return 0;
+        PyObject *kind = get(part, keys[K_TYPE]), *call_id = get(part, keys[K_ID]);
+        int call = is_word(kind, s_tool_call), response = is_word(kind, s_tool_call_response);
+        if (call < 0 || response < 0)
+            return 0;
+        if (call) {
+            int opened = open_call(made, seen, call_id, get(part, keys[K_NAME]), index, j);
+            if (opened <= 0)
+                return opened;
+            continue;
+        }
+        if (!response)
+            continue;
+        if (call_id == NULL || !PyUnicode_CheckExact(call_id))
+            return 0;
+        PyObject *answered = PyDict_GetItemWithError(unpaired, call_id);
+        if (answered == NULL)
+            return PyErr_Occurred() ? -1 : 0;
+        PyObject *answer = get(part, keys[K_RESPONSE]);
+        if (answer == NULL)
+            answer = get(part, keys[K_RESULT]);
+        if (!gemini_no_failure(answer))
+            return 0; /* a failure: Python counts it, and what follows it */
+        if (!count_result(results, PyTuple_GET_ITEM(answered, 0), no_name))
+            return 0;
+        if (PyDict_DelItem(unpaired, call_id) < 0)
+            return -1;
+    }
+    return 1;
+}
+
+static PyObject *
+otel(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyList_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "otel(messages: list, no_name: str)");
+        return NULL;
+    }
+    PyObject *messages = args[0], *no_name = args[1];
+    Results results = {.size = 0};
+    PyObject *unpaired = PyDict_New(), *seen = PySet_New(NULL), *unanswered = PyList_New(0);
+    int sure = (unpaired && seen && unanswered) ? 1 : -1;
+    for (Py_ssize_t index = 0; sure > 0 && index < PyList_GET_SIZE(messages); index++) {
+        PyObject *message = PyList_GET_ITEM(messages, index);
+        if (!PyDict_CheckExact(message)) {
+            sure = 0;
+            break;
+        }
+        if (index < 3) { /* a user's message, then calls, then results: their keys */
+            adopt_keys(message);
+            PyObject *parts = get(message, keys[K_PARTS]);
+            if (parts != NULL && PyList_CheckExact(parts) && PyList_GET_SIZE(parts) &&
+                PyDict_CheckExact(PyList_GET_ITEM(parts, 0)))
+                adopt_keys(PyList_GET_ITEM(parts, 0));
+        }
+        PyObject *made = PyDict_New();
+        sure = made == NULL ? -1
+                            : otel_parts(message, index, unpaired, made, seen, &results, no_name);
+        if (sure > 0 && PyDict_Update(unpaired, made) < 0)
+            sure = -1;
+        Py_XDECREF(made);
+    }
+    if (sure > 0 && close_window(unpaired, unanswered) < 0)
+        sure = -1;
+    PyObject *found = answer(sure, unanswered, &results);
+    Py_XDECREF(unpaired);
+    Py_XDECREF(seen);
+    Py_XDECREF(unanswered);
+    return found;
+}
+
 static PyMethodDef methods[] = {
     {"chat", (PyCFunction)(void (*)(void))chat, METH_FASTCALL,
      "An OpenAI Chat history's (unanswered, results), or None when not sure."},
@@ -845,6 +930,8 @@ static PyMethodDef methods[] = {
      "A Bedrock Converse history's (unanswered, results), or None when not sure."},
     {"gemini", (PyCFunction)(void (*)(void))gemini, METH_FASTCALL,
      "A Gemini history's (unanswered, results), or None when not sure."},
+    {"otel", (PyCFunction)(void (*)(void))otel, METH_FASTCALL,
+     "An OpenTelemetry GenAI history's (unanswered, results), or None when not sure."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -872,7 +959,8 @@ PyInit__speedups(void)
         intern(&s_custom_tool_call, "custom_tool_call") ||
         intern(&s_custom_tool_call_output, "custom_tool_call_output") ||
         intern(&s_user, "user") || intern(&s_tool_use, "tool_use") ||
-        intern(&s_tool_result, "tool_result") || intern(&s_error, "error"))
+        intern(&s_tool_result, "tool_result") || intern(&s_error, "error") ||
+        intern(&s_tool_call, "tool_call") || intern(&s_tool_call_response, "tool_call_response"))
         return NULL;
     return PyModule_Create(&module_definition);
 }

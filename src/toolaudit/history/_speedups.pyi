@@ -26,3 +26,6 @@ def gemini(
 ) -> tuple[list[tuple[object, ...]], dict[str, int]] | None:
     """A Gemini history's calls left unanswered (each with its part's field last) and
     results per tool, or None."""
+
+def otel(messages: list[object], no_name: str, /) -> tuple[list[Unanswered], dict[str, int]] | None:
+    """An OpenTelemetry GenAI history's calls left unanswered and results per tool, or None."""

@@ -11,7 +11,7 @@ from typing import Any
 
 from toolaudit.formats.base import OBJECT, OBJECT_ONLY, as_dict, as_list, is_one_of
 from toolaudit.history.blocks import failed_response
-from toolaudit.history.fast_loop import Loop, Open, reports_failure
+from toolaudit.history.fast_loop import Loop, Open, answered_in_c, reports_failure
 from toolaudit.history.messages import ASSISTANT_ROLES, TOOL_ROLES
 from toolaudit.history.model import LANGCHAIN, OTEL, Checked
 
@@ -25,6 +25,9 @@ def otel(messages: list[Any], path: str, calls: bool) -> Checked | None:
     """OpenTelemetry GenAI: ``tool_call`` parts, answered by ``tool_call_response`` parts
     of any later message (not of their own: a message's results are paired before its
     calls are made, as the full reading pairs them)."""
+    sped = answered_in_c("otel", OTEL, _OTEL_PART, messages, path, calls)
+    if sped is not None:
+        return sped
     loop = Loop(path, calls, _OTEL_PART)
     seen, held, waiting = loop.seen, loop.held, loop.outcomes.waiting
     unpaired: dict[str, Open] = {}  #: calls not answered yet, in order

@@ -109,8 +109,8 @@ def _speedups() -> ModuleType | None:
         return None
 
 
-#: The commonest Chat, Responses, Anthropic, Bedrock and Gemini histories read in C, or
-#: None (see :func:`_speedups`).
+#: The commonest histories of every shape but LangChain's read in C, or None (see
+#: :func:`_speedups`).
 SPEEDUPS = _speedups()
 
 
