@@ -11,7 +11,8 @@ setup(
     ext_modules=[
         Extension(
             "toolaudit.history._speedups",
-            ["src/toolaudit/history/_speedups.c"],
+            ["src/toolaudit/history/_speedups.c", "src/toolaudit/history/_speedups_json.c"],
+            depends=["src/toolaudit/history/_speedups_json.h"],
             optional=True,
         )
     ]

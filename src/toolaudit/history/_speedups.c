@@ -14,12 +14,16 @@
  *   results:    {tool name: how many results it had}, a name that is not a str counted
  *               under no_name, in the order tools first had a result.
  * tests/history/test_speedups.py holds them to the pure fast path's answers.
+ * chat_json, responses_json, anthropic_json and bedrock_json (_speedups_json.c) answer the
+ * same read straight from a history's JSON text.
  *
  * Built at install when a C compiler is there (setup.py: an optional extension); without
  * it, or with TOOLAUDIT_PURE_PYTHON=1, the pure-Python fast path runs alone.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+
+#include "_speedups_json.h"
 
 /* The keys read, each the str object last seen as that key in a logged dict: JSON
    parsers share one object per key text, so that a lookup with it matches by identity
@@ -932,6 +936,14 @@ static PyMethodDef methods[] = {
      "A Gemini history's (unanswered, results), or None when not sure."},
     {"otel", (PyCFunction)(void (*)(void))otel, METH_FASTCALL,
      "An OpenTelemetry GenAI history's (unanswered, results), or None when not sure."},
+    {"chat_json", (PyCFunction)(void (*)(void))chat_json, METH_FASTCALL,
+     "chat's answer and the count of messages, read from the JSON text of the history."},
+    {"responses_json", (PyCFunction)(void (*)(void))responses_json, METH_FASTCALL,
+     "responses' answer and the count of items, read from the JSON text of the history."},
+    {"anthropic_json", (PyCFunction)(void (*)(void))anthropic_json, METH_FASTCALL,
+     "anthropic's answer and the count of messages, read from the JSON text of the history."},
+    {"bedrock_json", (PyCFunction)(void (*)(void))bedrock_json, METH_FASTCALL,
+     "bedrock's answer and the count of messages, read from the JSON text of the history."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -962,5 +974,6 @@ PyInit__speedups(void)
         intern(&s_tool_result, "tool_result") || intern(&s_error, "error") ||
         intern(&s_tool_call, "tool_call") || intern(&s_tool_call_response, "tool_call_response"))
         return NULL;
+    init_speedups_json();
     return PyModule_Create(&module_definition);
 }

@@ -7,12 +7,15 @@ from __future__ import annotations
 import importlib
 import os
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolaudit.formats.base import ABSENT
 from toolaudit.history.model import NO_NAME, Checked, HistoryCall, Problem, ToolOutcome
 from toolaudit.history.pairing import unanswered
 from toolaudit.history.signals import SUSPECT_STARTS, failed_payload
+
+if TYPE_CHECKING:
+    from typing_extensions import Buffer  # bytes, a msgspec Raw, a memoryview...
 
 #: A call the loop holds: its name, its message's index, its index in the message, and
 #: (Gemini) the field that holds it in its part.
@@ -124,6 +127,24 @@ def answered_in_c(
         return None
     found = getattr(SPEEDUPS, function)(messages, NO_NAME)
     return None if found is None else plainly_checked(shape, where, path, len(messages), found)
+
+
+def answered_from_text(
+    function: str, shape: str, where: str, text: Buffer, path: str
+) -> Checked | None:
+    """The history of ``shape`` read by the C speedups' ``function`` (``chat_json``,
+    ``anthropic_json``...) straight from ``text``, the JSON text of its messages (bytes, a
+    msgspec ``Raw``, a memoryview), with no Python object built for it: what
+    :func:`answered_in_c` answers of ``orjson.loads(text)`` with no calls listed. None where
+    the speedups are off or not sure (a text orjson may refuse or read otherwise, an escape
+    in a string the check reads...): the caller then parses the text and checks it."""
+    if SPEEDUPS is None:
+        return None
+    found = getattr(SPEEDUPS, function)(text, NO_NAME)
+    if found is None:
+        return None
+    left, results, messages = found
+    return plainly_checked(shape, where, path, messages, (left, results))
 
 
 def plainly_checked(

@@ -1,0 +1,936 @@
+/* The commonest histories' pairing read straight from their JSON text, part of the
+ * _speedups extension (its module and method table are in _speedups.c).
+ *
+ * chat_json, responses_json, anthropic_json and bedrock_json (each (text, no_name)) take
+ * the JSON text of a history (any object with the buffer protocol: bytes, msgspec.Raw,
+ * memoryview) and answer what chat(orjson.loads(text), no_name) (resp. responses, ...)
+ * answers, with the count of messages: (unanswered, results, message_count); or None
+ * wherever that answer is None, and wherever this reading is not sure. It builds no
+ * Python object for the history: orjson's objects cost twice the check itself.
+ *
+ * Not sure, so that Python parses the text and decides (never a wrong answer):
+ *   - any text orjson would refuse or may read otherwise: the grammar, the escapes (a
+ *     lone surrogate), the UTF-8 and the whitespace are checked here, never trusted to
+ *     the caller; a number of 19 digits or more, or with an exponent of 3 digits
+ *     (jsonutil.orjson_may_differ); nesting deeper than MAX_DEPTH;
+ *   - a string the check compares or returns (a role, a type, an id, a name) holding an
+ *     escape; a result text whose first character is escaped (the only one read);
+ *   - in an object the check reads, a key holding an escape (it may spell a key read) or
+ *     a key read given twice (orjson keeps the last);
+ *   - a call's name that is neither a string nor null (its object would have to be built).
+ * tests/history/test_speedups_json.py holds each to the dict function's answer.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "_speedups_json.h"
+
+typedef const unsigned char *Byte;
+
+/* How deep containers may nest before the reading is not sure (orjson takes 1024). */
+#define MAX_DEPTH 64
+/* signals._DEPTH: how deep a result's content is looked into for a failure. */
+#define FAILURE_DEPTH 4
+/* The tools counted (as _speedups.c's MAX_TOOLS): a history of more is left to Python. */
+#define MAX_TOOLS 32
+/* _speedups.c's WINDOW_SIZE: a Chat message of more calls is left to Python, as there. */
+#define CHAT_CALLS 64
+
+/* A string's contents as written in the text (between its quotes). */
+typedef struct {
+    Byte at;
+    Py_ssize_t length;
+    int escaped; /* it holds a backslash escape */
+} Span;
+
+/* A value an object holds under a key read: its first byte (NULL: the key is absent),
+   and its contents when a string. */
+typedef struct {
+    Byte at;
+    Span text;
+} Field;
+
+typedef struct {
+    const char *text;
+    Py_ssize_t length;
+} Name;
+#define NAME(text) {text, sizeof(text) - 1}
+
+/* ---- The grammar: each scanner takes *p at a value's first byte, moves it past the
+   value and returns 1, or 0 where the text is malformed or not read surely. None reads a
+   byte at or past `end`. */
+
+static inline Byte
+space(Byte p, Byte end)
+{
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+        p++;
+    return p;
+}
+
+/* The bytes a string holds as they are: printable ASCII but the quote and the backslash. */
+static unsigned char plain[256];
+
+static void
+init_plain(void)
+{
+    for (int c = 0x20; c < 0x80; c++)
+        plain[c] = c != '"' && c != '\\';
+}
+
+/* The length of the UTF-8 character at p, or 0 where it is not valid UTF-8 (an overlong
+   form, a surrogate, past U+10FFFF, cut short), which orjson refuses. */
+static int
+utf8_length(Byte p, Byte end)
+{
+    unsigned c = p[0];
+    Py_ssize_t left = end - p;
+    if (c >= 0xC2 && c <= 0xDF)
+        return left >= 2 && (p[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (c >= 0xE0 && c <= 0xEF) {
+        if (left < 3 || (p[2] & 0xC0) != 0x80)
+            return 0;
+        unsigned low = c == 0xE0 ? 0xA0 : 0x80, high = c == 0xED ? 0x9F : 0xBF;
+        return p[1] >= low && p[1] <= high ? 3 : 0;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        if (left < 4 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80)
+            return 0;
+        unsigned low = c == 0xF0 ? 0x90 : 0x80, high = c == 0xF4 ? 0x8F : 0xBF;
+        return p[1] >= low && p[1] <= high ? 4 : 0;
+    }
+    return 0;
+}
+
+static int
+hex4(Byte p, Byte end, unsigned *value)
+{
+    if (end - p < 4)
+        return 0;
+    *value = 0;
+    for (int k = 0; k < 4; k++) {
+        unsigned c = p[k], digit;
+        if (c >= '0' && c <= '9')
+            digit = c - '0';
+        else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+            digit = (c | 0x20) - 'a' + 10;
+        else
+            return 0;
+        *value = *value * 16 + digit;
+    }
+    return 1;
+}
+
+/* The length of the escape at p (its backslash), or 0 where orjson refuses it: an
+   unknown letter, a bad \u, a surrogate not in a high-low pair. */
+static int
+escape_length(Byte p, Byte end)
+{
+    if (end - p < 2)
+        return 0;
+    switch (p[1]) {
+    case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+        return 2;
+    case 'u':
+        break;
+    default:
+        return 0;
+    }
+    unsigned unit, low;
+    if (!hex4(p + 2, end, &unit))
+        return 0;
+    if (unit < 0xD800 || unit > 0xDFFF)
+        return 6;
+    if (unit > 0xDBFF || end - p < 12 || p[6] != '\\' || p[7] != 'u' || !hex4(p + 8, end, &low))
+        return 0;
+    return low >= 0xDC00 && low <= 0xDFFF ? 12 : 0;
+}
+
+static int
+scan_string(Byte *p, Byte end, Span *text)
+{
+    Byte at = *p + 1;
+    text->at = at;
+    text->escaped = 0;
+    for (;;) {
+        while (at < end && plain[*at])
+            at++;
+        if (at >= end)
+            return 0;
+        unsigned c = *at;
+        int length;
+        if (c == '"') {
+            text->length = at - text->at;
+            *p = at + 1;
+            return 1;
+        }
+        if (c == '\\') {
+            text->escaped = 1;
+            length = escape_length(at, end);
+        }
+        else
+            length = c < 0x20 ? 0 : utf8_length(at, end); /* a control character: refused */
+        if (length == 0)
+            return 0;
+        at += length;
+    }
+}
+
+static inline int
+is_digit(Byte p, Byte end)
+{
+    return p < end && *p >= '0' && *p <= '9';
+}
+
+static int
+scan_number(Byte *p, Byte end)
+{
+    Byte at = *p;
+    if (at < end && *at == '-')
+        at++;
+    if (!is_digit(at, end))
+        return 0;
+    Byte digits = at;
+    if (*at == '0')
+        at++; /* a leading zero stands alone: "01" ends at the 1, which the caller refuses */
+    else
+        while (is_digit(at, end))
+            at++;
+    Py_ssize_t count = at - digits;
+    if (at < end && *at == '.') {
+        Byte fraction = ++at;
+        while (is_digit(at, end))
+            at++;
+        if (at == fraction)
+            return 0;
+        count += at - fraction;
+    }
+    if (count >= 19)
+        return 0; /* an integer orjson may turn into a float */
+    if (at < end && (*at == 'e' || *at == 'E')) {
+        at++;
+        if (at < end && (*at == '+' || *at == '-'))
+            at++;
+        Byte exponent = at;
+        while (is_digit(at, end))
+            at++;
+        if (at == exponent || at - exponent >= 3)
+            return 0; /* none, or past a double's range (orjson refuses 1e400) */
+    }
+    *p = at;
+    return 1;
+}
+
+static int
+scan_literal(Byte *p, Byte end, const char *word, Py_ssize_t length)
+{
+    if (end - *p < length || memcmp(*p, word, (size_t)length) != 0)
+        return 0;
+    *p += length;
+    return 1;
+}
+
+static int skip_value(Byte *p, Byte end, int depth);
+
+/* Past the separator after an element (of an array or an object ending in `close`) or
+   its opening bracket (`first`): 1 at the next element's first byte, 0 past the end
+   bracket, -1 malformed. */
+static int
+next_element(Byte *p, Byte end, int first, unsigned char close)
+{
+    Byte at = space(*p, end);
+    if (at >= end)
+        return -1;
+    if (*at == close) {
+        *p = at + 1;
+        return 0;
+    }
+    if (!first) {
+        if (*at != ',')
+            return -1;
+        at = space(at + 1, end);
+    }
+    *p = at;
+    return at < end ? 1 : -1;
+}
+
+/* Past an object's key and its colon (*p at the key's quote): the key's text. */
+static int
+scan_key(Byte *p, Byte end, Span *key)
+{
+    if (*p >= end || **p != '"' || !scan_string(p, end, key))
+        return 0;
+    Byte at = space(*p, end);
+    if (at >= end || *at != ':')
+        return 0;
+    *p = space(at + 1, end);
+    return 1;
+}
+
+static int
+skip_container(Byte *p, Byte end, int depth)
+{
+    if (depth >= MAX_DEPTH)
+        return 0;
+    unsigned char close = **p == '{' ? '}' : ']';
+    (*p)++;
+    for (int first = 1;; first = 0) {
+        int more = next_element(p, end, first, close);
+        if (more <= 0)
+            return more == 0;
+        Span key;
+        if (close == '}' && !scan_key(p, end, &key))
+            return 0;
+        if (!skip_value(p, end, depth + 1))
+            return 0;
+    }
+}
+
+static int
+skip_value(Byte *p, Byte end, int depth)
+{
+    if (*p >= end)
+        return 0;
+    Span text;
+    switch (**p) {
+    case '"':
+        return scan_string(p, end, &text);
+    case '{':
+    case '[':
+        return skip_container(p, end, depth);
+    case 't':
+        return scan_literal(p, end, "true", 4);
+    case 'f':
+        return scan_literal(p, end, "false", 5);
+    case 'n':
+        return scan_literal(p, end, "null", 4);
+    default:
+        return scan_number(p, end);
+    }
+}
+
+/* The object at *p ('{', at nesting `depth`): the value of each of the `count` keys
+   named (fields[k].at NULL where absent), every other value skipped. Not sure of a key
+   holding an escape or of a key named given twice. */
+static int
+read_object(Byte *p, Byte end, int depth, const Name *names, int count, Field *fields)
+{
+    if (depth >= MAX_DEPTH || *p >= end || **p != '{')
+        return 0;
+    for (int k = 0; k < count; k++)
+        fields[k].at = NULL;
+    unsigned found = 0;
+    (*p)++;
+    for (int first = 1;; first = 0) {
+        int more = next_element(p, end, first, '}');
+        if (more <= 0)
+            return more == 0;
+        Span key;
+        if (!scan_key(p, end, &key) || key.escaped)
+            return 0;
+        int k = 0;
+        while (k < count && (names[k].length != key.length ||
+                             memcmp(names[k].text, key.at, (size_t)key.length) != 0))
+            k++;
+        if (k < count) {
+            if (found & (1u << k))
+                return 0;
+            found |= 1u << k;
+            fields[k].at = *p;
+            if (*p < end && **p == '"') {
+                if (!scan_string(p, end, &fields[k].text))
+                    return 0;
+                continue;
+            }
+        }
+        if (!skip_value(p, end, depth + 1))
+            return 0;
+    }
+}
+
+/* ---- What a field holds. Each was scanned whole by read_object: its first byte tells
+   its kind. */
+
+static inline int
+is_string(const Field *field)
+{
+    return field->at != NULL && *field->at == '"';
+}
+
+static inline int
+is_null_or_absent(const Field *field)
+{
+    return field->at == NULL || *field->at == 'n';
+}
+
+static inline int
+is_true(const Field *field)
+{
+    return field->at != NULL && *field->at == 't';
+}
+
+static inline int
+same_span(Span a, Span b)
+{
+    return a.length == b.length && memcmp(a.at, b.at, (size_t)a.length) == 0;
+}
+
+/* 1: a string equal to `word`; 0: not (another value, or absent); -1: an escaped string
+   (not sure). */
+static int
+is_word(const Field *field, const Name *word)
+{
+    if (!is_string(field))
+        return 0;
+    if (field->text.escaped)
+        return -1;
+    return field->text.length == word->length &&
+           memcmp(field->text.at, word->text, (size_t)word->length) == 0;
+}
+
+static const Name TOOL = NAME("tool"), ASSISTANT = NAME("assistant"),
+                  FUNCTION = NAME("function"), USER = NAME("user"),
+                  TOOL_USE = NAME("tool_use"), TOOL_RESULT = NAME("tool_result"),
+                  ERROR = NAME("error"), FUNCTION_CALL = NAME("function_call"),
+                  FUNCTION_CALL_OUTPUT = NAME("function_call_output"),
+                  CUSTOM_TOOL_CALL = NAME("custom_tool_call"),
+                  CUSTOM_TOOL_CALL_OUTPUT = NAME("custom_tool_call_output");
+
+/* 1 when the result content at `at` (NULL: absent, at nesting `depth`) surely reports no
+   failure, read `levels` down as _speedups.c's no_failure reads it; 0: not sure. */
+static int
+no_failure(Byte at, Byte end, int levels, int depth)
+{
+    static const Name keys[] = {NAME("isError"), NAME("is_error"), NAME("text"), NAME("json"),
+                                NAME("content")};
+    if (levels <= 0 || at == NULL)
+        return 1;
+    if (*at == '"') {
+        /* only its first character is read: an escaped one is not (it may be an 'E') */
+        unsigned first = end - at >= 2 ? at[1] : '\\';
+        return first != 'E' && first != 'A' && first != '{' && first != '\\';
+    }
+    if (*at == '[') {
+        Byte p = at + 1;
+        int more = next_element(&p, end, 1, ']');
+        return more == 0 || (more == 1 && no_failure(p, end, levels - 1, depth + 1));
+    }
+    if (*at != '{')
+        return 1; /* null, a boolean, a number */
+    Field fields[5];
+    Byte p = at;
+    if (!read_object(&p, end, depth, keys, 5, fields) || is_true(&fields[0]) ||
+        is_true(&fields[1]))
+        return 0;
+    for (int k = 2; k < 5; k++)
+        if (fields[k].at != NULL)
+            return no_failure(fields[k].at, end, levels - 1, depth + 1);
+    return 1;
+}
+
+/* ---- The calls read so far, found by id. */
+
+typedef struct {
+    Span id, name; /* name.at NULL: None */
+    Py_ssize_t index, j;
+    int answered;
+} Call;
+
+typedef struct {
+    Call *calls; /* every call, in history order */
+    Py_ssize_t count, capacity;
+    Py_ssize_t *slots; /* a hash table of the calls by id: a call's place + 1, 0 empty */
+    size_t mask;
+    /* the calls from here to `count` wait in the window (Chat: the last assistant
+       message's; Anthropic and Bedrock: the last message's) */
+    Py_ssize_t window;
+    Span tools[MAX_TOOLS], no_name; /* each tool's results, in the order tools had one */
+    long results[MAX_TOOLS];
+    int tool_count;
+    Byte end;
+} Reading;
+
+static size_t
+hash_of(Span id)
+{
+    uint64_t hash = 14695981039346656037ull;
+    for (Py_ssize_t k = 0; k < id.length; k++)
+        hash = (hash ^ id.at[k]) * 1099511628211ull;
+    return (size_t)(hash ^ (hash >> 29));
+}
+
+/* The place of the call with this id, or -1. */
+static Py_ssize_t
+find_call(const Reading *reading, Span id)
+{
+    if (reading->slots == NULL)
+        return -1;
+    for (size_t slot = hash_of(id) & reading->mask;; slot = (slot + 1) & reading->mask) {
+        Py_ssize_t place = reading->slots[slot] - 1;
+        if (place < 0 || same_span(reading->calls[place].id, id))
+            return place;
+    }
+}
+
+/* Room for one more call: 1, or -1 (MemoryError). */
+static int
+make_room(Reading *reading)
+{
+    if (reading->count < reading->capacity)
+        return 1;
+    Py_ssize_t capacity = reading->capacity ? reading->capacity * 2 : 16;
+    Call *calls = PyMem_Realloc(reading->calls, (size_t)capacity * sizeof(Call));
+    Py_ssize_t *slots = PyMem_Calloc((size_t)capacity * 4, sizeof(Py_ssize_t));
+    if (calls == NULL || slots == NULL) {
+        if (calls != NULL)
+            reading->calls = calls;
+        PyMem_Free(slots);
+        PyErr_NoMemory();
+        return -1;
+    }
+    reading->calls = calls;
+    reading->capacity = capacity;
+    PyMem_Free(reading->slots);
+    reading->slots = slots;
+    reading->mask = (size_t)capacity * 4 - 1;
+    for (Py_ssize_t place = 0; place < reading->count; place++) {
+        size_t slot = hash_of(calls[place].id) & reading->mask;
+        while (slots[slot])
+            slot = (slot + 1) & reading->mask;
+        slots[slot] = place + 1;
+    }
+    return 1;
+}
+
+/* A call with id `id` and name `name`: 1, 0 not sure (an id not a plain string or seen
+   before, a name neither a plain string nor null), -1 an error. */
+static int
+add_call(Reading *reading, const Field *id, const Field *name, Py_ssize_t index, Py_ssize_t j)
+{
+    if (!is_string(id) || id->text.escaped)
+        return 0;
+    Span called = {NULL, 0, 0};
+    if (is_string(name)) {
+        if (name->text.escaped)
+            return 0;
+        called = name->text;
+    }
+    else if (!is_null_or_absent(name))
+        return 0;
+    if (find_call(reading, id->text) >= 0)
+        return 0;
+    if (make_room(reading) < 0)
+        return -1;
+    Call *call = &reading->calls[reading->count];
+    *call = (Call){id->text, called, index, j, 0};
+    size_t slot = hash_of(id->text) & reading->mask;
+    while (reading->slots[slot])
+        slot = (slot + 1) & reading->mask;
+    reading->slots[slot] = ++reading->count;
+    return 1;
+}
+
+/* The call a result with id `id` answers: one placed from `from` to `to` not answered
+   yet; NULL where there is none (not sure: the full reading words it). */
+static Call *
+waiting(Reading *reading, const Field *id, Py_ssize_t from, Py_ssize_t to)
+{
+    if (!is_string(id) || id->text.escaped)
+        return NULL;
+    Py_ssize_t place = find_call(reading, id->text);
+    if (place < from || place >= to || reading->calls[place].answered)
+        return NULL;
+    return &reading->calls[place];
+}
+
+/* A result for `call`, counted under its name: 1, or 0 where too many tools to count. */
+static int
+settle(Reading *reading, Call *call)
+{
+    Span tool = call->name.at != NULL ? call->name : reading->no_name;
+    int k = 0;
+    while (k < reading->tool_count && !same_span(reading->tools[k], tool))
+        k++;
+    if (k == MAX_TOOLS)
+        return 0;
+    if (k == reading->tool_count) {
+        reading->tools[k] = tool;
+        reading->results[reading->tool_count++] = 0;
+    }
+    reading->results[k]++;
+    call->answered = 1;
+    return 1;
+}
+
+/* ---- The shapes. Each reads one message at *p ('{', the `index`th): 1 read, 0 not
+   sure, -1 an error. */
+
+typedef int (*ReadMessage)(Reading *reading, Byte *p, Py_ssize_t index);
+
+/* The elements of an array, read one by one. */
+typedef struct {
+    Byte p, end;
+    Py_ssize_t j; /* the element's place */
+} Elements;
+
+/* Opens the array at `at`: 0 where it is not an array (or absent). */
+static int
+open_array(Elements *elements, Byte at, Byte end)
+{
+    if (at == NULL || *at != '[')
+        return 0;
+    *elements = (Elements){at + 1, end, -1};
+    return 1;
+}
+
+/* 1 at the next element (elements->p its first byte), 0 past the array, -1 malformed. */
+static int
+next_of(Elements *elements)
+{
+    elements->j++;
+    return next_element(&elements->p, elements->end, elements->j == 0, ']');
+}
+
+enum { ROLE, TOOL_CALL_ID, RESULT_NAME, CONTENT, LEGACY_CALL, TOOL_CALLS, CHAT_KEYS };
+
+/* A Chat tool message (_speedups.c's chat_result). */
+static int
+chat_result(Reading *reading, const Field *fields)
+{
+    Call *call = waiting(reading, &fields[TOOL_CALL_ID], reading->window, reading->count);
+    if (call == NULL)
+        return 0;
+    const Field *name = &fields[RESULT_NAME];
+    if (is_string(name) && call->name.at != NULL &&
+        (name->text.escaped || !same_span(name->text, call->name)))
+        return 0; /* a name that disagrees: the full reading words it */
+    if (!no_failure(fields[CONTENT].at, reading->end, FAILURE_DEPTH, 2))
+        return 0;
+    return settle(reading, call);
+}
+
+/* A Chat assistant message's calls (_speedups.c's chat_calls). */
+static int
+chat_calls(Reading *reading, const Field *fields, Py_ssize_t index)
+{
+    static const Name call_keys[] = {NAME("id"), NAME("function")}, name_key[] = {NAME("name")};
+    if (!is_null_or_absent(&fields[LEGACY_CALL]))
+        return 0; /* legacy functions pair by name: the full reading does that */
+    if (is_null_or_absent(&fields[TOOL_CALLS]))
+        return 1;
+    Elements calls;
+    if (!open_array(&calls, fields[TOOL_CALLS].at, reading->end))
+        return 0;
+    int more;
+    while ((more = next_of(&calls)) > 0) {
+        Field call[2], name;
+        if (calls.j == CHAT_CALLS)
+            return 0;
+        if (!read_object(&calls.p, reading->end, 3, call_keys, 2, call) || call[1].at == NULL)
+            return 0;
+        Byte function = call[1].at;
+        if (*function != '{' || !read_object(&function, reading->end, 4, name_key, 1, &name))
+            return 0; /* not an object, or a custom tool's call */
+        int added = add_call(reading, &call[0], &name, index, calls.j);
+        if (added <= 0)
+            return added;
+    }
+    return more == 0;
+}
+
+static int
+chat_message(Reading *reading, Byte *p, Py_ssize_t index)
+{
+    static const Name keys[CHAT_KEYS] = {NAME("role"),    NAME("tool_call_id"),
+                                         NAME("name"),    NAME("content"),
+                                         NAME("function_call"), NAME("tool_calls")};
+    Field fields[CHAT_KEYS];
+    if (!read_object(p, reading->end, 1, keys, CHAT_KEYS, fields))
+        return 0;
+    int tool = is_word(&fields[ROLE], &TOOL);
+    if (tool != 0)
+        return tool > 0 ? chat_result(reading, fields) : 0;
+    reading->window = reading->count; /* any other message ends the run of tool messages */
+    int assistant = is_word(&fields[ROLE], &ASSISTANT);
+    if (assistant != 0)
+        return assistant > 0 ? chat_calls(reading, fields, index) : 0;
+    return is_word(&fields[ROLE], &FUNCTION) == 0;
+}
+
+enum { TYPE, CALL_ID, ITEM_NAME, OUTPUT, ITEM_KEYS };
+
+static int
+responses_item(Reading *reading, Byte *p, Py_ssize_t index)
+{
+    static const Name keys[ITEM_KEYS] = {NAME("type"), NAME("call_id"), NAME("name"),
+                                         NAME("output")};
+    Field fields[ITEM_KEYS];
+    if (!read_object(p, reading->end, 1, keys, ITEM_KEYS, fields))
+        return 0;
+    const Field *type = &fields[TYPE];
+    int is_call = is_word(type, &FUNCTION_CALL);
+    if (is_call != 0)
+        return is_call > 0 ? add_call(reading, &fields[CALL_ID], &fields[ITEM_NAME], index, 0) : 0;
+    int is_output = is_word(type, &FUNCTION_CALL_OUTPUT);
+    if (is_output != 0) {
+        Call *call = is_output > 0 ? waiting(reading, &fields[CALL_ID], 0, reading->count) : NULL;
+        if (call == NULL || !no_failure(fields[OUTPUT].at, reading->end, FAILURE_DEPTH, 2))
+            return 0;
+        return settle(reading, call);
+    }
+    return is_word(type, &CUSTOM_TOOL_CALL) == 0 && is_word(type, &CUSTOM_TOOL_CALL_OUTPUT) == 0;
+}
+
+/* What a block is (as in _speedups.c). */
+enum { NOT_SURE = 0, A_CALL = 1, A_RESULT = 2, NEITHER = 3 };
+typedef int (*ReadBlock)(Byte *p, Byte end, Field *id, Field *name);
+
+/* An Anthropic content block (_speedups.c's anthropic_block). */
+static int
+anthropic_block(Byte *p, Byte end, Field *id, Field *name)
+{
+    enum { B_TYPE, B_ID, B_NAME, B_IS_ERROR, B_CONTENT, B_TOOL_USE_ID, B_KEYS };
+    static const Name keys[B_KEYS] = {NAME("type"),     NAME("id"),      NAME("name"),
+                                      NAME("is_error"), NAME("content"), NAME("tool_use_id")};
+    Field fields[B_KEYS];
+    if (!read_object(p, end, 3, keys, B_KEYS, fields))
+        return NOT_SURE;
+    int use = is_word(&fields[B_TYPE], &TOOL_USE), result = is_word(&fields[B_TYPE], &TOOL_RESULT);
+    if (use < 0 || result < 0)
+        return NOT_SURE;
+    if (use) {
+        *id = fields[B_ID];
+        *name = fields[B_NAME];
+        return A_CALL;
+    }
+    if (!result)
+        return NEITHER;
+    if (is_true(&fields[B_IS_ERROR]) || !no_failure(fields[B_CONTENT].at, end, FAILURE_DEPTH, 4))
+        return NOT_SURE; /* a failure: Python counts it, and what follows it */
+    *id = fields[B_TOOL_USE_ID];
+    return A_RESULT;
+}
+
+/* A Bedrock content block (_speedups.c's bedrock_block). */
+static int
+bedrock_block(Byte *p, Byte end, Field *id, Field *name)
+{
+    static const Name keys[] = {NAME("toolUse"), NAME("toolResult")},
+                      use_keys[] = {NAME("toolUseId"), NAME("name")},
+                      result_keys[] = {NAME("toolUseId"), NAME("status"), NAME("content")};
+    Field fields[2], inner[3];
+    if (!read_object(p, end, 3, keys, 2, fields))
+        return NOT_SURE;
+    if (!is_null_or_absent(&fields[0])) {
+        Byte use = fields[0].at;
+        if (!read_object(&use, end, 4, use_keys, 2, inner))
+            return NOT_SURE; /* not an object, or not surely read */
+        *id = inner[0];
+        *name = inner[1];
+        return A_CALL;
+    }
+    if (is_null_or_absent(&fields[1]))
+        return NEITHER;
+    Byte result = fields[1].at;
+    if (!read_object(&result, end, 4, result_keys, 3, inner) ||
+        is_word(&inner[1], &ERROR) != 0 || !no_failure(inner[2].at, end, FAILURE_DEPTH, 5))
+        return NOT_SURE;
+    *id = inner[0];
+    return A_RESULT;
+}
+
+/* Whether a message of this role can hold results (fast_loop.RECEIVING): 1, 0, or -1
+   for an escaped role. */
+static int
+receiving(const Field *role)
+{
+    if (is_null_or_absent(role))
+        return 1;
+    int said = is_word(role, &USER);
+    if (said == 0)
+        said = is_word(role, &FUNCTION);
+    if (said == 0)
+        said = is_word(role, &TOOL);
+    return said;
+}
+
+/* One Anthropic or Bedrock message (_speedups.c's message_blocks): its calls wait for
+   the next message, its results answer the calls of the message before. */
+static int
+blocks_message(Reading *reading, Byte *p, Py_ssize_t index, ReadBlock read_block, int anywhere)
+{
+    static const Name keys[] = {NAME("role"), NAME("content")};
+    Field fields[2];
+    if (!read_object(p, reading->end, 1, keys, 2, fields))
+        return 0;
+    Py_ssize_t from = reading->window, to = reading->count;
+    reading->window = to; /* the calls this message makes wait for the next */
+    const Field *content = &fields[1];
+    if (content->at == NULL || *content->at != '[')
+        return is_string(content);
+    int takes_results = receiving(&fields[0]);
+    if (takes_results < 0)
+        return 0;
+    Py_ssize_t answered = 0;
+    Elements blocks;
+    open_array(&blocks, content->at, reading->end);
+    int more;
+    while ((more = next_of(&blocks)) > 0) {
+        Field id, name;
+        int kind = read_block(&blocks.p, reading->end, &id, &name);
+        if (kind == NOT_SURE)
+            return 0;
+        if (kind == A_CALL) {
+            int added = add_call(reading, &id, &name, index, blocks.j);
+            if (added <= 0)
+                return added;
+        }
+        else if (kind == A_RESULT) {
+            /* Anthropic wants the results first in their message */
+            Call *call = (anywhere || blocks.j == answered) && takes_results
+                             ? waiting(reading, &id, from, to)
+                             : NULL;
+            if (call == NULL || !settle(reading, call))
+                return 0;
+            answered++;
+        }
+    }
+    return more == 0;
+}
+
+static int
+anthropic_message(Reading *reading, Byte *p, Py_ssize_t index)
+{
+    return blocks_message(reading, p, index, anthropic_block, 0);
+}
+
+static int
+bedrock_message(Reading *reading, Byte *p, Py_ssize_t index)
+{
+    return blocks_message(reading, p, index, bedrock_block, 1);
+}
+
+/* ---- The answer. */
+
+static PyObject *
+text_of(Span text)
+{
+    return PyUnicode_DecodeUTF8((const char *)text.at, text.length, NULL);
+}
+
+/* (unanswered, results, message_count), as _speedups.c's answer builds the first two. */
+static PyObject *
+answer(const Reading *reading, Py_ssize_t messages, PyObject *no_name)
+{
+    PyObject *unanswered = PyList_New(0), *results = PyDict_New();
+    int failed = unanswered == NULL || results == NULL;
+    for (Py_ssize_t place = 0; !failed && place < reading->count; place++) {
+        const Call *call = &reading->calls[place];
+        if (call->answered)
+            continue;
+        PyObject *name = call->name.at != NULL ? text_of(call->name) : Py_NewRef(Py_None);
+        PyObject *entry = Py_BuildValue("(NNnn)", text_of(call->id), name, call->index, call->j);
+        failed = entry == NULL || PyList_Append(unanswered, entry) < 0;
+        Py_XDECREF(entry);
+    }
+    for (int k = 0; !failed && k < reading->tool_count; k++) {
+        Span tool = reading->tools[k];
+        PyObject *name = tool.at == reading->no_name.at ? Py_NewRef(no_name) : text_of(tool);
+        PyObject *count = PyLong_FromLong(reading->results[k]);
+        failed = name == NULL || count == NULL || PyDict_SetItem(results, name, count) < 0;
+        Py_XDECREF(name);
+        Py_XDECREF(count);
+    }
+    PyObject *found = failed ? NULL : Py_BuildValue("(OOn)", unanswered, results, messages);
+    Py_XDECREF(unanswered);
+    Py_XDECREF(results);
+    return found;
+}
+
+/* Reads the history's messages one by one with `read`: 1 read (*messages: how many), 0
+   not sure, -1 an error. */
+static int
+read_messages(Reading *reading, Byte p, ReadMessage read, Py_ssize_t *messages)
+{
+    Byte end = reading->end;
+    p = space(p, end);
+    if (p >= end || *p != '[')
+        return 0;
+    p++;
+    Py_ssize_t index = 0;
+    for (;; index++) {
+        int more = next_element(&p, end, index == 0, ']');
+        if (more < 0)
+            return 0;
+        if (more == 0)
+            break;
+        if (*p != '{')
+            return 0; /* a message not an object: the full reading words it */
+        int sure = read(reading, &p, index);
+        if (sure <= 0)
+            return sure;
+    }
+    if (space(p, end) != end)
+        return 0;
+    *messages = index;
+    return 1;
+}
+
+static PyObject *
+read_history(PyObject *const *args, Py_ssize_t nargs, ReadMessage read)
+{
+    if (nargs != 2 || !PyUnicode_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "(text: a buffer of JSON, no_name: str)");
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    Reading reading;
+    memset(&reading, 0, sizeof reading);
+    reading.end = (Byte)view.buf + view.len;
+    PyObject *found = NULL;
+    Py_ssize_t no_name_length, messages = 0;
+    const char *no_name = PyUnicode_AsUTF8AndSize(args[1], &no_name_length);
+    if (no_name != NULL) {
+        reading.no_name = (Span){(Byte)no_name, no_name_length, 0};
+        int sure = read_messages(&reading, (Byte)view.buf, read, &messages);
+        found = sure > 0 ? answer(&reading, messages, args[1]) : sure == 0 ? Py_NewRef(Py_None) : NULL;
+    }
+    PyMem_Free(reading.calls);
+    PyMem_Free(reading.slots);
+    PyBuffer_Release(&view);
+    return found;
+}
+
+PyObject *
+chat_json(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    return read_history(args, nargs, chat_message);
+}
+
+PyObject *
+responses_json(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    return read_history(args, nargs, responses_item);
+}
+
+PyObject *
+anthropic_json(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    return read_history(args, nargs, anthropic_message);
+}
+
+PyObject *
+bedrock_json(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    return read_history(args, nargs, bedrock_message);
+}
+
+void
+init_speedups_json(void)
+{
+    init_plain();
+}
