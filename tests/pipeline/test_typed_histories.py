@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 from toolaudit.formats.request_shapes import HISTORY_FIELDS, TELLING_FIELDS, VALUE_FIELDS
 from toolaudit.formats.typed import _Request
 from toolaudit.formats.typed_requests import RequestHistories
+from toolaudit.history import check
+from toolaudit.jsonutil import loads_exact
 from toolaudit.pipeline import typed_histories
 from toolaudit.pipeline.audit import Audit, AuditOptions
 from toolaudit.pipeline.typed_histories import UNREAD, TypedHistories
@@ -185,10 +187,30 @@ def test_hostile_requests_are_read_alike(template: bytes) -> None:
         assert_same(log, **options)
 
 
-def test_the_general_path_reads_a_line_whose_numbers_orjson_may_read_otherwise() -> None:
-    histories = TypedHistories()
-    line = b'{"n": 18446744073709551617}'
-    assert histories.check(object(), line) is UNREAD
+@pytest.mark.parametrize("number", [b"18446744073709551617", b"1e400", b"-1e-400", b"-1e-20000"])
+@pytest.mark.parametrize("tools", [True, False])
+@pytest.mark.parametrize("where", ["a field the check skips", "an id"])
+def test_a_number_orjson_may_read_otherwise_never_changes_the_history_checked(
+    number: bytes, tools: bool, where: str
+) -> None:
+    # With the API told by its tools, the history is read from its text (in C, where the
+    # speedups were built); without, parsed. Either answers as the check of the exact
+    # parse, which the general path may make, or leaves the line to it.
+    request: dict[str, Any] = {"tools": REQUEST_TOOLS["openai-chat"]["tools"]} if tools else {}
+    call = {"id": "c1", "type": "function", "function": {"name": W, "arguments": "{}"}}
+    request["messages"] = [
+        {"role": "user", "content": "hi", "n": "<N>" if where != "an id" else 1},
+        {"role": "assistant", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "<N>" if where == "an id" else "c1", "content": "ok"},
+    ]
+    text = orjson.dumps(request).replace(b'"<N>"', number)
+    line = b'{"request": ' + text + b"}"
+    answer = TypedHistories().check(RequestHistories_decoder.decode(text), line)
+    if where == "an id":
+        assert answer is UNREAD
+    if answer is not UNREAD:
+        exact = loads_exact(text)["messages"]
+        assert answer == check(exact, "openai-chat", path="request.messages", calls=False)
 
 
 def test_with_history_calls_judged_the_general_path_reads_pairs() -> None:

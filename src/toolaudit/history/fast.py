@@ -14,12 +14,19 @@ full reading's; tests/history/test_fast.py holds the two to it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolaudit.formats.base import JSON_STRING
+from toolaudit.history import fast_blocks
 from toolaudit.history.fast_blocks import anthropic, bedrock, gemini
 from toolaudit.history.fast_by_id import langchain, otel
-from toolaudit.history.fast_loop import Loop, Open, answered_in_c, reports_failure
+from toolaudit.history.fast_loop import (
+    Loop,
+    Open,
+    answered_from_text,
+    answered_in_c,
+    reports_failure,
+)
 from toolaudit.history.model import (
     ANTHROPIC,
     BEDROCK,
@@ -30,6 +37,9 @@ from toolaudit.history.model import (
     OTEL,
     Checked,
 )
+
+if TYPE_CHECKING:
+    from typing_extensions import Buffer  # bytes, a msgspec Raw, a memoryview...
 
 _CHAT_CALL = "{}[{}].tool_calls[{}]"
 _RESPONSES_ITEM = "{}[{}]"
@@ -119,6 +129,25 @@ def responses(messages: list[Any], path: str, calls: bool) -> Checked | None:
             return None
     loop.unanswered.extend(unpaired.items())
     return loop.checked(OPENAI_RESPONSES, len(messages))
+
+
+#: The shapes whose history the C speedups read from its JSON text: their function, and
+#: where their calls are.
+_FROM_TEXT = {
+    OPENAI_CHAT: ("chat_json", _CHAT_CALL),
+    OPENAI_RESPONSES: ("responses_json", _RESPONSES_ITEM),
+    **fast_blocks.FROM_TEXT,
+}
+
+
+def from_text(shape: str, text: Buffer, path: str) -> Checked | None:
+    """A history of ``shape`` checked as :func:`toolaudit.history.check` checks it with no
+    calls listed, straight from the JSON text of its messages (bytes, a msgspec ``Raw``),
+    by the C speedups, with no Python object built for it; None where they are off, read
+    no history of the shape, or are not sure: the caller then parses the text and checks
+    it."""
+    known = _FROM_TEXT.get(shape)
+    return None if known is None else answered_from_text(known[0], shape, known[1], text, path)
 
 
 #: The shapes with a fast path, and theirs.

@@ -102,6 +102,12 @@ def _windowed_blocks(
 
 _ANTHROPIC_BLOCK = "{}[{}].content[{}]"
 _BEDROCK_BLOCK = "{}[{}].content[{}].toolUse"
+#: The shapes here whose history the C speedups also read from its JSON text: their
+#: function, and where their calls are.
+FROM_TEXT = {
+    ANTHROPIC: ("anthropic_json", _ANTHROPIC_BLOCK),
+    BEDROCK: ("bedrock_json", _BEDROCK_BLOCK),
+}
 
 
 def anthropic(messages: list[Any], path: str, calls: bool) -> Checked | None:

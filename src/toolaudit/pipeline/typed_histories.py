@@ -17,6 +17,7 @@ import orjson
 from toolaudit.formats.typed_requests import RequestHistories
 from toolaudit.history import Checked
 from toolaudit.history import check as check_history
+from toolaudit.history.fast import from_text
 from toolaudit.jsonutil import orjson_may_differ
 
 #: What :meth:`TypedHistories.check` says of a line the general path must read.
@@ -35,6 +36,18 @@ class TypedHistories:
         """The checked conversation of a decoded ``request`` found on ``line``; None
         where it carries none; :data:`UNREAD` where the general path must read the line.
         Nothing is counted here: the reader counts the line once it has read it whole."""
+        try:
+            told = self._requests.told(request)
+        except orjson.JSONDecodeError:
+            return UNREAD
+        if told is not None:
+            # Read straight from its text where the C speedups can: they are not sure of
+            # a text with a number orjson may read otherwise, so what they answer is
+            # what the general path finds, whichever way it parses the line.
+            shape, path, text = told
+            checked = from_text(shape, text, path)
+            if checked is not None:
+                return checked
         if orjson_may_differ(line):
             # The general path may read this line again exactly (an integer past 64
             # bits, a number past a double's range), and its history with it.
