@@ -95,7 +95,7 @@ def shape_by_fields(request: Mapping[str, Any]) -> str | None:
         return GEMINI
     if "messages" not in request:
         return OPENAI_RESPONSES if "input" in request else None
-    return _tools_shape(request.get("tools")) or _fields_shape(request) or UNTOLD
+    return tools_shape(request.get("tools")) or _fields_shape(request) or UNTOLD
 
 
 def request_history(request: Mapping[str, Any], at: str) -> History | None:
@@ -112,7 +112,7 @@ def request_history(request: Mapping[str, Any], at: str) -> History | None:
     return History(shape, messages, f"{at}.{field}" if at else field)
 
 
-def _tools_shape(tools: object) -> str | None:
+def tools_shape(tools: object) -> str | None:
     """The API a request's first tool definition is shaped for."""
     first = as_dict(as_list(tools)[0]) if as_list(tools) else {}
     if "function" in first:

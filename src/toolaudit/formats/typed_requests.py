@@ -22,6 +22,7 @@ from toolaudit.formats.request_shapes import (
     VALUE_FIELDS,
     request_history,
     shape_by_fields,
+    tools_shape,
 )
 
 #: The fields the pair's request struct has for its conversation (those it also reads
@@ -41,10 +42,11 @@ class RequestHistories:
     """Reads the conversation of each request the typed path decoded; keeps the tool
     lists it parsed (a log's requests repeat the same few), by their text."""
 
-    __slots__ = ("_tools",)
+    __slots__ = ("_shapes", "_tools")
 
     def __init__(self) -> None:
         self._tools: dict[bytes, Any] = {}
+        self._shapes: dict[bytes, str | UnsetType | None] = {}
 
     def history(self, request: Any) -> History | None:
         """The conversation of a decoded request (its struct), as
@@ -58,6 +60,13 @@ class RequestHistories:
         fields tell its API without its messages being read (its tools, or a field only
         one API has); None where only its messages can tell, or it holds none: then
         :meth:`history` reads it. Raises as :meth:`history` does."""
+        tools = request.tools
+        if request.contents is UNSET and request.messages is not UNSET and tools is not UNSET:
+            # The commonest request: messages and tools, which tell its API before any
+            # other field (request_shape reads them first): by their text, kept.
+            shape = self._tools_shape(bytes(tools))
+            if shape is not None:
+                return shape, "request.messages", request.messages
         shape = shape_by_fields(self._view(request, frozenset()))
         if shape is None or shape == UNTOLD:
             return None
@@ -82,6 +91,15 @@ class RequestHistories:
         if request.modelId is not UNSET:
             view["modelId"] = None
         return view
+
+    def _tools_shape(self, text: bytes) -> str | None:
+        shapes = self._shapes
+        shape = shapes.get(text, UNSET)
+        if shape is UNSET:
+            if len(shapes) >= _TOOLS_KEPT:
+                shapes.clear()
+            shape = shapes[text] = tools_shape(self._parsed_tools(text))
+        return shape
 
     def _parsed_tools(self, text: bytes) -> Any:
         kept = self._tools
