@@ -46,6 +46,29 @@ def orjson_may_differ(data: bytes) -> bool:
     return _LONG_RUN in marks or b"e000" in marks or b"e+000" in marks
 
 
+#: How many "e-" a text may hold before :func:`may_hold_tiny_numbers` looks at every
+#: number of it at once, rather than at each "e-" in turn (words such as "claude-").
+_MARKS_LOOKED_AT = 8
+
+
+def may_hold_tiny_numbers(data: bytes) -> bool:
+    """Whether this JSON text may hold a number below a double's range (``1e-400``, which
+    orjson reads as 0 without a word): an exponent of a minus sign and three digits or
+    more, after a digit, as every exponent of a JSON number is. An "e-" in a word
+    (``claude-sonnet``) is no such exponent."""
+    looked_at = 0
+    for mark in (b"e-", b"E-"):
+        at = data.find(mark, 1)
+        while at > 0:
+            looked_at += 1
+            if looked_at > _MARKS_LOOKED_AT:
+                return may_hold_numbers_beyond_a_double(data)
+            if 48 <= data[at - 1] <= 57 and data[at + 2 : at + 5].isdigit():
+                return True
+            at = data.find(mark, at + 2)
+    return False
+
+
 def may_hold_numbers_beyond_a_double(data: bytes | str) -> bool:
     """Whether this JSON text may hold a number past a double's range: an exponent of
     three digits. orjson refuses ``1e400`` but reads ``1e-400`` as 0.0 without a word,

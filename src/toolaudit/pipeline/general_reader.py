@@ -27,7 +27,7 @@ from toolaudit.jsonutil import (
     is_beyond_exact_reading,
     loads_exact,
     may_hold_long_integers,
-    may_hold_numbers_beyond_a_double,
+    may_hold_tiny_numbers,
 )
 from toolaudit.pipeline.fast_paths import FastPaths
 from toolaudit.pipeline.judge import judge, judge_apart
@@ -318,14 +318,6 @@ class GeneralReader:
         if stream.cut is not None:
             tally.streams_incomplete += 1
         self._judge_calls(stream.extracted, stream.line, tally, None, assembled=True)
-
-
-def may_hold_tiny_numbers(line: bytes) -> bool:
-    """Whether orjson may have read a number of this line as 0 without a word (``1e-400``,
-    below a double's range), which can change a verdict either way (an enum holding 0,
-    ``multipleOf``, ``exclusiveMinimum``): the line is then judged on its exact parse.
-    The two searches rule out nearly every line before the exponents are looked at."""
-    return (b"e-" in line or b"E-" in line) and may_hold_numbers_beyond_a_double(line)
 
 
 def _exact(line: bytes) -> tuple[object, str | None]:

@@ -13,9 +13,9 @@ import orjson
 from toolaudit.contract import ToolValidator, Validator
 from toolaudit.errors import ToolAuditError
 from toolaudit.formats.flat import call_id as flat_call_id
-from toolaudit.jsonutil import may_hold_long_integers
+from toolaudit.jsonutil import may_hold_long_integers, may_hold_tiny_numbers
 from toolaudit.pipeline.fast_paths import FastPaths
-from toolaudit.pipeline.general_reader import GeneralReader, may_hold_tiny_numbers
+from toolaudit.pipeline.general_reader import GeneralReader
 from toolaudit.pipeline.judge import object_verdict
 from toolaudit.pipeline.recorder import Recorder, Where
 from toolaudit.results.tally import Tally

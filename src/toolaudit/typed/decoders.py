@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from toolaudit.contract import Validator
-from toolaudit.jsonutil import may_hold_numbers_beyond_a_double
+from toolaudit.jsonutil import may_hold_tiny_numbers
 from toolaudit.typed.arguments import DecodersOnDemand
 
 
@@ -20,7 +20,6 @@ def typed_decoders(validator: Validator) -> DecodersOnDemand:
 def may_read_as_zero(line: bytes) -> bool:
     """Whether a number of this JSON line may be below a double's range (``1e-400``),
     which msgspec reads as 0.0 (as orjson does) where an enum holding 0 or deep mode's
-    constraints want its exact value: the general path reads such a line whose call a
-    decoder refused, parsing it again exactly. The two searches rule out nearly every
-    line before the exponents are read."""
-    return (b"e-" in line or b"E-" in line) and may_hold_numbers_beyond_a_double(line)
+    constraints want its exact value, or past 1e-10000 makes the line malformed:json:
+    the general path reads such a line, parsing it again exactly."""
+    return may_hold_tiny_numbers(line)
