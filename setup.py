@@ -1,8 +1,10 @@
 """The optional C speedups (the rest of the build is in pyproject.toml).
 
-``toolaudit.history._speedups`` is built when a C compiler is there; where it is not, the
-build goes on without it (``optional``) and the pure-Python fast paths run alone, with the
-same answers (tests/history/test_speedups.py holds the two to it).
+``toolaudit.history._speedups`` (the conversation check) and ``toolaudit._text_speedups``
+(the searches of a line's numbers) are built when a C compiler is there; where it is not,
+the build goes on without them (``optional``) and the pure-Python twins run alone, with the
+same answers (tests/history/test_speedups*.py and tests/test_number_searches.py hold each
+pair to it).
 """
 
 from setuptools import Extension, setup
@@ -14,6 +16,9 @@ setup(
             ["src/toolaudit/history/_speedups.c", "src/toolaudit/history/_speedups_json.c"],
             depends=["src/toolaudit/history/_speedups_json.h"],
             optional=True,
-        )
+        ),
+        Extension(
+            "toolaudit._text_speedups", ["src/toolaudit/_text_speedups.c"], optional=True
+        ),
     ]
 )

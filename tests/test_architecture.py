@@ -22,6 +22,7 @@ LAYERS = {
     "toolaudit._version": 0,
     "toolaudit.errors": 0,
     "toolaudit.jsonutil": 0,
+    "toolaudit.compiled": 0,
     "toolaudit.values": 1,
     "toolaudit.deep": 2,
     "toolaudit.contract": 3,

@@ -1,34 +1,138 @@
 """The searches that tell a JSON line may hold a number orjson reads otherwise than the
-exact parse (so that the readers parse it again exactly): never a miss, and no false alarm
-for words that look like an exponent's start (``claude-sonnet``)."""
+exact parse (so that the readers parse it again exactly), in C and in pure Python: never a
+miss, each C search exactly its pattern, and no false alarm for words that look like an
+exponent's start (``claude-sonnet``)."""
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
 import orjson
-from hypothesis import given
+import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolaudit.jsonutil import may_hold_tiny_numbers
+import toolaudit
+from toolaudit import jsonutil
+from toolaudit.jsonutil import (
+    may_hold_long_integers,
+    may_hold_numbers_beyond_a_double,
+    may_hold_tiny_numbers,
+    opening_brackets,
+    orjson_may_differ,
+)
 
 #: Numbers below a double's range (each a tiny one), and numbers that are not.
 TINY = ["1e-400", "-1.5E-0400", "2e-99999", "0.1e-324", "7E-1000"]
 NOT_TINY = ["1e-99", "-2.5E-7", "3e400", "1e+400", "12", "1.0", "-0.0", "9E-12"]
 WORDS = ["claude-sonnet-4-5", "one-time", "E-mail", "pre-400", "e-400", "x E-123", "re-e-"]
 
+#: Each search, and the pattern it is exactly (in C; the pure one may raise a false alarm).
+PATTERNS = {
+    may_hold_long_integers: re.compile(rb"[0-9]{19}"),
+    may_hold_numbers_beyond_a_double: re.compile(rb"[eE][+-]?[0-9]{3}"),
+    orjson_may_differ: re.compile(rb"[0-9]{19}|[eE][+-]?[0-9]{3}"),
+    may_hold_tiny_numbers: re.compile(rb"[0-9][eE]-[0-9]{3}"),
+}
+#: Bytes that make the patterns' pieces likely in random texts.
+PIECES = st.lists(
+    st.sampled_from([b"1", b"9", b"0" * 10, b"e", b"E", b"-", b"+", b"[", b"{", b" ", b'"', b"x"]),
+    max_size=60,
+).map(b"".join)
 
+
+@pytest.fixture(params=["c", "pure"])
+def searches(request: pytest.FixtureRequest) -> Iterator[str]:
+    if request.param == "c" and jsonutil._TEXT_SPEEDUPS is None:
+        pytest.skip("the C searches were not built (no C compiler)")
+    with pytest.MonkeyPatch.context() as patch:
+        if request.param == "pure":
+            patch.setattr(jsonutil, "_TEXT_SPEEDUPS", None)
+            patch.setattr(jsonutil, "_NUMBER_MARKS_IN_C", None)
+        yield request.param
+
+
+#: The fixture's searches hold for every example of a test.
+ONE_FIXTURE = settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@ONE_FIXTURE
 @given(
     st.lists(st.sampled_from(NOT_TINY), max_size=6),
     st.lists(st.sampled_from(WORDS), max_size=12),
     st.lists(st.sampled_from(TINY), max_size=2),
 )
 def test_a_tiny_number_is_always_found_and_words_raise_no_alarm(
-    others: list[str], words: list[str], tiny: list[str]
+    searches: str, others: list[str], words: list[str], tiny: list[str]
 ) -> None:
     text = "[" + ",".join([*others, *tiny]) + "," + orjson.dumps(words).decode() + "]"
-    assert may_hold_tiny_numbers(text.encode()) is bool(tiny)
+    found = may_hold_tiny_numbers(text.encode())
+    assert found or not tiny  # never a miss
+    if searches == "c" or text.count("e-") + text.count("E-") <= 8:
+        assert found is bool(tiny)  # (the pure search of many marks may raise an alarm)
 
 
-def test_a_text_of_many_marks_is_searched_all_at_once() -> None:
+def test_a_text_of_many_marks_is_searched_all_at_once(searches: str) -> None:
     words = orjson.dumps(["one-" * 50, "claude-" * 50])
     assert not may_hold_tiny_numbers(words)
     assert may_hold_tiny_numbers(words[:-1] + b",1e-400]")
+
+
+@ONE_FIXTURE
+@given(st.one_of(PIECES, st.binary(max_size=80)))
+def test_each_search_finds_its_pattern(searches: str, data: bytes) -> None:
+    for search, pattern in PATTERNS.items():
+        found = pattern.search(data) is not None
+        if searches == "c" or search is not may_hold_tiny_numbers:
+            assert search(data) is found, (search.__name__, data)
+        else:  # the pure search of many marks may raise a false alarm, never miss
+            assert search(data) or not found
+    assert opening_brackets(data) == data.count(b"[") + data.count(b"{")
+
+
+def test_texts_and_any_buffer_are_searched(searches: str) -> None:
+    assert may_hold_long_integers("18446744073709551617")
+    assert may_hold_numbers_beyond_a_double("1e400")
+    if searches == "c":
+        assert orjson_may_differ(memoryview(b"[1e400]"))  # type: ignore[arg-type]
+
+
+def test_toolaudit_pure_python_turns_the_c_searches_off() -> None:
+    probe = "from toolaudit import jsonutil; print(jsonutil._TEXT_SPEEDUPS is None)"
+    env = {**os.environ, "TOOLAUDIT_PURE_PYTHON": "1"}
+    ran = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True)
+    assert ran.stdout.decode().strip() == "True", ran.stderr.decode()
+
+
+def test_the_bounds_of_each_pattern(searches: str) -> None:
+    assert not may_hold_long_integers(b"[" + b"9" * 18 + b"]")
+    assert may_hold_long_integers(b"[" + b"9" * 19 + b"]")
+    assert not may_hold_numbers_beyond_a_double(b"[1e99, 1e+99, 1E-99]")
+    assert may_hold_numbers_beyond_a_double(b"[1e+100]")
+    assert not may_hold_tiny_numbers(b"[1e-99, 1e+400, 1e400]")
+    assert may_hold_tiny_numbers(b"[1E-400]")
+    assert opening_brackets(b'{"a": [[{}]], "b": "[{"}') == 6
+
+
+@pytest.mark.parametrize("case", ["flat", "openai-chat", "anthropic", "envelope", "bfcl"])
+def test_an_audit_is_the_same_with_either_searches(case: str) -> None:
+    folder = Path(__file__).parent / "cases" / "formats" / case
+    [schemas] = sorted(folder.glob("schemas.json*"))
+
+    def audited() -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        run = toolaudit.audit([str(folder / "input.jsonl")], str(schemas))
+        rows = list(run)
+        assert run.summary is not None
+        return rows, run.summary.to_dict()
+
+    either = audited()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(jsonutil, "_TEXT_SPEEDUPS", None)
+        patch.setattr(jsonutil, "_NUMBER_MARKS_IN_C", None)
+        assert audited() == either

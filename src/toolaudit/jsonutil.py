@@ -16,6 +16,15 @@ import uuid
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from toolaudit.compiled import speedups
+
+#: The searches of a text's numbers in C (``_text_speedups.c``): each a bit of what
+#: ``number_marks`` answers in one pass; None where they were not built (the pure
+#: searches below answer alike: tests/test_number_searches.py).
+_TEXT_SPEEDUPS = speedups("toolaudit._text_speedups")
+_NUMBER_MARKS_IN_C = _TEXT_SPEEDUPS.number_marks if _TEXT_SPEEDUPS is not None else None
+_A_LONG_RUN, _AN_EXPONENT, _A_TINY_NUMBER = 1, 2, 4
+
 # A run of 19 digits may be an integer beyond 64 bits. Found by mapping every
 # digit to "0" and everything else to " ", then looking for nineteen "0"s: ten
 # times faster than a regular expression (measured), and a false alarm (digits
@@ -28,6 +37,8 @@ def may_hold_long_integers(data: bytes | str) -> bool:
     """Whether orjson may have turned an integer of this JSON text into a float."""
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogatepass")
+    if _NUMBER_MARKS_IN_C is not None:
+        return bool(_NUMBER_MARKS_IN_C(data) & _A_LONG_RUN)
     return _LONG_RUN in data.translate(_DIGITS_AS_ZEROS)
 
 
@@ -42,6 +53,8 @@ _NUMBER_MARKS = bytes(
 def orjson_may_differ(data: bytes) -> bool:
     """Whether orjson may refuse this JSON text for a number (``1e400``) or turn one of
     its integers into a float: an integer of 19 digits or more, an exponent of three."""
+    if _NUMBER_MARKS_IN_C is not None:
+        return bool(_NUMBER_MARKS_IN_C(data) & (_A_LONG_RUN | _AN_EXPONENT))
     marks = data.translate(_NUMBER_MARKS)
     return _LONG_RUN in marks or b"e000" in marks or b"e+000" in marks
 
@@ -56,6 +69,8 @@ def may_hold_tiny_numbers(data: bytes) -> bool:
     orjson reads as 0 without a word): an exponent of a minus sign and three digits or
     more, after a digit, as every exponent of a JSON number is. An "e-" in a word
     (``claude-sonnet``) is no such exponent."""
+    if _NUMBER_MARKS_IN_C is not None:
+        return bool(_NUMBER_MARKS_IN_C(data) & _A_TINY_NUMBER)
     looked_at = 0
     for mark in (b"e-", b"E-"):
         at = data.find(mark, 1)
@@ -63,7 +78,8 @@ def may_hold_tiny_numbers(data: bytes) -> bool:
             looked_at += 1
             if looked_at > _MARKS_LOOKED_AT:
                 return may_hold_numbers_beyond_a_double(data)
-            if 48 <= data[at - 1] <= 57 and data[at + 2 : at + 5].isdigit():
+            exponent = data[at + 2 : at + 5]
+            if 48 <= data[at - 1] <= 57 and len(exponent) == 3 and exponent.isdigit():
                 return True
             at = data.find(mark, at + 2)
     return False
@@ -75,8 +91,19 @@ def may_hold_numbers_beyond_a_double(data: bytes | str) -> bool:
     which can make a call pass (``multipleOf``): only an exact parse can tell."""
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogatepass")
+    if _NUMBER_MARKS_IN_C is not None:
+        return bool(_NUMBER_MARKS_IN_C(data) & _AN_EXPONENT)
     marks = data.translate(_NUMBER_MARKS)
     return b"e000" in marks or b"e+000" in marks
+
+
+def opening_brackets(data: bytes) -> int:
+    """How many arrays and objects a JSON text may open (its ``[`` and ``{``): no more
+    than that can it nest."""
+    if _TEXT_SPEEDUPS is not None:
+        count: int = _TEXT_SPEEDUPS.opening_brackets(data)
+        return count
+    return data.count(b"[") + data.count(b"{")
 
 
 def _refuse_constant(name: str) -> Any:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from toolaudit.formats.base import JSON_STRING
-from toolaudit.history import fast_blocks
+from toolaudit.history.fast_blocks import FROM_TEXT as BLOCKS_FROM_TEXT
 from toolaudit.history.fast_blocks import anthropic, bedrock, gemini
 from toolaudit.history.fast_by_id import langchain, otel
 from toolaudit.history.fast_loop import (
@@ -136,7 +136,7 @@ def responses(messages: list[Any], path: str, calls: bool) -> Checked | None:
 _FROM_TEXT = {
     OPENAI_CHAT: ("chat_json", _CHAT_CALL),
     OPENAI_RESPONSES: ("responses_json", _RESPONSES_ITEM),
-    **fast_blocks.FROM_TEXT,
+    **BLOCKS_FROM_TEXT,
 }
 
 

@@ -4,11 +4,9 @@ calls to list, the calls left unanswered."""
 
 from __future__ import annotations
 
-import importlib
-import os
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from toolaudit.compiled import speedups
 from toolaudit.formats.base import ABSENT
 from toolaudit.history.model import NO_NAME, Checked, HistoryCall, Problem, ToolOutcome
 from toolaudit.history.pairing import unanswered
@@ -101,20 +99,9 @@ def unanswered_problems(
     return problems
 
 
-def _speedups() -> ModuleType | None:
-    """The C speedups (``_speedups.c``), or None where they were not built or
-    ``TOOLAUDIT_PURE_PYTHON`` is set: the pure loops answer alike, more slowly."""
-    if os.environ.get("TOOLAUDIT_PURE_PYTHON"):
-        return None
-    try:
-        return importlib.import_module("toolaudit.history._speedups")
-    except ImportError:
-        return None
-
-
 #: The commonest histories of every shape but LangChain's read in C, or None (see
-#: :func:`_speedups`).
-SPEEDUPS = _speedups()
+#: :func:`toolaudit.compiled.speedups`; tests and benchmarks set it to None).
+SPEEDUPS = speedups("toolaudit.history._speedups")
 
 
 def answered_in_c(

@@ -35,7 +35,7 @@ from toolaudit.formats.typed import (
     typed_shapes,
 )
 from toolaudit.history import Checked
-from toolaudit.jsonutil import may_hold_long_integers, orjson_may_differ
+from toolaudit.jsonutil import may_hold_long_integers, opening_brackets, orjson_may_differ
 from toolaudit.pipeline.judge import Verdict, judge, object_verdict
 from toolaudit.pipeline.options import AuditOptions
 from toolaudit.pipeline.recorder import Recorder, Where
@@ -224,7 +224,7 @@ class TypedReader:
                 if not line.isascii() and not is_utf8(line):
                     return position
                 if len(line) > MOST_OPENING_BRACKETS and (
-                    line.count(b"[") + line.count(b"{") > MOST_OPENING_BRACKETS
+                    opening_brackets(line) > MOST_OPENING_BRACKETS
                 ):
                     # Nesting this deep may be refused by the standard library, which parses
                     # the lines orjson refuses, and not by msgspec: the general path decides.

@@ -60,6 +60,7 @@ from typing import Annotated, Any, Literal, Union
 import msgspec
 
 from toolaudit.contract import ToolValidator, Validator
+from toolaudit.jsonutil import opening_brackets
 from toolaudit.values import ALL_KINDS, value_kind
 
 Decoder = msgspec.json.Decoder[Any]
@@ -203,9 +204,7 @@ def line_beyond_decoders(line: bytes) -> bool:
     than the standard library, which parses the lines orjson refuses, follows."""
     if not line.isascii() and not is_utf8(line):
         return True
-    return len(line) > MOST_LINE_BRACKETS and (
-        line.count(b"[") + line.count(b"{") > MOST_LINE_BRACKETS
-    )
+    return len(line) > MOST_LINE_BRACKETS and (opening_brackets(line) > MOST_LINE_BRACKETS)
 
 
 def is_utf8(data: bytes) -> bool:
@@ -227,7 +226,7 @@ def _may_nest_deeply(text: str | bytes) -> bool:
     """Whether ``text`` holds more opening brackets than MOST_OPENING_BRACKETS (in strings too)."""
     if isinstance(text, str):
         return text.count("[") + text.count("{") > MOST_OPENING_BRACKETS
-    return text.count(b"[") + text.count(b"{") > MOST_OPENING_BRACKETS
+    return opening_brackets(text) > MOST_OPENING_BRACKETS
 
 
 def _may_hold_huge_integer(text: str | bytes) -> bool:

@@ -1,0 +1,100 @@
+/* Searches of a JSON text's bytes, in C: an optional speedup of toolaudit.jsonutil.
+ *
+ * The readers ask of every long line whether it may hold a number orjson reads otherwise
+ * than the exact parse (an integer of 19 digits or more, an exponent of three digits, a
+ * number below a double's range) and how many brackets it opens; Python answers with
+ * several passes of bytes.find, bytes.count and bytes.translate over the line, each
+ * slowed by the line's common letters. These answer in one pass, with no copy:
+ *
+ *   number_marks(data) -> int: the LONG_RUN, EXPONENT and TINY bits (see jsonutil);
+ *   opening_brackets(data) -> int: how many '[' and '{' the text holds.
+ *
+ * `data` is any object with the buffer protocol (bytes, a msgspec Raw, a memoryview).
+ * tests/test_number_searches.py holds them to the pure-Python searches. Built at install
+ * when a C compiler is there (setup.py); without it, or with TOOLAUDIT_PURE_PYTHON=1, the
+ * pure searches run alone.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+enum { LONG_RUN = 1, EXPONENT = 2, TINY = 4 };
+
+static inline int
+is_digit(unsigned char byte)
+{
+    return byte >= '0' && byte <= '9';
+}
+
+/* Whether the three bytes from `at` are digits (and there are three). */
+static inline int
+three_digits(const unsigned char *text, Py_ssize_t at, Py_ssize_t length)
+{
+    return at + 3 <= length && is_digit(text[at]) && is_digit(text[at + 1]) &&
+           is_digit(text[at + 2]);
+}
+
+static PyObject *
+number_marks(PyObject *module, PyObject *data)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    const unsigned char *text = view.buf;
+    Py_ssize_t length = view.len, run = 0;
+    long marks = 0;
+    for (Py_ssize_t i = 0; i < length; i++) {
+        unsigned char byte = text[i];
+        if (is_digit(byte)) {
+            if (++run >= 19)
+                marks |= LONG_RUN;
+            continue;
+        }
+        if ((byte == 'e' || byte == 'E') && i + 1 < length) {
+            Py_ssize_t at = i + 1;
+            int minus = text[at] == '-';
+            if (minus || text[at] == '+')
+                at++;
+            if (three_digits(text, at, length)) {
+                marks |= EXPONENT;
+                if (minus && run > 0)
+                    marks |= TINY;
+            }
+        }
+        run = 0;
+    }
+    PyBuffer_Release(&view);
+    return PyLong_FromLong(marks);
+}
+
+static PyObject *
+opening_brackets(PyObject *module, PyObject *data)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    const unsigned char *text = view.buf;
+    Py_ssize_t count = 0;
+    for (Py_ssize_t i = 0; i < view.len; i++)
+        count += text[i] == '[' || text[i] == '{';
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(count);
+}
+
+static PyMethodDef methods[] = {
+    {"number_marks", number_marks, METH_O,
+     "The LONG_RUN, EXPONENT and TINY bits of a JSON text's numbers (see toolaudit.jsonutil)."},
+    {"opening_brackets", opening_brackets, METH_O, "How many '[' and '{' a text holds."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_definition = {
+    PyModuleDef_HEAD_INIT, "_text_speedups",
+    "Searches of a JSON text's bytes, in C (see toolaudit.jsonutil).", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC
+PyInit__text_speedups(void)
+{
+    return PyModule_Create(&module_definition);
+}
