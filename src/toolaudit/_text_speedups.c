@@ -6,7 +6,9 @@
  * several passes of bytes.find, bytes.count and bytes.translate over the line, each
  * slowed by the line's common letters. These answer in one pass, with no copy:
  *
- *   number_marks(data) -> int: the LONG_RUN, EXPONENT and TINY bits (see jsonutil);
+ *   number_marks(data) -> int: the LONG_RUN and EXPONENT bits (see jsonutil);
+ *   tiny_numbers(data) -> bool: whether an exponent after a digit is a minus sign and
+ *       three digits or more (a number below a double's range);
  *   opening_brackets(data) -> int: how many '[' and '{' the text holds.
  *
  * `data` is any object with the buffer protocol (bytes, a msgspec Raw, a memoryview).
@@ -17,7 +19,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-enum { LONG_RUN = 1, EXPONENT = 2, TINY = 4 };
+enum { LONG_RUN = 1, EXPONENT = 2 };
 
 static inline int
 is_digit(unsigned char byte)
@@ -51,19 +53,36 @@ number_marks(PyObject *module, PyObject *data)
         }
         if ((byte == 'e' || byte == 'E') && i + 1 < length) {
             Py_ssize_t at = i + 1;
-            int minus = text[at] == '-';
-            if (minus || text[at] == '+')
+            if (text[at] == '-' || text[at] == '+')
                 at++;
-            if (three_digits(text, at, length)) {
+            if (three_digits(text, at, length))
                 marks |= EXPONENT;
-                if (minus && run > 0)
-                    marks |= TINY;
-            }
         }
         run = 0;
     }
     PyBuffer_Release(&view);
     return PyLong_FromLong(marks);
+}
+
+/* Whether a number may be below a double's range, as the readers ask of every line: each
+   '-' found by memchr (a few a line, where a digit or a letter is every other byte), then
+   the bytes around it. */
+static PyObject *
+tiny_numbers(PyObject *module, PyObject *data)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    const unsigned char *text = view.buf, *end = text + view.len, *minus = text;
+    int found = 0;
+    while (!found && (minus = memchr(minus, '-', (size_t)(end - minus))) != NULL) {
+        Py_ssize_t at = minus - text;
+        found = at >= 2 && (text[at - 1] == 'e' || text[at - 1] == 'E') &&
+                is_digit(text[at - 2]) && three_digits(text, at + 1, view.len);
+        minus++;
+    }
+    PyBuffer_Release(&view);
+    return PyBool_FromLong(found);
 }
 
 static PyObject *
@@ -82,7 +101,9 @@ opening_brackets(PyObject *module, PyObject *data)
 
 static PyMethodDef methods[] = {
     {"number_marks", number_marks, METH_O,
-     "The LONG_RUN, EXPONENT and TINY bits of a JSON text's numbers (see toolaudit.jsonutil)."},
+     "The LONG_RUN and EXPONENT bits of a JSON text's numbers (see toolaudit.jsonutil)."},
+    {"tiny_numbers", tiny_numbers, METH_O,
+     "Whether a JSON text may hold a number below a double's range."},
     {"opening_brackets", opening_brackets, METH_O, "How many '[' and '{' a text holds."},
     {NULL, NULL, 0, NULL},
 };

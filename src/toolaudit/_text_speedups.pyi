@@ -3,8 +3,11 @@
 from typing_extensions import Buffer
 
 def number_marks(data: Buffer, /) -> int:
-    """1: a run of 19 digits or more; 2: an exponent of three digits; 4: a minus exponent
-    of three digits after a digit (a number below a double's range)."""
+    """1: a run of 19 digits or more; 2: an exponent of three digits."""
+
+def tiny_numbers(data: Buffer, /) -> bool:
+    """Whether an exponent after a digit is a minus sign and three digits (a number below
+    a double's range)."""
 
 def opening_brackets(data: Buffer, /) -> int:
     """How many ``[`` and ``{`` the text holds."""

@@ -23,7 +23,7 @@ from toolaudit.compiled import speedups
 #: searches below answer alike: tests/test_number_searches.py).
 _TEXT_SPEEDUPS = speedups("toolaudit._text_speedups")
 _NUMBER_MARKS_IN_C = _TEXT_SPEEDUPS.number_marks if _TEXT_SPEEDUPS is not None else None
-_A_LONG_RUN, _AN_EXPONENT, _A_TINY_NUMBER = 1, 2, 4
+_A_LONG_RUN, _AN_EXPONENT = 1, 2
 
 # A run of 19 digits may be an integer beyond 64 bits. Found by mapping every
 # digit to "0" and everything else to " ", then looking for nineteen "0"s: ten
@@ -69,8 +69,9 @@ def may_hold_tiny_numbers(data: bytes) -> bool:
     orjson reads as 0 without a word): an exponent of a minus sign and three digits or
     more, after a digit, as every exponent of a JSON number is. An "e-" in a word
     (``claude-sonnet``) is no such exponent."""
-    if _NUMBER_MARKS_IN_C is not None:
-        return bool(_NUMBER_MARKS_IN_C(data) & _A_TINY_NUMBER)
+    if _TEXT_SPEEDUPS is not None:
+        found: bool = _TEXT_SPEEDUPS.tiny_numbers(data)
+        return found
     looked_at = 0
     for mark in (b"e-", b"E-"):
         at = data.find(mark, 1)
