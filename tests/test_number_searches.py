@@ -110,6 +110,15 @@ def test_toolaudit_pure_python_turns_the_c_searches_off() -> None:
     assert ran.stdout.decode().strip() == "True", ran.stderr.decode()
 
 
+@pytest.mark.parametrize("where", range(6))
+def test_a_number_is_found_wherever_it_begins(searches: str, where: int) -> None:
+    # (the C search looks at every third byte: a number found at any offset)
+    for number, search in ((b"9" * 19, may_hold_long_integers), (b"e+123", orjson_may_differ)):
+        assert search(b" " * where + number)
+        assert search(b" " * where + number + b"]")
+    assert not orjson_may_differ(b" " * where + b"e+12")
+
+
 def test_the_bounds_of_each_pattern(searches: str) -> None:
     assert not may_hold_long_integers(b"[" + b"9" * 18 + b"]")
     assert may_hold_long_integers(b"[" + b"9" * 19 + b"]")

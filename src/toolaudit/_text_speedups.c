@@ -35,6 +35,15 @@ three_digits(const unsigned char *text, Py_ssize_t at, Py_ssize_t length)
            is_digit(text[at + 2]);
 }
 
+static inline int
+is_exponent_mark(unsigned char byte)
+{
+    return byte == 'e' || byte == 'E';
+}
+
+/* Every third byte looked at: a run of three digits or more holds one of them. Where it is
+   a digit, its run is measured once, whole: 19 digits or more are a LONG_RUN; three or more
+   right after an exponent's mark ('e' or 'E', and a sign or not), an EXPONENT. */
 static PyObject *
 number_marks(PyObject *module, PyObject *data)
 {
@@ -42,23 +51,26 @@ number_marks(PyObject *module, PyObject *data)
     if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
         return NULL;
     const unsigned char *text = view.buf;
-    Py_ssize_t length = view.len, run = 0;
+    Py_ssize_t length = view.len;
     long marks = 0;
-    for (Py_ssize_t i = 0; i < length; i++) {
-        unsigned char byte = text[i];
-        if (is_digit(byte)) {
-            if (++run >= 19)
-                marks |= LONG_RUN;
+    for (Py_ssize_t i = 2; i < length; i += 3) {
+        if (!is_digit(text[i]))
             continue;
-        }
-        if ((byte == 'e' || byte == 'E') && i + 1 < length) {
-            Py_ssize_t at = i + 1;
-            if (text[at] == '-' || text[at] == '+')
-                at++;
-            if (three_digits(text, at, length))
+        Py_ssize_t first = i, end = i + 1;
+        while (first > 0 && is_digit(text[first - 1]))
+            first--;
+        while (end < length && is_digit(text[end]))
+            end++;
+        if (end - first >= 19)
+            marks |= LONG_RUN;
+        if (end - first >= 3) {
+            unsigned char before = first >= 1 ? text[first - 1] : 0;
+            if (is_exponent_mark(before) ||
+                ((before == '+' || before == '-') && first >= 2 &&
+                 is_exponent_mark(text[first - 2])))
                 marks |= EXPONENT;
         }
-        run = 0;
+        i = end - 1; /* the next looked at: end + 2, as the run ends at a byte not a digit */
     }
     PyBuffer_Release(&view);
     return PyLong_FromLong(marks);
