@@ -24,6 +24,10 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__) && defined(__GNUC__)
+#include <emmintrin.h>
+#define SIXTEEN_AT_ONCE 1
+#endif
 
 #include "_speedups_json.h"
 
@@ -78,6 +82,31 @@ init_plain(void)
 {
     for (int c = 0x20; c < 0x80; c++)
         plain[c] = c != '"' && c != '\\';
+}
+
+/* Past the plain bytes from `at`: most of a history's text, so sixteen bytes at a time
+   where SSE2 is there (every x86-64), one by one for the rest. */
+static inline Byte
+past_plain(Byte at, Byte end)
+{
+#ifdef SIXTEEN_AT_ONCE
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'),
+                  space = _mm_set1_epi8(0x20);
+    while (end - at >= 16) {
+        __m128i bytes = _mm_loadu_si128((const __m128i *)at);
+        /* signed: a byte past 0x7F (UTF-8) is below the space too */
+        __m128i special = _mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(bytes, quote), _mm_cmpeq_epi8(bytes, backslash)),
+            _mm_cmplt_epi8(bytes, space));
+        int found = _mm_movemask_epi8(special);
+        if (found)
+            return at + __builtin_ctz((unsigned)found);
+        at += 16;
+    }
+#endif
+    while (at < end && plain[*at])
+        at++;
+    return at;
 }
 
 /* The length of the UTF-8 character at p, or 0 where it is not valid UTF-8 (an overlong
@@ -155,8 +184,7 @@ scan_string(Byte *p, Byte end, Span *text)
     text->at = at;
     text->escaped = 0;
     for (;;) {
-        while (at < end && plain[*at])
-            at++;
+        at = past_plain(at, end);
         if (at >= end)
             return 0;
         unsigned c = *at;
@@ -311,11 +339,17 @@ skip_value(Byte *p, Byte end, int depth)
     }
 }
 
+/* Reads in place the value of key `key` of an object, a container at nesting `depth`
+   (*p at its bracket): *p past it, 1; 0 where not sure. */
+typedef int (*ReadInPlace)(void *state, int key, Byte *p, Byte end, int depth);
+
 /* The object at *p ('{', at nesting `depth`): the value of each of the `count` keys
-   named (fields[k].at NULL where absent), every other value skipped. Not sure of a key
-   holding an escape or of a key named given twice. */
+   named (fields[k].at NULL where absent), every other value skipped; where `nested` is
+   given, a key named whose value is an array or an object is read by it, in place (the
+   text is read once). Not sure of a key holding an escape or of a key named given twice. */
 static int
-read_object(Byte *p, Byte end, int depth, const Name *names, int count, Field *fields)
+read_object_with(Byte *p, Byte end, int depth, const Name *names, int count, Field *fields,
+                 ReadInPlace nested, void *state)
 {
     if (depth >= MAX_DEPTH || *p >= end || **p != '{')
         return 0;
@@ -328,10 +362,10 @@ read_object(Byte *p, Byte end, int depth, const Name *names, int count, Field *f
         if (more <= 0)
             return more == 0;
         Span key;
-        if (!scan_key(p, end, &key) || key.escaped)
+        if (!scan_key(p, end, &key) || key.escaped || *p >= end)
             return 0;
         int k = 0;
-        while (k < count && (names[k].length != key.length ||
+        while (k < count && (names[k].length != key.length || names[k].text[0] != key.at[0] ||
                              memcmp(names[k].text, key.at, (size_t)key.length) != 0))
             k++;
         if (k < count) {
@@ -339,8 +373,13 @@ read_object(Byte *p, Byte end, int depth, const Name *names, int count, Field *f
                 return 0;
             found |= 1u << k;
             fields[k].at = *p;
-            if (*p < end && **p == '"') {
+            if (**p == '"') {
                 if (!scan_string(p, end, &fields[k].text))
+                    return 0;
+                continue;
+            }
+            if (nested != NULL && (**p == '[' || **p == '{')) {
+                if (depth + 1 >= MAX_DEPTH || !nested(state, k, p, end, depth + 1))
                     return 0;
                 continue;
             }
@@ -348,6 +387,12 @@ read_object(Byte *p, Byte end, int depth, const Name *names, int count, Field *f
         if (!skip_value(p, end, depth + 1))
             return 0;
     }
+}
+
+static int
+read_object(Byte *p, Byte end, int depth, const Name *names, int count, Field *fields)
+{
+    return read_object_with(p, end, depth, names, count, fields, NULL, NULL);
 }
 
 /* ---- What a field holds. Each was scanned whole by read_object: its first byte tells
@@ -450,7 +495,20 @@ typedef struct {
     long results[MAX_TOOLS];
     int tool_count;
     Byte end;
+    /* the calls and results of the message being read, as its blocks are met */
+    struct Block *blocks;
+    Py_ssize_t block_count, block_capacity;
+    int failed; /* a MemoryError is set */
+    int (*read_block)(Byte *p, Byte end, Field *id, Field *name); /* Anthropic's, Bedrock's */
 } Reading;
+
+/* A call or a result (`kind`: A_CALL, A_RESULT) of a message, its place `j` there. */
+enum { NOT_SURE = 0, A_CALL = 1, A_RESULT = 2, NEITHER = 3 };
+typedef struct Block {
+    int kind;
+    Field id, name;
+    Py_ssize_t j;
+} Block;
 
 static size_t
 hash_of(Span id)
@@ -488,6 +546,7 @@ make_room(Reading *reading)
             reading->calls = calls;
         PyMem_Free(slots);
         PyErr_NoMemory();
+        reading->failed = 1;
         return -1;
     }
     reading->calls = calls;
@@ -564,6 +623,25 @@ settle(Reading *reading, Call *call)
     return 1;
 }
 
+/* Keeps a call or a result of the message being read: 1, or 0 (MemoryError). */
+static int
+keep_block(Reading *reading, int kind, const Field *id, const Field *name, Py_ssize_t j)
+{
+    if (reading->block_count == reading->block_capacity) {
+        Py_ssize_t capacity = reading->block_capacity ? reading->block_capacity * 2 : 16;
+        Block *blocks = PyMem_Realloc(reading->blocks, (size_t)capacity * sizeof(Block));
+        if (blocks == NULL) {
+            PyErr_NoMemory();
+            reading->failed = 1;
+            return 0;
+        }
+        reading->blocks = blocks;
+        reading->block_capacity = capacity;
+    }
+    reading->blocks[reading->block_count++] = (Block){kind, *id, *name, j};
+    return 1;
+}
+
 /* ---- The shapes. Each reads one message at *p ('{', the `index`th): 1 read, 0 not
    sure, -1 an error. */
 
@@ -611,33 +689,65 @@ chat_result(Reading *reading, const Field *fields)
     return settle(reading, call);
 }
 
-/* A Chat assistant message's calls (_speedups.c's chat_calls). */
+/* A Chat call's function, read in place: its name (into the Field `state`). */
+static int
+read_function(void *state, int key, Byte *p, Byte end, int depth)
+{
+    static const Name name_key[] = {NAME("name")};
+    return **p == '{' && read_object(p, end, depth, name_key, 1, (Field *)state);
+}
+
+static int read_chat_calls(void *state, int key, Byte *p, Byte end, int depth);
+
+/* A Chat message's containers: its tool_calls read in place, any other skipped. */
+static int
+read_chat_calls_only(void *state, int key, Byte *p, Byte end, int depth)
+{
+    return key == TOOL_CALLS ? read_chat_calls(state, key, p, end, depth)
+                             : skip_value(p, end, depth);
+}
+
+/* A Chat message's tool_calls, read in place: each call kept (an id, a name). */
+static int
+read_chat_calls(void *state, int key, Byte *p, Byte end, int depth)
+{
+    static const Name call_keys[] = {NAME("id"), NAME("function")};
+    Reading *reading = state;
+    Elements calls;
+    if (!open_array(&calls, *p, end))
+        return 0;
+    int more;
+    while ((more = next_of(&calls)) > 0) {
+        Field call[2], name = {NULL};
+        if (calls.j == CHAT_CALLS)
+            return 0;
+        if (!read_object_with(&calls.p, end, depth + 1, call_keys, 2, call, read_function, &name) ||
+            call[1].at == NULL || *call[1].at != '{')
+            return 0; /* not an object, or a custom tool's call */
+        if (!keep_block(reading, A_CALL, &call[0], &name, calls.j))
+            return 0;
+    }
+    *p = calls.p;
+    return more == 0;
+}
+
+/* A Chat assistant message's calls (_speedups.c's chat_calls), kept as it was read. */
 static int
 chat_calls(Reading *reading, const Field *fields, Py_ssize_t index)
 {
-    static const Name call_keys[] = {NAME("id"), NAME("function")}, name_key[] = {NAME("name")};
     if (!is_null_or_absent(&fields[LEGACY_CALL]))
         return 0; /* legacy functions pair by name: the full reading does that */
     if (is_null_or_absent(&fields[TOOL_CALLS]))
         return 1;
-    Elements calls;
-    if (!open_array(&calls, fields[TOOL_CALLS].at, reading->end))
+    if (*fields[TOOL_CALLS].at != '[')
         return 0;
-    int more;
-    while ((more = next_of(&calls)) > 0) {
-        Field call[2], name;
-        if (calls.j == CHAT_CALLS)
-            return 0;
-        if (!read_object(&calls.p, reading->end, 3, call_keys, 2, call) || call[1].at == NULL)
-            return 0;
-        Byte function = call[1].at;
-        if (*function != '{' || !read_object(&function, reading->end, 4, name_key, 1, &name))
-            return 0; /* not an object, or a custom tool's call */
-        int added = add_call(reading, &call[0], &name, index, calls.j);
+    for (Py_ssize_t k = 0; k < reading->block_count; k++) {
+        Block *call = &reading->blocks[k];
+        int added = add_call(reading, &call->id, &call->name, index, call->j);
         if (added <= 0)
             return added;
     }
-    return more == 0;
+    return 1;
 }
 
 static int
@@ -647,7 +757,9 @@ chat_message(Reading *reading, Byte *p, Py_ssize_t index)
                                          NAME("name"),    NAME("content"),
                                          NAME("function_call"), NAME("tool_calls")};
     Field fields[CHAT_KEYS];
-    if (!read_object(p, reading->end, 1, keys, CHAT_KEYS, fields))
+    reading->block_count = 0;
+    if (!read_object_with(p, reading->end, 1, keys, CHAT_KEYS, fields, read_chat_calls_only,
+                          reading))
         return 0;
     int tool = is_word(&fields[ROLE], &TOOL);
     if (tool != 0)
@@ -683,9 +795,6 @@ responses_item(Reading *reading, Byte *p, Py_ssize_t index)
     return is_word(type, &CUSTOM_TOOL_CALL) == 0 && is_word(type, &CUSTOM_TOOL_CALL_OUTPUT) == 0;
 }
 
-/* What a block is (as in _speedups.c). */
-enum { NOT_SURE = 0, A_CALL = 1, A_RESULT = 2, NEITHER = 3 };
-typedef int (*ReadBlock)(Byte *p, Byte end, Field *id, Field *name);
 
 /* An Anthropic content block (_speedups.c's anthropic_block). */
 static int
@@ -713,31 +822,45 @@ anthropic_block(Byte *p, Byte end, Field *id, Field *name)
     return A_RESULT;
 }
 
+/* A Bedrock block's toolUse (key 0) and toolResult (key 1) objects, read in place. */
+typedef struct {
+    Field use[2], result[3]; /* toolUseId, name; toolUseId, status, content */
+} BedrockInner;
+
+static int
+read_bedrock_inner(void *state, int key, Byte *p, Byte end, int depth)
+{
+    static const Name use_keys[] = {NAME("toolUseId"), NAME("name")},
+                      result_keys[] = {NAME("toolUseId"), NAME("status"), NAME("content")};
+    BedrockInner *inner = state;
+    if (**p != '{')
+        return 0; /* not an object: not sure */
+    return key == 0 ? read_object(p, end, depth, use_keys, 2, inner->use)
+                    : read_object(p, end, depth, result_keys, 3, inner->result);
+}
+
 /* A Bedrock content block (_speedups.c's bedrock_block). */
 static int
 bedrock_block(Byte *p, Byte end, Field *id, Field *name)
 {
-    static const Name keys[] = {NAME("toolUse"), NAME("toolResult")},
-                      use_keys[] = {NAME("toolUseId"), NAME("name")},
-                      result_keys[] = {NAME("toolUseId"), NAME("status"), NAME("content")};
-    Field fields[2], inner[3];
-    if (!read_object(p, end, 3, keys, 2, fields))
+    static const Name keys[] = {NAME("toolUse"), NAME("toolResult")};
+    Field fields[2];
+    BedrockInner inner;
+    if (!read_object_with(p, end, 3, keys, 2, fields, read_bedrock_inner, &inner))
         return NOT_SURE;
     if (!is_null_or_absent(&fields[0])) {
-        Byte use = fields[0].at;
-        if (!read_object(&use, end, 4, use_keys, 2, inner))
-            return NOT_SURE; /* not an object, or not surely read */
-        *id = inner[0];
-        *name = inner[1];
+        if (*fields[0].at != '{')
+            return NOT_SURE;
+        *id = inner.use[0];
+        *name = inner.use[1];
         return A_CALL;
     }
     if (is_null_or_absent(&fields[1]))
         return NEITHER;
-    Byte result = fields[1].at;
-    if (!read_object(&result, end, 4, result_keys, 3, inner) ||
-        is_word(&inner[1], &ERROR) != 0 || !no_failure(inner[2].at, end, FAILURE_DEPTH, 5))
+    if (*fields[1].at != '{' || is_word(&inner.result[1], &ERROR) != 0 ||
+        !no_failure(inner.result[2].at, end, FAILURE_DEPTH, 5))
         return NOT_SURE;
-    *id = inner[0];
+    *id = inner.result[0];
     return A_RESULT;
 }
 
@@ -756,14 +879,36 @@ receiving(const Field *role)
     return said;
 }
 
+/* A message's content blocks, read in place: each call and result kept. */
+static int
+read_blocks(void *state, int key, Byte *p, Byte end, int depth)
+{
+    Reading *reading = state;
+    Elements blocks;
+    if (!open_array(&blocks, *p, end))
+        return 0; /* content an object: not sure */
+    int more;
+    while ((more = next_of(&blocks)) > 0) {
+        Field id, name = {NULL};
+        int kind = reading->read_block(&blocks.p, end, &id, &name);
+        if (kind == NOT_SURE)
+            return 0;
+        if (kind != NEITHER && !keep_block(reading, kind, &id, &name, blocks.j))
+            return 0;
+    }
+    *p = blocks.p;
+    return more == 0;
+}
+
 /* One Anthropic or Bedrock message (_speedups.c's message_blocks): its calls wait for
    the next message, its results answer the calls of the message before. */
 static int
-blocks_message(Reading *reading, Byte *p, Py_ssize_t index, ReadBlock read_block, int anywhere)
+blocks_message(Reading *reading, Byte *p, Py_ssize_t index, int anywhere)
 {
     static const Name keys[] = {NAME("role"), NAME("content")};
     Field fields[2];
-    if (!read_object(p, reading->end, 1, keys, 2, fields))
+    reading->block_count = 0;
+    if (!read_object_with(p, reading->end, 1, keys, 2, fields, read_blocks, reading))
         return 0;
     Py_ssize_t from = reading->window, to = reading->count;
     reading->window = to; /* the calls this message makes wait for the next */
@@ -774,42 +919,37 @@ blocks_message(Reading *reading, Byte *p, Py_ssize_t index, ReadBlock read_block
     if (takes_results < 0)
         return 0;
     Py_ssize_t answered = 0;
-    Elements blocks;
-    open_array(&blocks, content->at, reading->end);
-    int more;
-    while ((more = next_of(&blocks)) > 0) {
-        Field id, name;
-        int kind = read_block(&blocks.p, reading->end, &id, &name);
-        if (kind == NOT_SURE)
-            return 0;
-        if (kind == A_CALL) {
-            int added = add_call(reading, &id, &name, index, blocks.j);
+    for (Py_ssize_t k = 0; k < reading->block_count; k++) {
+        Block *block = &reading->blocks[k];
+        if (block->kind == A_CALL) {
+            int added = add_call(reading, &block->id, &block->name, index, block->j);
             if (added <= 0)
                 return added;
+            continue;
         }
-        else if (kind == A_RESULT) {
-            /* Anthropic wants the results first in their message */
-            Call *call = (anywhere || blocks.j == answered) && takes_results
-                             ? waiting(reading, &id, from, to)
-                             : NULL;
-            if (call == NULL || !settle(reading, call))
-                return 0;
-            answered++;
-        }
+        /* Anthropic wants the results first in their message */
+        Call *call = (anywhere || block->j == answered) && takes_results
+                         ? waiting(reading, &block->id, from, to)
+                         : NULL;
+        if (call == NULL || !settle(reading, call))
+            return 0;
+        answered++;
     }
-    return more == 0;
+    return 1;
 }
 
 static int
 anthropic_message(Reading *reading, Byte *p, Py_ssize_t index)
 {
-    return blocks_message(reading, p, index, anthropic_block, 0);
+    reading->read_block = anthropic_block;
+    return blocks_message(reading, p, index, 0);
 }
 
 static int
 bedrock_message(Reading *reading, Byte *p, Py_ssize_t index)
 {
-    return blocks_message(reading, p, index, bedrock_block, 1);
+    reading->read_block = bedrock_block;
+    return blocks_message(reading, p, index, 1);
 }
 
 /* ---- The answer. */
@@ -899,8 +1039,11 @@ read_history(PyObject *const *args, Py_ssize_t nargs, ReadMessage read)
         int sure = read_messages(&reading, (Byte)view.buf, read, &messages);
         found = sure > 0 ? answer(&reading, messages, args[1]) : sure == 0 ? Py_NewRef(Py_None) : NULL;
     }
+    if (reading.failed)
+        Py_CLEAR(found);
     PyMem_Free(reading.calls);
     PyMem_Free(reading.slots);
+    PyMem_Free(reading.blocks);
     PyBuffer_Release(&view);
     return found;
 }
