@@ -21,7 +21,6 @@ from collections.abc import Callable
 import orjson
 
 from conversations import SEED, as_anthropic, history
-
 from toolaudit.history import _speedups  # type: ignore[attr-defined]
 from toolaudit.history.model import NO_NAME
 
@@ -59,7 +58,8 @@ def measure(shape: str, histories: list[bytes], repeat: int) -> None:
     by_dict, by_text = FUNCTIONS[shape]
     answered = sum(by_text(text, NO_NAME) is not None for text in histories)
     agree = all(
-        by_text(text, NO_NAME) in (None, (*by_dict(orjson.loads(text), NO_NAME), len(orjson.loads(text))))
+        by_text(text, NO_NAME)
+        in (None, (*by_dict(orjson.loads(text), NO_NAME), len(orjson.loads(text))))
         for text in histories
     )
     rows = ways(shape, histories)
@@ -94,10 +94,14 @@ def main() -> None:
         histories = texts(shape, args.histories, args.messages)
         if args.only is None:
             measure(shape, histories, args.repeat)
-        elif args.only != "none":
-            by_dict, by_text = FUNCTIONS[shape]
+            continue
+        by_dict, by_text = FUNCTIONS[shape]
+        if args.only == "json":
             for text in histories:
-                by_text(text, NO_NAME) if args.only == "json" else by_dict(orjson.loads(text), NO_NAME)
+                by_text(text, NO_NAME)
+        elif args.only == "dict":
+            for text in histories:
+                by_dict(orjson.loads(text), NO_NAME)
 
 
 if __name__ == "__main__":

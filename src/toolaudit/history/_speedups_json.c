@@ -66,12 +66,19 @@ typedef struct {
    value and returns 1, or 0 where the text is malformed or not read surely. None reads a
    byte at or past `end`. */
 
-static inline Byte
-space(Byte p, Byte end)
+static Byte
+spaces(Byte p, Byte end)
 {
     while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
         p++;
     return p;
+}
+
+static inline Byte
+space(Byte p, Byte end)
+{
+    /* one test for the commonest case: no space at all (orjson's and msgspec's writing) */
+    return p < end && *p > ' ' ? p : spaces(p, end);
 }
 
 /* The bytes a string holds as they are: printable ASCII but the quote and the backslash. */
@@ -177,8 +184,9 @@ escape_length(Byte p, Byte end)
     return low >= 0xDC00 && low <= 0xDFFF ? 12 : 0;
 }
 
+/* A string holding an escape or a byte past ASCII, read with each checked. */
 static int
-scan_string(Byte *p, Byte end, Span *text)
+scan_any_string(Byte *p, Byte end, Span *text)
 {
     Byte at = *p + 1;
     text->at = at;
@@ -204,6 +212,18 @@ scan_string(Byte *p, Byte end, Span *text)
             return 0;
         at += length;
     }
+}
+
+static inline int
+scan_string(Byte *p, Byte end, Span *text)
+{
+    Byte at = *p + 1, stop = past_plain(at, end);
+    if (stop < end && *stop == '"') { /* the commonest: plain bytes up to the quote */
+        *text = (Span){at, stop - at, 0};
+        *p = stop + 1;
+        return 1;
+    }
+    return scan_any_string(p, end, text);
 }
 
 static inline int
@@ -510,13 +530,21 @@ typedef struct Block {
     Py_ssize_t j;
 } Block;
 
+/* An id's hash, eight bytes at a time (ids are a few dozen bytes). */
 static size_t
 hash_of(Span id)
 {
-    uint64_t hash = 14695981039346656037ull;
-    for (Py_ssize_t k = 0; k < id.length; k++)
-        hash = (hash ^ id.at[k]) * 1099511628211ull;
-    return (size_t)(hash ^ (hash >> 29));
+    uint64_t hash = (uint64_t)id.length * 0x9E3779B97F4A7C15ull, word;
+    Py_ssize_t k = 0;
+    for (; k + 8 <= id.length; k += 8) {
+        memcpy(&word, id.at + k, 8);
+        hash = (hash ^ word) * 0xFF51AFD7ED558CCDull;
+        hash ^= hash >> 32;
+    }
+    for (; k < id.length; k++)
+        hash = (hash ^ id.at[k]) * 0x100000001B3ull;
+    hash ^= hash >> 29;
+    return (size_t)hash;
 }
 
 /* The place of the call with this id, or -1. */
@@ -578,15 +606,13 @@ add_call(Reading *reading, const Field *id, const Field *name, Py_ssize_t index,
     }
     else if (!is_null_or_absent(name))
         return 0;
-    if (find_call(reading, id->text) >= 0)
-        return 0;
     if (make_room(reading) < 0)
         return -1;
-    Call *call = &reading->calls[reading->count];
-    *call = (Call){id->text, called, index, j, 0};
     size_t slot = hash_of(id->text) & reading->mask;
-    while (reading->slots[slot])
-        slot = (slot + 1) & reading->mask;
+    for (; reading->slots[slot]; slot = (slot + 1) & reading->mask)
+        if (same_span(reading->calls[reading->slots[slot] - 1].id, id->text))
+            return 0; /* an id seen before */
+    reading->calls[reading->count] = (Call){id->text, called, index, j, 0};
     reading->slots[slot] = ++reading->count;
     return 1;
 }
