@@ -14,7 +14,10 @@ setup(
         Extension(
             "toolaudit.history._speedups",
             ["src/toolaudit/history/_speedups.c", "src/toolaudit/history/_speedups_json.c"],
-            depends=["src/toolaudit/history/_speedups_json.h"],
+            depends=[
+                "src/toolaudit/history/_speedups_json.h",
+                "src/toolaudit/history/_json_grammar.h",
+            ],
             optional=True,
         ),
         Extension(

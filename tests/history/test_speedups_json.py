@@ -8,8 +8,11 @@ histories must be answered, and no bytes whatever may crash them."""
 
 from __future__ import annotations
 
+import ctypes
 import json
+import mmap
 import random
+import sys
 from typing import Any
 
 import msgspec
@@ -464,3 +467,46 @@ def test_any_mutated_text_is_left_to_python_or_answered_alike(
 def test_any_bytes_are_read_without_a_crash(text: bytes):
     for shape in SHAPES:
         holds(shape, text)
+
+
+class Fenced:
+    """Texts laid against pages that cannot be read (mprotect), so that a byte read
+    past either end of a text faults at once instead of reading what lies there."""
+
+    def __init__(self) -> None:
+        libc = ctypes.CDLL(None, use_errno=True)
+        self.page = mmap.PAGESIZE
+        self.memory = mmap.mmap(-1, 4 * self.page)
+        base = ctypes.addressof(ctypes.c_char.from_buffer(self.memory))
+        for fence in (0, 3):  # the first page and the last: no access
+            address = ctypes.c_void_p(base + fence * self.page)
+            assert libc.mprotect(address, ctypes.c_size_t(self.page), 0) == 0
+
+    def texts(self, text: bytes) -> list[memoryview]:
+        """``text`` against the end of the readable pages, and against their start."""
+        assert len(text) <= 2 * self.page
+        view = memoryview(self.memory)
+        end, start = 3 * self.page, self.page
+        view[end - len(text) : end] = text
+        view[start : start + len(text)] = text if len(text) <= self.page else text[: self.page]
+        return [view[end - len(text) : end], view[start : start + min(len(text), self.page)]]
+
+
+FENCED = Fenced() if sys.platform == "linux" else None
+
+
+@pytest.mark.skipif(FENCED is None, reason="mprotect through ctypes: Linux only")
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    fault=st.sampled_from(sorted(FAULTS)),
+    mutations=st.lists(MUTATION, max_size=3),
+    cut=st.integers(0, 40),
+)
+def test_no_byte_past_either_end_of_the_text_is_read(fault: str, mutations: list, cut: int):
+    assert FENCED is not None
+    for shape in SHAPES:
+        text = mutated(orjson.dumps(build(BY_NAME[shape], FAULTS[fault][0])), mutations)
+        for piece in (text, text[: len(text) - cut], text[cut:]):
+            for fenced in FENCED.texts(piece):
+                found = FROM_TEXT[shape][0](fenced, NO_NAME)  # a fault here kills the run
+                assert found == FROM_TEXT[shape][0](piece, NO_NAME)

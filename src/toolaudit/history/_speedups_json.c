@@ -10,7 +10,7 @@
  *
  * Not sure, so that Python parses the text and decides (never a wrong answer):
  *   - any text orjson would refuse or may read otherwise: the grammar, the escapes (a
- *     lone surrogate), the UTF-8 and the whitespace are checked here, never trusted to
+ *     lone surrogate), the UTF-8 and the whitespace are checked (_json_grammar.h), never trusted to
  *     the caller; a number of 19 digits or more, or with an exponent of 3 digits
  *     (jsonutil.orjson_may_differ); nesting deeper than MAX_DEPTH;
  *   - a string the check compares or returns (a role, a type, an id, a name) holding an
@@ -25,370 +25,15 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_json_grammar.h"
 #include "_speedups_json.h"
 
-typedef const unsigned char *Byte;
-
-/* How deep containers may nest before the reading is not sure (orjson takes 1024). */
-#define MAX_DEPTH 64
 /* signals._DEPTH: how deep a result's content is looked into for a failure. */
 #define FAILURE_DEPTH 4
 /* The tools counted (as _speedups.c's MAX_TOOLS): a history of more is left to Python. */
 #define MAX_TOOLS 32
 /* _speedups.c's WINDOW_SIZE: a Chat message of more calls is left to Python, as there. */
 #define CHAT_CALLS 64
-
-/* A string's contents as written in the text (between its quotes). */
-typedef struct {
-    Byte at;
-    Py_ssize_t length;
-    int escaped; /* it holds a backslash escape */
-} Span;
-
-/* A value an object holds under a key read: its first byte (NULL: the key is absent),
-   and its contents when a string. */
-typedef struct {
-    Byte at;
-    Span text;
-} Field;
-
-typedef struct {
-    const char *text;
-    Py_ssize_t length;
-} Name;
-#define NAME(text) {text, sizeof(text) - 1}
-
-/* ---- The grammar: each scanner takes *p at a value's first byte, moves it past the
-   value and returns 1, or 0 where the text is malformed or not read surely. None reads a
-   byte at or past `end`. */
-
-static inline Byte
-space(Byte p, Byte end)
-{
-    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
-        p++;
-    return p;
-}
-
-/* The bytes a string holds as they are: printable ASCII but the quote and the backslash. */
-static unsigned char plain[256];
-
-static void
-init_plain(void)
-{
-    for (int c = 0x20; c < 0x80; c++)
-        plain[c] = c != '"' && c != '\\';
-}
-
-/* The length of the UTF-8 character at p, or 0 where it is not valid UTF-8 (an overlong
-   form, a surrogate, past U+10FFFF, cut short), which orjson refuses. */
-static int
-utf8_length(Byte p, Byte end)
-{
-    unsigned c = p[0];
-    Py_ssize_t left = end - p;
-    if (c >= 0xC2 && c <= 0xDF)
-        return left >= 2 && (p[1] & 0xC0) == 0x80 ? 2 : 0;
-    if (c >= 0xE0 && c <= 0xEF) {
-        if (left < 3 || (p[2] & 0xC0) != 0x80)
-            return 0;
-        unsigned low = c == 0xE0 ? 0xA0 : 0x80, high = c == 0xED ? 0x9F : 0xBF;
-        return p[1] >= low && p[1] <= high ? 3 : 0;
-    }
-    if (c >= 0xF0 && c <= 0xF4) {
-        if (left < 4 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80)
-            return 0;
-        unsigned low = c == 0xF0 ? 0x90 : 0x80, high = c == 0xF4 ? 0x8F : 0xBF;
-        return p[1] >= low && p[1] <= high ? 4 : 0;
-    }
-    return 0;
-}
-
-static int
-hex4(Byte p, Byte end, unsigned *value)
-{
-    if (end - p < 4)
-        return 0;
-    *value = 0;
-    for (int k = 0; k < 4; k++) {
-        unsigned c = p[k], digit;
-        if (c >= '0' && c <= '9')
-            digit = c - '0';
-        else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
-            digit = (c | 0x20) - 'a' + 10;
-        else
-            return 0;
-        *value = *value * 16 + digit;
-    }
-    return 1;
-}
-
-/* The length of the escape at p (its backslash), or 0 where orjson refuses it: an
-   unknown letter, a bad \u, a surrogate not in a high-low pair. */
-static int
-escape_length(Byte p, Byte end)
-{
-    if (end - p < 2)
-        return 0;
-    switch (p[1]) {
-    case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
-        return 2;
-    case 'u':
-        break;
-    default:
-        return 0;
-    }
-    unsigned unit, low;
-    if (!hex4(p + 2, end, &unit))
-        return 0;
-    if (unit < 0xD800 || unit > 0xDFFF)
-        return 6;
-    if (unit > 0xDBFF || end - p < 12 || p[6] != '\\' || p[7] != 'u' || !hex4(p + 8, end, &low))
-        return 0;
-    return low >= 0xDC00 && low <= 0xDFFF ? 12 : 0;
-}
-
-static int
-scan_string(Byte *p, Byte end, Span *text)
-{
-    Byte at = *p + 1;
-    text->at = at;
-    text->escaped = 0;
-    for (;;) {
-        while (at < end && plain[*at])
-            at++;
-        if (at >= end)
-            return 0;
-        unsigned c = *at;
-        int length;
-        if (c == '"') {
-            text->length = at - text->at;
-            *p = at + 1;
-            return 1;
-        }
-        if (c == '\\') {
-            text->escaped = 1;
-            length = escape_length(at, end);
-        }
-        else
-            length = c < 0x20 ? 0 : utf8_length(at, end); /* a control character: refused */
-        if (length == 0)
-            return 0;
-        at += length;
-    }
-}
-
-static inline int
-is_digit(Byte p, Byte end)
-{
-    return p < end && *p >= '0' && *p <= '9';
-}
-
-static int
-scan_number(Byte *p, Byte end)
-{
-    Byte at = *p;
-    if (at < end && *at == '-')
-        at++;
-    if (!is_digit(at, end))
-        return 0;
-    Byte digits = at;
-    if (*at == '0')
-        at++; /* a leading zero stands alone: "01" ends at the 1, which the caller refuses */
-    else
-        while (is_digit(at, end))
-            at++;
-    Py_ssize_t count = at - digits;
-    if (at < end && *at == '.') {
-        Byte fraction = ++at;
-        while (is_digit(at, end))
-            at++;
-        if (at == fraction)
-            return 0;
-        count += at - fraction;
-    }
-    if (count >= 19)
-        return 0; /* an integer orjson may turn into a float */
-    if (at < end && (*at == 'e' || *at == 'E')) {
-        at++;
-        if (at < end && (*at == '+' || *at == '-'))
-            at++;
-        Byte exponent = at;
-        while (is_digit(at, end))
-            at++;
-        if (at == exponent || at - exponent >= 3)
-            return 0; /* none, or past a double's range (orjson refuses 1e400) */
-    }
-    *p = at;
-    return 1;
-}
-
-static int
-scan_literal(Byte *p, Byte end, const char *word, Py_ssize_t length)
-{
-    if (end - *p < length || memcmp(*p, word, (size_t)length) != 0)
-        return 0;
-    *p += length;
-    return 1;
-}
-
-static int skip_value(Byte *p, Byte end, int depth);
-
-/* Past the separator after an element (of an array or an object ending in `close`) or
-   its opening bracket (`first`): 1 at the next element's first byte, 0 past the end
-   bracket, -1 malformed. */
-static int
-next_element(Byte *p, Byte end, int first, unsigned char close)
-{
-    Byte at = space(*p, end);
-    if (at >= end)
-        return -1;
-    if (*at == close) {
-        *p = at + 1;
-        return 0;
-    }
-    if (!first) {
-        if (*at != ',')
-            return -1;
-        at = space(at + 1, end);
-    }
-    *p = at;
-    return at < end ? 1 : -1;
-}
-
-/* Past an object's key and its colon (*p at the key's quote): the key's text. */
-static int
-scan_key(Byte *p, Byte end, Span *key)
-{
-    if (*p >= end || **p != '"' || !scan_string(p, end, key))
-        return 0;
-    Byte at = space(*p, end);
-    if (at >= end || *at != ':')
-        return 0;
-    *p = space(at + 1, end);
-    return 1;
-}
-
-static int
-skip_container(Byte *p, Byte end, int depth)
-{
-    if (depth >= MAX_DEPTH)
-        return 0;
-    unsigned char close = **p == '{' ? '}' : ']';
-    (*p)++;
-    for (int first = 1;; first = 0) {
-        int more = next_element(p, end, first, close);
-        if (more <= 0)
-            return more == 0;
-        Span key;
-        if (close == '}' && !scan_key(p, end, &key))
-            return 0;
-        if (!skip_value(p, end, depth + 1))
-            return 0;
-    }
-}
-
-static int
-skip_value(Byte *p, Byte end, int depth)
-{
-    if (*p >= end)
-        return 0;
-    Span text;
-    switch (**p) {
-    case '"':
-        return scan_string(p, end, &text);
-    case '{':
-    case '[':
-        return skip_container(p, end, depth);
-    case 't':
-        return scan_literal(p, end, "true", 4);
-    case 'f':
-        return scan_literal(p, end, "false", 5);
-    case 'n':
-        return scan_literal(p, end, "null", 4);
-    default:
-        return scan_number(p, end);
-    }
-}
-
-/* The object at *p ('{', at nesting `depth`): the value of each of the `count` keys
-   named (fields[k].at NULL where absent), every other value skipped. Not sure of a key
-   holding an escape or of a key named given twice. */
-static int
-read_object(Byte *p, Byte end, int depth, const Name *names, int count, Field *fields)
-{
-    if (depth >= MAX_DEPTH || *p >= end || **p != '{')
-        return 0;
-    for (int k = 0; k < count; k++)
-        fields[k].at = NULL;
-    unsigned found = 0;
-    (*p)++;
-    for (int first = 1;; first = 0) {
-        int more = next_element(p, end, first, '}');
-        if (more <= 0)
-            return more == 0;
-        Span key;
-        if (!scan_key(p, end, &key) || key.escaped)
-            return 0;
-        int k = 0;
-        while (k < count && (names[k].length != key.length ||
-                             memcmp(names[k].text, key.at, (size_t)key.length) != 0))
-            k++;
-        if (k < count) {
-            if (found & (1u << k))
-                return 0;
-            found |= 1u << k;
-            fields[k].at = *p;
-            if (*p < end && **p == '"') {
-                if (!scan_string(p, end, &fields[k].text))
-                    return 0;
-                continue;
-            }
-        }
-        if (!skip_value(p, end, depth + 1))
-            return 0;
-    }
-}
-
-/* ---- What a field holds. Each was scanned whole by read_object: its first byte tells
-   its kind. */
-
-static inline int
-is_string(const Field *field)
-{
-    return field->at != NULL && *field->at == '"';
-}
-
-static inline int
-is_null_or_absent(const Field *field)
-{
-    return field->at == NULL || *field->at == 'n';
-}
-
-static inline int
-is_true(const Field *field)
-{
-    return field->at != NULL && *field->at == 't';
-}
-
-static inline int
-same_span(Span a, Span b)
-{
-    return a.length == b.length && memcmp(a.at, b.at, (size_t)a.length) == 0;
-}
-
-/* 1: a string equal to `word`; 0: not (another value, or absent); -1: an escaped string
-   (not sure). */
-static int
-is_word(const Field *field, const Name *word)
-{
-    if (!is_string(field))
-        return 0;
-    if (field->text.escaped)
-        return -1;
-    return field->text.length == word->length &&
-           memcmp(field->text.at, word->text, (size_t)word->length) == 0;
-}
 
 static const Name TOOL = NAME("tool"), ASSISTANT = NAME("assistant"),
                   FUNCTION = NAME("function"), USER = NAME("user"),
@@ -450,15 +95,36 @@ typedef struct {
     long results[MAX_TOOLS];
     int tool_count;
     Byte end;
+    /* the calls and results of the message being read, as its blocks are met */
+    struct Block *blocks;
+    Py_ssize_t block_count, block_capacity;
+    int failed; /* a MemoryError is set */
+    int (*read_block)(Byte *p, Byte end, Field *id, Field *name); /* Anthropic's, Bedrock's */
 } Reading;
 
+/* A call or a result (`kind`: A_CALL, A_RESULT) of a message, its place `j` there. */
+enum { NOT_SURE = 0, A_CALL = 1, A_RESULT = 2, NEITHER = 3 };
+typedef struct Block {
+    int kind;
+    Field id, name;
+    Py_ssize_t j;
+} Block;
+
+/* An id's hash, eight bytes at a time (ids are a few dozen bytes). */
 static size_t
 hash_of(Span id)
 {
-    uint64_t hash = 14695981039346656037ull;
-    for (Py_ssize_t k = 0; k < id.length; k++)
-        hash = (hash ^ id.at[k]) * 1099511628211ull;
-    return (size_t)(hash ^ (hash >> 29));
+    uint64_t hash = (uint64_t)id.length * 0x9E3779B97F4A7C15ull, word;
+    Py_ssize_t k = 0;
+    for (; k + 8 <= id.length; k += 8) {
+        memcpy(&word, id.at + k, 8);
+        hash = (hash ^ word) * 0xFF51AFD7ED558CCDull;
+        hash ^= hash >> 32;
+    }
+    for (; k < id.length; k++)
+        hash = (hash ^ id.at[k]) * 0x100000001B3ull;
+    hash ^= hash >> 29;
+    return (size_t)hash;
 }
 
 /* The place of the call with this id, or -1. */
@@ -488,6 +154,7 @@ make_room(Reading *reading)
             reading->calls = calls;
         PyMem_Free(slots);
         PyErr_NoMemory();
+        reading->failed = 1;
         return -1;
     }
     reading->calls = calls;
@@ -519,15 +186,13 @@ add_call(Reading *reading, const Field *id, const Field *name, Py_ssize_t index,
     }
     else if (!is_null_or_absent(name))
         return 0;
-    if (find_call(reading, id->text) >= 0)
-        return 0;
     if (make_room(reading) < 0)
         return -1;
-    Call *call = &reading->calls[reading->count];
-    *call = (Call){id->text, called, index, j, 0};
     size_t slot = hash_of(id->text) & reading->mask;
-    while (reading->slots[slot])
-        slot = (slot + 1) & reading->mask;
+    for (; reading->slots[slot]; slot = (slot + 1) & reading->mask)
+        if (same_span(reading->calls[reading->slots[slot] - 1].id, id->text))
+            return 0; /* an id seen before */
+    reading->calls[reading->count] = (Call){id->text, called, index, j, 0};
     reading->slots[slot] = ++reading->count;
     return 1;
 }
@@ -564,34 +229,29 @@ settle(Reading *reading, Call *call)
     return 1;
 }
 
+/* Keeps a call or a result of the message being read: 1, or 0 (MemoryError). */
+static int
+keep_block(Reading *reading, int kind, const Field *id, const Field *name, Py_ssize_t j)
+{
+    if (reading->block_count == reading->block_capacity) {
+        Py_ssize_t capacity = reading->block_capacity ? reading->block_capacity * 2 : 16;
+        Block *blocks = PyMem_Realloc(reading->blocks, (size_t)capacity * sizeof(Block));
+        if (blocks == NULL) {
+            PyErr_NoMemory();
+            reading->failed = 1;
+            return 0;
+        }
+        reading->blocks = blocks;
+        reading->block_capacity = capacity;
+    }
+    reading->blocks[reading->block_count++] = (Block){kind, *id, *name, j};
+    return 1;
+}
+
 /* ---- The shapes. Each reads one message at *p ('{', the `index`th): 1 read, 0 not
    sure, -1 an error. */
 
 typedef int (*ReadMessage)(Reading *reading, Byte *p, Py_ssize_t index);
-
-/* The elements of an array, read one by one. */
-typedef struct {
-    Byte p, end;
-    Py_ssize_t j; /* the element's place */
-} Elements;
-
-/* Opens the array at `at`: 0 where it is not an array (or absent). */
-static int
-open_array(Elements *elements, Byte at, Byte end)
-{
-    if (at == NULL || *at != '[')
-        return 0;
-    *elements = (Elements){at + 1, end, -1};
-    return 1;
-}
-
-/* 1 at the next element (elements->p its first byte), 0 past the array, -1 malformed. */
-static int
-next_of(Elements *elements)
-{
-    elements->j++;
-    return next_element(&elements->p, elements->end, elements->j == 0, ']');
-}
 
 enum { ROLE, TOOL_CALL_ID, RESULT_NAME, CONTENT, LEGACY_CALL, TOOL_CALLS, CHAT_KEYS };
 
@@ -611,33 +271,65 @@ chat_result(Reading *reading, const Field *fields)
     return settle(reading, call);
 }
 
-/* A Chat assistant message's calls (_speedups.c's chat_calls). */
+/* A Chat call's function, read in place: its name (into the Field `state`). */
+static int
+read_function(void *state, int key, Byte *p, Byte end, int depth)
+{
+    static const Name name_key[] = {NAME("name")};
+    return **p == '{' && read_object(p, end, depth, name_key, 1, (Field *)state);
+}
+
+static int read_chat_calls(void *state, int key, Byte *p, Byte end, int depth);
+
+/* A Chat message's containers: its tool_calls read in place, any other skipped. */
+static int
+read_chat_calls_only(void *state, int key, Byte *p, Byte end, int depth)
+{
+    return key == TOOL_CALLS ? read_chat_calls(state, key, p, end, depth)
+                             : skip_value(p, end, depth);
+}
+
+/* A Chat message's tool_calls, read in place: each call kept (an id, a name). */
+static int
+read_chat_calls(void *state, int key, Byte *p, Byte end, int depth)
+{
+    static const Name call_keys[] = {NAME("id"), NAME("function")};
+    Reading *reading = state;
+    Elements calls;
+    if (!open_array(&calls, *p, end))
+        return 0;
+    int more;
+    while ((more = next_of(&calls)) > 0) {
+        Field call[2], name = {NULL};
+        if (calls.j == CHAT_CALLS)
+            return 0;
+        if (!read_object_with(&calls.p, end, depth + 1, call_keys, 2, call, read_function, &name) ||
+            call[1].at == NULL || *call[1].at != '{')
+            return 0; /* not an object, or a custom tool's call */
+        if (!keep_block(reading, A_CALL, &call[0], &name, calls.j))
+            return 0;
+    }
+    *p = calls.p;
+    return more == 0;
+}
+
+/* A Chat assistant message's calls (_speedups.c's chat_calls), kept as it was read. */
 static int
 chat_calls(Reading *reading, const Field *fields, Py_ssize_t index)
 {
-    static const Name call_keys[] = {NAME("id"), NAME("function")}, name_key[] = {NAME("name")};
     if (!is_null_or_absent(&fields[LEGACY_CALL]))
         return 0; /* legacy functions pair by name: the full reading does that */
     if (is_null_or_absent(&fields[TOOL_CALLS]))
         return 1;
-    Elements calls;
-    if (!open_array(&calls, fields[TOOL_CALLS].at, reading->end))
+    if (*fields[TOOL_CALLS].at != '[')
         return 0;
-    int more;
-    while ((more = next_of(&calls)) > 0) {
-        Field call[2], name;
-        if (calls.j == CHAT_CALLS)
-            return 0;
-        if (!read_object(&calls.p, reading->end, 3, call_keys, 2, call) || call[1].at == NULL)
-            return 0;
-        Byte function = call[1].at;
-        if (*function != '{' || !read_object(&function, reading->end, 4, name_key, 1, &name))
-            return 0; /* not an object, or a custom tool's call */
-        int added = add_call(reading, &call[0], &name, index, calls.j);
+    for (Py_ssize_t k = 0; k < reading->block_count; k++) {
+        Block *call = &reading->blocks[k];
+        int added = add_call(reading, &call->id, &call->name, index, call->j);
         if (added <= 0)
             return added;
     }
-    return more == 0;
+    return 1;
 }
 
 static int
@@ -647,7 +339,9 @@ chat_message(Reading *reading, Byte *p, Py_ssize_t index)
                                          NAME("name"),    NAME("content"),
                                          NAME("function_call"), NAME("tool_calls")};
     Field fields[CHAT_KEYS];
-    if (!read_object(p, reading->end, 1, keys, CHAT_KEYS, fields))
+    reading->block_count = 0;
+    if (!read_object_with(p, reading->end, 1, keys, CHAT_KEYS, fields, read_chat_calls_only,
+                          reading))
         return 0;
     int tool = is_word(&fields[ROLE], &TOOL);
     if (tool != 0)
@@ -683,9 +377,6 @@ responses_item(Reading *reading, Byte *p, Py_ssize_t index)
     return is_word(type, &CUSTOM_TOOL_CALL) == 0 && is_word(type, &CUSTOM_TOOL_CALL_OUTPUT) == 0;
 }
 
-/* What a block is (as in _speedups.c). */
-enum { NOT_SURE = 0, A_CALL = 1, A_RESULT = 2, NEITHER = 3 };
-typedef int (*ReadBlock)(Byte *p, Byte end, Field *id, Field *name);
 
 /* An Anthropic content block (_speedups.c's anthropic_block). */
 static int
@@ -713,31 +404,45 @@ anthropic_block(Byte *p, Byte end, Field *id, Field *name)
     return A_RESULT;
 }
 
+/* A Bedrock block's toolUse (key 0) and toolResult (key 1) objects, read in place. */
+typedef struct {
+    Field use[2], result[3]; /* toolUseId, name; toolUseId, status, content */
+} BedrockInner;
+
+static int
+read_bedrock_inner(void *state, int key, Byte *p, Byte end, int depth)
+{
+    static const Name use_keys[] = {NAME("toolUseId"), NAME("name")},
+                      result_keys[] = {NAME("toolUseId"), NAME("status"), NAME("content")};
+    BedrockInner *inner = state;
+    if (**p != '{')
+        return 0; /* not an object: not sure */
+    return key == 0 ? read_object(p, end, depth, use_keys, 2, inner->use)
+                    : read_object(p, end, depth, result_keys, 3, inner->result);
+}
+
 /* A Bedrock content block (_speedups.c's bedrock_block). */
 static int
 bedrock_block(Byte *p, Byte end, Field *id, Field *name)
 {
-    static const Name keys[] = {NAME("toolUse"), NAME("toolResult")},
-                      use_keys[] = {NAME("toolUseId"), NAME("name")},
-                      result_keys[] = {NAME("toolUseId"), NAME("status"), NAME("content")};
-    Field fields[2], inner[3];
-    if (!read_object(p, end, 3, keys, 2, fields))
+    static const Name keys[] = {NAME("toolUse"), NAME("toolResult")};
+    Field fields[2];
+    BedrockInner inner;
+    if (!read_object_with(p, end, 3, keys, 2, fields, read_bedrock_inner, &inner))
         return NOT_SURE;
     if (!is_null_or_absent(&fields[0])) {
-        Byte use = fields[0].at;
-        if (!read_object(&use, end, 4, use_keys, 2, inner))
-            return NOT_SURE; /* not an object, or not surely read */
-        *id = inner[0];
-        *name = inner[1];
+        if (*fields[0].at != '{')
+            return NOT_SURE;
+        *id = inner.use[0];
+        *name = inner.use[1];
         return A_CALL;
     }
     if (is_null_or_absent(&fields[1]))
         return NEITHER;
-    Byte result = fields[1].at;
-    if (!read_object(&result, end, 4, result_keys, 3, inner) ||
-        is_word(&inner[1], &ERROR) != 0 || !no_failure(inner[2].at, end, FAILURE_DEPTH, 5))
+    if (*fields[1].at != '{' || is_word(&inner.result[1], &ERROR) != 0 ||
+        !no_failure(inner.result[2].at, end, FAILURE_DEPTH, 5))
         return NOT_SURE;
-    *id = inner[0];
+    *id = inner.result[0];
     return A_RESULT;
 }
 
@@ -756,14 +461,36 @@ receiving(const Field *role)
     return said;
 }
 
+/* A message's content blocks, read in place: each call and result kept. */
+static int
+read_blocks(void *state, int key, Byte *p, Byte end, int depth)
+{
+    Reading *reading = state;
+    Elements blocks;
+    if (!open_array(&blocks, *p, end))
+        return 0; /* content an object: not sure */
+    int more;
+    while ((more = next_of(&blocks)) > 0) {
+        Field id, name = {NULL};
+        int kind = reading->read_block(&blocks.p, end, &id, &name);
+        if (kind == NOT_SURE)
+            return 0;
+        if (kind != NEITHER && !keep_block(reading, kind, &id, &name, blocks.j))
+            return 0;
+    }
+    *p = blocks.p;
+    return more == 0;
+}
+
 /* One Anthropic or Bedrock message (_speedups.c's message_blocks): its calls wait for
    the next message, its results answer the calls of the message before. */
 static int
-blocks_message(Reading *reading, Byte *p, Py_ssize_t index, ReadBlock read_block, int anywhere)
+blocks_message(Reading *reading, Byte *p, Py_ssize_t index, int anywhere)
 {
     static const Name keys[] = {NAME("role"), NAME("content")};
     Field fields[2];
-    if (!read_object(p, reading->end, 1, keys, 2, fields))
+    reading->block_count = 0;
+    if (!read_object_with(p, reading->end, 1, keys, 2, fields, read_blocks, reading))
         return 0;
     Py_ssize_t from = reading->window, to = reading->count;
     reading->window = to; /* the calls this message makes wait for the next */
@@ -774,42 +501,37 @@ blocks_message(Reading *reading, Byte *p, Py_ssize_t index, ReadBlock read_block
     if (takes_results < 0)
         return 0;
     Py_ssize_t answered = 0;
-    Elements blocks;
-    open_array(&blocks, content->at, reading->end);
-    int more;
-    while ((more = next_of(&blocks)) > 0) {
-        Field id, name;
-        int kind = read_block(&blocks.p, reading->end, &id, &name);
-        if (kind == NOT_SURE)
-            return 0;
-        if (kind == A_CALL) {
-            int added = add_call(reading, &id, &name, index, blocks.j);
+    for (Py_ssize_t k = 0; k < reading->block_count; k++) {
+        Block *block = &reading->blocks[k];
+        if (block->kind == A_CALL) {
+            int added = add_call(reading, &block->id, &block->name, index, block->j);
             if (added <= 0)
                 return added;
+            continue;
         }
-        else if (kind == A_RESULT) {
-            /* Anthropic wants the results first in their message */
-            Call *call = (anywhere || blocks.j == answered) && takes_results
-                             ? waiting(reading, &id, from, to)
-                             : NULL;
-            if (call == NULL || !settle(reading, call))
-                return 0;
-            answered++;
-        }
+        /* Anthropic wants the results first in their message */
+        Call *call = (anywhere || block->j == answered) && takes_results
+                         ? waiting(reading, &block->id, from, to)
+                         : NULL;
+        if (call == NULL || !settle(reading, call))
+            return 0;
+        answered++;
     }
-    return more == 0;
+    return 1;
 }
 
 static int
 anthropic_message(Reading *reading, Byte *p, Py_ssize_t index)
 {
-    return blocks_message(reading, p, index, anthropic_block, 0);
+    reading->read_block = anthropic_block;
+    return blocks_message(reading, p, index, 0);
 }
 
 static int
 bedrock_message(Reading *reading, Byte *p, Py_ssize_t index)
 {
-    return blocks_message(reading, p, index, bedrock_block, 1);
+    reading->read_block = bedrock_block;
+    return blocks_message(reading, p, index, 1);
 }
 
 /* ---- The answer. */
@@ -899,8 +621,11 @@ read_history(PyObject *const *args, Py_ssize_t nargs, ReadMessage read)
         int sure = read_messages(&reading, (Byte)view.buf, read, &messages);
         found = sure > 0 ? answer(&reading, messages, args[1]) : sure == 0 ? Py_NewRef(Py_None) : NULL;
     }
+    if (reading.failed)
+        Py_CLEAR(found);
     PyMem_Free(reading.calls);
     PyMem_Free(reading.slots);
+    PyMem_Free(reading.blocks);
     PyBuffer_Release(&view);
     return found;
 }

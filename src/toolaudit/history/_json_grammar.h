@@ -1,0 +1,461 @@
+/* The JSON grammar as _speedups_json.c reads a history: every byte checked as orjson
+ * checks it (the grammar, the escapes, the UTF-8, the whitespace), numbers orjson may read
+ * otherwise than exactly refused (19 digits or more, an exponent of 3 digits), nesting
+ * bounded; objects read for a few keys named, the rest of their values skipped. Each
+ * function reads at most up to `end`, whatever the bytes. Included by _speedups_json.c
+ * alone (its functions are static, to be inlined there).
+ */
+#ifndef TOOLAUDIT_JSON_GRAMMAR_H
+#define TOOLAUDIT_JSON_GRAMMAR_H
+
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+#if defined(__SSE2__) && defined(__GNUC__)
+#include <emmintrin.h>
+#define SIXTEEN_AT_ONCE 1
+#endif
+
+typedef const unsigned char *Byte;
+
+/* How deep containers may nest before the reading is not sure (orjson takes 1024). */
+#define MAX_DEPTH 64
+
+/* A string's contents as written in the text (between its quotes). */
+typedef struct {
+    Byte at;
+    Py_ssize_t length;
+    int escaped; /* it holds a backslash escape */
+} Span;
+
+/* A value an object holds under a key read: its first byte (NULL: the key is absent),
+   and its contents when a string. */
+typedef struct {
+    Byte at;
+    Span text;
+} Field;
+
+typedef struct {
+    const char *text;
+    Py_ssize_t length;
+} Name;
+#define NAME(text) {text, sizeof(text) - 1}
+
+/* ---- The grammar: each scanner takes *p at a value's first byte, moves it past the
+   value and returns 1, or 0 where the text is malformed or not read surely. None reads a
+   byte at or past `end`. */
+
+static Byte
+spaces(Byte p, Byte end)
+{
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+        p++;
+    return p;
+}
+
+static inline Byte
+space(Byte p, Byte end)
+{
+    /* one test for the commonest case: no space at all (orjson's and msgspec's writing) */
+    return p < end && *p > ' ' ? p : spaces(p, end);
+}
+
+/* The bytes a string holds as they are: printable ASCII but the quote and the backslash. */
+static unsigned char plain[256];
+
+static void
+init_plain(void)
+{
+    for (int c = 0x20; c < 0x80; c++)
+        plain[c] = c != '"' && c != '\\';
+}
+
+/* Past the plain bytes from `at`: most of a history's text, so sixteen bytes at a time
+   where SSE2 is there (every x86-64), one by one for the rest. */
+static inline Byte
+past_plain(Byte at, Byte end)
+{
+#ifdef SIXTEEN_AT_ONCE
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'),
+                  space = _mm_set1_epi8(0x20);
+    while (end - at >= 16) {
+        __m128i bytes = _mm_loadu_si128((const __m128i *)at);
+        /* signed: a byte past 0x7F (UTF-8) is below the space too */
+        __m128i special = _mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(bytes, quote), _mm_cmpeq_epi8(bytes, backslash)),
+            _mm_cmplt_epi8(bytes, space));
+        int found = _mm_movemask_epi8(special);
+        if (found)
+            return at + __builtin_ctz((unsigned)found);
+        at += 16;
+    }
+#endif
+    while (at < end && plain[*at])
+        at++;
+    return at;
+}
+
+/* The length of the UTF-8 character at p, or 0 where it is not valid UTF-8 (an overlong
+   form, a surrogate, past U+10FFFF, cut short), which orjson refuses. */
+static int
+utf8_length(Byte p, Byte end)
+{
+    unsigned c = p[0];
+    Py_ssize_t left = end - p;
+    if (c >= 0xC2 && c <= 0xDF)
+        return left >= 2 && (p[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (c >= 0xE0 && c <= 0xEF) {
+        if (left < 3 || (p[2] & 0xC0) != 0x80)
+            return 0;
+        unsigned low = c == 0xE0 ? 0xA0 : 0x80, high = c == 0xED ? 0x9F : 0xBF;
+        return p[1] >= low && p[1] <= high ? 3 : 0;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        if (left < 4 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80)
+            return 0;
+        unsigned low = c == 0xF0 ? 0x90 : 0x80, high = c == 0xF4 ? 0x8F : 0xBF;
+        return p[1] >= low && p[1] <= high ? 4 : 0;
+    }
+    return 0;
+}
+
+static int
+hex4(Byte p, Byte end, unsigned *value)
+{
+    if (end - p < 4)
+        return 0;
+    *value = 0;
+    for (int k = 0; k < 4; k++) {
+        unsigned c = p[k], digit;
+        if (c >= '0' && c <= '9')
+            digit = c - '0';
+        else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+            digit = (c | 0x20) - 'a' + 10;
+        else
+            return 0;
+        *value = *value * 16 + digit;
+    }
+    return 1;
+}
+
+/* The length of the escape at p (its backslash), or 0 where orjson refuses it: an
+   unknown letter, a bad \u, a surrogate not in a high-low pair. */
+static int
+escape_length(Byte p, Byte end)
+{
+    if (end - p < 2)
+        return 0;
+    switch (p[1]) {
+    case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+        return 2;
+    case 'u':
+        break;
+    default:
+        return 0;
+    }
+    unsigned unit, low;
+    if (!hex4(p + 2, end, &unit))
+        return 0;
+    if (unit < 0xD800 || unit > 0xDFFF)
+        return 6;
+    if (unit > 0xDBFF || end - p < 12 || p[6] != '\\' || p[7] != 'u' || !hex4(p + 8, end, &low))
+        return 0;
+    return low >= 0xDC00 && low <= 0xDFFF ? 12 : 0;
+}
+
+/* A string holding an escape or a byte past ASCII, read with each checked. */
+static int
+scan_any_string(Byte *p, Byte end, Span *text)
+{
+    Byte at = *p + 1;
+    text->at = at;
+    text->escaped = 0;
+    for (;;) {
+        at = past_plain(at, end);
+        if (at >= end)
+            return 0;
+        unsigned c = *at;
+        int length;
+        if (c == '"') {
+            text->length = at - text->at;
+            *p = at + 1;
+            return 1;
+        }
+        if (c == '\\') {
+            text->escaped = 1;
+            length = escape_length(at, end);
+        }
+        else
+            length = c < 0x20 ? 0 : utf8_length(at, end); /* a control character: refused */
+        if (length == 0)
+            return 0;
+        at += length;
+    }
+}
+
+static inline int
+scan_string(Byte *p, Byte end, Span *text)
+{
+    Byte at = *p + 1, stop = past_plain(at, end);
+    if (stop < end && *stop == '"') { /* the commonest: plain bytes up to the quote */
+        *text = (Span){at, stop - at, 0};
+        *p = stop + 1;
+        return 1;
+    }
+    return scan_any_string(p, end, text);
+}
+
+static inline int
+is_digit(Byte p, Byte end)
+{
+    return p < end && *p >= '0' && *p <= '9';
+}
+
+static int
+scan_number(Byte *p, Byte end)
+{
+    Byte at = *p;
+    if (at < end && *at == '-')
+        at++;
+    if (!is_digit(at, end))
+        return 0;
+    Byte digits = at;
+    if (*at == '0')
+        at++; /* a leading zero stands alone: "01" ends at the 1, which the caller refuses */
+    else
+        while (is_digit(at, end))
+            at++;
+    Py_ssize_t count = at - digits;
+    if (at < end && *at == '.') {
+        Byte fraction = ++at;
+        while (is_digit(at, end))
+            at++;
+        if (at == fraction)
+            return 0;
+        count += at - fraction;
+    }
+    if (count >= 19)
+        return 0; /* an integer orjson may turn into a float */
+    if (at < end && (*at == 'e' || *at == 'E')) {
+        at++;
+        if (at < end && (*at == '+' || *at == '-'))
+            at++;
+        Byte exponent = at;
+        while (is_digit(at, end))
+            at++;
+        if (at == exponent || at - exponent >= 3)
+            return 0; /* none, or past a double's range (orjson refuses 1e400) */
+    }
+    *p = at;
+    return 1;
+}
+
+static int
+scan_literal(Byte *p, Byte end, const char *word, Py_ssize_t length)
+{
+    if (end - *p < length || memcmp(*p, word, (size_t)length) != 0)
+        return 0;
+    *p += length;
+    return 1;
+}
+
+static int skip_value(Byte *p, Byte end, int depth);
+
+/* Past the separator after an element (of an array or an object ending in `close`) or
+   its opening bracket (`first`): 1 at the next element's first byte, 0 past the end
+   bracket, -1 malformed. */
+static int
+next_element(Byte *p, Byte end, int first, unsigned char close)
+{
+    Byte at = space(*p, end);
+    if (at >= end)
+        return -1;
+    if (*at == close) {
+        *p = at + 1;
+        return 0;
+    }
+    if (!first) {
+        if (*at != ',')
+            return -1;
+        at = space(at + 1, end);
+    }
+    *p = at;
+    return at < end ? 1 : -1;
+}
+
+/* Past an object's key and its colon (*p at the key's quote): the key's text. */
+static int
+scan_key(Byte *p, Byte end, Span *key)
+{
+    if (*p >= end || **p != '"' || !scan_string(p, end, key))
+        return 0;
+    Byte at = space(*p, end);
+    if (at >= end || *at != ':')
+        return 0;
+    *p = space(at + 1, end);
+    return 1;
+}
+
+static int
+skip_container(Byte *p, Byte end, int depth)
+{
+    if (depth >= MAX_DEPTH)
+        return 0;
+    unsigned char close = **p == '{' ? '}' : ']';
+    (*p)++;
+    for (int first = 1;; first = 0) {
+        int more = next_element(p, end, first, close);
+        if (more <= 0)
+            return more == 0;
+        Span key;
+        if (close == '}' && !scan_key(p, end, &key))
+            return 0;
+        if (!skip_value(p, end, depth + 1))
+            return 0;
+    }
+}
+
+static int
+skip_value(Byte *p, Byte end, int depth)
+{
+    if (*p >= end)
+        return 0;
+    Span text;
+    switch (**p) {
+    case '"':
+        return scan_string(p, end, &text);
+    case '{':
+    case '[':
+        return skip_container(p, end, depth);
+    case 't':
+        return scan_literal(p, end, "true", 4);
+    case 'f':
+        return scan_literal(p, end, "false", 5);
+    case 'n':
+        return scan_literal(p, end, "null", 4);
+    default:
+        return scan_number(p, end);
+    }
+}
+
+/* Reads in place the value of key `key` of an object, a container at nesting `depth`
+   (*p at its bracket): *p past it, 1; 0 where not sure. */
+typedef int (*ReadInPlace)(void *state, int key, Byte *p, Byte end, int depth);
+
+/* The object at *p ('{', at nesting `depth`): the value of each of the `count` keys
+   named (fields[k].at NULL where absent), every other value skipped; where `nested` is
+   given, a key named whose value is an array or an object is read by it, in place (the
+   text is read once). Not sure of a key holding an escape or of a key named given twice. */
+static int
+read_object_with(Byte *p, Byte end, int depth, const Name *names, int count, Field *fields,
+                 ReadInPlace nested, void *state)
+{
+    if (depth >= MAX_DEPTH || *p >= end || **p != '{')
+        return 0;
+    for (int k = 0; k < count; k++)
+        fields[k].at = NULL;
+    unsigned found = 0;
+    (*p)++;
+    for (int first = 1;; first = 0) {
+        int more = next_element(p, end, first, '}');
+        if (more <= 0)
+            return more == 0;
+        Span key;
+        if (!scan_key(p, end, &key) || key.escaped || *p >= end)
+            return 0;
+        int k = 0;
+        while (k < count && (names[k].length != key.length || names[k].text[0] != key.at[0] ||
+                             memcmp(names[k].text, key.at, (size_t)key.length) != 0))
+            k++;
+        if (k < count) {
+            if (found & (1u << k))
+                return 0;
+            found |= 1u << k;
+            fields[k].at = *p;
+            if (**p == '"') {
+                if (!scan_string(p, end, &fields[k].text))
+                    return 0;
+                continue;
+            }
+            if (nested != NULL && (**p == '[' || **p == '{')) {
+                if (depth + 1 >= MAX_DEPTH || !nested(state, k, p, end, depth + 1))
+                    return 0;
+                continue;
+            }
+        }
+        if (!skip_value(p, end, depth + 1))
+            return 0;
+    }
+}
+
+static int
+read_object(Byte *p, Byte end, int depth, const Name *names, int count, Field *fields)
+{
+    return read_object_with(p, end, depth, names, count, fields, NULL, NULL);
+}
+
+/* ---- What a field holds. Each was scanned whole by read_object: its first byte tells
+   its kind. */
+
+static inline int
+is_string(const Field *field)
+{
+    return field->at != NULL && *field->at == '"';
+}
+
+static inline int
+is_null_or_absent(const Field *field)
+{
+    return field->at == NULL || *field->at == 'n';
+}
+
+static inline int
+is_true(const Field *field)
+{
+    return field->at != NULL && *field->at == 't';
+}
+
+static inline int
+same_span(Span a, Span b)
+{
+    return a.length == b.length && memcmp(a.at, b.at, (size_t)a.length) == 0;
+}
+
+/* 1: a string equal to `word`; 0: not (another value, or absent); -1: an escaped string
+   (not sure). */
+static int
+is_word(const Field *field, const Name *word)
+{
+    if (!is_string(field))
+        return 0;
+    if (field->text.escaped)
+        return -1;
+    return field->text.length == word->length &&
+           memcmp(field->text.at, word->text, (size_t)word->length) == 0;
+}
+
+/* The elements of an array, read one by one. */
+typedef struct {
+    Byte p, end;
+    Py_ssize_t j; /* the element's place */
+} Elements;
+
+/* Opens the array at `at`: 0 where it is not an array (or absent). */
+static int
+open_array(Elements *elements, Byte at, Byte end)
+{
+    if (at == NULL || *at != '[')
+        return 0;
+    *elements = (Elements){at + 1, end, -1};
+    return 1;
+}
+
+/* 1 at the next element (elements->p its first byte), 0 past the array, -1 malformed. */
+static int
+next_of(Elements *elements)
+{
+    elements->j++;
+    return next_element(&elements->p, elements->end, elements->j == 0, ']');
+}
+
+#endif
