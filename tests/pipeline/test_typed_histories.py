@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from toolaudit.formats.request_shapes import HISTORY_FIELDS, TELLING_FIELDS, VALUE_FIELDS
 from toolaudit.formats.typed import _Request
 from toolaudit.formats.typed_requests import RequestHistories
-from toolaudit.history import check
+from toolaudit.history import check, fast_loop
 from toolaudit.jsonutil import loads_exact
 from toolaudit.pipeline import typed_histories
 from toolaudit.pipeline.audit import Audit, AuditOptions
@@ -263,3 +263,15 @@ def test_a_conversation_told_by_its_fields_is_the_one_read(request_: dict[str, A
         return
     assert (shape, path) == (history.shape, history.path)
     assert orjson.loads(memoryview(text)) == history.messages
+
+
+@pytest.mark.parametrize("shape", HISTORY_SHAPES, ids=lambda shape: shape.name)
+def test_without_the_c_speedups_pairs_are_checked_alike(
+    shape: Shape, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fast_loop, "SPEEDUPS", None)
+    checks = Checks(monkeypatch)
+    for fault in sorted(FAULTS):
+        lines = [pair_line(request_of(shape, FAULTS[fault][0]), calls) for calls in (VALID, MIXED)]
+        assert_same(b"\n".join(lines) + b"\n")
+    assert checks.checked >= len(FAULTS) and checks.unread == 0
