@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from toolaudit.formats import Extracted
-from toolaudit.jsonutil import may_hold_long_integers, may_hold_numbers_beyond_a_double
+from toolaudit.jsonutil import may_hold_long_integers, may_hold_tiny_numbers
 from toolaudit.schemas.files import loads_json
 from toolaudit.truth.entries import id_text
 from toolaudit.truth.match import UNREADABLE, MadeCall
@@ -45,9 +45,8 @@ class TypedLine:
 def read_exactly(line: bytes) -> bool:
     """Whether the general path reads this line again exactly (a long integer, a number
     below a double's range) and scores that reading: the typed path leaves it to it."""
-    return may_hold_long_integers(line) or (
-        (b"e-" in line or b"E-" in line) and may_hold_numbers_beyond_a_double(line)
-    )
+    # The general reader's own test (GeneralReader._judge_calls), so that the two agree.
+    return may_hold_long_integers(line) or may_hold_tiny_numbers(line)
 
 
 class LineIds:
