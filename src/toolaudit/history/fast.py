@@ -14,11 +14,23 @@ full reading's; tests/history/test_fast.py holds the two to it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolaudit.formats.base import JSON_STRING
-from toolaudit.history.fast_blocks import anthropic, bedrock, gemini
-from toolaudit.history.fast_loop import Loop, Open, answered_in_c, reports_failure
+from toolaudit.history.fast_blocks import (
+    ANTHROPIC_BLOCK,
+    BEDROCK_BLOCK,
+    anthropic,
+    bedrock,
+    gemini,
+)
+from toolaudit.history.fast_loop import (
+    Loop,
+    Open,
+    answered_from_text,
+    answered_in_c,
+    reports_failure,
+)
 from toolaudit.history.model import (
     ANTHROPIC,
     BEDROCK,
@@ -27,6 +39,9 @@ from toolaudit.history.model import (
     OPENAI_RESPONSES,
     Checked,
 )
+
+if TYPE_CHECKING:
+    from typing_extensions import Buffer
 
 _CHAT_CALL = "{}[{}].tool_calls[{}]"
 _RESPONSES_ITEM = "{}[{}]"
@@ -126,3 +141,21 @@ FAST: dict[str, Callable[[list[Any], str, bool], Checked | None]] = {
     BEDROCK: bedrock,
     GEMINI: gemini,
 }
+
+#: The shapes the C speedups read from a history's JSON text: their function, and where
+#: their calls are.
+FROM_TEXT = {
+    OPENAI_CHAT: ("chat_json", _CHAT_CALL),
+    OPENAI_RESPONSES: ("responses_json", _RESPONSES_ITEM),
+    ANTHROPIC: ("anthropic_json", ANTHROPIC_BLOCK),
+    BEDROCK: ("bedrock_json", BEDROCK_BLOCK),
+}
+
+
+def checked_from_text(text: Buffer, shape: str, path: str) -> Checked | None:
+    """``check(orjson.loads(text), shape, path=path, calls=False)`` for the commonest
+    histories, read by the C speedups straight from ``text``, the JSON text of the
+    messages, building no Python object for them; None where the speedups are off, do not
+    read this shape, or are not sure (then parse the text and check it)."""
+    function, where = FROM_TEXT.get(shape, ("", ""))
+    return answered_from_text(function, shape, where, text, path) if function else None
