@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from toolaudit.history import check, fast_loop
+from toolaudit.history import check, fast, fast_loop
 from toolaudit.history.model import ANTHROPIC, BEDROCK, NO_NAME, OPENAI_CHAT, OPENAI_RESPONSES
 
 from .shapes import BY_NAME, build
@@ -313,6 +313,26 @@ def test_legacy_and_custom_tools_and_names_that_disagree_are_left_to_python(
     assert holds(shape, same_name) == (b"get_time" in orjson.dumps(messages))
 
 
+def test_only_the_containers_read_are_read_in_place():
+    """A role, an id or a status that is an array or an object of blocks or calls is
+    skipped, never read as the content, the calls or the function it is not."""
+    use = {"type": "tool_use", "id": "c9", "name": W}
+    anthropic = [{"role": [use], "content": [{"type": "text", "text": "hi"}]}]
+    chat = [
+        {
+            "role": "assistant",
+            "name": [{"id": "c8", "function": {"name": W}}],
+            "tool_calls": [{"id": {"name": "get_time"}, "function": {"name": W}}],
+        }
+    ]
+    bedrock = [{"role": "assistant", "content": [{"toolUse": {"toolUseId": "c7", "name": W}}]}]
+    bedrock[0]["content"].append({"text": "hi", "status": {"toolUseId": "c7"}})
+    for shape, messages in ((ANTHROPIC, anthropic), (OPENAI_CHAT, chat), (BEDROCK, bedrock)):
+        holds(shape, orjson.dumps(messages))
+    assert holds(ANTHROPIC, orjson.dumps(anthropic))
+    assert speedups.anthropic_json(orjson.dumps(anthropic), NO_NAME) == ([], {}, 1)
+
+
 def test_a_key_given_twice_where_the_check_skips_it_is_answered():
     text = CLEAN_CHAT.replace(b'"type":"function"', b'"type":"x","type":"function"')
     assert holds(OPENAI_CHAT, text)
@@ -400,6 +420,18 @@ def test_answered_from_text_is_what_check_answers(
     assert (
         fast_loop.answered_from_text(FROM_TEXT[shape][0].__name__, shape, where, text, "m") is None
     )
+
+
+@pytest.mark.parametrize("shape", [*SHAPES, "gemini"])
+def test_checked_from_text_is_what_check_answers(shape: str, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(fast_loop, "SPEEDUPS", speedups)  # on, TOOLAUDIT_PURE_PYTHON or not
+    messages = build(BY_NAME[shape], FAULTS["unanswered"][0])
+    found = fast.checked_from_text(orjson.dumps(messages), shape, "request.messages")
+    if shape == "gemini":  # no reading from text: None
+        assert found is None
+    else:
+        assert found == check(messages, shape, path="request.messages", calls=False)
+    assert fast.checked_from_text(b"[1]", shape, "m") is None
 
 
 # -- any history, any fault, any writing ------------------------------------------------

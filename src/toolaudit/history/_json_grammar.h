@@ -339,7 +339,8 @@ skip_value(Byte *p, Byte end, int depth)
 }
 
 /* Reads in place the value of key `key` of an object, a container at nesting `depth`
-   (*p at its bracket): *p past it, 1; 0 where not sure. */
+   (*p at its bracket): *p past it, 1; 0 where not sure. It is called for every key named
+   whose value is a container, so it skips (skip_value) those it does not read. */
 typedef int (*ReadInPlace)(void *state, int key, Byte *p, Byte end, int depth);
 
 /* The object at *p ('{', at nesting `depth`): the value of each of the `count` keys

@@ -276,6 +276,8 @@ static int
 read_function(void *state, int key, Byte *p, Byte end, int depth)
 {
     static const Name name_key[] = {NAME("name")};
+    if (key != 1) /* the id: a container, skipped (the call is left to Python) */
+        return skip_value(p, end, depth);
     return **p == '{' && read_object(p, end, depth, name_key, 1, (Field *)state);
 }
 
@@ -467,6 +469,8 @@ read_blocks(void *state, int key, Byte *p, Byte end, int depth)
 {
     Reading *reading = state;
     Elements blocks;
+    if (key != 1) /* the role: a container, skipped */
+        return skip_value(p, end, depth);
     if (!open_array(&blocks, *p, end))
         return 0; /* content an object: not sure */
     int more;

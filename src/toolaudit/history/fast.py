@@ -17,8 +17,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from toolaudit.formats.base import JSON_STRING
-from toolaudit.history.fast_blocks import FROM_TEXT as BLOCKS_FROM_TEXT
-from toolaudit.history.fast_blocks import anthropic, bedrock, gemini
+from toolaudit.history.fast_blocks import (
+    ANTHROPIC_BLOCK,
+    BEDROCK_BLOCK,
+    anthropic,
+    bedrock,
+    gemini,
+)
 from toolaudit.history.fast_by_id import langchain, otel
 from toolaudit.history.fast_loop import (
     Loop,
@@ -131,25 +136,6 @@ def responses(messages: list[Any], path: str, calls: bool) -> Checked | None:
     return loop.checked(OPENAI_RESPONSES, len(messages))
 
 
-#: The shapes whose history the C speedups read from its JSON text: their function, and
-#: where their calls are.
-_FROM_TEXT = {
-    OPENAI_CHAT: ("chat_json", _CHAT_CALL),
-    OPENAI_RESPONSES: ("responses_json", _RESPONSES_ITEM),
-    **BLOCKS_FROM_TEXT,
-}
-
-
-def from_text(shape: str, text: Buffer, path: str) -> Checked | None:
-    """A history of ``shape`` checked as :func:`toolaudit.history.check` checks it with no
-    calls listed, straight from the JSON text of its messages (bytes, a msgspec ``Raw``),
-    by the C speedups, with no Python object built for it; None where they are off, read
-    no history of the shape, or are not sure: the caller then parses the text and checks
-    it."""
-    known = _FROM_TEXT.get(shape)
-    return None if known is None else answered_from_text(known[0], shape, known[1], text, path)
-
-
 #: The shapes with a fast path, and theirs.
 FAST: dict[str, Callable[[list[Any], str, bool], Checked | None]] = {
     OPENAI_CHAT: chat,
@@ -160,3 +146,21 @@ FAST: dict[str, Callable[[list[Any], str, bool], Checked | None]] = {
     LANGCHAIN: langchain,
     OTEL: otel,
 }
+
+#: The shapes the C speedups read from a history's JSON text: their function, and where
+#: their calls are.
+FROM_TEXT = {
+    OPENAI_CHAT: ("chat_json", _CHAT_CALL),
+    OPENAI_RESPONSES: ("responses_json", _RESPONSES_ITEM),
+    ANTHROPIC: ("anthropic_json", ANTHROPIC_BLOCK),
+    BEDROCK: ("bedrock_json", BEDROCK_BLOCK),
+}
+
+
+def checked_from_text(text: Buffer, shape: str, path: str) -> Checked | None:
+    """``check(orjson.loads(text), shape, path=path, calls=False)`` for the commonest
+    histories, read by the C speedups straight from ``text``, the JSON text of the
+    messages, building no Python object for them; None where the speedups are off, do not
+    read this shape, or are not sure (then parse the text and check it)."""
+    function, where = FROM_TEXT.get(shape, ("", ""))
+    return answered_from_text(function, shape, where, text, path) if function else None

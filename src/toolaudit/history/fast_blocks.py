@@ -100,30 +100,25 @@ def _windowed_blocks(
     return loop.checked(shape, len(messages))
 
 
-_ANTHROPIC_BLOCK = "{}[{}].content[{}]"
-_BEDROCK_BLOCK = "{}[{}].content[{}].toolUse"
-#: The shapes here whose history the C speedups also read from its JSON text: their
-#: function, and where their calls are.
-FROM_TEXT = {
-    ANTHROPIC: ("anthropic_json", _ANTHROPIC_BLOCK),
-    BEDROCK: ("bedrock_json", _BEDROCK_BLOCK),
-}
+#: Where each shape's calls are (a path, a message's index, a block's index).
+ANTHROPIC_BLOCK = "{}[{}].content[{}]"
+BEDROCK_BLOCK = "{}[{}].content[{}].toolUse"
 
 
 def anthropic(messages: list[Any], path: str, calls: bool) -> Checked | None:
     """Anthropic Messages (see :func:`_windowed_blocks`)."""
-    sped = answered_in_c("anthropic", ANTHROPIC, _ANTHROPIC_BLOCK, messages, path, calls)
+    sped = answered_in_c("anthropic", ANTHROPIC, ANTHROPIC_BLOCK, messages, path, calls)
     if sped is not None:
         return sped
-    return _windowed_blocks(ANTHROPIC, _anthropic_block, _ANTHROPIC_BLOCK, messages, path, calls)
+    return _windowed_blocks(ANTHROPIC, _anthropic_block, ANTHROPIC_BLOCK, messages, path, calls)
 
 
 def bedrock(messages: list[Any], path: str, calls: bool) -> Checked | None:
     """Bedrock Converse (see :func:`_windowed_blocks`)."""
-    sped = answered_in_c("bedrock", BEDROCK, _BEDROCK_BLOCK, messages, path, calls)
+    sped = answered_in_c("bedrock", BEDROCK, BEDROCK_BLOCK, messages, path, calls)
     if sped is not None:
         return sped
-    return _windowed_blocks(BEDROCK, _bedrock_block, _BEDROCK_BLOCK, messages, path, calls)
+    return _windowed_blocks(BEDROCK, _bedrock_block, BEDROCK_BLOCK, messages, path, calls)
 
 
 _GEMINI_PART = "{}[{}].parts[{}].{}"

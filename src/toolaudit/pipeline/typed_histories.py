@@ -17,7 +17,7 @@ import orjson
 from toolaudit.formats.typed_requests import RequestHistories
 from toolaudit.history import Checked
 from toolaudit.history import check as check_history
-from toolaudit.history.fast import from_text
+from toolaudit.history.fast import checked_from_text
 from toolaudit.jsonutil import orjson_may_differ
 
 #: What :meth:`TypedHistories.check` says of a line the general path must read.
@@ -45,7 +45,7 @@ class TypedHistories:
             # a text with a number orjson may read otherwise, so what they answer is
             # what the general path finds, whichever way it parses the line.
             shape, path, text = told
-            checked = from_text(shape, text, path)
+            checked = checked_from_text(text, shape, path)
             if checked is not None:
                 return checked
         if orjson_may_differ(line):
