@@ -223,7 +223,7 @@ def _parameters(
     with its expected call and passing BFCL's check of its value, or left out and
     allowed to be. The parameters of an expected call left unpaired are unmatched."""
     made_for = {expected: made for made, expected in verdict.pairing}
-    rows = []
+    rows: list[tuple[str, str, bool]] = []
     for index, answer in enumerate(answers):
         ((name, possible),) = answer.items()
         description = description_of(how, name)
