@@ -154,3 +154,26 @@ def test_prompt_text_of_the_same_calls_gets_the_same_verdicts(run: str) -> None:
         assert prompt.outcome == fc.outcome
         compared += 1
     assert compared >= 0.9 * lists
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_passed_calls_parameters_as_checked_one_by_one(
+    run: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A call that passed BFCL's check has its parameters counted matched without their
+    values checked again: the same rows as checking each (forced here by a description
+    that is never the one checked), on every entry of the fixtures."""
+    import toolaudit.truth.bfcl as bfcl
+
+    category = run.rsplit(".", 1)[1]
+    functions, expected = _question_data(category)
+    entries = []
+    for line in _lines(HERE / f"{run}.result.jsonl.gz"):
+        entry = expected.get(line["id"]) or relevance_expected(line["id"])
+        assert entry is not None
+        entries.append((entry, line["result"], functions.get(line["id"], [])))
+    quick = [score_bfcl(e, r, f, category=category) for e, r, f in entries]
+    monkeypatch.setattr(bfcl, "checked_description", lambda *_: {})
+    checked = [score_bfcl(e, r, f, category=category) for e, r, f in entries]
+    assert quick == checked
+    assert any(score.correct and score.parameters for score in quick) or "relevance" in category

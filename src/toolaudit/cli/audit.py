@@ -224,19 +224,25 @@ def _job(
     from toolaudit.sources import expand_paths
 
     schemas, expected = inputs.schemas, inputs.expected
-    schema_set = (
-        load_schemas(schemas, deep=options.deep, storage_options=storage_options)
-        if schemas
-        else NO_SCHEMAS
-    )
-    expectations = (
-        None
-        if expected is None
-        else read_expectations(expected, inputs.how, (schema_set, schemas), storage_options)
-    )
-    # The schemas live as long as the run: keep the cycle collector from
-    # walking them again and again (it costs with large schemas).
-    gc.freeze()
+    # The schemas and the expected calls live as long as the run and hold no cycles:
+    # read with the cycle collector off and then frozen, it never walks them (with
+    # BFCL's thousands of questions, a walk that came once the collector was on again
+    # took a third of a second, and reading the expected calls after the schemas, two).
+    gc.disable()
+    try:
+        schema_set = (
+            load_schemas(schemas, deep=options.deep, storage_options=storage_options)
+            if schemas
+            else NO_SCHEMAS
+        )
+        expectations = (
+            None
+            if expected is None
+            else read_expectations(expected, inputs.how, (schema_set, schemas), storage_options)
+        )
+        gc.freeze()
+    finally:
+        gc.enable()
     inputs_given = [*schemas, *(expected or ())]
     sources = expand_paths(inputs.paths, skip=inputs_given, storage_options=storage_options)
     check_outputs(

@@ -64,7 +64,7 @@ def read_schemas_file(
         if lines is None:
             raise SchemaError(f"not valid JSON ({whole_error})", source=where) from whole_error
         return SchemasFile(path, _lists_in_lines(lines, where), {})
-    if _is_bfcl_question(document):  # a question file of one question: its one line
+    if is_bfcl_question(document):  # a question file of one question: its one line
         return SchemasFile(path, _lists_in_lines([(_first_line(data), document)], where), {})
     return read_document(path, document, where)
 
@@ -134,7 +134,7 @@ def _json_lines(data: bytes, where: str) -> list[tuple[int, Any]] | None:
 
 def _lists_in_lines(lines: list[tuple[int, Any]], where: str) -> list[DefinitionList]:
     """Lines of tool definitions, or of BFCL questions (``{"id", "function": [...]}``)."""
-    if lines and all(_is_bfcl_question(value) for _, value in lines):
+    if lines and all(is_bfcl_question(value) for _, value in lines):
         return [
             DefinitionList(f"{where}, line {number}", question["function"], str(question["id"]))
             for number, question in lines
@@ -143,7 +143,7 @@ def _lists_in_lines(lines: list[tuple[int, Any]], where: str) -> list[Definition
     return [DefinitionList(f"{where}, line {number}", [definition]) for number, definition in lines]
 
 
-def _is_bfcl_question(value: object) -> bool:
+def is_bfcl_question(value: object) -> bool:
     """Whether a value is a BFCL question: ``{"id", "question", "function": [...]}``."""
     return (
         isinstance(value, Mapping)

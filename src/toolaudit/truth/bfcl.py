@@ -22,6 +22,7 @@ from toolaudit.truth.bfcl_checker import (
     Decoded,
     Verdict,
     check,
+    checked_description,
     description_of,
     expected_name,
     value_error,
@@ -141,7 +142,7 @@ def score_bfcl(
     answers = [bfcl_answer(call) for call in expected.calls]
     try:
         verdict = check(category, decoded, answers, how)
-        parameters = _parameters(decoded, answers, how, verdict.pairing)
+        parameters = _parameters(decoded, answers, how, verdict, category)
     except Exception:  # BFCL's evaluation would stop here; this entry is only incorrect
         verdict, parameters = Verdict(CHECKER_ERROR), ()
     passed = verdict.error_type is None
@@ -215,18 +216,29 @@ def _parameters(
     decoded: list[Decoded],
     answers: list[Answer],
     how: Checking,
-    pairing: tuple[tuple[int, int], ...],
+    verdict: Verdict,
+    category: str,
 ) -> tuple[tuple[str, str, bool], ...]:
     """``(tool, parameter, matched)`` for each expected parameter: given by the call paired
     with its expected call and passing BFCL's check of its value, or left out and
     allowed to be. The parameters of an expected call left unpaired are unmatched."""
-    made_for = {expected: made for made, expected in pairing}
-    rows = []
+    made_for = {expected: made for made, expected in verdict.pairing}
+    rows: list[tuple[str, str, bool]] = []
     for index, answer in enumerate(answers):
         ((name, possible),) = answer.items()
+        description = description_of(how, name)
         call = decoded[made_for[index]] if index in made_for else {}
-        given = call.get(expected_name(description_of(how, name), how))
-        properties = description_of(how, name)["parameters"]["properties"]
+        given = call.get(expected_name(description, how))
+        properties = description["parameters"]["properties"]
+        if (
+            verdict.error_type is None
+            and index in made_for
+            and checked_description(category, answer, how) is description
+        ):
+            # The check passed this call against this very function: every parameter it
+            # gave passed the value check below, every one it left out may be.
+            rows.extend((name, parameter, True) for parameter in possible)
+            continue
         for parameter, accepted in possible.items():
             if given is None:
                 matched = False

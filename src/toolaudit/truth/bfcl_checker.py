@@ -60,13 +60,9 @@ def check(category: str, made: list[Decoded], answers: list[Answer], how: Checki
     if "multiple" in category:
         if len(made) != len(answers):
             return _wrong_count("multiple_function_checker", made, answers)
-        description = description_of(how, _name(answers[0]))
     elif len(made) != 1:
         return _wrong_count("simple_function_checker", made, answers)
-    else:
-        # BFCL checks a simple entry against the question's first function, whatever its name.
-        description = how.functions[0]
-    failure = call_failure(description, made[0], answers[0], how)
+    failure = call_failure(checked_description(category, answers[0], how), made[0], answers[0], how)
     return failure._replace(pairing=((0, 0),)) if failure else Verdict(None, (), ((0, 0),))
 
 
@@ -89,6 +85,14 @@ def _parallel(made: list[Decoded], answers: list[Answer], how: Checking) -> Verd
                 tuple(pairs),
             )
     return Verdict(None, (), tuple(pairs))
+
+
+def checked_description(category: str, answer: Answer, how: Checking) -> Mapping[str, Any]:
+    """The function a call paired with ``answer`` was checked against: its own, but in a
+    simple category the question's first function, whatever its name (as BFCL does)."""
+    if "parallel" in category or "multiple" in category:
+        return description_of(how, _name(answer))
+    return how.functions[0]
 
 
 def _wrong_count(checker: str, made: list[Decoded], answers: list[Answer]) -> Verdict:

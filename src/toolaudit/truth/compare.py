@@ -60,12 +60,13 @@ def value_mismatches(value: object, accept: Accept, path: str) -> list[str]:
     if accept.compare == "any":
         return []
     values = accept.values
-    if len(values) == 1 and accept.compare == "exact":
-        # Most expected values: one string or integer, given as it is (equal values of
-        # one of these types are equal JSON; any other pair is compared in full below).
-        only = values[0]
-        if type(only) is type(value) and type(value) in _PLAIN and value == only:
-            return []
+    if type(value) in _PLAIN and accept.compare in _STRUCTURAL:
+        # Most expected values: strings and numbers, given as they are (equal values of
+        # one of these types are equal JSON, so that candidate has no difference; any
+        # other pair is compared in full below).
+        for candidate in values:
+            if type(candidate) is type(value) and value == candidate:
+                return []
     closest: list[str] | None = None
     for candidate in values:
         found = _differences(value, candidate, accept, path)
@@ -77,14 +78,16 @@ def value_mismatches(value: object, accept: Accept, path: str) -> list[str]:
 
 
 #: Types whose equal values are equal JSON values (``True == 1`` is why bool is not here).
-_PLAIN = frozenset({str, int})
+_PLAIN = frozenset({str, int, float})
+#: The compares under which a candidate equal as JSON is accepted.
+_STRUCTURAL = frozenset({"exact", "subset", BFCL_COMPARE})
 
 
 def _differences(value: object, candidate: object, accept: Accept, path: str) -> list[str]:
     compare = accept.compare
     if isinstance(candidate, Accept):
         return value_mismatches(value, candidate, path)
-    if compare in ("exact", "subset", BFCL_COMPARE):
+    if compare in _STRUCTURAL:
         return _structural(value, candidate, compare, path)
     if compare == "text":
         same = isinstance(value, str) and _text(value) == _text(candidate)

@@ -19,11 +19,12 @@ from toolaudit.errors import ExpectedError, OptionError
 from toolaudit.formats import Extracted, get_format, is_format
 from toolaudit.formats.base import ABSENT, JSON_STRING, OBJECT, Call
 from toolaudit.jsonutil import dumps_any
-from toolaudit.schemas.files import loads_json, read_schemas_file
+from toolaudit.schemas.files import loads_json
 from toolaudit.schemas.loading import SchemaSet
 from toolaudit.truth.bfcl import relevance_expected, score_bfcl
+from toolaudit.truth.bfcl_functions import question_functions
 from toolaudit.truth.entries import Expected, ExpectedSet, LocatedProblem, id_text
-from toolaudit.truth.expected import read_expected
+from toolaudit.truth.expected import no_collection, read_expected
 from toolaudit.truth.match import UNREADABLE, MadeCall, Score, score
 from toolaudit.values import shown
 
@@ -179,23 +180,16 @@ def load_expectations(
     expected twice, in one file or in two); their other bad lines are the entries'
     ``problems``.
     """
-    entries = _read_all([paths] if isinstance(paths, str) else paths, storage_options)
-    functions: dict[str, Sequence[Mapping[str, Any]]] = {}
-    if match == "bfcl":
-        for schema_path in schema_paths:
-            listed = read_schemas_file(schema_path, storage_options=storage_options)
-            for definitions in listed.lists:
-                if definitions.question is not None:
-                    functions[definitions.question] = [
-                        d for d in definitions.definitions if isinstance(d, Mapping)
-                    ]
-    return Expectations(
-        entries,
-        match,
-        key,
-        functions,
-        schema_defaults(schemas) if schemas is not None else {},
-    )
+    # Nothing read here is garbage, and none of it holds cycles: the collector, run as
+    # it is made, would only walk it (and the schemas, as large) again and again.
+    with no_collection():
+        entries = _read_all([paths] if isinstance(paths, str) else paths, storage_options)
+        functions: Mapping[str, Sequence[Mapping[str, Any]]] = (
+            question_functions(schema_paths, storage_options) if match == "bfcl" else {}
+        )
+        # (BFCL's checker reads no defaults.)
+        defaults = schema_defaults(schemas) if schemas is not None and match != "bfcl" else {}
+    return Expectations(entries, match, key, functions, defaults)
 
 
 def _read_all(paths: Sequence[str], storage_options: Mapping[str, Any] | None) -> ExpectedSet:

@@ -77,12 +77,12 @@ def read_expected(path: str, *, storage_options: Mapping[str, Any] | None = None
     data = read_whole(path, storage_options, where)
     # The entries are kept, and hold no cycles: the collector, run as they are made,
     # would only walk them again and again (a third of the reading's time).
-    with _no_collection():
+    with no_collection():
         return _read_lines(data, path, where)
 
 
 @contextlib.contextmanager
-def _no_collection() -> Iterator[None]:
+def no_collection() -> Iterator[None]:
     """The cyclic garbage collector off (if it was on) for the block."""
     enabled = gc.isenabled()
     gc.disable()
