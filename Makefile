@@ -9,7 +9,8 @@ INSTALLED := $(VENV)/.installed
 
 .PHONY: demo test quick lint bench clean
 
-$(INSTALLED): pyproject.toml setup.py src/toolaudit/history/_speedups.c
+$(INSTALLED): pyproject.toml setup.py src/toolaudit/history/_speedups.c \
+		src/toolaudit/formats/_stream_speedups.c
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,dev]'
 	@touch $@
