@@ -43,7 +43,7 @@ CHAT_LOG = lines(
     chat_chunk("a", [], usage={"total_tokens": 9}),
 )
 BLOCK = {"type": "tool_use", "id": "t1", "name": "get_weather", "input": {}}
-#: One Anthropic stream: the block's deltas, its stop, a ping and message_delta are placed.
+#: One Anthropic stream: all but its message_start and message_stop are placed.
 ANTHROPIC_LOG = lines(
     event("message_start", message={"model": "claude"}),
     event("content_block_start", index=0, content_block=BLOCK),
@@ -84,7 +84,7 @@ def placed_in_c(data: bytes, monkeypatch: pytest.MonkeyPatch) -> tuple[int, Any]
     ("data", "placed"),
     # The first line of a format is the general path's; so, in the chat log, is the
     # second (the typed path takes over from the third line on).
-    [(CHAT_LOG, 5), (ANTHROPIC_LOG, 5)],
+    [(CHAT_LOG, 5), (ANTHROPIC_LOG, 6)],
     ids=["openai-chat-stream", "anthropic-stream"],
 )
 def test_the_placers_place_the_commonest_lines(
@@ -96,8 +96,36 @@ def test_the_placers_place_the_commonest_lines(
 
 def test_a_message_delta_that_notes_is_left_to_python(monkeypatch: pytest.MonkeyPatch) -> None:
     cut_off = ANTHROPIC_LOG.replace(b'"tool_use"}', b'"max_tokens"}')
-    assert placed_in_c(cut_off, monkeypatch)[0] == 4
+    assert placed_in_c(cut_off, monkeypatch)[0] == 5
     assert_same_either_way(cut_off, WEATHER_SCHEMAS)
+
+
+@pytest.mark.parametrize(
+    ("start_input", "placed"),
+    [(b'"input":{}', 6), (b'"input":{"city":"Oslo"}', 5), (b'"input":null', 5), (b"", 6)],
+)
+def test_a_block_whose_start_input_is_not_empty_is_left_to_python(
+    start_input: bytes, placed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = ANTHROPIC_LOG.replace(b'"input":{}', start_input).replace(b",}", b"}")
+    assert placed_in_c(data, monkeypatch)[0] == placed
+    assert_same_either_way(data, WEATHER_SCHEMAS)
+
+
+def test_a_block_begun_again_at_its_index_is_placed_as_in_python(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The same index again: with another id a new call takes the slot, with the same id
+    # (or none) the call goes on; its name given if it had none.
+    again = [
+        event("content_block_start", index=0, content_block={**BLOCK, "id": "t2"}),
+        event("content_block_start", index=0, content_block={**BLOCK, "id": None}),
+        event("content_block_start", index=0, content_block={**BLOCK, "name": None}),
+    ]
+    for repeated in again:
+        data = ANTHROPIC_LOG.replace(b'{"type":"ping"}', repeated)
+        assert placed_in_c(data, monkeypatch)[0] == 6
+        assert_same_either_way(data, WEATHER_SCHEMAS)
 
 
 def test_the_comparison_catches_a_wrong_placer(monkeypatch: pytest.MonkeyPatch) -> None:

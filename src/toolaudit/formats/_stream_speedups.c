@@ -5,13 +5,15 @@
  * anthropic(key, most, stop_notes, lines, decode, open, progress) read lines from
  * progress[0] on, each decoded by `decode` (the shape's msgspec decoder), and place in the
  * open streams (`open`, StreamAssembler._open) the lines whose lane only adds to an open
- * stream, as StreamLanes.append() and StreamLanes.touch() would:
+ * stream, as StreamLanes.append(), touch() and begin_call() would:
  *   chat:      a chunk of no choices (a usage-only chunk) and one appending a piece of one
  *              tool call's arguments (formats/typed_chat_stream.py's APPEND and ACCOMPANY
  *              lanes);
  *   anthropic: an input_json_delta, any other content_block_delta, content_block_stop, a
- *              message_delta whose stop reason puts no note (`stop_notes`), and ping
- *              (formats/typed_anthropic_stream.py's APPEND, CONTINUE and ACCOMPANY lanes).
+ *              message_delta whose stop reason puts no note (`stop_notes`), ping, and a
+ *              tool_use block's start whose input is absent or {} in an open stream
+ *              (formats/typed_anthropic_stream.py's APPEND, CONTINUE, ACCOMPANY and
+ *              BEGIN_CALL lanes; a call begun by the stream's own start()).
  * Any other line stops them, changing nothing of it: they return its decoded record (None
  * when it needs the line check, does not decode, or the lines ran out), with progress[0]
  * the index of that line and progress[1] counting the lines placed. Python takes each
@@ -30,7 +32,8 @@ static PyObject *s_choices, *s_id, *s_model, *s_delta, *s_function_call, *s_tool
     *s_finish_reason, *s_index, *s_type, *s_function, *s_name, *s_arguments, *s_role,
     *s_content, *s_refusal, *s_at_slot, *s_pieces, *s_groups, *s_partial_json,
     *s_stop_reason, *s_custom, *s_content_block_delta, *s_content_block_stop,
-    *s_message_delta, *s_ping, *s_input_json_delta;
+    *s_message_delta, *s_ping, *s_input_json_delta, *s_content_block_start, *s_tool_use,
+    *s_content_block, *s_input, *s_start, *s_empty_object;
 static PyObject *unset; /* msgspec.UNSET */
 static PyObject *zero;
 
@@ -328,8 +331,96 @@ done:
     return result;
 }
 
-/* A decoded Anthropic event placed by its APPEND, CONTINUE or ACCOMPANY lane
-   (_anthropic_lane). */
+/* StreamLanes.begin_call() of a tool_use block's start in the open stream of `key`
+   (its lane: no group, text or model, may not begin a stream): NOT_PLACED unless the
+   stream is open and the block's start input is absent or {} (its placeholder: None or
+   "{}"; any other, typed_anthropic_stream._placeholder() works out in Python). */
+static int
+begin_block(PyObject *event, PyObject *open, PyObject *key)
+{
+    int result = FAILED;
+    PyObject *index = NULL, *block = NULL, *field = NULL, *input = NULL, *call_id = NULL,
+             *name = NULL, *slot = NULL, *at_slot = NULL, *current = NULL, *current_id = NULL,
+             *started = NULL, *stream = NULL;
+    PyObject *placeholder = Py_None;
+    FIELD(index, event, s_index);
+    FIELD(block, event, s_content_block);
+    result = NOT_PLACED;
+    if (index == unset || block == Py_None)
+        goto done;
+    FIELD(field, block, s_type);
+    if (!is_text(field, s_tool_use))
+        goto done;
+    FIELD(input, block, s_input);
+    if (input != unset) {
+        Py_buffer view;
+        if (PyObject_GetBuffer(input, &view, PyBUF_SIMPLE)) {
+            PyErr_Clear();
+            goto done;
+        }
+        int empty_object = view.len == 2 && memcmp(view.buf, "{}", 2) == 0;
+        PyBuffer_Release(&view);
+        if (!empty_object)
+            goto done;
+        placeholder = s_empty_object;
+    }
+    stream = get(open, key);
+    if (stream == NULL)
+        goto done;
+    Py_INCREF(stream);
+    FIELD(call_id, block, s_id);
+    FIELD(name, block, s_name);
+    slot = PyTuple_Pack(2, zero, index);
+    if (slot == NULL)
+        goto done;
+    /* (stream.model is None: it takes None, as it is) */
+    FIELD(at_slot, stream, s_at_slot);
+    if (!PyDict_Check(at_slot))
+        goto done;
+    current = get(at_slot, slot);
+    Py_XINCREF(current);
+    int other = current == NULL;
+    if (!other && call_id != Py_None) {
+        FIELD(current_id, current, s_id);
+        if (current_id != Py_None) {
+            other = PyObject_RichCompareBool(call_id, current_id, Py_NE);
+            if (other < 0)
+                goto done;
+        }
+    }
+    if (other) {
+        PyObject *args[] = {stream, slot, call_id, name, Py_None, placeholder};
+        started = PyObject_VectorcallMethod(
+            s_start, args, 6, NULL);
+        if (started == NULL)
+            goto done;
+    }
+    else {
+        Py_CLEAR(field);
+        FIELD(field, current, s_name);
+        if (field == Py_None && PyObject_SetAttr(current, s_name, name))
+            goto done;
+    }
+    result = PLACED;
+done:
+    result = PyErr_Occurred() ? FAILED : result == FAILED ? NOT_PLACED : result;
+    Py_XDECREF(started);
+    Py_XDECREF(current_id);
+    Py_XDECREF(current);
+    Py_XDECREF(at_slot);
+    Py_XDECREF(slot);
+    Py_XDECREF(name);
+    Py_XDECREF(call_id);
+    Py_XDECREF(stream);
+    Py_XDECREF(input);
+    Py_XDECREF(field);
+    Py_XDECREF(block);
+    Py_XDECREF(index);
+    return result;
+}
+
+/* A decoded Anthropic event placed by its APPEND, CONTINUE, ACCOMPANY or BEGIN_CALL lane
+   (_anthropic_lane; BEGIN_CALL as begin_block() says). */
 static int
 place_event(PyObject *event, PyObject *open, PyObject *key, PyObject *stop_notes)
 {
@@ -358,6 +449,8 @@ place_event(PyObject *event, PyObject *open, PyObject *key, PyObject *stop_notes
         }
         result = touch(open, key, Py_None, 0);
     }
+    else if (is_text(kind, s_content_block_start))
+        result = begin_block(event, open, key);
     else if (is_text(kind, s_content_block_stop))
         result = touch(open, key, Py_None, 0);
     else if (is_text(kind, s_ping))
@@ -512,7 +605,7 @@ static PyMethodDef methods[] = {
     {"chat", (PyCFunction)(void (*)(void))chat, METH_FASTCALL,
      "Place OpenAI chunks' appends and usage-only chunks; the first other line's record."},
     {"anthropic", (PyCFunction)(void (*)(void))anthropic, METH_FASTCALL,
-     "Place Anthropic events that only add to an open stream; the first other one's record."},
+     "Place Anthropic events that add to an open stream; the first other one's record."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -545,7 +638,10 @@ PyInit__stream_speedups(void)
         intern(&s_content_block_delta, "content_block_delta") ||
         intern(&s_content_block_stop, "content_block_stop") ||
         intern(&s_message_delta, "message_delta") || intern(&s_ping, "ping") ||
-        intern(&s_input_json_delta, "input_json_delta"))
+        intern(&s_input_json_delta, "input_json_delta") ||
+        intern(&s_content_block_start, "content_block_start") ||
+        intern(&s_tool_use, "tool_use") || intern(&s_content_block, "content_block") ||
+        intern(&s_input, "input") || intern(&s_start, "start") || intern(&s_empty_object, "{}"))
         return NULL;
     zero = PyLong_FromLong(0);
     if (zero == NULL)

@@ -24,4 +24,4 @@ def anthropic(
     progress: list[int],
     /,
 ) -> Any:
-    """Place Anthropic events that only add to an open stream; the first other one's record."""
+    """Place Anthropic events that add to an open stream; the first other one's record."""

@@ -1,6 +1,7 @@
 """The C speedups of the typed stream reader (``_stream_speedups.c``): the commonest
 stream lines (a piece of a call's arguments, a line that only accompanies or continues an
-open stream) placed in the open streams without a turn of the reader's Python loop.
+open stream, an Anthropic tool_use block's start) decoded and placed in the open streams
+without a turn of the reader's Python loop.
 
 Each placer reads lines from ``progress[0]`` on and returns the decoded record of the
 first line it leaves to the reader (None when that line needs the line check, does not
