@@ -1,10 +1,11 @@
 """The optional C speedups (the rest of the build is in pyproject.toml).
 
-``toolaudit.history._speedups`` (the conversation check) and ``toolaudit._text_speedups``
-(the searches of a line's numbers) are built when a C compiler is there; where it is not,
-the build goes on without them (``optional``) and the pure-Python twins run alone, with the
-same answers (tests/history/test_speedups*.py and tests/test_number_searches.py hold each
-pair to it).
+``toolaudit.history._speedups`` (the conversation check), ``toolaudit._text_speedups``
+(the searches of a line's numbers) and ``toolaudit.formats._stream_speedups`` (the typed
+stream reader's commonest lines) are built when a C compiler is there; where it is not, the
+build goes on without them (``optional``) and the pure-Python twins run alone, with the same
+answers (tests/history/test_speedups*.py, tests/test_number_searches.py and
+tests/pipeline/test_stream_speedups.py hold each pair to it).
 """
 
 from setuptools import Extension, setup
@@ -22,6 +23,11 @@ setup(
         ),
         Extension(
             "toolaudit._text_speedups", ["src/toolaudit/_text_speedups.c"], optional=True
+        ),
+        Extension(
+            "toolaudit.formats._stream_speedups",
+            ["src/toolaudit/formats/_stream_speedups.c"],
+            optional=True,
         ),
     ]
 )

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from toolaudit.formats import stream_speedups
 from toolaudit.formats.stream_lanes import TYPED_STREAM_FORMATS
 from toolaudit.formats.typed_streams import typed_stream_shapes
 from toolaudit.pipeline.audit import Audit, AuditOptions
@@ -27,6 +28,23 @@ from toolaudit.sources import Source
 from ..conftest import REPO, WEATHER_SCHEMAS
 
 CASES = REPO / "tests" / "cases" / "formats"
+
+SPEEDUPS_BUILT = stream_speedups.SPEEDUPS
+
+
+@pytest.fixture(autouse=True, params=["c", "python"])
+def speedups(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test here both ways: the commonest lines placed by the C speedups, and
+    every line by the reader's Python."""
+    if request.param == "c":
+        if SPEEDUPS_BUILT is None:
+            pytest.skip("the C speedups are not built (or TOOLAUDIT_PURE_PYTHON is set)")
+        monkeypatch.setattr(stream_speedups, "SPEEDUPS", SPEEDUPS_BUILT)
+    else:
+        monkeypatch.setattr(stream_speedups, "SPEEDUPS", None)
+    return str(request.param)
+
+
 STREAM_CASES = sorted(CASES.glob("*-stream"))
 
 
@@ -226,7 +244,9 @@ def stream_logs(draw: st.DrawFn) -> bytes:
     return b"\n".join(lines) + b"\n"
 
 
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# (The speedups fixture sets one switch for every example: it may be function-scoped.)
+SLOW_AND_SCOPED = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=SLOW_AND_SCOPED)
 
 
 @pytest.mark.slow
@@ -237,7 +257,7 @@ def test_generated_streams_give_the_same_rows_and_summary(data: bytes, most_open
 
 
 @pytest.mark.slow
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=SLOW_AND_SCOPED)
 @given(stream_logs())
 def test_generated_streams_give_the_same_rows_with_errors_only_and_groups(data: bytes) -> None:
     assert_same_either_way(data, WEATHER_SCHEMAS, errors_only=True)
@@ -275,9 +295,14 @@ def lines(*items: bytes) -> bytes:
     return b"\n".join(items) + b"\n"
 
 
-def test_the_comparison_catches_a_wrong_lane(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_comparison_catches_a_wrong_lane(
+    monkeypatch: pytest.MonkeyPatch, speedups: str
+) -> None:
     """A lane that drops a piece of arguments is caught: the comparisons can fail."""
     from toolaudit.formats.stream_lanes import StreamLanes
+
+    if speedups == "c":
+        pytest.skip("the C speedups append without the lane (test_stream_speedups.py)")
 
     original = StreamLanes.append
 

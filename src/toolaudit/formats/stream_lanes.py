@@ -39,6 +39,13 @@ OpenCall = _Call
 class StreamLanes(StreamAssembler):
     """A :class:`StreamAssembler` (the general reader's) with the typed path's lanes."""
 
+    @property
+    def by_key(self) -> dict[Hashable, OpenStream]:
+        """The open streams by key, for the C speedups' placers
+        (:mod:`toolaudit.formats.stream_speedups`), which append and touch as the lanes
+        here do."""
+        return self._open
+
     def append(
         self, key: Hashable, slot: tuple[int, ...], group: int | None, text: str, model: object
     ) -> bool:

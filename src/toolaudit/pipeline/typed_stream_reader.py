@@ -24,6 +24,7 @@ import orjson
 
 from toolaudit.contract import Validator
 from toolaudit.errors import ToolAuditError
+from toolaudit.formats import stream_speedups
 from toolaudit.formats.base import repeated_ids
 from toolaudit.formats.stream_lanes import BEGAN, NOT_PLACED, OpenCall, OpenStream
 from toolaudit.formats.streams import Finished, StreamError
@@ -99,20 +100,35 @@ class TypedStreamReader:
         judge = self._judge_ended
         tally = recorder.tally
         without_calls = 0  # lines that began no stream: their calls count where it began
-        position = start
+        # The C speedups place the commonest lines, from progress[0] on, counting them in
+        # progress[1], and hand back the first other line decoded (None: not decoded).
+        place = stream_speedups.placer(shape.format, MOST_LINE_BRACKETS)
+        opened = streams.by_key
+        progress = [start, 0]
+        end_at = len(lines)
+        position = start - 1
         try:
-            for position in range(start, len(lines)):
-                line = lines[position]
-                # (What the check looks for needs a line not ASCII or a long one: most
-                # are neither, and cost two tests.)
-                if (not line.isascii() or len(line) > MOST_LINE_BRACKETS) and (
-                    line_beyond_decoders(line)
-                ):
-                    return position
-                try:
-                    record = decode(line)
-                except DECODE_FAILURES:
-                    return position
+            while True:
+                position += 1
+                record = None
+                if place is not None:
+                    progress[0] = position
+                    record = place(lines, decode, opened, progress)
+                    position = progress[0]
+                if position >= end_at:
+                    return end_at
+                if record is None:
+                    line = lines[position]
+                    # (What the check looks for needs a line not ASCII or a long one: most
+                    # are neither, and cost two tests.)
+                    if (not line.isascii() or len(line) > MOST_LINE_BRACKETS) and (
+                        line_beyond_decoders(line)
+                    ):
+                        return position
+                    try:
+                        record = decode(line)
+                    except DECODE_FAILURES:
+                        return position
                 lane = lane_of(record)
                 if lane is not None:
                     what = lane[0]
@@ -141,12 +157,12 @@ class TypedStreamReader:
                 if began is None:
                     return position
                 without_calls += not began
-            return len(lines)
         except KeyboardInterrupt:  # the audit counts the lines before this one as read
-            self.interrupted_at = first_line + position
+            # (progress is the placer's, ahead of position if it came as one returned)
+            self.interrupted_at = first_line + max(position, progress[0])
             raise
         finally:
-            tally.records_without_calls += without_calls
+            tally.records_without_calls += without_calls + progress[1]
 
     def _lane(self, lane: Lane, lineno: int, tally: Tally) -> bool | None:
         """A lane that may begin a stream: whether the line began one, or None when the
