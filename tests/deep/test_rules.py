@@ -1410,14 +1410,14 @@ def test_a_node_reached_by_two_routes_is_applied_once_per_place(
     for _ in range(20):
         value = [value]
     calls = 0
-    original = node_checks.value_kind
+    original = node_checks.kind_of
 
-    def counting(value: object) -> str | None:  # once for each node applied to a value
+    def counting(kind: type) -> str | None:  # once for each node applied to a value
         nonlocal calls
         calls += 1
-        return original(value)
+        return original(kind)
 
-    monkeypatch.setattr(node_checks, "value_kind", counting)
+    monkeypatch.setattr(node_checks, "kind_of", counting)
     result = validate_tool_call(schemas, {"name": "t", "arguments": {"x": value}}, deep=True)
     assert result == {"ok": True, "errors": []}
     assert calls < 200  # 2**20 applications without remembering where a node was applied

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import toolaudit.deep.paths as paths
 from toolaudit.deep.limits import LimitTest, limit_tests
 from toolaudit.deep.nodes import Node
-from toolaudit.values import json_equal, value_kind
+from toolaudit.values import KIND_OF_EXACT_TYPE, json_equal, value_kind
 
 if TYPE_CHECKING:
     from toolaudit.deep.check import Walk
@@ -61,9 +61,13 @@ def node_check(node: Node) -> NodeCheck:
     made: NodeCheck | None = node.checker
     if made is None:
         stages = Stages(node.chain)
-        made = applied(node, stages)
-        if node.shared_in_chain:
-            made = _remembering(node, made)
+        leaf = leaf_check(node)
+        if leaf is not None:
+            made = _at_a_new_path(leaf)
+        else:
+            made = applied(node, stages)
+            if node.shared_in_chain:
+                made = _remembering(node, made)
         node.checker = made
         node.admits = _admitted(stages)
     return made
@@ -86,6 +90,16 @@ def _admitted(stages: Stages) -> frozenset[str] | None:
         assert kinds is not None
         allowed = kinds if allowed is None else allowed & kinds
     return allowed
+
+
+def _at_a_new_path(leaf: LeafCheck) -> NodeCheck:
+    """A leaf's check where it is applied as a node: nothing at a path with an error."""
+
+    def check(walk: Walk, value: Any, path: str, base: str, branch: bool) -> None:
+        if path not in walk.found:
+            leaf(walk, value, path)
+
+    return check
 
 
 def _remembering(node: Node, whole: NodeCheck) -> NodeCheck:
@@ -128,13 +142,13 @@ def applied(node: Node, stages: Stages) -> NodeCheck:
     objects = tuple(
         _object_check(n, as_branch, declared, node) for n, as_branch, declared in stages.objects
     )
-    items = stages.items
+    items = tuple((each, leaf_check(each)) for each in stages.items)
 
     def check(walk: Walk, value: Any, path: str, base: str, branch: bool) -> None:
         found = walk.found
         if path in found:
             return
-        kind = value_kind(value)
+        kind = kind_of(type(value)) or value_kind(value)
         if only_kinds is not None:
             if kind not in only_kinds:
                 walk.add(TYPE, path, ("type", only_kinds, value))
@@ -179,11 +193,54 @@ def applied(node: Node, stages: Stages) -> NodeCheck:
             for object_check in objects:
                 object_check(walk, value, base, branch)
         elif kind == "array":
-            for element_node in items:
+            for element_node, leaf in items:
+                if leaf is not None:
+                    for i, element in enumerate(value):
+                        at = f"{base}[{i}]"
+                        if at not in found:
+                            leaf(walk, element, at)
+                    continue
                 element_check = element_node.checker or node_check(element_node)
                 for i, element in enumerate(value):
                     at = f"{base}[{i}]"
                     element_check(walk, element, at, at, False)
+
+    return check
+
+
+#: A leaf's check, called by the check of the object or array holding it, at a path
+#: with no error yet: (the walk, the value, its path).
+LeafCheck = Callable[["Walk", Any, str], None]
+
+kind_of = KIND_OF_EXACT_TYPE.get
+
+
+def leaf_check(node: Node) -> LeafCheck | None:
+    """The check of a leaf, the most common node: a chain with no shared node that has
+    at most a type and constraints (no enum, no union, nothing inside). The object or
+    array holding such a value checks it with one call and no stage left to skip;
+    None for any other node.
+
+    A leaf needs no remembering where it was applied, even when shared: checking a
+    value again gives the same answer, and its error is already at its path."""
+    stages = Stages(node.chain)
+    if stages.values or stages.unions or stages.all_of or stages.objects or stages.items:
+        return None
+    if len(stages.types) > 1 or any(each.never for each in stages.types):
+        return None
+    kinds = stages.types[0].kinds if stages.types else None
+    limits = _merged(stages.limits)
+
+    def check(walk: Walk, value: Any, path: str) -> None:
+        kind = kind_of(type(value)) or value_kind(value)
+        if kinds is not None and kind not in kinds:
+            walk.add(TYPE, path, ("type", kinds, value))
+            return
+        for test in limits.get(kind, ()):
+            failed = test(value)
+            if failed is not None:
+                walk.add(CONSTRAINT, path, failed)
+                return
 
     return check
 
@@ -219,6 +276,7 @@ def _object_check(
     closed_unless_branch = additional is None and node.properties is not None
     required = tuple((name, paths.key("", name)) for name in node.required)
     unexpected = ("unexpected", node)
+    leaves = {name: leaf_check(spec[0]) for name, spec in declared.items()}
 
     def check(walk: Walk, value: Mapping[Any, Any], base: str, branch: bool) -> None:
         closed = always_closed or (closed_unless_branch and not (branch or as_branch))
@@ -227,6 +285,11 @@ def _object_check(
             spec = declared.get(key)
             if spec is not None:
                 at = base + spec[1]
+                leaf = leaves[key]
+                if leaf is not None:
+                    if at not in walk.found:
+                        leaf(walk, child, at)
+                    continue
                 child_node = spec[0]
                 (child_node.checker or node_check(child_node))(walk, child, at, at, False)
             elif key in left:
