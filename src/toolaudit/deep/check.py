@@ -25,6 +25,7 @@ from toolaudit.deep.node_checks import (
     TYPE,
     UNEXPECTED,
     admits,
+    kind_of,
     node_check,
 )
 from toolaudit.deep.nodes import Node, admitted_kinds
@@ -75,7 +76,7 @@ class Walk:
 
     def accepts(self, node: Node, value: Any, branch: bool = False) -> bool:
         """Whether ``node`` accepts ``value`` with no error at any depth."""
-        if not admits(node, value_kind(value)):
+        if not admits(node, kind_of(type(value)) or value_kind(value)):
             return False  # the trial's first test, its type, would refuse the value
         key = (id(node), id(value), branch)
         known = self.trials.get(key)
