@@ -43,6 +43,10 @@ _KINDS_ACCEPTED_BY_TYPE_NAME: dict[str, frozenset[str]] = {
 #: The type names a schema may use, in the order messages list them.
 TYPE_NAMES = tuple(_KINDS_ACCEPTED_BY_TYPE_NAME)
 
+#: The kind of a value of each exact type (what :func:`value_kind` looks up first), for
+#: loops that look it up themselves before calling it.
+KIND_OF_EXACT_TYPE: Mapping[type, str] = _KIND_OF_EXACT_TYPE
+
 #: Every value kind; a spec without ``type`` accepts all of them.
 ALL_KINDS = frozenset(_KIND_OF_EXACT_TYPE.values())
 

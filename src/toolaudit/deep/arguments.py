@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 import toolaudit.deep.paths as paths
 from toolaudit.deep.check import Found, Walk
 from toolaudit.deep.compiler import Compiled
+from toolaudit.deep.node_checks import node_check
 from toolaudit.deep.nodes import Node
 
 
@@ -22,12 +23,14 @@ class DeepArguments:
     judge by (a ``$ref`` outside the schema, a ``minimum`` that is not a number...).
     """
 
-    __slots__ = ("compiled", "nodes")
+    __slots__ = ("_roots", "compiled", "nodes")
 
     def __init__(self, tool: str, parameters: Mapping[str, Any]) -> None:
         self.compiled = Compiled(tool, parameters)
         #: The node of each argument deep mode looks into, in declaration order.
         self.nodes: tuple[tuple[str, Node], ...] = tuple(self.compiled.arguments.items())
+        # Each argument's check with the root of its paths, worded once.
+        self._roots = tuple((name, node, paths.root(name)) for name, node in self.nodes)
 
     def found(
         self, arguments: Mapping[Any, Any], skip: frozenset[str] | set[str]
@@ -45,9 +48,9 @@ class DeepArguments:
         self, arguments: Mapping[Any, Any], skip: frozenset[str] | set[str]
     ) -> dict[str, Found]:
         walk = Walk()
-        for name, node in self.nodes:
+        for name, node, root in self._roots:
             if name in arguments and name not in skip:
-                walk.check(node, arguments[name], name, paths.root(name))
+                (node.checker or node_check(node))(walk, arguments[name], name, root, False)
         return walk.found
 
 

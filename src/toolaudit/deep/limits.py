@@ -88,7 +88,7 @@ def _pattern_test(pattern: tuple[str, Callable[[str], object]]) -> LimitTest:
     source, search = pattern
 
     def test(value: Any) -> tuple[Any, ...] | None:
-        if search(_matchable(value)) is None:
+        if search(value if value.isascii() else _matchable(value)) is None:
             return ("constraint", "pattern", source, value)
         return None
 

@@ -20,10 +20,12 @@ class Node:
 
     __slots__ = (
         "additional",
+        "admits",
         "all_of",
         "any_of",
         "chain",
         "chain_left",
+        "checker",
         "const",
         "declared",
         "enum",
@@ -45,7 +47,6 @@ class Node:
         "sequences",
         "shared",
         "shared_in_chain",
-        "stages",
         "strings",
         "trivial",
         "unique_items",
@@ -94,8 +95,10 @@ class Node:
         self.shared = False
         #: Whether any node of the chain is shared.
         self.shared_in_chain = False
-        #: What deep.check.Stages makes of the chain, on the node's first check.
-        self.stages: Any = None
+        #: The chain's check (deep.node_checks), made on the node's first check.
+        self.checker: Any = None
+        #: The kinds the chain's type tests let through (None: any), made with it.
+        self.admits: frozenset[str] | None = None
         #: What deep.limits makes of its constraints, on the node's first check.
         self.limit_tests: Any = None
 

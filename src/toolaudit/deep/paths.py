@@ -13,6 +13,7 @@ Where a place in a schema is meant, not in a value, it is a JSON pointer (RFC 69
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Mapping
@@ -56,11 +57,13 @@ _INDEX = re.compile(r"\[[0-9]+\]")
 _DECODER = json.JSONDecoder()
 
 
+@functools.lru_cache(maxsize=4096)
 def collapsed(path: str) -> str:
     """The path with every array index written ``[]``: how errors are counted
     per parameter, so that ``tags[0]`` and ``tags[7]`` add up to one count.
 
     Indices are only ever outside quoted names: a quoted name is skipped whole.
+    Kept for the last few thousand paths: a log's errors repeat the same few places.
     """
     if "[" not in path:
         return path
