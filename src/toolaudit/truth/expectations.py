@@ -22,7 +22,6 @@ from toolaudit.jsonutil import dumps_any
 from toolaudit.schemas.files import loads_json
 from toolaudit.schemas.loading import SchemaSet
 from toolaudit.truth.bfcl import relevance_expected, score_bfcl
-from toolaudit.truth.bfcl_functions import question_functions
 from toolaudit.truth.entries import Expected, ExpectedSet, LocatedProblem, id_text
 from toolaudit.truth.expected import no_collection, read_expected
 from toolaudit.truth.match import UNREADABLE, MadeCall, Score, score
@@ -182,6 +181,9 @@ def load_expectations(
     """
     # Nothing read here is garbage, and none of it holds cycles: the collector, run as
     # it is made, would only walk it (and the schemas, as large) again and again.
+    if match == "bfcl":
+        # here: msgspec, which it loads, stays out of audits of no typed format
+        from toolaudit.truth.bfcl_functions import question_functions
     with no_collection():
         entries = _read_all([paths] if isinstance(paths, str) else paths, storage_options)
         functions: Mapping[str, Sequence[Mapping[str, Any]]] = (
