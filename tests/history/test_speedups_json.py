@@ -22,7 +22,14 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from toolaudit.history import check, fast, fast_loop
-from toolaudit.history.model import ANTHROPIC, BEDROCK, NO_NAME, OPENAI_CHAT, OPENAI_RESPONSES
+from toolaudit.history.model import (
+    ANTHROPIC,
+    BEDROCK,
+    GEMINI,
+    NO_NAME,
+    OPENAI_CHAT,
+    OPENAI_RESPONSES,
+)
 
 from .shapes import BY_NAME, build
 from .test_fast import EDITS, HOSTILE_EDITS, HOSTILE_STEP, edited
@@ -40,6 +47,7 @@ FROM_TEXT = {
     OPENAI_RESPONSES: (speedups.responses_json, speedups.responses, "{}[{}]"),
     ANTHROPIC: (speedups.anthropic_json, speedups.anthropic, "{}[{}].content[{}]"),
     BEDROCK: (speedups.bedrock_json, speedups.bedrock, "{}[{}].content[{}].toolUse"),
+    GEMINI: (speedups.gemini_json, speedups.gemini, "{}[{}].parts[{}].{}"),
 }
 SHAPES = sorted(FROM_TEXT)
 
@@ -333,6 +341,113 @@ def test_only_the_containers_read_are_read_in_place():
     assert speedups.anthropic_json(orjson.dumps(anthropic), NO_NAME) == ([], {}, 1)
 
 
+def gemini_turn(role: str, *parts: dict[str, Any]) -> dict[str, Any]:
+    return {"role": role, "parts": list(parts)}
+
+
+def called(name: str, call_id: str | None = None, field: str = "functionCall") -> dict[str, Any]:
+    element: dict[str, Any] = {"name": name, "args": {"city": "Paris"}}
+    if call_id is not None:
+        element["id"] = call_id
+    return {field: element}
+
+
+def answered(name: str, call_id: str | None = None, response: Any = None) -> dict[str, Any]:
+    element: dict[str, Any] = {"name": name, "response": response or {"output": "sunny"}}
+    if call_id is not None:
+        element["id"] = call_id
+    return {"functionResponse": element}
+
+
+ASKED = gemini_turn("user", {"text": "weather?"})
+#: Gemini histories the JSON function must answer (as its dict function does).
+GEMINI_ANSWERED = {
+    "paired by name, in order": [
+        ASKED,
+        gemini_turn("model", called(W), called(W), called("get_time")),
+        gemini_turn("user", answered(W), answered("get_time")),
+    ],
+    "snake-case fields, one unanswered": [
+        ASKED,
+        gemini_turn("model", called(W, "a", "function_call"), called(W, "b", "function_call")),
+        gemini_turn("user", {"function_response": {"id": "b", "name": W, "response": {}}}),
+    ],
+    "a null call beside a response": [
+        ASKED,
+        gemini_turn("model", called(W, "a")),
+        gemini_turn("user", {"functionCall": None, **answered(W, "a")}),
+    ],
+    "a response of a plain text, and calls never answered": [
+        ASKED,
+        gemini_turn("model", called(W, "a")),
+        gemini_turn("user", answered(W, "a", {"result": "sunny"})),
+        gemini_turn("model", called(W, "b"), {"text": "and"}, called("get_time", "c")),
+    ],
+    "parts a string": [gemini_turn("model", called(W, "a")), {"role": "user", "parts": "hi"}],
+}
+#: Gemini histories its dict function is not sure of: the JSON function answers None.
+GEMINI_LEFT = {
+    "ids and names mixed": [gemini_turn("model", called(W, "a"), called(W))],
+    "an id given twice": [
+        gemini_turn("model", called(W, "a")),
+        gemini_turn("model", called(W, "a")),
+    ],
+    "a response naming another tool": [
+        gemini_turn("model", called(W, "a")),
+        gemini_turn("user", answered("get_time", "a")),
+    ],
+    "a response that reports an error": [
+        gemini_turn("model", called(W, "a")),
+        gemini_turn("user", answered(W, "a", {"error": "no such city"})),
+    ],
+    "a response that may report a failure": [
+        gemini_turn("model", called(W, "a")),
+        gemini_turn("user", answered(W, "a", {"content": "Error: no such city"})),
+    ],
+    "a response in the model's content": [
+        gemini_turn("model", called(W, "a"), answered(W, "a")),
+    ],
+    "a response two contents late": [
+        gemini_turn("model", called(W, "a")),
+        ASKED,
+        gemini_turn("user", answered(W, "a")),
+    ],
+    "a name not a string": [gemini_turn("model", {"functionCall": {"name": 7}})],
+    "an id not a string": [gemini_turn("model", {"functionCall": {"id": 7, "name": W}})],
+    "a call not an object": [gemini_turn("model", {"functionCall": [W]})],
+    "a part not an object": [gemini_turn("model", "hi")],
+    "no parts": [{"role": "user"}],
+}
+
+
+@pytest.mark.parametrize("case", sorted(GEMINI_ANSWERED))
+def test_gemini_histories_read_from_text(case: str):
+    text = orjson.dumps(GEMINI_ANSWERED[case])
+    assert holds(GEMINI, text)
+    for seed in range(20):
+        holds_written(GEMINI, GEMINI_ANSWERED[case], seed)
+
+
+@pytest.mark.parametrize("case", sorted(GEMINI_LEFT))
+def test_gemini_histories_left_to_python(case: str):
+    messages = GEMINI_LEFT[case]
+    assert speedups.gemini(messages, NO_NAME) is None
+    assert speedups.gemini_json(orjson.dumps(messages), NO_NAME) is None
+
+
+def test_gemini_unanswered_calls_name_their_field():
+    found = speedups.gemini_json(
+        orjson.dumps(GEMINI_ANSWERED["snake-case fields, one unanswered"]), NO_NAME
+    )
+    assert found == ([("a", W, 1, 0, "function_call")], {W: 1}, 3)
+    by_name = [gemini_turn("model", called(W), called(W)), gemini_turn("user", answered(W))]
+    assert speedups.gemini_json(orjson.dumps(by_name), NO_NAME) == (
+        [(None, W, 0, 1, "functionCall")],
+        {W: 1},
+        2,
+    )
+
+
 def test_a_key_given_twice_where_the_check_skips_it_is_answered():
     text = CLEAN_CHAT.replace(b'"type":"function"', b'"type":"x","type":"function"')
     assert holds(OPENAI_CHAT, text)
@@ -422,15 +537,15 @@ def test_answered_from_text_is_what_check_answers(
     )
 
 
-@pytest.mark.parametrize("shape", [*SHAPES, "gemini"])
+@pytest.mark.parametrize("shape", [*SHAPES, "langchain", "otel"])
 def test_checked_from_text_is_what_check_answers(shape: str, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(fast_loop, "SPEEDUPS", speedups)  # on, TOOLAUDIT_PURE_PYTHON or not
     messages = build(BY_NAME[shape], FAULTS["unanswered"][0])
     found = fast.checked_from_text(orjson.dumps(messages), shape, "request.messages")
-    if shape == "gemini":  # no reading from text: None
-        assert found is None
-    else:
+    if shape in SHAPES:
         assert found == check(messages, shape, path="request.messages", calls=False)
+    else:  # no reading from text: None
+        assert found is None
     assert fast.checked_from_text(b"[1]", shape, "m") is None
 
 

@@ -14,8 +14,8 @@
  *   results:    {tool name: how many results it had}, a name that is not a str counted
  *               under no_name, in the order tools first had a result.
  * tests/history/test_speedups.py holds them to the pure fast path's answers.
- * chat_json, responses_json, anthropic_json and bedrock_json (_speedups_json.c) answer the
- * same read straight from a history's JSON text.
+ * chat_json, responses_json, anthropic_json, bedrock_json and gemini_json
+ * (_speedups_json.c) answer the same read straight from a history's JSON text.
  *
  * Built at install when a C compiler is there (setup.py: an optional extension); without
  * it, or with TOOLAUDIT_PURE_PYTHON=1, the pure-Python fast path runs alone.
@@ -944,6 +944,8 @@ static PyMethodDef methods[] = {
      "anthropic's answer and the count of messages, read from the JSON text of the history."},
     {"bedrock_json", (PyCFunction)(void (*)(void))bedrock_json, METH_FASTCALL,
      "bedrock's answer and the count of messages, read from the JSON text of the history."},
+    {"gemini_json", (PyCFunction)(void (*)(void))gemini_json, METH_FASTCALL,
+     "gemini's answer and the count of contents, read from the JSON text of the history."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -974,6 +976,7 @@ PyInit__speedups(void)
         intern(&s_tool_result, "tool_result") || intern(&s_error, "error") ||
         intern(&s_tool_call, "tool_call") || intern(&s_tool_call_response, "tool_call_response"))
         return NULL;
-    init_speedups_json();
+    if (init_speedups_json() < 0)
+        return NULL;
     return PyModule_Create(&module_definition);
 }

@@ -48,3 +48,8 @@ def anthropic_json(text: Buffer, no_name: str, /) -> FromText | None:
 
 def bedrock_json(text: Buffer, no_name: str, /) -> FromText | None:
     """``bedrock(orjson.loads(text), no_name)`` and the count of messages, or None."""
+
+def gemini_json(
+    text: Buffer, no_name: str, /
+) -> tuple[list[tuple[object, ...]], dict[str, int], int] | None:
+    """``gemini(orjson.loads(text), no_name)`` and the count of contents, or None."""

@@ -1,8 +1,8 @@
 /* The commonest histories' pairing read straight from their JSON text, part of the
  * _speedups extension (its module and method table are in _speedups.c).
  *
- * chat_json, responses_json, anthropic_json and bedrock_json (each (text, no_name)) take
- * the JSON text of a history (any object with the buffer protocol: bytes, msgspec.Raw,
+ * chat_json, responses_json, anthropic_json, bedrock_json and gemini_json (each (text,
+ * no_name)) take the JSON text of a history (any object with the buffer protocol: bytes, msgspec.Raw,
  * memoryview) and answer what chat(orjson.loads(text), no_name) (resp. responses, ...)
  * answers, with the count of messages: (unanswered, results, message_count); or None
  * wherever that answer is None, and wherever this reading is not sure. It builds no
@@ -32,8 +32,9 @@
 #define FAILURE_DEPTH 4
 /* The tools counted (as _speedups.c's MAX_TOOLS): a history of more is left to Python. */
 #define MAX_TOOLS 32
-/* _speedups.c's WINDOW_SIZE: a Chat message of more calls is left to Python, as there. */
-#define CHAT_CALLS 64
+/* _speedups.c's WINDOW_SIZE: a Chat message or a Gemini content of more calls is left to
+   Python, as there. */
+#define WINDOW_SIZE 64
 
 static const Name TOOL = NAME("tool"), ASSISTANT = NAME("assistant"),
                   FUNCTION = NAME("function"), USER = NAME("user"),
@@ -42,6 +43,11 @@ static const Name TOOL = NAME("tool"), ASSISTANT = NAME("assistant"),
                   FUNCTION_CALL_OUTPUT = NAME("function_call_output"),
                   CUSTOM_TOOL_CALL = NAME("custom_tool_call"),
                   CUSTOM_TOOL_CALL_OUTPUT = NAME("custom_tool_call_output");
+
+/* A Gemini call's part field, as the dict function names it in a call left unanswered
+   (Call.field: 0 for the other shapes, which name none). */
+enum { NO_FIELD, FUNCTION_CALL_GEMINI, FUNCTION_CALL_SNAKE, FIELDS };
+static PyObject *field_names[FIELDS];
 
 /* 1 when the result content at `at` (NULL: absent, at nesting `depth`) surely reports no
    failure, read `levels` down as _speedups.c's no_failure reads it; 0: not sure. */
@@ -78,9 +84,9 @@ no_failure(Byte at, Byte end, int levels, int depth)
 /* ---- The calls read so far, found by id. */
 
 typedef struct {
-    Span id, name; /* name.at NULL: None */
+    Span id, name; /* id.at NULL: none (Gemini's pairing by name); name.at NULL: None */
     Py_ssize_t index, j;
-    int answered;
+    int answered, field;
 } Call;
 
 typedef struct {
@@ -99,7 +105,9 @@ typedef struct {
     struct Block *blocks;
     Py_ssize_t block_count, block_capacity;
     int failed; /* a MemoryError is set */
-    int (*read_block)(Byte *p, Byte end, Field *id, Field *name); /* Anthropic's, Bedrock's */
+    int by_id;  /* Gemini: -1 until the first call or response tells how it pairs */
+    /* Anthropic's, Bedrock's or Gemini's block (a part); `field` set by Gemini's */
+    int (*read_block)(Byte *p, Byte end, Field *id, Field *name, int *field);
 } Reading;
 
 /* A call or a result (`kind`: A_CALL, A_RESULT) of a message, its place `j` there. */
@@ -108,6 +116,7 @@ typedef struct Block {
     int kind;
     Field id, name;
     Py_ssize_t j;
+    int field; /* a Gemini call's: its part's field */
 } Block;
 
 /* An id's hash, eight bytes at a time (ids are a few dozen bytes). */
@@ -192,8 +201,18 @@ add_call(Reading *reading, const Field *id, const Field *name, Py_ssize_t index,
     for (; reading->slots[slot]; slot = (slot + 1) & reading->mask)
         if (same_span(reading->calls[reading->slots[slot] - 1].id, id->text))
             return 0; /* an id seen before */
-    reading->calls[reading->count] = (Call){id->text, called, index, j, 0};
+    reading->calls[reading->count] = (Call){id->text, called, index, j, 0, NO_FIELD};
     reading->slots[slot] = ++reading->count;
+    return 1;
+}
+
+/* A call paired by name (Gemini's where its calls have no id): 1, or -1 an error. */
+static int
+add_named_call(Reading *reading, const Field *name, Py_ssize_t index, Py_ssize_t j)
+{
+    if (make_room(reading) < 0)
+        return -1;
+    reading->calls[reading->count++] = (Call){{NULL, 0, 0}, name->text, index, j, 0, NO_FIELD};
     return 1;
 }
 
@@ -231,7 +250,8 @@ settle(Reading *reading, Call *call)
 
 /* Keeps a call or a result of the message being read: 1, or 0 (MemoryError). */
 static int
-keep_block(Reading *reading, int kind, const Field *id, const Field *name, Py_ssize_t j)
+keep_block(Reading *reading, int kind, const Field *id, const Field *name, Py_ssize_t j,
+           int field)
 {
     if (reading->block_count == reading->block_capacity) {
         Py_ssize_t capacity = reading->block_capacity ? reading->block_capacity * 2 : 16;
@@ -244,7 +264,7 @@ keep_block(Reading *reading, int kind, const Field *id, const Field *name, Py_ss
         reading->blocks = blocks;
         reading->block_capacity = capacity;
     }
-    reading->blocks[reading->block_count++] = (Block){kind, *id, *name, j};
+    reading->blocks[reading->block_count++] = (Block){kind, *id, *name, j, field};
     return 1;
 }
 
@@ -303,12 +323,12 @@ read_chat_calls(void *state, int key, Byte *p, Byte end, int depth)
     int more;
     while ((more = next_of(&calls)) > 0) {
         Field call[2], name = {NULL};
-        if (calls.j == CHAT_CALLS)
+        if (calls.j == WINDOW_SIZE)
             return 0;
         if (!read_object_with(&calls.p, end, depth + 1, call_keys, 2, call, read_function, &name) ||
             call[1].at == NULL || *call[1].at != '{')
             return 0; /* not an object, or a custom tool's call */
-        if (!keep_block(reading, A_CALL, &call[0], &name, calls.j))
+        if (!keep_block(reading, A_CALL, &call[0], &name, calls.j, NO_FIELD))
             return 0;
     }
     *p = calls.p;
@@ -382,7 +402,7 @@ responses_item(Reading *reading, Byte *p, Py_ssize_t index)
 
 /* An Anthropic content block (_speedups.c's anthropic_block). */
 static int
-anthropic_block(Byte *p, Byte end, Field *id, Field *name)
+anthropic_block(Byte *p, Byte end, Field *id, Field *name, int *field)
 {
     enum { B_TYPE, B_ID, B_NAME, B_IS_ERROR, B_CONTENT, B_TOOL_USE_ID, B_KEYS };
     static const Name keys[B_KEYS] = {NAME("type"),     NAME("id"),      NAME("name"),
@@ -425,7 +445,7 @@ read_bedrock_inner(void *state, int key, Byte *p, Byte end, int depth)
 
 /* A Bedrock content block (_speedups.c's bedrock_block). */
 static int
-bedrock_block(Byte *p, Byte end, Field *id, Field *name)
+bedrock_block(Byte *p, Byte end, Field *id, Field *name, int *field)
 {
     static const Name keys[] = {NAME("toolUse"), NAME("toolResult")};
     Field fields[2];
@@ -463,7 +483,8 @@ receiving(const Field *role)
     return said;
 }
 
-/* A message's content blocks, read in place: each call and result kept. */
+/* A message's content blocks (a Gemini content's parts), read in place: each call and
+   result kept. */
 static int
 read_blocks(void *state, int key, Byte *p, Byte end, int depth)
 {
@@ -472,18 +493,33 @@ read_blocks(void *state, int key, Byte *p, Byte end, int depth)
     if (key != 1) /* the role: a container, skipped */
         return skip_value(p, end, depth);
     if (!open_array(&blocks, *p, end))
-        return 0; /* content an object: not sure */
+        return 0; /* content (parts) an object: not sure */
     int more;
     while ((more = next_of(&blocks)) > 0) {
         Field id, name = {NULL};
-        int kind = reading->read_block(&blocks.p, end, &id, &name);
+        int field = NO_FIELD;
+        int kind = reading->read_block(&blocks.p, end, &id, &name, &field);
         if (kind == NOT_SURE)
             return 0;
-        if (kind != NEITHER && !keep_block(reading, kind, &id, &name, blocks.j))
+        if (kind != NEITHER && !keep_block(reading, kind, &id, &name, blocks.j, field))
             return 0;
     }
     *p = blocks.p;
     return more == 0;
+}
+
+/* Reads a message (a Gemini content) whose blocks (parts) are under keys[1] and its role
+   under keys[0], keeping its calls and results: 1, 0 not sure. The calls of the message
+   before are then those from *from to reading->window; this one's wait for the next. */
+static int
+read_message(Reading *reading, Byte *p, const Name *keys, Field *fields, Py_ssize_t *from)
+{
+    reading->block_count = 0;
+    if (!read_object_with(p, reading->end, 1, keys, 2, fields, read_blocks, reading))
+        return 0;
+    *from = reading->window;
+    reading->window = reading->count;
+    return 1;
 }
 
 /* One Anthropic or Bedrock message (_speedups.c's message_blocks): its calls wait for
@@ -493,11 +529,10 @@ blocks_message(Reading *reading, Byte *p, Py_ssize_t index, int anywhere)
 {
     static const Name keys[] = {NAME("role"), NAME("content")};
     Field fields[2];
-    reading->block_count = 0;
-    if (!read_object_with(p, reading->end, 1, keys, 2, fields, read_blocks, reading))
+    Py_ssize_t from;
+    if (!read_message(reading, p, keys, fields, &from))
         return 0;
-    Py_ssize_t from = reading->window, to = reading->count;
-    reading->window = to; /* the calls this message makes wait for the next */
+    Py_ssize_t to = reading->window;
     const Field *content = &fields[1];
     if (content->at == NULL || *content->at != '[')
         return is_string(content);
@@ -538,6 +573,140 @@ bedrock_message(Reading *reading, Byte *p, Py_ssize_t index)
     return blocks_message(reading, p, index, 1);
 }
 
+/* A Gemini response's payload surely reports no failure (_speedups.c's gemini_no_failure:
+   an `error` in it, or what no_failure reads): 1, or 0 not sure. */
+static int
+gemini_no_failure(Byte at, Byte end, int depth)
+{
+    enum { R_ERROR, R_IS_ERROR_MCP, R_IS_ERROR, R_INNER, R_KEYS = R_INNER + 3 };
+    static const Name keys[R_KEYS] = {NAME("error"), NAME("isError"), NAME("is_error"),
+                                      NAME("text"),  NAME("json"),    NAME("content")};
+    if (at == NULL || *at != '{')
+        return no_failure(at, end, FAILURE_DEPTH, depth);
+    Field fields[R_KEYS];
+    Byte p = at;
+    if (!read_object(&p, end, depth, keys, R_KEYS, fields) ||
+        !is_null_or_absent(&fields[R_ERROR]) || is_true(&fields[R_IS_ERROR_MCP]) ||
+        is_true(&fields[R_IS_ERROR]))
+        return 0;
+    for (int k = R_INNER; k < R_KEYS; k++)
+        if (fields[k].at != NULL)
+            return no_failure(fields[k].at, end, FAILURE_DEPTH - 1, depth + 1);
+    return 1;
+}
+
+/* A Gemini part's four elements (functionCall, function_call, functionResponse,
+   function_response), each read in place for its id, name and response. */
+enum { G_ID, G_NAME, G_RESPONSE, G_KEYS };
+typedef struct {
+    Field element[4][G_KEYS];
+} GeminiElements;
+
+static int
+read_gemini_element(void *state, int key, Byte *p, Byte end, int depth)
+{
+    static const Name keys[G_KEYS] = {NAME("id"), NAME("name"), NAME("response")};
+    if (**p != '{')
+        return skip_value(p, end, depth); /* an array: not sure, once it is chosen */
+    return read_object(p, end, depth, keys, G_KEYS, ((GeminiElements *)state)->element[key]);
+}
+
+/* A Gemini part (_speedups.c's gemini_part): A_CALL, A_RESULT, NEITHER or NOT_SURE, with
+   the element's id and name, and a call's field. */
+static int
+gemini_part(Byte *p, Byte end, Field *id, Field *name, int *field)
+{
+    enum { CALL, CALL_SNAKE, RESPONSE, RESPONSE_SNAKE, PART_KEYS };
+    static const Name keys[PART_KEYS] = {NAME("functionCall"), NAME("function_call"),
+                                         NAME("functionResponse"), NAME("function_response")};
+    Field fields[PART_KEYS];
+    GeminiElements elements;
+    if (!read_object_with(p, end, 3, keys, PART_KEYS, fields, read_gemini_element, &elements))
+        return NOT_SURE;
+    int call = fields[CALL].at != NULL ? CALL : CALL_SNAKE;
+    int response = fields[RESPONSE].at != NULL ? RESPONSE : RESPONSE_SNAKE;
+    int is_call = !is_null_or_absent(&fields[call]);
+    int chosen = is_call ? call : response;
+    if (is_null_or_absent(&fields[chosen]))
+        return NEITHER;
+    if (*fields[chosen].at != '{')
+        return NOT_SURE;
+    const Field *element = elements.element[chosen];
+    if (!is_string(&element[G_NAME]) || element[G_NAME].text.escaped)
+        return NOT_SURE; /* a name not a string, or one to compare escaped */
+    if (!is_null_or_absent(&element[G_ID]) && !is_string(&element[G_ID]))
+        return NOT_SURE;
+    if (!is_call && !gemini_no_failure(element[G_RESPONSE].at, end, 5))
+        return NOT_SURE; /* a failure: Python counts it, and what follows it */
+    *id = element[G_ID];
+    *name = element[G_NAME];
+    *field = call == CALL ? FUNCTION_CALL_GEMINI : FUNCTION_CALL_SNAKE;
+    return is_call ? A_CALL : A_RESULT;
+}
+
+/* The call a Gemini response answers: the first of the content before's (from `from` to
+   `to`) not answered yet with its id, or (paired by name) its name; NULL where none. */
+static Call *
+gemini_waiting(Reading *reading, const Block *response, int by_id, Py_ssize_t from,
+               Py_ssize_t to)
+{
+    if (by_id)
+        return waiting(reading, &response->id, from, to);
+    for (Py_ssize_t place = from; place < to; place++) {
+        Call *call = &reading->calls[place];
+        if (!call->answered && same_span(call->name, response->name.text))
+            return call;
+    }
+    return NULL;
+}
+
+/* One Gemini content (_speedups.c's gemini_content): its calls wait for the next content,
+   its responses answer the calls of the content before, by id where every call and
+   response has one, else by name (a history that mixes the two is not sure). */
+static int
+gemini_message(Reading *reading, Byte *p, Py_ssize_t index)
+{
+    static const Name keys[] = {NAME("role"), NAME("parts")};
+    Field fields[2];
+    Py_ssize_t from;
+    reading->read_block = gemini_part;
+    if (!read_message(reading, p, keys, fields, &from))
+        return 0;
+    Py_ssize_t to = reading->window;
+    const Field *parts = &fields[1];
+    if (parts->at == NULL || *parts->at != '[')
+        return is_string(parts);
+    int takes_results = -2; /* read when the first response comes */
+    for (Py_ssize_t k = 0; k < reading->block_count; k++) {
+        Block *block = &reading->blocks[k];
+        int has_id = !is_null_or_absent(&block->id);
+        if (reading->by_id < 0)
+            reading->by_id = has_id;
+        if (reading->by_id != has_id)
+            return 0; /* ids and names mixed: the full reading pairs them */
+        if (block->kind == A_CALL) {
+            if (reading->count - to == WINDOW_SIZE)
+                return 0;
+            int added = has_id ? add_call(reading, &block->id, &block->name, index, block->j)
+                               : add_named_call(reading, &block->name, index, block->j);
+            if (added <= 0)
+                return added;
+            reading->calls[reading->count - 1].field = block->field;
+            continue;
+        }
+        if (takes_results == -2)
+            takes_results = receiving(&fields[0]);
+        if (takes_results <= 0)
+            return 0; /* a response out of place, or an escaped role */
+        Call *call = gemini_waiting(reading, block, reading->by_id, from, to);
+        if (call == NULL || !same_span(call->name, block->name.text))
+            return 0; /* unpaired, or naming another tool */
+        if (!settle(reading, call))
+            return 0;
+    }
+    return 1;
+}
+
 /* ---- The answer. */
 
 static PyObject *
@@ -557,7 +726,11 @@ answer(const Reading *reading, Py_ssize_t messages, PyObject *no_name)
         if (call->answered)
             continue;
         PyObject *name = call->name.at != NULL ? text_of(call->name) : Py_NewRef(Py_None);
-        PyObject *entry = Py_BuildValue("(NNnn)", text_of(call->id), name, call->index, call->j);
+        PyObject *id = call->id.at != NULL ? text_of(call->id) : Py_NewRef(Py_None);
+        PyObject *entry = call->field == NO_FIELD
+                              ? Py_BuildValue("(NNnn)", id, name, call->index, call->j)
+                              : Py_BuildValue("(NNnnO)", id, name, call->index, call->j,
+                                              field_names[call->field]);
         failed = entry == NULL || PyList_Append(unanswered, entry) < 0;
         Py_XDECREF(entry);
     }
@@ -616,6 +789,7 @@ read_history(PyObject *const *args, Py_ssize_t nargs, ReadMessage read)
         return NULL;
     Reading reading;
     memset(&reading, 0, sizeof reading);
+    reading.by_id = -1;
     reading.end = (Byte)view.buf + view.len;
     PyObject *found = NULL;
     Py_ssize_t no_name_length, messages = 0;
@@ -658,8 +832,17 @@ bedrock_json(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return read_history(args, nargs, bedrock_message);
 }
 
-void
+PyObject *
+gemini_json(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    return read_history(args, nargs, gemini_message);
+}
+
+int
 init_speedups_json(void)
 {
     init_plain();
+    field_names[FUNCTION_CALL_GEMINI] = PyUnicode_InternFromString("functionCall");
+    field_names[FUNCTION_CALL_SNAKE] = PyUnicode_InternFromString("function_call");
+    return field_names[FUNCTION_CALL_GEMINI] && field_names[FUNCTION_CALL_SNAKE] ? 0 : -1;
 }

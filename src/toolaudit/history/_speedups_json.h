@@ -8,6 +8,7 @@ PyObject *chat_json(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 PyObject *responses_json(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 PyObject *anthropic_json(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 PyObject *bedrock_json(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
-void init_speedups_json(void);
+PyObject *gemini_json(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+int init_speedups_json(void);
 
 #endif

@@ -20,6 +20,7 @@ from toolaudit.formats.base import JSON_STRING
 from toolaudit.history.fast_blocks import (
     ANTHROPIC_BLOCK,
     BEDROCK_BLOCK,
+    GEMINI_PART,
     anthropic,
     bedrock,
     gemini,
@@ -154,6 +155,7 @@ FROM_TEXT = {
     OPENAI_RESPONSES: ("responses_json", _RESPONSES_ITEM),
     ANTHROPIC: ("anthropic_json", ANTHROPIC_BLOCK),
     BEDROCK: ("bedrock_json", BEDROCK_BLOCK),
+    GEMINI: ("gemini_json", GEMINI_PART),
 }
 
 

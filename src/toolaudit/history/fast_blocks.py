@@ -103,6 +103,7 @@ def _windowed_blocks(
 #: Where each shape's calls are (a path, a message's index, a block's index).
 ANTHROPIC_BLOCK = "{}[{}].content[{}]"
 BEDROCK_BLOCK = "{}[{}].content[{}].toolUse"
+GEMINI_PART = "{}[{}].parts[{}].{}"  # and the part's field
 
 
 def anthropic(messages: list[Any], path: str, calls: bool) -> Checked | None:
@@ -121,17 +122,14 @@ def bedrock(messages: list[Any], path: str, calls: bool) -> Checked | None:
     return _windowed_blocks(BEDROCK, _bedrock_block, BEDROCK_BLOCK, messages, path, calls)
 
 
-_GEMINI_PART = "{}[{}].parts[{}].{}"
-
-
 def gemini(messages: list[Any], path: str, calls: bool) -> Checked | None:
     """Gemini: a content's calls are answered in the very next content, a user's; by id
     where every call and response has one, else by name, in order (a history that mixes
     the two, or a part without a name, is left to the full reading)."""
-    sped = answered_in_c("gemini", GEMINI, _GEMINI_PART, messages, path, calls)
+    sped = answered_in_c("gemini", GEMINI, GEMINI_PART, messages, path, calls)
     if sped is not None:
         return sped
-    loop = Loop(path, calls, _GEMINI_PART)
+    loop = Loop(path, calls, GEMINI_PART)
     seen, held, waiting = loop.seen, loop.held, loop.outcomes.waiting
     window: dict[str, list[tuple[str | None, Open]]] = {}  #: by id or name: in order
     by_id: bool | None = None  #: how this history pairs, once its first call tells
