@@ -9,12 +9,18 @@ request/response pairs (``{"request": ..., "response": ...}``, the response a Ch
 completion with one call) and request bodies logged alone (as gateways log them).
 
     .venv/bin/python benchmarks/conversations.py --lines 20000 --messages 40 --repeat 5
+
+``--instructions`` counts, instead of seconds, the instructions of each command (start-up
+included) with valgrind's callgrind: the load of a shared machine does not move them.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -296,12 +302,34 @@ def in_process(log: Path, repeat: int) -> None:
         print(f"| {label} | {each:.1f} | {per:.2f} | {seconds / full:.2f}x |")
 
 
+def instructions(argv: list[str]) -> int:
+    """The instructions the command ``argv`` runs, by callgrind."""
+    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    # (1: the audit found problems, as the check finds in these logs.)
+    assert done.returncode in (0, 1), done.stderr[-2000:]
+    assert found, done.stderr[-2000:]
+    return int(found.group(1))
+
+
+def count_instructions(kind: str, argv: list[str]) -> None:
+    """The check's cost in instructions: the command with it and without it, once each."""
+    off = instructions([*argv, "--no-conversations"])
+    on = instructions(argv)
+    verdict = "met" if on / off <= 1.15 else "not met"
+    print(f"{kind}: {off:,} instructions unchecked, {on:,} checked: {on / off:.3f}x ({verdict})")
+
+
 def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lines", type=int, default=20_000)
     parser.add_argument("--messages", type=int, default=40, help="messages a conversation")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--shape", choices=SHAPES, default="openai-chat")
+    parser.add_argument(
+        "--instructions", action="store_true", help="count instructions (callgrind), not seconds"
+    )
     return parser.parse_args()
 
 
@@ -316,6 +344,9 @@ def main() -> None:
             progress(f"generating {log.name} ...")
             generate(log, args.lines, args.messages, paired=paired, shape=args.shape)
         argv = [str(exe), "audit", str(log), "--no-progress", "--format", "json"]
+        if args.instructions:
+            count_instructions(kind, [sys.executable, "-m", "toolaudit", *argv[1:]])
+            continue
         variants = [
             Variant(
                 "floor", "orjson.loads per line, in-process", lambda log=log: floor_seconds(log)
@@ -353,4 +384,5 @@ def main() -> None:
 if __name__ == "__main__":
     main()
     given = arguments()
-    in_process(log_path("requests", given), given.repeat)
+    if not given.instructions:
+        in_process(log_path("requests", given), given.repeat)
