@@ -68,6 +68,37 @@ same_text(PyObject *a, PyObject *b)
                              (size_t)length * PyUnicode_KIND(a)) == 0);
 }
 
+/* A dict of at most this many entries is read by one walk rather than by lookups. */
+#define SMALL_DICT 4
+
+/* found[i] = get(dict, keys[wanted[i]]) for the `count` keys wanted: where the dict is
+   small and its keys are all exact str (a part, a block, a payload: one to three keys),
+   by one walk comparing texts, which spares a lookup for each key it does not hold. */
+static void
+pick(PyObject *dict, const int *wanted, int count, PyObject **found)
+{
+    for (int i = 0; i < count; i++)
+        found[i] = NULL;
+    if (PyDict_GET_SIZE(dict) <= SMALL_DICT) {
+        PyObject *key, *value;
+        Py_ssize_t position = 0;
+        int walked = 1;
+        while (walked && PyDict_Next(dict, &position, &key, &value)) {
+            walked = PyUnicode_CheckExact(key);
+            for (int i = 0; walked && i < count; i++) {
+                if (same_text(keys[wanted[i]], key)) {
+                    found[i] = value;
+                    break;
+                }
+            }
+        }
+        if (walked)
+            return;
+    }
+    for (int i = 0; i < count; i++)
+        found[i] = get(dict, keys[wanted[i]]);
+}
+
 /* Takes the key objects of `dict` (a logged message, say) as the ones to look up with. */
 static void
 adopt_keys(PyObject *dict)
@@ -123,15 +154,14 @@ no_failure(PyObject *payload, int depth)
         return PyList_GET_SIZE(payload) == 0 || no_failure(PyList_GET_ITEM(payload, 0), depth - 1);
     if (!PyDict_CheckExact(payload))
         return 0;
-    if (get(payload, keys[K_IS_ERROR_MCP]) == Py_True ||
-        get(payload, keys[K_IS_ERROR]) == Py_True)
+    static const int wanted[] = {K_IS_ERROR_MCP, K_IS_ERROR, K_TEXT, K_JSON, K_CONTENT};
+    PyObject *found[5];
+    pick(payload, wanted, 5, found);
+    if (found[0] == Py_True || found[1] == Py_True)
         return 0;
-    const int inner[] = {K_TEXT, K_JSON, K_CONTENT};
-    for (int k = 0; k < 3; k++) {
-        PyObject *value = get(payload, keys[inner[k]]);
-        if (value != NULL)
-            return no_failure(value, depth - 1);
-    }
+    for (int k = 2; k < 5; k++)
+        if (found[k] != NULL)
+            return no_failure(found[k], depth - 1);
     return 1;
 }
 
@@ -518,7 +548,10 @@ anthropic_block(PyObject *block, PyObject **id, PyObject **name)
 static int
 bedrock_block(PyObject *block, PyObject **id, PyObject **name)
 {
-    PyObject *use = get(block, keys[K_TOOL_USE]);
+    static const int wanted[] = {K_TOOL_USE, K_TOOL_RESULT};
+    PyObject *found[2];
+    pick(block, wanted, 2, found);
+    PyObject *use = found[0];
     if (use != NULL && use != Py_None) {
         if (!PyDict_CheckExact(use))
             return NOT_SURE;
@@ -526,7 +559,7 @@ bedrock_block(PyObject *block, PyObject **id, PyObject **name)
         *name = get(use, keys[K_NAME]);
         return A_CALL;
     }
-    PyObject *result = get(block, keys[K_TOOL_RESULT]);
+    PyObject *result = found[1];
     if (result == NULL || result == Py_None)
         return NEITHER;
     if (!PyDict_CheckExact(result) || is_word(get(result, keys[K_STATUS]), s_error) ||
@@ -667,14 +700,16 @@ gemini_part(PyObject *part, PyObject **element, PyObject **id, PyObject **name, 
 {
     if (!PyDict_CheckExact(part))
         return NOT_SURE;
-    int call_field = get(part, keys[K_FUNCTION_CALL_GEMINI]) != NULL ? K_FUNCTION_CALL_GEMINI
-                                                                     : K_FUNCTION_CALL;
-    int result_field = get(part, keys[K_FUNCTION_RESPONSE_GEMINI]) != NULL
-                           ? K_FUNCTION_RESPONSE_GEMINI : K_FUNCTION_RESPONSE;
-    PyObject *call = get(part, keys[call_field]);
+    static const int wanted[] = {K_FUNCTION_CALL_GEMINI, K_FUNCTION_CALL,
+                                 K_FUNCTION_RESPONSE_GEMINI, K_FUNCTION_RESPONSE};
+    PyObject *found[4];
+    pick(part, wanted, 4, found);
+    int camel_call = found[0] != NULL, camel_result = found[2] != NULL;
+    PyObject *call = camel_call ? found[0] : found[1];
     int is_call = call != NULL && call != Py_None;
-    *field = is_call ? call_field : result_field;
-    *element = is_call ? call : get(part, keys[result_field]);
+    *field = is_call ? (camel_call ? K_FUNCTION_CALL_GEMINI : K_FUNCTION_CALL)
+                     : (camel_result ? K_FUNCTION_RESPONSE_GEMINI : K_FUNCTION_RESPONSE);
+    *element = is_call ? call : camel_result ? found[2] : found[3];
     if (*element == NULL || *element == Py_None)
         return NEITHER;
     if (!PyDict_CheckExact(*element))
