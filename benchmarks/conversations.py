@@ -10,8 +10,10 @@ completion with one call) and request bodies logged alone (as gateways log them)
 
     .venv/bin/python benchmarks/conversations.py --lines 20000 --messages 40 --repeat 5
 
-``--instructions`` counts, instead of seconds, the instructions of each command (start-up
-included) with valgrind's callgrind: the load of a shared machine does not move them.
+``--cpu`` times each command's CPU seconds (user + system) rather than its wall clock, less
+moved by a shared machine's load; ``--instructions`` counts, instead of seconds, the
+instructions of each command (start-up included) with valgrind's callgrind, which the load
+does not move at all.
 """
 
 from __future__ import annotations
@@ -327,6 +329,7 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--messages", type=int, default=40, help="messages a conversation")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--shape", choices=SHAPES, default="openai-chat")
+    parser.add_argument("--cpu", action="store_true", help="CPU seconds, not the wall clock")
     parser.add_argument(
         "--instructions", action="store_true", help="count instructions (callgrind), not seconds"
     )
@@ -337,6 +340,7 @@ def main() -> None:
     args = arguments()
     exe = toolaudit_executable()
     progress(f"toolaudit: {source_state()}")
+    clock = "cpu_seconds" if args.cpu else "seconds"
     for paired in (True, False):
         kind = "pairs" if paired else "requests"
         log = log_path(kind, args)
@@ -354,15 +358,17 @@ def main() -> None:
             Variant(
                 "off",
                 "--no-conversations",
-                lambda a=argv: run_child([*a, "--no-conversations"]).seconds,
+                lambda a=argv: getattr(run_child([*a, "--no-conversations"]), clock),
             ),
             Variant(
                 "pure",
                 "checked, pure Python (TOOLAUDIT_PURE_PYTHON=1)",
-                lambda a=argv: run_child(a, env={"TOOLAUDIT_PURE_PYTHON": "1"}).seconds,
+                lambda a=argv: getattr(run_child(a, env={"TOOLAUDIT_PURE_PYTHON": "1"}), clock),
             ),
             Variant(
-                "on", "conversations checked (the default)", lambda a=argv: run_child(a).seconds
+                "on",
+                "conversations checked (the default)",
+                lambda a=argv: getattr(run_child(a), clock),
             ),
         ]
         progress(f"{kind}: {log.stat().st_size / 1e6:.1f} MB")

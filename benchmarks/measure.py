@@ -22,7 +22,8 @@ from common import BenchmarkError, progress
 from dataset import Dataset, prepare_rss_log
 from peers import Counts
 
-# Runs a command in a fresh, small process and reports its wall time and peak RSS.
+# Runs a command in a fresh, small process and reports its wall time, peak RSS and CPU
+# time (user + system: on a shared machine, less moved by the others' load than the wall).
 # Linux carries the parent's RSS high-water mark across fork/vfork and exec into the
 # child's ru_maxrss, so a child spawned straight from this (large) benchmark process
 # would report at least this process's peak; a grandchild forked from a bare
@@ -41,7 +42,8 @@ if pid == 0:
         os._exit(127)
 _, status, usage = os.wait4(pid, 0)
 elapsed = time.perf_counter() - started
-print(elapsed, usage.ru_maxrss, os.waitstatus_to_exitcode(status))
+cpu = usage.ru_utime + usage.ru_stime
+print(elapsed, usage.ru_maxrss, os.waitstatus_to_exitcode(status), cpu)
 """
 
 
@@ -50,6 +52,7 @@ class ChildRun:
     seconds: float
     peak_rss_kib: int
     exit_code: int
+    cpu_seconds: float
 
 
 def run_child(
@@ -58,8 +61,8 @@ def run_child(
     ok_codes: tuple[int, ...] = (0, 1),
     env: dict[str, str] | None = None,
 ) -> ChildRun:
-    """Run ``argv`` through the probe: wall seconds, peak RSS (KiB) and exit code;
-    ``env`` adds to (or overrides) this process's environment."""
+    """Run ``argv`` through the probe: wall seconds, peak RSS (KiB), exit code and CPU
+    seconds; ``env`` adds to (or overrides) this process's environment."""
     probe = subprocess.run(
         [sys.executable, "-S", "-c", PROBE, os.fspath(stdout_path), *argv],
         capture_output=True,
@@ -69,8 +72,8 @@ def run_child(
     )
     if probe.returncode != 0 or not probe.stdout.strip():
         raise BenchmarkError(f"the probe failed running {' '.join(argv)}:\n{probe.stderr}")
-    seconds, peak, code = probe.stdout.split()
-    run = ChildRun(float(seconds), int(peak), int(code))
+    seconds, peak, code, cpu = probe.stdout.split()
+    run = ChildRun(float(seconds), int(peak), int(code), float(cpu))
     if run.exit_code not in ok_codes:
         raise BenchmarkError(f"{' '.join(argv)} exited {run.exit_code}:\n{probe.stderr.strip()}")
     return run
