@@ -2,11 +2,12 @@
  * _speedups extension (its module and method table are in _speedups.c).
  *
  * chat_json, responses_json, anthropic_json, bedrock_json and gemini_json (each (text,
- * no_name)) take the JSON text of a history (any object with the buffer protocol: bytes, msgspec.Raw,
- * memoryview) and answer what chat(orjson.loads(text), no_name) (resp. responses, ...)
- * answers, with the count of messages: (unanswered, results, message_count); or None
- * wherever that answer is None, and wherever this reading is not sure. It builds no
- * Python object for the history: orjson's objects cost twice the check itself.
+ * no_name)) take the JSON text of a history (any object with the buffer protocol: bytes,
+ * msgspec.Raw, memoryview) and answer what chat(orjson.loads(text), no_name) (resp.
+ * responses, ...) answers, with the count of messages: (unanswered, results,
+ * message_count); or None wherever that answer is None, and wherever this reading is not
+ * sure. It builds no Python object for the history: orjson's objects cost twice the check
+ * itself.
  *
  * Not sure, so that Python parses the text and decides (never a wrong answer):
  *   - any text orjson would refuse or may read otherwise: the grammar, the escapes (a
