@@ -146,21 +146,34 @@ class Conversations:
     ) -> None:
         """One history read: its problems, counted for all and for its model, and the
         outcomes of its tools."""
-        self.all.count(problems)
-        _, histories = self._model_folding.entry(
-            self.by_model, table_key(model), Histories, Histories.merged
+        # (Each table is looked in first: the folding's own way, for a name not in it yet,
+        # is a call too many for every history of a log.)
+        key = table_key(model)
+        kept = self.by_model.get(key)
+        histories = (
+            kept
+            if kept is not None
+            else self._model_folding.entry(self.by_model, key, Histories, Histories.merged)[1]
         )
-        histories.count(problems)
-        for problem in problems:
-            _, codes = self._problem_folding.entry(
-                self.problems_by_tool, table_key(problem.tool), dict, merged_counts
-            )
-            codes[problem.code] = codes.get(problem.code, 0) + 1
+        if problems:
+            self.all.count(problems)
+            histories.count(problems)
+            for problem in problems:
+                _, codes = self._problem_folding.entry(
+                    self.problems_by_tool, table_key(problem.tool), dict, merged_counts
+                )
+                codes[problem.code] = codes.get(problem.code, 0) + 1
+        else:
+            self.all.checked += 1
+            histories.checked += 1
+        by_tool = self.by_tool
         for tool, outcome in outcomes.items():
-            _, mine = self._tool_folding.entry(
-                self.by_tool, table_key(tool) if tool else NO_NAME, Outcomes, Outcomes.merged
-            )
-            mine.add(outcome)
+            key = table_key(tool) if tool else NO_NAME
+            mine = by_tool.get(key)
+            if mine is not None:
+                mine.add(outcome)
+            else:
+                self._tool_folding.entry(by_tool, key, Outcomes, Outcomes.merged)[1].add(outcome)
 
     def merged(self, other: Conversations) -> Conversations:
         """Both counts added up, in a new value (neither is changed)."""
