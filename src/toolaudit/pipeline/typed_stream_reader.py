@@ -100,11 +100,11 @@ class TypedStreamReader:
         judge = self._judge_ended
         tally = recorder.tally
         without_calls = 0  # lines that began no stream: their calls count where it began
-        # The C speedups place the commonest lines, from progress[0] on, counting them in
-        # progress[1], and hand back the first other line decoded (None: not decoded).
-        place = stream_speedups.placer(shape.format, MOST_LINE_BRACKETS)
-        opened = streams.by_key
-        progress = [start, 0]
+        # The C speedups place the commonest lines, from progress[0] on, counting those
+        # that begin no stream in progress[1], and hand back a stream a line ended, or the
+        # first other line decoded (None: not decoded).
+        place = stream_speedups.placer(shape.format, MOST_LINE_BRACKETS, streams, first_line, tally)
+        progress = [start, 0, 0]
         end_at = len(lines)
         position = start - 1
         try:
@@ -113,8 +113,12 @@ class TypedStreamReader:
                 record = None
                 if place is not None:
                     progress[0] = position
-                    record = place(lines, decode, opened, progress)
+                    record = place(lines, decode, progress)
                     position = progress[0]
+                    if type(record) is OpenStream:  # it ended on this line
+                        judge(record, first_line + position, tally, recorder)
+                        without_calls += 1
+                        continue
                 if position >= end_at:
                     return end_at
                 if record is None:
