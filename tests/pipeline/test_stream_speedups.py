@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
+import orjson
 import pytest
 
 from toolaudit.formats import stream_speedups
@@ -188,17 +189,16 @@ def test_an_interruption_in_c_stops_where_python_would(monkeypatch: pytest.Monke
 def test_the_placers_refuse_what_they_are_not_given() -> None:
     assert SPEEDUPS is not None
     lanes = StreamLanes()
-    given = ("openai-chat-stream", 100, lanes, OpenStream, 1, None)
+    given = ("openai-chat-stream", 100, lanes, OpenStream, 1, None, {}, 100)
     with pytest.raises(TypeError):
-        SPEEDUPS.chat(*given, (), None, [0, 0, 0])
+        SPEEDUPS.chat(*given, (), None, [0, 0, 0, None])
     with pytest.raises(TypeError):
-        SPEEDUPS.chat(*given, [], None, [0, 0])
+        SPEEDUPS.chat(*given, [], None, [0, 0, 0])
     with pytest.raises(TypeError):
         SPEEDUPS.chat(*given, [], None)
+    anthropic = ("anthropic-stream", 100, None, lanes, OpenStream, 1, None, {}, 100)
     with pytest.raises(TypeError):
-        SPEEDUPS.anthropic(
-            "anthropic-stream", 100, None, lanes, OpenStream, 1, None, [], None, [0, 0, 0]
-        )
+        SPEEDUPS.anthropic(*anthropic, [], None, [0, 0, 0, None])
 
 
 def opening(call_id: str | None = "c1", index: int = 0, **function: Any) -> list[Any]:
@@ -304,3 +304,65 @@ def test_anthropic_streams_begun_and_ended_in_c(monkeypatch: pytest.MonkeyPatch)
     for log in (data, odd):
         assert_same_either_way(log, WEATHER_SCHEMAS)
         assert_same_either_way(log, WEATHER_SCHEMAS, max_open_streams=1)
+
+
+def judged_in_c(data: bytes, monkeypatch: pytest.MonkeyPatch, *, claim: bool = False) -> list[Any]:
+    """The names the C placers gave for the ended streams they found valid (``claim``: a
+    placer that calls every ended stream valid, a wrong one)."""
+    names: list[Any] = []
+    original = stream_speedups.placer
+
+    def watching(format: str, most: int, *state: Any) -> Any:
+        place = original(format, most, *state)
+        assert place is not None
+
+        def watched(lines: Any, decode: Any, progress: list[Any]) -> Any:
+            record = place(lines, decode, progress)
+            if type(record) is OpenStream:
+                if claim:
+                    progress[3] = "get_weather"
+                names.append(progress[3])
+            return record
+
+        return watched
+
+    monkeypatch.setattr(stream_speedups, "SPEEDUPS", SPEEDUPS)
+    monkeypatch.setattr(stream_speedups, "placer", watching)
+    run = Audit([Source("-")], WEATHER_SCHEMAS, AuditOptions(), stdin=io.BytesIO(data))
+    run.run(io.BytesIO())
+    return names
+
+
+def test_an_ended_stream_s_one_valid_call_is_judged_in_c(monkeypatch: pytest.MonkeyPatch) -> None:
+    # "a" is valid, "b" (a number for a city) is the reader's to judge
+    assert judged_in_c(CHAT_LOG, monkeypatch) == ["get_weather", None]
+    # a block of no deltas: its placeholder {} (no city) fails; with an unknown tool, an
+    # empty arguments text, two calls, or arguments too long for the C to decide, the
+    # reader judges it
+    no_deltas = b"\n".join(
+        line for line in ANTHROPIC_LOG.splitlines() if b"input_json_delta" not in line
+    )
+    unknown = ANTHROPIC_LOG.replace(b'"get_weather"', b'"get_time"')
+    long_piece = orjson.dumps('"' + "x" * 2000 + '"}')[1:-1]
+    long_call = CHAT_LOG.replace(b'\\"Oslo\\"}', long_piece)
+    two_calls = lines(
+        *ANTHROPIC_LOG.splitlines()[:6],
+        event("content_block_start", index=1, content_block=BLOCK),
+        *ANTHROPIC_LOG.splitlines()[2:],
+    )
+    for data in (no_deltas + b"\n", unknown, long_call, two_calls):
+        assert judged_in_c(data, monkeypatch)[0] is None
+        assert_same_either_way(data, WEATHER_SCHEMAS)
+    # (its first piece {"city": "Oslo", its second })
+    valid = ANTHROPIC_LOG.replace(
+        b'"partial_json":"{"', b'"partial_json":"{\\"city\\": \\"Oslo\\""'
+    )
+    assert judged_in_c(valid, monkeypatch) == ["get_weather"]
+    assert_same_either_way(valid, WEATHER_SCHEMAS)
+
+
+def test_the_comparison_catches_a_wrong_judgement(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A placer that calls "b"'s failing call valid is caught."""
+    assert judged_in_c(CHAT_LOG, monkeypatch, claim=True) == ["get_weather"] * 2
+    with pytest.raises(AssertionError):
+        assert_same_either_way(CHAT_LOG, WEATHER_SCHEMAS)

@@ -18,7 +18,9 @@
  *              message_start and message_stop (formats/typed_anthropic_stream.py's APPEND,
  *              CONTINUE, ACCOMPANY, BEGIN_CALL, BEGIN_STREAM and END lanes).
  * A line that ends a stream stops them: they return the stream (a `stream_type`) for the
- * reader to judge, progress[0] its line's index, the line not counted. Any other line they
+ * reader to judge, progress[0] its line's index, the line not counted, and progress[3]
+ * the name its one call gives when that tool's typed decoder (`decoders[name]`) takes the
+ * call's joined arguments (None: the reader judges the stream as it would without them). Any other line they
  * cannot place stops them too, changing nothing of it: they return its decoded record
  * (None when it needs the line check, does not decode, or the lines ran out), with
  * progress[0] the index of that line. progress[1] counts the lines placed that began no
@@ -41,7 +43,8 @@ static PyObject *s_choices, *s_id, *s_model, *s_delta, *s_function_call, *s_tool
     *s_message_delta, *s_ping, *s_input_json_delta, *s_content_block_start, *s_tool_use,
     *s_content_block, *s_input, *s_start, *s_empty_object, *s_length, *s_message_start,
     *s_message_stop, *s_message, *s__open, *s__ended, *s_max_open, *s__sequence,
-    *s_move_to_end, *s_popitem, *s_last;
+    *s_move_to_end, *s_popitem, *s_last, *s_notes, *s_failure, *s_started, *s_placeholder,
+    *s_decode, *s_nothing;
 static PyObject *s_last_keyword; /* ("last",): popitem(last=False) */
 static PyObject *unset; /* msgspec.UNSET */
 static PyObject *zero;
@@ -168,6 +171,8 @@ typedef struct {
     Py_ssize_t sequence;   /* StreamLanes._sequence, written back when the run ends */
     Py_ssize_t line;       /* the number of the line being placed */
     PyObject *finished;    /* the stream the line ended (ENDED), a new reference */
+    PyObject *decoders;    /* the typed argument decoders by the name a call gives */
+    Py_ssize_t longest;    /* arguments longer than this are left to the reader's accepts() */
 } State;
 
 /* A piece of arguments added to a call (_Call.pieces: None until the first). */
@@ -692,6 +697,79 @@ done:
     return result;
 }
 
+/* The name the one call of an ended stream gives when its tool's typed decoder takes its
+   arguments (typed_stream_reader's _judge_ended() and _one_valid(), as accepts() decides
+   for arguments of at most `longest` characters): a new reference; None for any other
+   stream (the reader judges it, as it would without the speedups, deciding again whatever
+   was decided here), NULL with an error set. */
+static PyObject *
+valid_call_name(State *state, PyObject *stream)
+{
+    PyObject *result = NULL, *notes = NULL, *failure = NULL, *started = NULL,
+             *at_slot = NULL, *name = NULL, *pieces = NULL, *placeholder = NULL,
+             *arguments = NULL, *decoder = NULL, *decoded = NULL;
+    FIELD(notes, stream, s_notes);
+    FIELD(failure, stream, s_failure);
+    FIELD(started, stream, s_started);
+    FIELD(at_slot, stream, s_at_slot);
+    int overflow;
+    if (!PyDict_CheckExact(notes) || PyDict_GET_SIZE(notes) != 0 || failure != Py_None ||
+        !PyLong_CheckExact(started) || PyLong_AsLongAndOverflow(started, &overflow) != 1 ||
+        !PyDict_CheckExact(at_slot) || PyDict_GET_SIZE(at_slot) != 1)
+        goto other;
+    Py_ssize_t at = 0;
+    PyObject *slot, *call;
+    PyDict_Next(at_slot, &at, &slot, &call);
+    FIELD(name, call, s_name);
+    FIELD(pieces, call, s_pieces);
+    FIELD(placeholder, call, s_placeholder);
+    if (!PyUnicode_CheckExact(name))
+        goto other;
+    if (pieces == Py_None) { /* _Call.arguments(): the placeholder, or absent */
+        Py_INCREF(placeholder);
+        arguments = placeholder;
+    }
+    else {
+        if (!PyList_CheckExact(pieces))
+            goto other;
+        arguments = PyUnicode_Join(s_nothing, pieces);
+        if (arguments == NULL)
+            goto done;
+        if (PyUnicode_GET_LENGTH(arguments) == 0 && placeholder != Py_None)
+            Py_SETREF(arguments, Py_NewRef(placeholder));
+    }
+    if (!PyUnicode_CheckExact(arguments) || PyUnicode_GET_LENGTH(arguments) > state->longest)
+        goto other;
+    decoder = PyObject_GetItem(state->decoders, name);
+    if (decoder == NULL)
+        goto done;
+    if (decoder == Py_None)
+        goto other;
+    decoded = PyObject_CallMethodOneArg(decoder, s_decode, arguments);
+    if (decoded == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_Exception))
+            goto done;
+        PyErr_Clear(); /* refused, or the reader's to record: it decodes again */
+        goto other;
+    }
+    result = Py_NewRef(name);
+    goto done;
+other:
+    result = Py_NewRef(Py_None);
+done:
+    Py_XDECREF(decoded);
+    Py_XDECREF(decoder);
+    Py_XDECREF(arguments);
+    Py_XDECREF(placeholder);
+    Py_XDECREF(pieces);
+    Py_XDECREF(name);
+    Py_XDECREF(at_slot);
+    Py_XDECREF(started);
+    Py_XDECREF(failure);
+    Py_XDECREF(notes);
+    return result;
+}
+
 /* Whether the reader must check the line before decoding it (typed_stream_reader's test:
    a line not ASCII or longer than `most`). */
 static int
@@ -727,8 +805,8 @@ static PyObject *
 run(State *state, PyObject *most_object, PyObject *lanes, PyObject *first_line_object,
     PyObject *lines, PyObject *decode, PyObject *progress, placer place)
 {
-    if (!PyList_Check(lines) || !PyList_Check(progress) || PyList_GET_SIZE(progress) != 3) {
-        PyErr_SetString(PyExc_TypeError, "lines, progress: lists (progress of 3)");
+    if (!PyList_Check(lines) || !PyList_Check(progress) || PyList_GET_SIZE(progress) != 4) {
+        PyErr_SetString(PyExc_TypeError, "lines, progress: lists (progress of 4)");
         return NULL;
     }
     Py_ssize_t position = item(progress, 0), placed = item(progress, 1),
@@ -736,7 +814,7 @@ run(State *state, PyObject *most_object, PyObject *lanes, PyObject *first_line_o
                first_line = PyLong_AsSsize_t(first_line_object);
     if (PyErr_Occurred())
         return NULL;
-    PyObject *record = NULL, *max_open = NULL, *sequence = NULL;
+    PyObject *record = NULL, *max_open = NULL, *sequence = NULL, *valid = NULL;
     int failed = 1;
     state->open = PyObject_GetAttr(lanes, s__open);
     state->ended = state->open == NULL ? NULL : PyObject_GetAttr(lanes, s__ended);
@@ -782,6 +860,8 @@ run(State *state, PyObject *most_object, PyObject *lanes, PyObject *first_line_o
         if (done == ENDED) { /* the reader judges it, and counts the line */
             record = state->finished;
             state->finished = NULL;
+            valid = valid_call_name(state, record);
+            failed = valid == NULL;
             break;
         }
         if (done == BEGAN)
@@ -808,12 +888,14 @@ run(State *state, PyObject *most_object, PyObject *lanes, PyObject *first_line_o
         Py_XDECREF(at);
         Py_XDECREF(count);
         Py_XDECREF(begun);
+        Py_XDECREF(valid);
         failed = 1;
     }
     else {
         PyList_SetItem(progress, 0, at);
         PyList_SetItem(progress, 1, count);
         PyList_SetItem(progress, 2, begun);
+        PyList_SetItem(progress, 3, valid == NULL ? Py_NewRef(Py_None) : valid);
     }
 done:
     Py_XDECREF(sequence);
@@ -833,32 +915,37 @@ static PyObject *
 chat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    if (nargs != 9) {
+    if (nargs != 11) {
         PyErr_SetString(PyExc_TypeError, "chat(format, most, lanes, stream_type, first_line, "
-                                         "context, lines, decode, progress)");
+                                         "context, decoders, longest, lines, decode, progress)");
         return NULL;
     }
-    State state = {.key = args[0], .stream_type = args[3], .context = args[5]};
-    return run(&state, args[1], args[2], args[4], args[6], args[7], args[8], place_chunk);
+    State state = {.key = args[0], .stream_type = args[3], .context = args[5],
+                   .decoders = args[6], .longest = PyLong_AsSsize_t(args[7])};
+    if (state.longest == -1 && PyErr_Occurred())
+        return NULL;
+    return run(&state, args[1], args[2], args[4], args[8], args[9], args[10], place_chunk);
 }
 
 static PyObject *
 anthropic(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    if (nargs != 10) {
+    if (nargs != 12) {
         PyErr_SetString(PyExc_TypeError,
                         "anthropic(key, most, stop_notes, lanes, stream_type, first_line, "
-                        "context, lines, decode, progress)");
+                        "context, decoders, longest, lines, decode, progress)");
         return NULL;
     }
     if (!PyTuple_Check(args[0]) || PyTuple_GET_SIZE(args[0]) != 2) {
         PyErr_SetString(PyExc_TypeError, "an Anthropic stream's key: (format, None)");
         return NULL;
     }
-    State state = {
-        .key = args[0], .stop_notes = args[2], .stream_type = args[4], .context = args[6]};
-    return run(&state, args[1], args[3], args[5], args[7], args[8], args[9], place_event);
+    State state = {.key = args[0], .stop_notes = args[2], .stream_type = args[4],
+                   .context = args[6], .decoders = args[7], .longest = PyLong_AsSsize_t(args[8])};
+    if (state.longest == -1 && PyErr_Occurred())
+        return NULL;
+    return run(&state, args[1], args[3], args[5], args[9], args[10], args[11], place_event);
 }
 
 static PyMethodDef methods[] = {
@@ -909,7 +996,10 @@ PyInit__stream_speedups(void)
         intern(&s_message, "message") || intern(&s__open, "_open") ||
         intern(&s__ended, "_ended") || intern(&s_max_open, "max_open") ||
         intern(&s__sequence, "_sequence") || intern(&s_move_to_end, "move_to_end") ||
-        intern(&s_popitem, "popitem") || intern(&s_last, "last"))
+        intern(&s_popitem, "popitem") || intern(&s_last, "last") ||
+        intern(&s_notes, "notes") || intern(&s_failure, "failure") ||
+        intern(&s_started, "started") || intern(&s_placeholder, "placeholder") ||
+        intern(&s_decode, "decode") || intern(&s_nothing, ""))
         return NULL;
     s_last_keyword = PyTuple_Pack(1, s_last);
     zero = PyLong_FromLong(0);
