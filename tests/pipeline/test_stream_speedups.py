@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from toolaudit.formats import stream_speedups
-from toolaudit.formats.stream_lanes import OpenStream, StreamLanes
+from toolaudit.formats.stream_lanes import OpenCall, OpenStream, StreamLanes
 from toolaudit.formats.typed_streams import typed_stream_shapes
 from toolaudit.pipeline.audit import Audit, AuditOptions
 from toolaudit.sources import Source
@@ -189,14 +189,14 @@ def test_an_interruption_in_c_stops_where_python_would(monkeypatch: pytest.Monke
 def test_the_placers_refuse_what_they_are_not_given() -> None:
     assert SPEEDUPS is not None
     lanes = StreamLanes()
-    given = ("openai-chat-stream", 100, lanes, OpenStream, 1, None, {}, 100)
+    given = ("openai-chat-stream", 100, lanes, OpenStream, OpenCall, 1, None, {}, 100)
     with pytest.raises(TypeError):
         SPEEDUPS.chat(*given, (), None, [0, 0, 0, None])
     with pytest.raises(TypeError):
         SPEEDUPS.chat(*given, [], None, [0, 0, 0])
     with pytest.raises(TypeError):
         SPEEDUPS.chat(*given, [], None)
-    anthropic = ("anthropic-stream", 100, None, lanes, OpenStream, 1, None, {}, 100)
+    anthropic = ("anthropic-stream", 100, None, lanes, OpenStream, OpenCall, 1, None, {}, 100)
     with pytest.raises(TypeError):
         SPEEDUPS.anthropic(*anthropic, [], None, [0, 0, 0, None])
 
@@ -366,3 +366,36 @@ def test_the_comparison_catches_a_wrong_judgement(monkeypatch: pytest.MonkeyPatc
     assert judged_in_c(CHAT_LOG, monkeypatch, claim=True) == ["get_weather"] * 2
     with pytest.raises(AssertionError):
         assert_same_either_way(CHAT_LOG, WEATHER_SCHEMAS)
+
+
+def test_streams_and_calls_made_in_c_are_those_of_their_init() -> None:
+    """The C makes streams and calls without running their __init__: every slot holds
+    what __init__ would have put there."""
+    assert SPEEDUPS is not None
+    shape = typed_stream_shapes()["openai-chat-stream"]
+    data = [
+        chat_chunk("a", opening(name="get_weather", arguments="{")),
+        chat_chunk("a", opening("c2")),
+    ]
+    tally = object()
+    lanes = StreamLanes()
+    progress: list[Any] = [0, 0, 0, None]
+    args = ("openai-chat-stream", 10_000, lanes, OpenStream, OpenCall, 7, tally, {}, 100)
+    assert SPEEDUPS.chat(*args, data, shape.decoder.decode, progress) is None
+    assert progress == [2, 1, 1, None]
+    [in_c] = lanes._open.values()
+    in_python = OpenStream("openai-chat-stream", 7, tally, 1)
+    in_python.model = "gpt-4o"
+    in_python.groups[0] = False
+    in_python.start((0, 0, 0), "c1", "get_weather", "{", None)
+    in_python.start((0, 0, 0), "c2", None, None, None)
+
+    def slots(made: Any) -> dict[str, Any]:
+        return {name: getattr(made, name) for name in type(made).__slots__}
+
+    calls = [slots(call) for call in in_c.pending()]
+    assert calls == [slots(call) for call in in_python.pending()]
+    assert calls[0]["pieces"] == ["{"] and calls[1]["pieces"] is None
+    in_c.at_slot, in_c.replaced = in_python.at_slot, in_python.replaced
+    assert slots(in_c) == slots(in_python)
+    assert lanes._sequence == 1

@@ -1,9 +1,10 @@
 /* The commonest lines of the typed stream reader, placed in C: an optional speedup of
  * toolaudit.pipeline.typed_stream_reader.
  *
- * chat(format, most, lanes, stream_type, first_line, context, lines, decode, progress) and
- * anthropic(key, most, stop_notes, lanes, stream_type, first_line, context, lines, decode,
- * progress) read lines from progress[0] on, each decoded by `decode` (the shape's msgspec
+ * chat(format, most, lanes, stream_type, call_type, first_line, context, decoders, longest,
+ * lines, decode, progress) and anthropic(key, most, stop_notes, lanes, stream_type,
+ * call_type, first_line, context, decoders, longest, lines, decode, progress) read lines
+ * from progress[0] on, each decoded by `decode` (the shape's msgspec
  * decoder), and place in the open streams of `lanes` (a StreamLanes: its _open, _ended,
  * max_open and _sequence) the lines whose lane the StreamLanes methods would take without
  * a step, as append(), touch(), begin_call(), begin_stream() and end() would:
@@ -41,13 +42,14 @@ static PyObject *s_choices, *s_id, *s_model, *s_delta, *s_function_call, *s_tool
     *s_content, *s_refusal, *s_at_slot, *s_pieces, *s_groups, *s_partial_json,
     *s_stop_reason, *s_custom, *s_content_block_delta, *s_content_block_stop,
     *s_message_delta, *s_ping, *s_input_json_delta, *s_content_block_start, *s_tool_use,
-    *s_content_block, *s_input, *s_start, *s_empty_object, *s_length, *s_message_start,
+    *s_content_block, *s_input, *s_empty_object, *s_length, *s_message_start,
     *s_message_stop, *s_message, *s__open, *s__ended, *s_max_open, *s__sequence,
     *s_move_to_end, *s_popitem, *s_last, *s_notes, *s_failure, *s_started, *s_placeholder,
-    *s_decode, *s_nothing;
+    *s_decode, *s_nothing, *s_format, *s_line, *s_context, *s_sequence, *s_replaced,
+    *s_skipped, *s_slot, *s_number;
 static PyObject *s_last_keyword; /* ("last",): popitem(last=False) */
 static PyObject *unset; /* msgspec.UNSET */
-static PyObject *zero;
+static PyObject *zero, *one;
 
 /* What a line came to: placed (beginning no stream), left to the reader (nothing
    changed), an error set, placed beginning a stream, placed ending one. */
@@ -164,6 +166,7 @@ typedef struct {
     PyObject *open;        /* StreamLanes._open: key -> stream */
     PyObject *ended;       /* StreamLanes._ended: an OrderedDict, key -> how it ended */
     PyObject *stream_type; /* what StreamLanes._begin() makes (formats.streams._Stream) */
+    PyObject *call_type;   /* what _Stream.start() makes (formats.streams._Call) */
     PyObject *context;     /* what a stream begun here holds (the audit's tally) */
     PyObject *key;         /* chat: the format; anthropic: its streams' one key */
     PyObject *stop_notes;  /* anthropic: anthropic_stream.stop_notes */
@@ -271,26 +274,113 @@ touch(PyObject *open, PyObject *key, PyObject *model, int accompanies)
     return failed ? FAILED : PLACED;
 }
 
+/* A new object of `type` (a class of __slots__ whose __init__ only stores its arguments
+   and defaults: formats.streams._Stream and _Call) holding `values` in its slots `names`,
+   as its __init__ would leave it, without running it: a new reference, or NULL with an
+   error set. (tests/pipeline/test_stream_speedups.py holds both to their __init__.) */
+static PyObject *
+made(PyObject *type, PyObject **names, PyObject **values, Field *fields, int count)
+{
+    if (!PyType_Check(type)) {
+        PyErr_SetString(PyExc_TypeError, "the streams' classes must be types");
+        return NULL;
+    }
+    PyTypeObject *made_type = (PyTypeObject *)type;
+    PyObject *object = made_type->tp_alloc(made_type, 0);
+    if (object == NULL)
+        return NULL;
+    for (int i = 0; i < count; i++)
+        if (values[i] == NULL || set_field(object, names[i], values[i], &fields[i])) {
+            Py_DECREF(object);
+            return NULL;
+        }
+    return object;
+}
+
 /* StreamLanes._begin(): a stream of `key` begun on the line, open (a borrowed reference:
    the open streams hold it), or NULL with an error set. */
 static PyObject *
 begin(State *state, PyObject *key)
 {
-    PyObject *line = PyLong_FromSsize_t(state->line);
-    PyObject *sequence = PyLong_FromSsize_t(state->sequence + 1);
-    PyObject *stream = NULL;
-    if (line != NULL && sequence != NULL) {
-        PyObject *args[] = {PyTuple_GET_ITEM(key, 0), line, state->context, sequence};
-        stream = PyObject_Vectorcall(state->stream_type, args, 4, NULL);
-    }
-    Py_XDECREF(line);
-    Py_XDECREF(sequence);
+    static Field fields[12];
+    PyObject *names[] = {s_format,   s_line,     s_context,  s_sequence,
+                         s_model,    s_at_slot,  s_replaced, s_started,
+                         s_skipped,  s_groups,   s_notes,    s_failure};
+    PyObject *values[] = {PyTuple_GET_ITEM(key, 0), PyLong_FromSsize_t(state->line),
+                          state->context, PyLong_FromSsize_t(state->sequence + 1),
+                          Py_None, PyDict_New(), Py_None, zero, Py_None, PyDict_New(),
+                          PyDict_New(), Py_None};
+    PyObject *stream = made(state->stream_type, names, values, fields, 12);
+    PyObject *owned[] = {values[1], values[3], values[5], values[9], values[10]};
+    for (int i = 0; i < 5; i++)
+        Py_XDECREF(owned[i]);
     if (stream == NULL)
         return NULL;
     state->sequence++;
     int failed = PyDict_SetItem(state->open, key, stream);
     Py_DECREF(stream);
     return failed ? NULL : stream;
+}
+
+/* _Stream.start(): a call begins at `slot` of `stream` (`text`: its first piece, or None),
+   in the place of any call there. -1 with an error set. */
+static int
+start(State *state, PyObject *stream, PyObject *slot, PyObject *call_id, PyObject *name,
+      PyObject *text, PyObject *placeholder)
+{
+    static Field fields[6], started_read, started_written, at_slot_field, replaced_read,
+        replaced_written;
+    int result = -1;
+    PyObject *started = NULL, *pieces = NULL, *call = NULL, *more = NULL, *at_slot = NULL,
+             *replaced = NULL;
+    started = get_field(stream, s_started, &started_read);
+    if (started == NULL)
+        goto done;
+    if (text == Py_None)
+        pieces = Py_NewRef(Py_None);
+    else if ((pieces = PyList_New(1)) != NULL)
+        PyList_SET_ITEM(pieces, 0, Py_NewRef(text));
+    PyObject *names[] = {s_id, s_name, s_slot, s_number, s_pieces, s_placeholder};
+    PyObject *values[] = {call_id, name, slot, started, pieces, placeholder};
+    call = made(state->call_type, names, values, fields, 6);
+    if (call == NULL)
+        goto done;
+    more = PyNumber_Add(started, one);
+    if (more == NULL || set_field(stream, s_started, more, &started_written))
+        goto done;
+    at_slot = get_field(stream, s_at_slot, &at_slot_field);
+    if (at_slot == NULL)
+        goto done;
+    if (!PyDict_Check(at_slot)) {
+        PyErr_SetString(PyExc_TypeError, "a stream's at_slot must be a dict");
+        goto done;
+    }
+    PyObject *before = get(at_slot, slot);
+    if (before != NULL) { /* the call it takes the place of */
+        replaced = get_field(stream, s_replaced, &replaced_read);
+        if (replaced == NULL)
+            goto done;
+        if (replaced == Py_None) {
+            Py_SETREF(replaced, PyList_New(0));
+            if (replaced == NULL || set_field(stream, s_replaced, replaced, &replaced_written))
+                goto done;
+        }
+        if (!PyList_Check(replaced)) {
+            PyErr_SetString(PyExc_TypeError, "a stream's replaced calls must be a list");
+            goto done;
+        }
+        if (PyList_Append(replaced, before))
+            goto done;
+    }
+    result = PyDict_SetItem(at_slot, slot, call);
+done:
+    Py_XDECREF(replaced);
+    Py_XDECREF(at_slot);
+    Py_XDECREF(more);
+    Py_XDECREF(call);
+    Py_XDECREF(pieces);
+    Py_XDECREF(started);
+    return result;
 }
 
 /* StreamLanes.begin_call(): a call begun at `slot` (its `call_id` or `name` given; `text`
@@ -317,8 +407,7 @@ begin_call(State *state, PyObject *key, PyObject *slot, PyObject *group, PyObjec
         result = BEGAN;
     }
     /* From here on every way out but the last has an error set: the line is placed. */
-    PyObject *at_slot = NULL, *current = NULL, *field = NULL, *started = NULL,
-             *groups = NULL;
+    PyObject *at_slot = NULL, *current = NULL, *field = NULL, *groups = NULL;
     Py_INCREF(stream);
     if (name_model(stream, model))
         goto done;
@@ -340,9 +429,7 @@ begin_call(State *state, PyObject *key, PyObject *slot, PyObject *group, PyObjec
         Py_CLEAR(field);
     }
     if (other) {
-        PyObject *args[] = {stream, slot, call_id, name, text, placeholder};
-        started = PyObject_VectorcallMethod(s_start, args, 6, NULL);
-        if (started == NULL)
+        if (start(state, stream, slot, call_id, name, text, placeholder))
             goto done;
     }
     else {
@@ -359,7 +446,6 @@ begin_call(State *state, PyObject *key, PyObject *slot, PyObject *group, PyObjec
     }
 done:
     Py_XDECREF(groups);
-    Py_XDECREF(started);
     Py_XDECREF(field);
     Py_XDECREF(current);
     Py_XDECREF(at_slot);
@@ -915,26 +1001,28 @@ static PyObject *
 chat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    if (nargs != 11) {
-        PyErr_SetString(PyExc_TypeError, "chat(format, most, lanes, stream_type, first_line, "
-                                         "context, decoders, longest, lines, decode, progress)");
+    if (nargs != 12) {
+        PyErr_SetString(PyExc_TypeError,
+                        "chat(format, most, lanes, stream_type, call_type, first_line, context, "
+                        "decoders, longest, lines, decode, progress)");
         return NULL;
     }
-    State state = {.key = args[0], .stream_type = args[3], .context = args[5],
-                   .decoders = args[6], .longest = PyLong_AsSsize_t(args[7])};
+    State state = {.key = args[0], .stream_type = args[3], .call_type = args[4],
+                   .context = args[6], .decoders = args[7],
+                   .longest = PyLong_AsSsize_t(args[8])};
     if (state.longest == -1 && PyErr_Occurred())
         return NULL;
-    return run(&state, args[1], args[2], args[4], args[8], args[9], args[10], place_chunk);
+    return run(&state, args[1], args[2], args[5], args[9], args[10], args[11], place_chunk);
 }
 
 static PyObject *
 anthropic(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    if (nargs != 12) {
+    if (nargs != 13) {
         PyErr_SetString(PyExc_TypeError,
-                        "anthropic(key, most, stop_notes, lanes, stream_type, first_line, "
-                        "context, decoders, longest, lines, decode, progress)");
+                        "anthropic(key, most, stop_notes, lanes, stream_type, call_type, "
+                        "first_line, context, decoders, longest, lines, decode, progress)");
         return NULL;
     }
     if (!PyTuple_Check(args[0]) || PyTuple_GET_SIZE(args[0]) != 2) {
@@ -942,10 +1030,11 @@ anthropic(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     State state = {.key = args[0], .stop_notes = args[2], .stream_type = args[4],
-                   .context = args[6], .decoders = args[7], .longest = PyLong_AsSsize_t(args[8])};
+                   .call_type = args[5], .context = args[7], .decoders = args[8],
+                   .longest = PyLong_AsSsize_t(args[9])};
     if (state.longest == -1 && PyErr_Occurred())
         return NULL;
-    return run(&state, args[1], args[3], args[5], args[9], args[10], args[11], place_event);
+    return run(&state, args[1], args[3], args[6], args[10], args[11], args[12], place_event);
 }
 
 static PyMethodDef methods[] = {
@@ -990,7 +1079,7 @@ PyInit__stream_speedups(void)
         intern(&s_input_json_delta, "input_json_delta") ||
         intern(&s_content_block_start, "content_block_start") ||
         intern(&s_tool_use, "tool_use") || intern(&s_content_block, "content_block") ||
-        intern(&s_input, "input") || intern(&s_start, "start") ||
+        intern(&s_input, "input") ||
         intern(&s_empty_object, "{}") || intern(&s_length, "length") ||
         intern(&s_message_start, "message_start") || intern(&s_message_stop, "message_stop") ||
         intern(&s_message, "message") || intern(&s__open, "_open") ||
@@ -999,11 +1088,16 @@ PyInit__stream_speedups(void)
         intern(&s_popitem, "popitem") || intern(&s_last, "last") ||
         intern(&s_notes, "notes") || intern(&s_failure, "failure") ||
         intern(&s_started, "started") || intern(&s_placeholder, "placeholder") ||
-        intern(&s_decode, "decode") || intern(&s_nothing, ""))
+        intern(&s_decode, "decode") || intern(&s_nothing, "") ||
+        intern(&s_format, "format") || intern(&s_line, "line") ||
+        intern(&s_context, "context") || intern(&s_sequence, "sequence") ||
+        intern(&s_replaced, "replaced") || intern(&s_skipped, "skipped") ||
+        intern(&s_slot, "slot") || intern(&s_number, "number"))
         return NULL;
     s_last_keyword = PyTuple_Pack(1, s_last);
     zero = PyLong_FromLong(0);
-    if (s_last_keyword == NULL || zero == NULL)
+    one = PyLong_FromLong(1);
+    if (s_last_keyword == NULL || zero == NULL || one == NULL)
         return NULL;
     PyObject *msgspec = PyImport_ImportModule("msgspec");
     if (msgspec == NULL)

@@ -22,7 +22,7 @@ from typing import Any
 from toolaudit.compiled import speedups
 from toolaudit.formats import anthropic_stream, openai_chat_stream
 from toolaudit.formats.anthropic_stream import stop_notes
-from toolaudit.formats.stream_lanes import OpenStream, StreamLanes
+from toolaudit.formats.stream_lanes import OpenCall, OpenStream, StreamLanes
 
 #: ``placer(lines, decode, progress)``: the stream it ended (``progress[3]``: the name its
 #: one valid call gives, else None), or the record of the line it stops at.
@@ -50,10 +50,11 @@ def placer(
     compiled = SPEEDUPS
     if compiled is None:
         return None
+    made = (OpenStream, OpenCall)  # (what the lanes make, here without their __init__)
     judging = (decoders, longest)
     if format == openai_chat_stream.NAME:
         return functools.partial(
-            compiled.chat, format, most, lanes, OpenStream, first_line, context, *judging
+            compiled.chat, format, most, lanes, *made, first_line, context, *judging
         )
     if format == anthropic_stream.NAME:
         # (Unwrapped, an Anthropic event carries no stream id: one key, as its lanes'.)
@@ -64,7 +65,7 @@ def placer(
             most,
             stop_notes,
             lanes,
-            OpenStream,
+            *made,
             first_line,
             context,
             *judging,
