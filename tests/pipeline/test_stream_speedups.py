@@ -21,6 +21,7 @@ from toolaudit.sources import Source
 from ..conftest import WEATHER_SCHEMAS
 from .test_typed_streams import (
     assert_same_either_way,
+    audited,
     chat_chunk,
     event,
     lines,
@@ -405,3 +406,21 @@ def test_streams_and_calls_made_in_c_are_those_of_their_init() -> None:
     in_c.at_slot, in_c.replaced = in_python.at_slot, in_python.replaced
     assert slots(in_c) == slots(in_python)
     assert lanes._sequence == 1
+
+
+def test_a_decoder_that_cannot_be_built_is_recorded_as_without_the_c(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An exception building a tool's decoder (or decoding) on the C's judgement of a
+    stream is the reader's to record, as the pure reader records it."""
+
+    def broken(tool: Any) -> Any:
+        raise ValueError("no decoder today")
+
+    monkeypatch.setattr("toolaudit.typed.arguments.arguments_decoder", broken)
+    either = []
+    for speedups in (SPEEDUPS, None):
+        monkeypatch.setattr(stream_speedups, "SPEEDUPS", speedups)
+        either.append(audited(CHAT_LOG, WEATHER_SCHEMAS, typed=True)[:2])
+    assert either[0] == either[1]
+    assert b"no decoder today" in either[0][0]

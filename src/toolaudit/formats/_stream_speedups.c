@@ -841,18 +841,19 @@ valid_call_name(State *state, PyObject *stream)
     }
     if (!PyUnicode_CheckExact(arguments) || PyUnicode_GET_LENGTH(arguments) > state->longest)
         goto other;
+    /* (An exception building the decoder or decoding is the reader's to record, or a
+       refusal: it asks again. Only an interruption, say, goes on from here.) */
     decoder = PyObject_GetItem(state->decoders, name);
-    if (decoder == NULL)
-        goto done;
-    if (decoder == Py_None)
-        goto other;
-    decoded = PyObject_CallMethodOneArg(decoder, s_decode, arguments);
-    if (decoded == NULL) {
+    if (decoder != NULL && decoder != Py_None)
+        decoded = PyObject_CallMethodOneArg(decoder, s_decode, arguments);
+    if (decoder == NULL || (decoder != Py_None && decoded == NULL)) {
         if (!PyErr_ExceptionMatches(PyExc_Exception))
             goto done;
-        PyErr_Clear(); /* refused, or the reader's to record: it decodes again */
+        PyErr_Clear();
         goto other;
     }
+    if (decoder == Py_None)
+        goto other;
     result = Py_NewRef(name);
     goto done;
 other:
