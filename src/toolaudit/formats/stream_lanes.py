@@ -37,14 +37,11 @@ OpenCall = _Call
 
 
 class StreamLanes(StreamAssembler):
-    """A :class:`StreamAssembler` (the general reader's) with the typed path's lanes."""
+    """A :class:`StreamAssembler` (the general reader's) with the typed path's lanes.
 
-    @property
-    def by_key(self) -> dict[Hashable, OpenStream]:
-        """The open streams by key, for the C speedups' placers
-        (:mod:`toolaudit.formats.stream_speedups`), which append and touch as the lanes
-        here do."""
-        return self._open
+    The C speedups' placers (:mod:`toolaudit.formats.stream_speedups`) take the same
+    lanes on the same state (its ``_open``, ``_ended``, ``max_open`` and ``_sequence``),
+    making the streams with ``_Stream`` as :meth:`_begin` does."""
 
     def append(
         self, key: Hashable, slot: tuple[int, ...], group: int | None, text: str, model: object

@@ -43,6 +43,7 @@ from toolaudit.pipeline.judge import Verdict, object_verdict
 from toolaudit.pipeline.recorder import Recorder, Where
 from toolaudit.results.tally import Tally
 from toolaudit.typed.arguments import (
+    DECODER_DECIDES_LENGTH,
     MOST_LINE_BRACKETS,
     DecodersOnDemand,
     accepts,
@@ -100,11 +101,20 @@ class TypedStreamReader:
         judge = self._judge_ended
         tally = recorder.tally
         without_calls = 0  # lines that began no stream: their calls count where it began
-        # The C speedups place the commonest lines, from progress[0] on, counting them in
-        # progress[1], and hand back the first other line decoded (None: not decoded).
-        place = stream_speedups.placer(shape.format, MOST_LINE_BRACKETS)
-        opened = streams.by_key
-        progress = [start, 0]
+        # The C speedups place the commonest lines, from progress[0] on, counting those
+        # that begin no stream in progress[1], and hand back a stream a line ended (its
+        # one valid call's name in progress[3]), or the first other line decoded (None:
+        # not decoded).
+        place = stream_speedups.placer(
+            shape.format,
+            MOST_LINE_BRACKETS,
+            streams,
+            first_line,
+            tally,
+            self._decoders,
+            DECODER_DECIDES_LENGTH,
+        )
+        progress: list[Any] = [start, 0, 0, None]
         end_at = len(lines)
         position = start - 1
         try:
@@ -113,8 +123,12 @@ class TypedStreamReader:
                 record = None
                 if place is not None:
                     progress[0] = position
-                    record = place(lines, decode, opened, progress)
+                    record = place(lines, decode, progress)
                     position = progress[0]
+                    if type(record) is OpenStream:  # it ended on this line
+                        judge(record, first_line + position, tally, recorder, progress[3])
+                        without_calls += 1
+                        continue
                 if position >= end_at:
                     return end_at
                 if record is None:
@@ -191,10 +205,19 @@ class TypedStreamReader:
         return began
 
     def _judge_ended(
-        self, stream: OpenStream, lineno: int, tally: Tally, recorder: Recorder
+        self,
+        stream: OpenStream,
+        lineno: int,
+        tally: Tally,
+        recorder: Recorder,
+        valid: str | None = None,
     ) -> None:
-        """Judge a stream a lane ended: most hold one valid call, counted here at once."""
+        """Judge a stream a lane ended: most hold one valid call, counted here at once
+        (``valid``: the name it gives, when the C speedups found it valid)."""
         try:
+            if valid is not None:
+                self._count_valid(stream, valid, recorder)
+                return
             if not stream.notes and stream.failure is None:
                 call = stream.only_call()
                 if call is not None and self._one_valid(stream, call, recorder):
@@ -262,6 +285,12 @@ class TypedStreamReader:
         decoder = self._decoders[name]
         if decoder is None or not accepts(decoder, arguments):
             return False
+        self._count_valid(stream, name, recorder)
+        return True
+
+    def _count_valid(self, stream: OpenStream, name: str, recorder: Recorder) -> None:
+        """Count a stream of one valid call, which gives ``name``, as Recorder.calls()
+        counts a valid call."""
         tally = stream.context
         assert isinstance(tally, Tally)
         tally.streams += 1
@@ -269,8 +298,9 @@ class TypedStreamReader:
         tally.count_one_ok(tool)
         rows = recorder.valid_rows
         if rows is not None:
+            call = stream.only_call()
+            assert call is not None
             rows.append(recorder.valid_row(stream.line, 0, call.id, tool, stream.model))
-        return True
 
     def _verdicts(self, calls: list[tuple[object, object, object]]) -> list[str | Verdict] | None:
         """Each call's tool when its typed decoder takes its arguments, else its verdict as
