@@ -48,6 +48,8 @@ class Scorer:
         #: The entries of one call told correct at once, counted per shape (see
         #: :mod:`toolaudit.results.correct_calls`); settled by :meth:`count_unscored`.
         self._correct = CorrectCalls()
+        #: The expected file's entries, by id (looked up once a record).
+        self._entries = expectations.entries.entries
 
     def record(
         self,
@@ -79,9 +81,11 @@ class Scorer:
         if id is None:
             _section(tally).without_id.count(f"{where[0]}:{where[1]}")
             return None
-        entry = self.expectations.entry_for(id)
+        entry = self._entries.get(id)
         if entry is None:
-            return None
+            entry = self.expectations.entry_for(id)  # (a BFCL relevance prompt's)
+            if entry is None:
+                return None
         if id in self.scored:
             _section(tally).repeated_id.count(f"{where[0]}:{where[1]} (id {id!r})")
             return None
@@ -124,7 +128,9 @@ class Scorer:
         call, one = calls[0], made[0]
         if not (match.QUICK_CORRECT and surely_correct(call, one)):
             return False
-        self._correct.count(_section(tally), entry.category, call.name, tuple(call.parameters))
+        literal = call.literal  # (most entries: their parameters without making Accepts)
+        parameters = tuple(literal if literal is not None else call.parameters)
+        self._correct.count(_section(tally), entry.category, call.name, parameters)
         if self.out is not None:
             self.out.write(dump_score(correct_row(entry, one.index, model, where)))
         return True
