@@ -220,6 +220,13 @@ def test_a_file_of_typed_lines_is_read_whole(
     path.write_bytes(path.read_bytes() + b'{"id": "d", "calls": [{"name": "get", '
                      b'"arguments": {"x": {"accept": [1]}}}]}\n')  # fmt: skip
     assert typed_lines.typed_file(path.read_bytes(), str(path), 64) is None
+    # So does one whose key is "accept" written with an escape.
+    escaped = b'{"id": "e", "calls": [{"name": "get", "arguments": {"x": {"\\u0061ccept": [1]}}}]}'
+    lines_read = path.read_bytes().splitlines()[:3]
+    path.write_bytes(b"\n".join([*lines_read, escaped]) + b"\n")
+    assert typed_lines.typed_file(path.read_bytes(), str(path), 64) is None
+    whole, typed, general = both_readings(path, monkeypatch)
+    assert whole == typed == general
 
 
 def test_most_native_lines_are_read_by_msgspec(tmp_path: Path) -> None:
