@@ -105,14 +105,11 @@ def lines(draw: st.DrawFn) -> bytes:
 
 def both_readings(path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """What each reading of the file gives: its entries (repr: types and order shown),
-    problems and error; read whole by msgspec where it can be, line by line by msgspec,
-    and by orjson and Python."""
+    problems and error."""
     found = []
-    for typed in ("file", "lines", None):
+    for typed in (True, False):
         with monkeypatch.context() as patch:
-            if typed != "file":
-                patch.setattr(typed_lines, "typed_file", lambda *_: None)
-            if typed is None:
+            if not typed:
                 patch.setattr(typed_lines, "typed_entry", lambda *_: None)
             try:
                 read = read_expected(str(path))
@@ -134,99 +131,8 @@ def test_generated_lines_are_read_alike_either_way(
 ) -> None:
     path = tmp_path / "expected.jsonl"
     path.write_bytes(b"\n".join(written) + b"\n")
-    whole, typed, general = both_readings(path, monkeypatch)
-    assert whole == typed == general
-
-
-#: How a file's lines may be joined, or the file end: blank lines, carriage returns,
-#: two values on one line, one value over two lines, no last line break, spaces.
-JOINS = [b"\n"] * 12 + [b"\r\n", b"\n\n", b" ", b"", b"\n ", b" \n", b"\r"]
-
-
-@settings(
-    max_examples=300,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
-@given(
-    written=st.lists(NATIVE.map(lambda d: json.dumps(d).encode()), min_size=1, max_size=5),
-    ids=st.permutations(["a", "b", "c", "d", "e"]),
-    joins=st.lists(st.sampled_from(JOINS), min_size=5, max_size=5),
-    split=st.booleans(),
-    end=st.sampled_from([b"\n", b"", b"\n\n", b"\r\n"]),
-)
-def test_files_of_typed_lines_are_read_alike_whole_or_line_by_line(
-    written: list[bytes],
-    ids: list[str],
-    joins: list[bytes],
-    split: bool,
-    end: bytes,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # Mostly ids of their own (an id twice stops either reading).
-    owned = zip(ids, written, strict=False)
-    written = [line[:-1] + b', "id": "%s"}' % id.encode() for id, line in owned]
-    if split:  # a value over two lines, each an object's end or start
-        written[0] = written[0].replace(b"}, ", b"},\n", 1).replace(b", ", b",\n", 1)
-    data = written[0] + b"".join(
-        join + line for join, line in zip(joins, written[1:], strict=False)
-    )
-    path = tmp_path / "expected.jsonl"
-    path.write_bytes(data + end)
-    whole, typed, general = both_readings(path, monkeypatch)
-    assert whole == typed == general
-
-
-@pytest.mark.parametrize(
-    "data",
-    [
-        # A carriage return inside a value: a line break to splitlines.
-        b'{"id": "a",\r"calls": []}\n{"id": "b", "calls": []}\n',
-        # A value over two lines, and two values on a third: as many values as lines.
-        b'{"id": "a", "calls": [\n{"name": "get"}]}\n'
-        b'{"id": "b", "calls": []} {"id": "c", "calls": []}\n',
-        b'{"id": "a", "calls": [\n{"name": "get"}]}\n'
-        b'{"id": "b", "calls": []}{"id": "c", "calls": []}',
-    ],
-)
-def test_files_whose_values_and_lines_part_are_read_line_by_line(
-    data: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    assert typed_lines.typed_file(data, "f", 64) is None
-    path = tmp_path / "expected.jsonl"
-    path.write_bytes(data)
-    whole, typed, general = both_readings(path, monkeypatch)
-    assert whole == typed == general
-
-
-def test_a_file_of_typed_lines_is_read_whole(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Not a test that cannot fail: it shows the comparisons above ran the whole reading.
-    lines = [
-        {"id": "a", "calls": [{"name": "get", "arguments": {"x": 1}}]},
-        {"id": 2, "calls": "any", "category": "c"},
-        {"id": "c", "calls": [{"name": "get", "arguments": {"x": {"y": [1.0]}}}]},
-    ]
-    path = tmp_path / "expected.jsonl"
-    path.write_bytes(b"\n".join(json.dumps(line).encode() for line in lines) + b"\n")
-    with monkeypatch.context() as patch:
-        patch.setattr(typed_lines, "typed_entry", lambda *_: None)  # whole, or not at all
-        read = read_expected(str(path))
-    assert list(read.entries) == ["a", "2", "c"]
-    assert [entry.line for entry in read.entries.values()] == [1, 2, 3]
-    # Any line it cannot read alone sends the whole file line by line.
-    path.write_bytes(path.read_bytes() + b'{"id": "d", "calls": [{"name": "get", '
-                     b'"arguments": {"x": {"accept": [1]}}}]}\n')  # fmt: skip
-    assert typed_lines.typed_file(path.read_bytes(), str(path), 64) is None
-    # So does one whose key is "accept" written with an escape.
-    escaped = b'{"id": "e", "calls": [{"name": "get", "arguments": {"x": {"\\u0061ccept": [1]}}}]}'
-    lines_read = path.read_bytes().splitlines()[:3]
-    path.write_bytes(b"\n".join([*lines_read, escaped]) + b"\n")
-    assert typed_lines.typed_file(path.read_bytes(), str(path), 64) is None
-    whole, typed, general = both_readings(path, monkeypatch)
-    assert whole == typed == general
+    typed, general = both_readings(path, monkeypatch)
+    assert typed == general
 
 
 def test_most_native_lines_are_read_by_msgspec(tmp_path: Path) -> None:
@@ -254,8 +160,8 @@ def test_values_where_the_parsers_could_part_are_read_alike(
     ]
     path = tmp_path / "expected.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
-    whole, typed, general = both_readings(path, monkeypatch)
-    assert whole == typed == general
+    typed, general = both_readings(path, monkeypatch)
+    assert typed == general
 
 
 def test_the_collector_is_on_again_after_reading_even_after_an_error(tmp_path: Path) -> None:

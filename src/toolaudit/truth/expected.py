@@ -98,12 +98,7 @@ def _read_lines(data: bytes, path: str, where: str) -> ExpectedSet:
     problems: list[LocatedProblem] = []
     first_line_of: dict[str, int] = {}
     # (msgspec is loaded only for an expected file, never for a plain audit.)
-    from toolaudit.truth.typed_lines import typed_entry, typed_file
-
-    # Most eval sets: every line one typed_entry reads, the file decoded in one call.
-    read = typed_file(data, path, MAX_DEPTH)
-    if read is not None:
-        return ExpectedSet(read, problems)
+    from toolaudit.truth.typed_lines import typed_entry
 
     for number, line in enumerate(data.splitlines(), start=1):
         if not line.strip():
