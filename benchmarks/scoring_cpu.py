@@ -5,7 +5,7 @@ half between rounds, CPU times much less.
 
 Run scoring.py once first (it writes the logs and expected files to benchmarks/data/).
 
-    .venv/bin/python benchmarks/scoring_cpu.py [--log bfcl|flat] [--repeat R] [--before SRC]
+    .venv/bin/python benchmarks/scoring_cpu.py [--log bfcl|flat|openai] [--repeat R] [--before SRC]
 """
 
 from __future__ import annotations
@@ -18,19 +18,29 @@ import sys
 from pathlib import Path
 
 from common import DATA_DIR
+from measure import compile_bytecode
 from scoring import LAUNCHER, expected_path, scores_path
 
-#: The logs scoring.py writes: (log, schemas, expected file).
-LOGS = {
+#: The logs scoring.py writes: (log, schemas, expected file, options scoring needs).
+LOGS: dict[str, tuple[Path, Path, Path, tuple[str, ...]]] = {
     "bfcl": (
         DATA_DIR / "scoring-bfcl-log.jsonl",
         DATA_DIR / "scoring-bfcl-questions.jsonl",
         DATA_DIR / "scoring-bfcl-answers.jsonl",
+        (),
     ),
     "flat": (
         DATA_DIR / "calls-v1-seed20261128-50000.jsonl",
         DATA_DIR / "schemas-v1.json",
         expected_path("flat"),
+        (),
+    ),
+    # (written by scoring.py --calls 50000, as the flat log is.)
+    "openai": (
+        DATA_DIR / "openai-v2.1-seed20261128-50000.jsonl",
+        DATA_DIR / "schemas-v1.json",
+        expected_path("openai"),
+        ("--expected-key", "id"),
     ),
 }
 
@@ -47,8 +57,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--before", type=Path, help="another checkout's src/, timed too")
     args = parser.parse_args()
-    log, schemas, expected = LOGS[args.log]
-    scored = ("--expected", str(expected))
+    log, schemas, expected, key = LOGS[args.log]
+    scored = ("--expected", str(expected), *key)
     rows = {
         "plain": (),
         "expected": scored,
@@ -61,6 +71,8 @@ def main() -> int:
     sources = {"after": Path(toolaudit.__file__).parents[1]}
     if args.before is not None:
         sources["before"] = args.before
+    for src in sources.values():
+        compile_bytecode(src / "toolaudit")  # (as scoring.py does: see there)
     seconds: dict[tuple[str, str], list[float]] = {}
     for _ in range(args.repeat):
         for source, src in sources.items():

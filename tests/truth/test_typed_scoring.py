@@ -1,8 +1,10 @@
 """Scoring on the typed fast path changes nothing: with ``--expected``, the report, the
 ``--scores`` lines and the summary are the same bytes with the fast paths on and forced
-off, on generated logs of every typed format (values at the edges of each type, long
-and tiny numbers, failing calls, ids missing, repeated or without an entry), by the
-records' own ids and by a dotted ``--expected-key``, grouped by model or not."""
+off, and with the quick test of a correct call off too (every entry compared in full
+and counted by its Score), on generated logs of every typed format (values at the edges
+of each type, long and tiny numbers, failing calls, ids missing, repeated or without an
+entry), by the records' own ids and by a dotted ``--expected-key``, grouped by model or
+not, and on hostile flat lines."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from hypothesis import strategies as st
 from toolaudit.pipeline.audit import Audit, AuditOptions
 from toolaudit.schemas import SchemaSet, schema_set
 from toolaudit.sources import Source
+from toolaudit.truth import match
 from toolaudit.truth.entries import ExpectedSet
 from toolaudit.truth.expectations import Expectations, schema_defaults
 from toolaudit.truth.expected import read_entry
@@ -62,6 +65,13 @@ def assert_scored_alike(
     general = scored(data, schemas, expectations, typed=False, **options)
     assert fast[1].decode().splitlines() == general[1].decode().splitlines()
     assert fast == general
+    match.QUICK_CORRECT = False
+    try:
+        full = scored(data, schemas, expectations, typed=False, **options)
+    finally:
+        match.QUICK_CORRECT = True
+    assert fast[1].decode().splitlines() == full[1].decode().splitlines()
+    assert fast == full
 
 
 def expectations_of(
@@ -190,3 +200,63 @@ def test_a_chat_message_with_calls_a_server_could_not_parse_is_read_whole() -> N
     entries = [{"id": id, "calls": [{"name": "get", "arguments": {"city": "Oslo"}}]} for id in "ef"]
     schemas = schema_set(TOOLS)
     assert_scored_alike(data, schemas, expectations_of(entries, schemas, "eval.id"))
+
+
+#: Flat lines at the edges of reading and of JSON equality, each with what its entry
+#: expects: duplicate keys (orjson keeps the last), unicode escapes, key order, 1 and
+#: 1.0, true and 1, a default standing in, long integers, numbers below a double's
+#: range, accept objects, no id, an id given as a number.
+LONG = b"123456789012345678901"
+HOSTILE_FLAT = [
+    (b'"id":"a","name":"get","arguments":{"city":"Oslo","city":"Rome"}', {"city": "Rome"}),
+    (b'"id":"b","name":"get","arguments":{"city":"Oslo","city":"Rome"}', {"city": "Oslo"}),
+    (b'"id":"c","id":"c2","name":"get","arguments":{"city":"Oslo"}', {"city": "Oslo"}),
+    (b'"id":"c2","name":"get","arguments":{"city":"Oslo"},"arguments":{"city":"Rome"}',
+     {"city": "Rome"}),
+    (b'"id":"d","name":"get","arguments":{"city":"\\u00c5s"}', {"city": "\u00c5s"}),
+    (b'"id":"e","name":"get","arguments":{"c\\u0069ty":"Oslo"}', {"city": "Oslo"}),
+    (b'"id":"f","name":"get","arguments":{"near":1,"city":"Oslo"}',
+     {"city": "Oslo", "near": 1}),
+    (b'"id":"g","name":"get","arguments":{"city":"Oslo","near":1}',
+     {"city": "Oslo", "near": 1.0}),
+    (b'"id":"h","name":"get","arguments":{"city":"Oslo","days":1}',
+     {"city": "Oslo", "days": True}),
+    (b'"id":"i","name":"get","arguments":{"city":"Oslo"}', {"city": "Oslo", "days": 3}),
+    (b'"id":"j","name":"get","arguments":{"city":"Oslo","days":3}', {"city": "Oslo"}),
+    (b'"id":"k","name":"get","arguments":{"city":"Oslo","near":' + LONG + b"}",
+     {"city": "Oslo", "near": int(LONG)}),
+    (b'"id":"l","name":"get","arguments":{"city":"Oslo","near":' + LONG + b"}",
+     {"city": "Oslo", "near": int(LONG) - 1}),
+    (b'"id":"m","name":"get","arguments":{"city":"Oslo","near":1e-400}',
+     {"city": "Oslo", "near": 0}),
+    (b'"id":"n","name":"get","arguments":{"city":"Oslo"}', {"city": {"accept": ["Oslo"]}}),
+    (b'"id":"o","name":"get","arguments":{"city":"oslo "}',
+     {"city": {"accept": ["Oslo"], "compare": "text"}}),
+    (b'"id":"p","name":"get","arguments":{"city":"Oslo","near":-0.0}',
+     {"city": "Oslo", "near": 0}),
+    (b'"name":"get","arguments":{"city":"Oslo"}', {"city": "Oslo"}),
+    (b'"id":7,"name":"get","arguments":{"city":"Oslo"}', {"city": "Oslo"}),
+    (b'"id":"a","name":"get","arguments":{"city":"Rome"}', {"city": "Rome"}),  # "a" again
+    (b'"id":"q","name":"get","arguments":{"city":"Oslo"},"model":2', {"city": "Oslo"}),
+    (b'"id":"r","name":"get","arguments":"{\\"city\\": \\"Oslo\\"}"', {"city": "Oslo"}),
+]  # fmt: skip
+
+
+def test_hostile_flat_lines_are_scored_as_ever() -> None:
+    schemas = schema_set(TOOLS)
+    lines = [b"{" + line + b"}" for line, _ in HOSTILE_FLAT]
+    ids = [orjson.loads(line).get("id") for line in lines]
+    entries = [
+        {"id": str(id), "calls": [{"name": "get", "arguments": expected}], "category": "c"}
+        for id, (_, expected) in zip(ids, HOSTILE_FLAT, strict=True)
+        if id is not None
+    ]
+    data = b"\n".join(lines * 2) + b"\n"
+    for grouped in ({}, {"group_by": ("model",)}):
+        assert_scored_alike(data, schemas, expectations_of(entries, schemas, None), **grouped)
+    _, scores, _ = scored(data, schemas, expectations_of(entries, schemas, None), typed=True)
+    outcomes = {row["id"]: row["outcome"] for row in map(orjson.loads, scores.splitlines())}
+    # What the cases are about, as the full comparison scores them.
+    assert outcomes["a"] == outcomes["c2"] == outcomes["d"] == outcomes["e"] == "correct"
+    assert outcomes["b"] == outcomes["h"] == outcomes["l"] == "incorrect"
+    assert outcomes["g"] == outcomes["i"] == outcomes["n"] == outcomes["o"] == "correct"

@@ -17,14 +17,17 @@ from typing import Any, BinaryIO
 import orjson
 
 from toolaudit.formats import Extracted, UnknownShape, extract
+from toolaudit.formats.flat import FLAT
 from toolaudit.jsonutil import dumps_any
 from toolaudit.pipeline.scored_lines import LineIds, TypedLine, read_exactly, typed_made_calls
+from toolaudit.results.correct_calls import CorrectCalls
 from toolaudit.results.ground_truth import GroundTruth
 from toolaudit.results.summary import Summary
 from toolaudit.results.tally import Tally
+from toolaudit.truth import match
 from toolaudit.truth.entries import Expected
 from toolaudit.truth.expectations import Expectations
-from toolaudit.truth.match import Score, no_record
+from toolaudit.truth.match import MadeCall, Score, no_record, surely_correct
 
 
 class Scorer:
@@ -42,6 +45,11 @@ class Scorer:
             if expectations.key is not None and expectations.match == "default"
             else None
         )
+        #: The entries of one call told correct at once, counted per shape (see
+        #: :mod:`toolaudit.results.correct_calls`); settled by :meth:`count_unscored`.
+        self._correct = CorrectCalls()
+        #: The expected file's entries, by id (looked up once a record).
+        self._entries = expectations.entries.entries
 
     def record(
         self,
@@ -56,8 +64,15 @@ class Scorer:
         entry = self._entry(expectations.id_of(record, extracted), tally, where)
         if entry is None:
             return
-        score, made_tools = expectations.score(entry, record, extracted)
         model = extracted.model if extracted is not None else None
+        if expectations.match == "default":
+            made = expectations.made_of(extracted)
+            if self._counted_correct(entry, made, model, tally, where):
+                return
+            defaults = expectations.defaults_for(extracted)
+            score, made_tools = expectations.score_made(entry, made, defaults)
+        else:
+            score, made_tools = expectations.score(entry, record, extracted)
         self._count(entry, score, made_tools, model, tally, where)
 
     def _entry(self, id: str | None, tally: Tally, where: tuple[str, int]) -> Expected | None:
@@ -66,9 +81,11 @@ class Scorer:
         if id is None:
             _section(tally).without_id.count(f"{where[0]}:{where[1]}")
             return None
-        entry = self.expectations.entry_for(id)
+        entry = self._entries.get(id)
         if entry is None:
-            return None
+            entry = self.expectations.entry_for(id)  # (a BFCL relevance prompt's)
+            if entry is None:
+                return None
         if id in self.scored:
             _section(tally).repeated_id.count(f"{where[0]}:{where[1]} (id {id!r})")
             return None
@@ -94,6 +111,30 @@ class Scorer:
                 self.out.write(dump_score(row))
         ground_truth.add(score, made_tools, expected_tools(entry), row=row)
 
+    def _counted_correct(
+        self,
+        entry: Expected,
+        made: list[MadeCall] | None,
+        model: Any,
+        tally: Tally,
+        where: tuple[str, int],
+    ) -> bool:
+        """Whether the entry is one expected call answered by one call that is surely
+        right (:func:`~toolaudit.truth.match.surely_correct`): then scored and counted
+        here as :meth:`_count` would count its Score, without making it."""
+        calls = entry.calls
+        if not calls or len(calls) != 1 or made is None or len(made) != 1:
+            return False
+        call, one = calls[0], made[0]
+        if not (match.QUICK_CORRECT and surely_correct(call, one)):
+            return False
+        literal = call.literal  # (most entries: their parameters without making Accepts)
+        parameters = tuple(literal if literal is not None else call.parameters)
+        self._correct.count(_section(tally), entry.category, call.name, parameters)
+        if self.out is not None:
+            self.out.write(dump_score(correct_row(entry, one.index, model, where)))
+        return True
+
     # -- the typed path's lines ------------------------------------------------------
     #
     # The typed path hands over a line it read (before counting it) and gets what is
@@ -105,19 +146,36 @@ class Scorer:
         """A line the typed path read (as ``format_name``) as the general path reads it:
         its record (``record``, or the line parsed again when None) and what its
         format's extractor reads in it."""
-        if read_exactly(line):
-            return None
-        if record is None:
-            try:
-                record = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                return None
-        if type(record) is not dict:
+        parsed = _parsed(line, record)
+        if parsed is None:
             return None
         try:
-            return TypedLine(record=record, extracted=extract(record, format_name))
+            return TypedLine(record=parsed, extracted=extract(parsed, format_name))
         except UnknownShape:
             return None
+
+    def typed_flat(self, line: bytes, record: dict[str, Any] | None) -> TypedLine | None:
+        """A flat call the typed path read (``record``: the line as orjson parsed it, or
+        None) as :meth:`typed_record` reads it, under the default match: its id, its one
+        call and its model, as the flat format's extractor reads them."""
+        expectations = self.expectations
+        if expectations.match != "default":
+            return self.typed_record(line, record, FLAT.name)
+        record = _parsed(line, record)
+        if record is None:
+            return None
+        name = record.get("name")
+        arguments = record.get("arguments")
+        if type(name) is not str or type(arguments) is not dict:
+            return self.typed_record(line, record, FLAT.name)
+        model = record.get("model")
+        # (A flat record names no key of its own: its id is the record's; its model is
+        # a string or none, as Extracted reads it.)
+        return TypedLine(
+            id=expectations.id_of(record, None),
+            made=[MadeCall(0, name, arguments)],
+            model=model if type(model) is str else None,
+        )
 
     def typed_calls(
         self,
@@ -152,8 +210,11 @@ class Scorer:
         entry = self._entry(read.id, tally, where)
         if entry is None:
             return
-        assert read.made is not None
-        score, made_tools = self.expectations.score_made(entry, read.made)
+        made = read.made
+        assert made is not None
+        if self._counted_correct(entry, made, read.model, tally, where):
+            return
+        score, made_tools = self.expectations.score_made(entry, made)
         self._count(entry, score, made_tools, read.model, tally, where)
 
     def with_missing_entries(self, summary: Summary) -> Summary:
@@ -162,11 +223,27 @@ class Scorer:
         return with_missing_entries(summary, self.expectations, self.scored, self.out)
 
     def count_unscored(self, tallies: Iterable[Tally]) -> None:
-        """Once every record is counted: each tally's records that were not scored."""
+        """Once every record is counted: each tally's records that were not scored
+        (and the entries counted per shape, added to their tallies)."""
+        self._correct.settle()
         for tally in tallies:
             ground_truth = tally.ground_truth or GroundTruth()
             ground_truth.unscored = tally.records - ground_truth.total
             tally.ground_truth = ground_truth
+
+
+def _parsed(line: bytes, record: object) -> dict[str, Any] | None:
+    """A line the typed path read as the general path parses it (``record``: parsed
+    already, or None); None where that is no object, or the general path reads the line
+    exactly (see :func:`read_exactly`)."""
+    if read_exactly(line):
+        return None
+    if record is None:
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            return None
+    return record if type(record) is dict else None
 
 
 def _section(tally: Tally) -> GroundTruth:
@@ -189,6 +266,24 @@ def score_row(
     row = score.to_dict()
     scored = {"id": row.pop("id"), "category": row.pop("category"), "model": model}
     return {**scored, **row, "source": where[0], "line": where[1]}
+
+
+def correct_row(
+    entry: Expected, index: int, model: object, where: tuple[str | None, int | None]
+) -> dict[str, Any]:
+    """The ``--scores`` line of an entry of one call answered right by the call at
+    ``index``: :func:`score_row` of its Score."""
+    return {
+        "id": entry.id,
+        "category": entry.category,
+        "model": model,
+        "outcome": "correct",
+        "correct": True,
+        "mismatches": [],
+        "pairing": [[index, 0]],
+        "source": where[0],
+        "line": where[1],
+    }
 
 
 def dump_score(row: Mapping[str, Any]) -> bytes:

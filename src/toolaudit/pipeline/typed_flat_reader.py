@@ -16,7 +16,6 @@ import orjson
 from toolaudit.contract import Validator
 from toolaudit.errors import ToolAuditError
 from toolaudit.formats import JSON_STRING, Call
-from toolaudit.formats.flat import FLAT
 from toolaudit.formats.flat import call_id as flat_call_id
 from toolaudit.formats.typed import DECODE_FAILURES
 from toolaudit.jsonutil import may_hold_long_integers
@@ -87,7 +86,7 @@ class TypedFlatReader:
                             # general path (past 1e-10000, the line is malformed:json).
                             return position
                         if scorer is not None:
-                            scoring = scorer.typed_record(line, None, FLAT.name)
+                            scoring = scorer.typed_flat(line, None)
                             if scoring is None:
                                 return position
                         tool = call.tool
@@ -142,7 +141,7 @@ class TypedFlatReader:
                         return position  # its group is named by the value: the general path's
                     model = None
                 if scorer is not None:
-                    scoring = scorer.typed_record(line, record, FLAT.name)
+                    scoring = scorer.typed_flat(line, record)
                     if scoring is None:
                         return position
                 tally = tally_for(None, model) if grouped else None

@@ -84,14 +84,19 @@ class Expectations:
         """Score a record against its entry: the score, and the names of the tools the
         record called (as many times as it called them). ``extracted`` is None for a
         record that could not be read as any format's (then ``unparseable``)."""
-        calls = extracted.calls if extracted is not None else None
-        made = None if calls is None else made_calls(calls)
+        made = self.made_of(extracted)
         if self.match == "bfcl":
             made_tools = [] if made is None else [_tool_name(call.name) for call in made]
             raw = None if extracted is None else _logged_output(record, extracted)
             functions = self.functions.get(expected.id, ())
             return score_bfcl(expected, raw, functions), made_tools
-        return self.score_made(expected, made, self._defaults_for(extracted))
+        return self.score_made(expected, made, self.defaults_for(extracted))
+
+    @staticmethod
+    def made_of(extracted: Extracted | None) -> list[MadeCall] | None:
+        """A record's calls as :meth:`score` reads them (None: ``unparseable``)."""
+        calls = extracted.calls if extracted is not None else None
+        return None if calls is None else made_calls(calls)
 
     def score_made(
         self, expected: Expected, made: list[MadeCall] | None, defaults: Defaults | None = None
@@ -104,7 +109,9 @@ class Expectations:
             defaults = self.defaults.get("", {})
         return score(expected, made, defaults=defaults), made_tools
 
-    def _defaults_for(self, extracted: Extracted | None) -> Defaults:
+    def defaults_for(self, extracted: Extracted | None) -> Defaults:
+        """The defaults a record's calls are scored with: those of its question's tools
+        (by the format's key), else those of the tools that judge any call."""
         key = None if extracted is None else id_text(extracted.key)
         if key is not None and key in self.defaults:
             return self.defaults[key]

@@ -156,9 +156,12 @@ def _scored(
     """Calls expected and calls made: pair them, and list every difference."""
     if len(calls) == 1 and len(made) == 1:  # most entries: one call, often right
         call, one = calls[0], made[0]
-        if (QUICK_CORRECT and surely_correct(call, one)) or not mismatches_of_call(
-            call.name, call.arguments, one.name, one.arguments, defaults
-        ):
+        listed = (
+            []
+            if QUICK_CORRECT and surely_correct(call, one)
+            else mismatches_of_call(call.name, call.arguments, one.name, one.arguments, defaults)
+        )
+        if not listed:
             matched = tuple((call.name, name, True) for name in call.parameters)
             return Score(
                 expected.id,
@@ -170,13 +173,15 @@ def _scored(
                 None,
                 matched,
             )
-    found = [
-        [
-            mismatches_of_call(call.name, call.arguments, one.name, one.arguments, defaults)
-            for call in calls
+        found = [[listed]]  # (compared once: the pairing below reads it)
+    else:
+        found = [
+            [
+                mismatches_of_call(call.name, call.arguments, one.name, one.arguments, defaults)
+                for call in calls
+            ]
+            for one in made
         ]
-        for one in made
-    ]
     if expected.order == "strict":
         pairs = [(i, i) for i in range(min(len(made), len(calls)))]
     else:
