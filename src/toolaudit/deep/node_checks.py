@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import toolaudit.deep.paths as paths
 from toolaudit.deep.limits import LimitTest, limit_tests
 from toolaudit.deep.nodes import Node, admitted_kinds
+from toolaudit.deep.walk_specs import Spec, array_items, each_key, node_spec, object_keys
 from toolaudit.values import KIND_OF_EXACT_TYPE, json_equal, value_kind
 
 if TYPE_CHECKING:
@@ -148,7 +149,7 @@ def applied(node: Node, stages: Stages) -> NodeCheck:
     objects = tuple(
         _object_check(n, as_branch, declared, node) for n, as_branch, declared in stages.objects
     )
-    items = tuple((each, leaf_check(each)) for each in stages.items)
+    items = tuple(_items_check(each) for each in stages.items)
 
     def check(walk: Walk, value: Any, path: str, base: str, branch: bool) -> None:
         found = walk.found
@@ -196,7 +197,10 @@ def applied(node: Node, stages: Stages) -> NodeCheck:
             for object_check in objects:
                 object_check(walk, value, base, branch)
         elif kind == "array":
-            for element_node, leaf in items:
+            for element_node, leaf, spec, element_slow in items:
+                if spec is not None and type(value) is list:
+                    array_items(value, spec, element_slow, walk, base)
+                    continue
                 if leaf is not None:
                     for i, element in enumerate(value):
                         at = f"{base}[{i}]"
@@ -344,6 +348,26 @@ def leaf_check(node: Node) -> LeafCheck | None:
     return check
 
 
+#: The loop body of an array check for one element: (walk, index, element, base).
+ElementCheck = Callable[["Walk", int, Any, str], None]
+
+
+def _items_check(node: Node) -> tuple[Node, LeafCheck | None, Spec | None, ElementCheck]:
+    """What an array check needs of its ``items`` node: the node, its check if it is a
+    leaf, its C form (walk_specs), and the loop body the C loop calls for each element
+    that form does not pass."""
+    leaf = leaf_check(node)
+
+    def element_check(walk: Walk, i: int, element: Any, base: str) -> None:
+        at = f"{base}[{i}]"
+        if leaf is None:
+            (node.checker or node_check(node))(walk, element, at, at, False)
+        elif at not in walk.found:
+            leaf(walk, element, at)
+
+    return node, leaf, node_spec(node), element_check
+
+
 def _merged(
     limits: tuple[dict[str | None, tuple[LimitTest, ...]], ...],
 ) -> dict[str | None, tuple[LimitTest, ...]]:
@@ -376,28 +400,34 @@ def _object_check(
     required = tuple((name, paths.key("", name)) for name in node.required)
     unexpected = ("unexpected", node)
     leaves = {name: leaf_check(spec[0]) for name, spec in declared.items()}
+    # The properties C can pass (walk_specs): each valid value costs no Python call.
+    specs = {name: node_spec(spec[0]) for name, spec in declared.items()}
+    fast = {name: spec for name, spec in specs.items() if spec is not None}
+
+    def key_check(walk: Walk, name: Any, child: Any, base: str, closed: bool) -> None:
+        key = name if isinstance(name, str) else str(name)
+        spec = declared.get(key)
+        if spec is not None:
+            at = base + spec[1]
+            leaf = leaves[key]
+            if leaf is not None:
+                if at not in walk.found:
+                    leaf(walk, child, at)
+                return
+            child_node = spec[0]
+            (child_node.checker or node_check(child_node))(walk, child, at, at, False)
+        elif key in left:
+            return
+        elif closed:
+            walk.add(UNEXPECTED, paths.key(base, key), unexpected)
+        elif additional_node is not None:
+            at = paths.key(base, key)
+            (additional_node.checker or node_check(additional_node))(walk, child, at, at, False)
 
     def check(walk: Walk, value: Mapping[Any, Any], base: str, branch: bool) -> None:
         closed = always_closed or (closed_unless_branch and not (branch or as_branch))
-        for name, child in value.items():
-            key = name if isinstance(name, str) else str(name)
-            spec = declared.get(key)
-            if spec is not None:
-                at = base + spec[1]
-                leaf = leaves[key]
-                if leaf is not None:
-                    if at not in walk.found:
-                        leaf(walk, child, at)
-                    continue
-                child_node = spec[0]
-                (child_node.checker or node_check(child_node))(walk, child, at, at, False)
-            elif key in left:
-                continue
-            elif closed:
-                walk.add(UNEXPECTED, paths.key(base, key), unexpected)
-            elif additional_node is not None:
-                at = paths.key(base, key)
-                (additional_node.checker or node_check(additional_node))(walk, child, at, at, False)
+        keys = object_keys if type(value) is dict else each_key
+        keys(value, fast, key_check, walk, base, closed)
         for name, suffix in required:
             if name not in value:
                 walk.add(MISSING, base + suffix, ("missing",))
