@@ -1,11 +1,13 @@
 """The optional C speedups (the rest of the build is in pyproject.toml).
 
 ``toolaudit.history._speedups`` (the conversation check), ``toolaudit._text_speedups``
-(the searches of a line's numbers) and ``toolaudit.formats._stream_speedups`` (the typed
-stream reader's commonest lines) are built when a C compiler is there; where it is not, the
-build goes on without them (``optional``) and the pure-Python twins run alone, with the same
-answers (tests/history/test_speedups*.py, tests/test_number_searches.py and
-tests/pipeline/test_stream_speedups.py hold each pair to it).
+(the searches of a line's numbers), ``toolaudit.formats._stream_speedups`` (the typed
+stream reader's commonest lines) and ``toolaudit.deep._walk_speedups`` (deep mode's
+valid leaves) are built when a C compiler is there; where it is not, the build goes on
+without them (``optional``) and the pure-Python twins run alone, with the same answers
+(tests/history/test_speedups*.py, tests/test_number_searches.py,
+tests/pipeline/test_stream_speedups.py and tests/deep/test_walk_speedups.py hold each
+pair to it).
 """
 
 from setuptools import Extension, setup
@@ -27,6 +29,11 @@ setup(
         Extension(
             "toolaudit.formats._stream_speedups",
             ["src/toolaudit/formats/_stream_speedups.c"],
+            optional=True,
+        ),
+        Extension(
+            "toolaudit.deep._walk_speedups",
+            ["src/toolaudit/deep/_walk_speedups.c"],
             optional=True,
         ),
     ]

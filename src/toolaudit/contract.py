@@ -55,6 +55,7 @@ PARAMETER_KINDS = frozenset({MISSING, UNEXPECTED, TYPE, ENUM, CONSTRAINT})
 KINDS = (MISSING, UNEXPECTED, TYPE, ENUM, CONSTRAINT, UNKNOWN_TOOL, MALFORMED)
 
 _NO_PROBLEMS: tuple[Problem, ...] = ()
+_NOTHING_SKIPPED: frozenset[str] = frozenset()
 
 #: What a check of the contract alone finds inside the arguments: nothing.
 _NOTHING_INSIDE: Mapping[str, Found] = {}
@@ -373,9 +374,15 @@ class DeepProblems(list[Problem]):
 
     __slots__ = ("inside",)
 
-    def __init__(self, problems: Iterable[Problem], inside: Mapping[str, Found]) -> None:
-        super().__init__(problems)
-        self.inside = inside
+    #: path -> (kind, reason) of each error the walk found inside the arguments.
+    inside: Mapping[str, Found]
+
+
+def _deep_problems(problems: Iterable[Problem], inside: Mapping[str, Found]) -> DeepProblems:
+    # (Made by list's own __init__, with no Python one: a failing call makes one.)
+    made = DeepProblems(problems)
+    made.inside = inside
+    return made
 
 
 class _DeepToolValidator(ToolValidator):
@@ -393,13 +400,17 @@ class _DeepToolValidator(ToolValidator):
         return self._deep
 
     def check(self, arguments: Mapping[Any, Any]) -> tuple[Problem, ...] | list[Problem]:
-        problems = super().check(arguments)
-        inside = self._deep.found(arguments, {subject for _, subject in problems})
+        problems = ToolValidator.check(self, arguments)
+        # (No set made for the commonest case, nothing wrong at the top level.)
+        skip = {subject for _, subject in problems} if problems else _NOTHING_SKIPPED
+        inside = self._deep.found(arguments, skip)
         if not inside:
-            return DeepProblems(problems, inside) if problems else problems
-        found = DeepProblems(problems, inside)
-        found.extend((kind, path) for path, (kind, _) in inside.items())
-        found.sort()
+            return _deep_problems(problems, inside) if problems else problems
+        found = _deep_problems(problems, inside)
+        for path, (kind, _) in inside.items():
+            found.append((kind, path))
+        if len(found) > 1:
+            found.sort()
         return found
 
     def explain_problems(

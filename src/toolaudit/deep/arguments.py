@@ -14,6 +14,7 @@ from toolaudit.deep.check import Found, Walk
 from toolaudit.deep.compiler import Compiled
 from toolaudit.deep.node_checks import node_check
 from toolaudit.deep.nodes import Node
+from toolaudit.deep.walk_specs import node_spec, passes
 
 
 class DeepArguments:
@@ -29,8 +30,11 @@ class DeepArguments:
         self.compiled = Compiled(tool, parameters)
         #: The node of each argument deep mode looks into, in declaration order.
         self.nodes: tuple[tuple[str, Node], ...] = tuple(self.compiled.arguments.items())
-        # Each argument's check with the root of its paths, worded once.
-        self._roots = tuple((name, node, paths.root(name)) for name, node in self.nodes)
+        # Each argument's check with the root of its paths, worded once, and the C form of
+        # its check (deep.walk_specs: a valid value is then passed with no Python call).
+        self._roots = tuple(
+            (name, node, paths.root(name), node_spec(node)) for name, node in self.nodes
+        )
 
     def found(
         self, arguments: Mapping[Any, Any], skip: frozenset[str] | set[str]
@@ -48,9 +52,12 @@ class DeepArguments:
         self, arguments: Mapping[Any, Any], skip: frozenset[str] | set[str]
     ) -> dict[str, Found]:
         walk = Walk()
-        for name, node, root in self._roots:
+        for name, node, root, spec in self._roots:
             if name in arguments and name not in skip:
-                (node.checker or node_check(node))(walk, arguments[name], name, root, False)
+                value = arguments[name]
+                if spec is not None and passes(spec, value):
+                    continue
+                (node.checker or node_check(node))(walk, value, name, root, False)
         return walk.found
 
 

@@ -28,7 +28,7 @@ from toolaudit.deep.node_checks import (
     kind_of,
     node_check,
 )
-from toolaudit.deep.nodes import Node, admitted_kinds
+from toolaudit.deep.nodes import Node
 from toolaudit.values import value_kind
 
 __all__ = ["CONSTRAINT", "ENUM", "MISSING", "TYPE", "UNEXPECTED", "Found", "Walk"]
@@ -92,18 +92,3 @@ class Walk:
             answer = True
         self.trials[key] = answer
         return answer
-
-    def union(
-        self, branches: tuple[Node, ...], kind: str | None, value: Any, path: str, base: str
-    ) -> None:
-        """anyOf and oneOf alike: a value one branch accepts is valid; else the errors
-        of the first branch whose type admits it, or a type error if none does."""
-        for each in branches:
-            if self.accepts(each, value):
-                return
-        for each in branches:
-            if kind in admitted_kinds(each):
-                self.check(each, value, path, base)
-                return
-        admitted = frozenset().union(*(admitted_kinds(each) for each in branches))
-        self.add(TYPE, path, ("type", admitted, value))

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import toolaudit.deep.paths as paths
 from toolaudit.deep.limits import LimitTest, limit_tests
-from toolaudit.deep.nodes import Node
+from toolaudit.deep.nodes import Node, admitted_kinds
+from toolaudit.deep.walk_specs import Spec, array_items, each_key, node_spec, object_keys
 from toolaudit.values import KIND_OF_EXACT_TYPE, json_equal, value_kind
 
 if TYPE_CHECKING:
@@ -135,14 +136,20 @@ def applied(node: Node, stages: Stages) -> NodeCheck:
     at most one error at its own path, nothing inside a value checked once it has one."""
     types = tuple((each.never, each.kinds) for each in stages.types)
     only_kinds = types[0][1] if len(types) == 1 and not types[0][0] else None
-    values = stages.values
+    value_test = _value_test(stages.values)
     limits = _merged(stages.limits)
-    unions = stages.unions
+    unions = tuple(
+        (
+            _union_check(each.any_of) if each.any_of else None,
+            _union_check(each.one_of) if each.one_of else None,
+        )
+        for each in stages.unions
+    )
     all_of = stages.all_of
     objects = tuple(
         _object_check(n, as_branch, declared, node) for n, as_branch, declared in stages.objects
     )
-    items = tuple((each, leaf_check(each)) for each in stages.items)
+    items = tuple(_items_check(each) for each in stages.items)
 
     def check(walk: Walk, value: Any, path: str, base: str, branch: bool) -> None:
         found = walk.found
@@ -161,14 +168,11 @@ def applied(node: Node, stages: Stages) -> NodeCheck:
                 if kinds is not None and kind not in kinds:
                     walk.add(TYPE, path, ("type", kinds, value))
                     return
-        if values:
-            for each in values:
-                if each.enum is not None and not any(json_equal(value, e) for e in each.enum):
-                    walk.add(ENUM, path, ("enum", each.enum, value))
-                    return
-                if each.has_const and not json_equal(value, each.const):
-                    walk.add(ENUM, path, ("const", each.const, value))
-                    return
+        if value_test is not None:
+            refused = value_test(value)
+            if refused is not None:
+                walk.add(ENUM, path, refused)
+                return
         if limits:
             for test in limits.get(kind, ()):
                 failed = test(value)
@@ -176,11 +180,11 @@ def applied(node: Node, stages: Stages) -> NodeCheck:
                     walk.add(CONSTRAINT, path, failed)
                     return
         if unions:
-            for each in unions:
-                if each.any_of:
-                    walk.union(each.any_of, kind, value, path, base)
-                if each.one_of and path not in found:
-                    walk.union(each.one_of, kind, value, path, base)
+            for any_of, one_of in unions:
+                if any_of is not None:
+                    any_of(walk, kind, value, path, base)
+                if one_of is not None and path not in found:
+                    one_of(walk, kind, value, path, base)
             if path in found:
                 return
         if all_of:
@@ -193,7 +197,10 @@ def applied(node: Node, stages: Stages) -> NodeCheck:
             for object_check in objects:
                 object_check(walk, value, base, branch)
         elif kind == "array":
-            for element_node, leaf in items:
+            for element_node, leaf, spec, element_slow in items:
+                if spec is not None and type(value) is list:
+                    array_items(value, spec, element_slow, walk, base)
+                    continue
                 if leaf is not None:
                     for i, element in enumerate(value):
                         at = f"{base}[{i}]"
@@ -208,6 +215,96 @@ def applied(node: Node, stages: Stages) -> NodeCheck:
     return check
 
 
+#: A chain's enum and const tests together: None for a value they all take, else the
+#: reason of the first that refuses it.
+ValueTest = Callable[[Any], "tuple[Any, ...] | None"]
+
+
+def _value_test(values: tuple[Node, ...]) -> ValueTest | None:
+    """The ``enum`` and ``const`` of the chain's nodes, node after node (enum before
+    const in each), as one test; None for a chain with neither. An enum of strings tests
+    a string by one set lookup: JSON equality of a string and an enum member is ``==``
+    for a member that is a ``str``, false for any other kind."""
+    if not values:
+        return None
+    tests = []
+    for each in values:
+        if each.enum is not None:
+            tests.append(("enum", each.enum, _exact_strings(each.enum)))
+        if each.has_const:
+            tests.append(("const", each.const, _exact_strings((each.const,))))
+
+    def test(value: Any) -> tuple[Any, ...] | None:
+        for word, allowed, strings in tests:
+            if strings is not None and type(value) is str:
+                if value in strings:
+                    continue
+            elif word == "enum":
+                if any(json_equal(value, e) for e in allowed):
+                    continue
+            elif json_equal(value, allowed):
+                continue
+            return (word, allowed, value)
+        return None
+
+    return test
+
+
+def _exact_strings(members: tuple[Any, ...]) -> frozenset[str] | None:
+    """The members that are exactly ``str``, when no other member is a string (a ``str``
+    subclass would compare by its own ``==``): None otherwise."""
+    if any(value_kind(e) == "string" and type(e) is not str for e in members):
+        return None
+    return frozenset(e for e in members if type(e) is str)
+
+
+#: Whether a union with a single branch that can take a value checks it at once, with
+#: no trial walk (see _union_check); the tests turn it off to compare.
+LONE_BRANCH_AT_ONCE = True
+
+#: An anyOf's or oneOf's check: (the walk, the value's kind, the value, its path, the
+#: base of its children's paths).
+UnionCheck = Callable[["Walk", "str | None", Any, str, str], None]
+
+
+def _union_check(branches: tuple[Node, ...]) -> UnionCheck:
+    """anyOf and oneOf alike: a value one branch accepts is valid; else the errors of
+    the first branch whose type admits it, or a type error if none does.
+
+    Only the branches whose type stage admits the value's kind can accept it (the
+    rest refuse it at their first test), and which those are is worked out once per
+    kind. When that is a single branch and it is also the one whose errors would be
+    reported (``anyOf`` with ``null`` and a value that is not null: the commonest
+    union), it is checked at once, with no trial walk: if it accepts the value, its
+    check records nothing; if not, what it records is what a failed trial would have
+    been followed by anyway."""
+    plans: dict[str | None, tuple[tuple[Node, ...], Node | None, bool]] = {}
+
+    def planned(kind: str | None) -> tuple[tuple[Node, ...], Node | None, bool]:
+        candidates = tuple(each for each in branches if admits(each, kind))
+        reported = next((each for each in branches if kind in admitted_kinds(each)), None)
+        at_once = LONE_BRANCH_AT_ONCE and reported is not None and candidates == (reported,)
+        plans[kind] = (candidates, reported, at_once)
+        return plans[kind]
+
+    def check(walk: Walk, kind: str | None, value: Any, path: str, base: str) -> None:
+        candidates, reported, at_once = plans.get(kind) or planned(kind)
+        if reported is not None and not at_once:
+            for each in candidates:
+                if walk.accepts(each, value):
+                    return
+        if reported is not None:
+            (reported.checker or node_check(reported))(walk, value, path, base, False)
+            return
+        for each in candidates:
+            if walk.accepts(each, value):
+                return
+        admitted = frozenset().union(*(admitted_kinds(each) for each in branches))
+        walk.add(TYPE, path, ("type", admitted, value))
+
+    return check
+
+
 #: A leaf's check, called by the check of the object or array holding it, at a path
 #: with no error yet: (the walk, the value, its path).
 LeafCheck = Callable[["Walk", Any, str], None]
@@ -216,19 +313,20 @@ kind_of = KIND_OF_EXACT_TYPE.get
 
 
 def leaf_check(node: Node) -> LeafCheck | None:
-    """The check of a leaf, the most common node: a chain with no shared node that has
-    at most a type and constraints (no enum, no union, nothing inside). The object or
+    """The check of a leaf, the most common node: a chain that has at most a type, enums
+    and consts, and constraints (no union, nothing inside). The object or
     array holding such a value checks it with one call and no stage left to skip;
     None for any other node.
 
     A leaf needs no remembering where it was applied, even when shared: checking a
     value again gives the same answer, and its error is already at its path."""
     stages = Stages(node.chain)
-    if stages.values or stages.unions or stages.all_of or stages.objects or stages.items:
+    if stages.unions or stages.all_of or stages.objects or stages.items:
         return None
     if len(stages.types) > 1 or any(each.never for each in stages.types):
         return None
     kinds = stages.types[0].kinds if stages.types else None
+    value_test = _value_test(stages.values)
     limits = _merged(stages.limits)
 
     def check(walk: Walk, value: Any, path: str) -> None:
@@ -236,6 +334,11 @@ def leaf_check(node: Node) -> LeafCheck | None:
         if kinds is not None and kind not in kinds:
             walk.add(TYPE, path, ("type", kinds, value))
             return
+        if value_test is not None:
+            refused = value_test(value)
+            if refused is not None:
+                walk.add(ENUM, path, refused)
+                return
         for test in limits.get(kind, ()):
             failed = test(value)
             if failed is not None:
@@ -243,6 +346,26 @@ def leaf_check(node: Node) -> LeafCheck | None:
                 return
 
     return check
+
+
+#: The loop body of an array check for one element: (walk, index, element, base).
+ElementCheck = Callable[["Walk", int, Any, str], None]
+
+
+def _items_check(node: Node) -> tuple[Node, LeafCheck | None, Spec | None, ElementCheck]:
+    """What an array check needs of its ``items`` node: the node, its check if it is a
+    leaf, its C form (walk_specs), and the loop body the C loop calls for each element
+    that form does not pass."""
+    leaf = leaf_check(node)
+
+    def element_check(walk: Walk, i: int, element: Any, base: str) -> None:
+        at = f"{base}[{i}]"
+        if leaf is None:
+            (node.checker or node_check(node))(walk, element, at, at, False)
+        elif at not in walk.found:
+            leaf(walk, element, at)
+
+    return node, leaf, node_spec(node), element_check
 
 
 def _merged(
@@ -277,28 +400,34 @@ def _object_check(
     required = tuple((name, paths.key("", name)) for name in node.required)
     unexpected = ("unexpected", node)
     leaves = {name: leaf_check(spec[0]) for name, spec in declared.items()}
+    # The properties C can pass (walk_specs): each valid value costs no Python call.
+    specs = {name: node_spec(spec[0]) for name, spec in declared.items()}
+    fast = {name: spec for name, spec in specs.items() if spec is not None}
+
+    def key_check(walk: Walk, name: Any, child: Any, base: str, closed: bool) -> None:
+        key = name if isinstance(name, str) else str(name)
+        spec = declared.get(key)
+        if spec is not None:
+            at = base + spec[1]
+            leaf = leaves[key]
+            if leaf is not None:
+                if at not in walk.found:
+                    leaf(walk, child, at)
+                return
+            child_node = spec[0]
+            (child_node.checker or node_check(child_node))(walk, child, at, at, False)
+        elif key in left:
+            return
+        elif closed:
+            walk.add(UNEXPECTED, paths.key(base, key), unexpected)
+        elif additional_node is not None:
+            at = paths.key(base, key)
+            (additional_node.checker or node_check(additional_node))(walk, child, at, at, False)
 
     def check(walk: Walk, value: Mapping[Any, Any], base: str, branch: bool) -> None:
         closed = always_closed or (closed_unless_branch and not (branch or as_branch))
-        for name, child in value.items():
-            key = name if isinstance(name, str) else str(name)
-            spec = declared.get(key)
-            if spec is not None:
-                at = base + spec[1]
-                leaf = leaves[key]
-                if leaf is not None:
-                    if at not in walk.found:
-                        leaf(walk, child, at)
-                    continue
-                child_node = spec[0]
-                (child_node.checker or node_check(child_node))(walk, child, at, at, False)
-            elif key in left:
-                continue
-            elif closed:
-                walk.add(UNEXPECTED, paths.key(base, key), unexpected)
-            elif additional_node is not None:
-                at = paths.key(base, key)
-                (additional_node.checker or node_check(additional_node))(walk, child, at, at, False)
+        keys = object_keys if type(value) is dict else each_key
+        keys(value, fast, key_check, walk, base, closed)
         for name, suffix in required:
             if name not in value:
                 walk.add(MISSING, base + suffix, ("missing",))

@@ -50,6 +50,7 @@ class Node:
         "strings",
         "trivial",
         "unique_items",
+        "walk_spec",
     )
 
     def __init__(self, pointer: str) -> None:
@@ -101,6 +102,8 @@ class Node:
         self.admits: frozenset[str] | None = None
         #: What deep.limits makes of its constraints, on the node's first check.
         self.limit_tests: Any = None
+        #: The chain's check in the C walk's form (deep.walk_specs; False: not made yet).
+        self.walk_spec: Any = False
 
 
 ALWAYS = Node("(true)")

@@ -1,0 +1,28 @@
+"""Deep mode's valid values passed in C (``_walk_speedups.c``; see deep.walk_specs)."""
+
+from collections.abc import Callable
+from typing import Any
+
+def passes(spec: Any, value: Any, /) -> bool:
+    """Whether a node's spec takes the value with nothing to record (False: ask Python)."""
+
+def object_keys(
+    value: dict[Any, Any],
+    fast: dict[str, Any],
+    slow: Callable[[Any, Any, Any, str, bool], None],
+    walk: Any,
+    base: str,
+    closed: bool,
+    /,
+) -> None:
+    """An object check's loop over its keys: slow() for each key no spec of ``fast`` passes."""
+
+def array_items(
+    value: list[Any],
+    spec: Any,
+    slow: Callable[[Any, int, Any, str], None],
+    walk: Any,
+    base: str,
+    /,
+) -> None:
+    """An array check's loop over a list: slow() for each element the spec does not pass."""
