@@ -29,6 +29,7 @@ from toolaudit.history.model import (
     NO_NAME,
     OPENAI_CHAT,
     OPENAI_RESPONSES,
+    ToolOutcome,
 )
 
 from .shapes import BY_NAME, build
@@ -547,6 +548,25 @@ def test_checked_from_text_is_what_check_answers(shape: str, monkeypatch: pytest
     else:  # no reading from text: None
         assert found is None
     assert fast.checked_from_text(b"[1]", shape, "m") is None
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("fault", ["clean", "unanswered"])
+def test_a_history_all_answered_is_given_as_its_results_per_tool(
+    shape: str, fault: str, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(fast_loop, "SPEEDUPS", speedups)  # on, TOOLAUDIT_PURE_PYTHON or not
+    messages = build(BY_NAME[shape], FAULTS[fault][0])
+    found = fast.all_answered_or_checked_from_text(orjson.dumps(messages), shape, "m")
+    checked = check(messages, shape, path="m", calls=False)
+    if fault == "clean":
+        assert not checked.problems and found == {
+            tool: outcome.results for tool, outcome in checked.outcomes.items()
+        }
+        assert all(o == ToolOutcome(o.results) for o in checked.outcomes.values())
+    else:
+        assert checked.problems and found == checked
+    assert fast.all_answered_or_checked_from_text(b"[1]", shape, "m") is None
 
 
 # -- any history, any fault, any writing ------------------------------------------------

@@ -109,3 +109,17 @@ def test_merged_summaries_add_their_conversations():
     assert merged.conversations.all.checked == 2
     assert merged.history_calls is not None
     assert merged.history_calls["search"].calls == 4
+
+
+def test_a_history_all_answered_counts_as_one_without_problems_or_failures():
+    # Names that fold or need escaping, no name, and more than the tables keep.
+    tools = ["search", "<other>", "", *(f"tool{k}" for k in range(12))]
+    models = ["gpt-4o", None, "<other>", *(f"model{k}" for k in range(12))]
+    counted, answered = Conversations(max_keys=5), Conversations(max_keys=5)
+    for turn in range(60):
+        model = models[turn % len(models)]
+        results = {tools[(turn + k) % len(tools)]: k + 1 for k in range(turn % 3 + 1)}
+        counted.count(model, [], {tool: Outcomes(results=n) for tool, n in results.items()})
+        answered.count_all_answered(model, results)
+    assert answered.to_dicts() == counted.to_dicts()
+    assert answered.to_dicts()[1]["by_tool"]["<other>"]["results"] > 0  # some were folded

@@ -31,6 +31,8 @@ from toolaudit.history.fast_loop import (
     Open,
     answered_from_text,
     answered_in_c,
+    found_from_text,
+    plainly_checked,
     reports_failure,
 )
 from toolaudit.history.model import (
@@ -166,3 +168,23 @@ def checked_from_text(text: Buffer, shape: str, path: str) -> Checked | None:
     read this shape, or are not sure (then parse the text and check it)."""
     function, where = FROM_TEXT.get(shape, ("", ""))
     return answered_from_text(function, shape, where, text, path) if function else None
+
+
+#: What checking a history finds where every call was answered and no result reports a
+#: failure (no problem, no failure, nothing retried): its results per tool, and only that.
+AllAnswered = dict[str, int]
+
+
+def all_answered_or_checked_from_text(
+    text: Buffer, shape: str, path: str
+) -> AllAnswered | Checked | None:
+    """:func:`checked_from_text`, with a history whose every call was answered given as
+    its results per tool alone (most histories: no ``Checked`` made for them)."""
+    function, where = FROM_TEXT.get(shape, ("", ""))
+    found = found_from_text(function, text) if function else None
+    if found is None:
+        return None
+    left, results, messages = found
+    if not left:
+        return results
+    return plainly_checked(shape, where, path, messages, (left, results))

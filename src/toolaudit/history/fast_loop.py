@@ -125,13 +125,17 @@ def answered_from_text(
     :func:`answered_in_c` answers of ``orjson.loads(text)`` with no calls listed. None where
     the speedups are off or not sure (a text orjson may refuse or read otherwise, an escape
     in a string the check reads...): the caller then parses the text and checks it."""
-    if SPEEDUPS is None:
-        return None
-    found = getattr(SPEEDUPS, function)(text, NO_NAME)
+    found = found_from_text(function, text)
     if found is None:
         return None
     left, results, messages = found
     return plainly_checked(shape, where, path, messages, (left, results))
+
+
+def found_from_text(function: str, text: Buffer) -> tuple[list[Any], dict[str, int], int] | None:
+    """What the C speedups' ``function`` answers of ``text`` (the calls left unanswered,
+    the results per tool, the count of messages); None where they are off or not sure."""
+    return None if SPEEDUPS is None else getattr(SPEEDUPS, function)(text, NO_NAME)
 
 
 def plainly_checked(

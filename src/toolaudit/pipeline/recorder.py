@@ -289,6 +289,16 @@ class Recorder:
             if self.rows is not None:
                 self._add(row)
 
+    def all_answered_history(
+        self, tally: Tally, model: str | None, results: Mapping[str, int]
+    ) -> None:
+        """:meth:`history` of a conversation with no problem (so no row) and no failure:
+        its results per tool (see ``toolaudit.history.fast.AllAnswered``)."""
+        conversations = tally.conversations
+        if conversations is None:
+            conversations = tally.conversations = Conversations(self._max_keys)
+        conversations.count_all_answered(model, results)
+
     def history_call(self, tally: Tally, where: Where, path: str, verdict: Verdict) -> None:
         """A call a record's conversation holds (--history), judged: counted in
         ``tally``'s history calls, apart from the model's own; a row when it fails."""

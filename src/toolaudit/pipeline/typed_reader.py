@@ -35,6 +35,7 @@ from toolaudit.formats.typed import (
     typed_shapes,
 )
 from toolaudit.history import Checked
+from toolaudit.history.fast import AllAnswered
 from toolaudit.jsonutil import may_hold_long_integers, opening_brackets, orjson_may_differ
 from toolaudit.pipeline.judge import Verdict, judge, object_verdict
 from toolaudit.pipeline.options import AuditOptions
@@ -214,7 +215,7 @@ class TypedReader:
         scoring = None
         histories = self._histories
         request_of = shape.request if histories is not None else None
-        checked: Checked | object | None = None
+        checked: Checked | AllAnswered | object | None = None
         end = len(lines)
         position = start
         try:
@@ -430,7 +431,7 @@ def _score(
 
 
 def _history(
-    checked: Checked | object,
+    checked: Checked | AllAnswered | object,
     recorder: Recorder,
     tally: Tally | None,
     lineno: int,
@@ -438,8 +439,11 @@ def _history(
 ) -> None:
     """Count the conversation a record the typed path read carries, in the tally that
     counted the record (None: the audit's), as the general path counts it."""
-    assert isinstance(checked, Checked)
     tally = tally if tally is not None else recorder.tally
+    if type(checked) is dict:  # the commonest: every call answered, no failure
+        recorder.all_answered_history(tally, model, checked)
+        return
+    assert isinstance(checked, Checked)
     recorder.history(tally, Where(recorder.source, lineno, model=model), checked)
 
 

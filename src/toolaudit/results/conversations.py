@@ -146,15 +146,7 @@ class Conversations:
     ) -> None:
         """One history read: its problems, counted for all and for its model, and the
         outcomes of its tools."""
-        # (Each table is looked in first: the folding's own way, for a name not in it yet,
-        # is a call too many for every history of a log.)
-        key = table_key(model)
-        kept = self.by_model.get(key)
-        histories = (
-            kept
-            if kept is not None
-            else self._model_folding.entry(self.by_model, key, Histories, Histories.merged)[1]
-        )
+        histories = self._histories_of(model)
         if problems:
             self.all.count(problems)
             histories.count(problems)
@@ -166,14 +158,34 @@ class Conversations:
         else:
             self.all.checked += 1
             histories.checked += 1
-        by_tool = self.by_tool
         for tool, outcome in outcomes.items():
-            key = table_key(tool) if tool else NO_NAME
-            mine = by_tool.get(key)
-            if mine is not None:
-                mine.add(outcome)
-            else:
-                self._tool_folding.entry(by_tool, key, Outcomes, Outcomes.merged)[1].add(outcome)
+            self._outcomes_of(tool).add(outcome)
+
+    def count_all_answered(self, model: str | None, results: Mapping[str, int]) -> None:
+        """:meth:`count` of a history with no problem and no failure among its results:
+        only how many results each tool had (the commonest history, counted without an
+        outcome made for each of its tools)."""
+        self.all.checked += 1
+        self._histories_of(model).checked += 1
+        for tool, count in results.items():
+            self._outcomes_of(tool).results += count
+
+    # (Each table is looked in first: the folding's own way, for a name not in it yet, is
+    # a call too many for every history of a log.)
+
+    def _histories_of(self, model: str | None) -> Histories:
+        key = table_key(model)
+        kept = self.by_model.get(key)
+        if kept is not None:
+            return kept
+        return self._model_folding.entry(self.by_model, key, Histories, Histories.merged)[1]
+
+    def _outcomes_of(self, tool: str) -> Outcomes:
+        key = table_key(tool) if tool else NO_NAME
+        kept = self.by_tool.get(key)
+        if kept is not None:
+            return kept
+        return self._tool_folding.entry(self.by_tool, key, Outcomes, Outcomes.merged)[1]
 
     def merged(self, other: Conversations) -> Conversations:
         """Both counts added up, in a new value (neither is changed)."""
