@@ -23,6 +23,7 @@ LAYERS = {
     "toolaudit.errors": 0,
     "toolaudit.jsonutil": 0,
     "toolaudit.compiled": 0,
+    "toolaudit.lazy_names": 0,
     "toolaudit.values": 1,
     "toolaudit.deep": 2,
     "toolaudit.contract": 3,

@@ -27,6 +27,7 @@ from toolaudit.errors import (
     SummaryError,
     ToolAuditError,
 )
+from toolaudit.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -86,17 +87,7 @@ _LAZY = {
     "tool_result_messages": "toolaudit.boundary",
     "check_history": "toolaudit.history",
 }
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'toolaudit' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # found once: later lookups are plain attribute reads
-    return value
+__getattr__ = lazy_names(__name__, _LAZY, globals())
 
 
 def audit(

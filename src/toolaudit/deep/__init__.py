@@ -14,8 +14,9 @@ deep errors, never loads the rest.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from toolaudit.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from toolaudit.deep.arguments import DeepArguments, ParametersInfo, inspect_parameters
@@ -31,12 +32,4 @@ _LAZY = {
     "inspect_parameters": "toolaudit.deep.arguments",
     "sentence": "toolaudit.deep.reasons",
 }
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'toolaudit.deep' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _LAZY, globals())

@@ -8,7 +8,8 @@ and repairs what it finds when asked.
 
 from __future__ import annotations
 
-from toolaudit.history.boundary import check_history
+from typing import TYPE_CHECKING
+
 from toolaudit.history.check import check
 from toolaudit.history.model import (
     PAIRING_CODES,
@@ -18,7 +19,11 @@ from toolaudit.history.model import (
     Problem,
     ToolOutcome,
 )
-from toolaudit.history.repair import Change, Repaired
+from toolaudit.lazy_names import lazy_names
+
+if TYPE_CHECKING:
+    from toolaudit.history.boundary import check_history
+    from toolaudit.history.repair import Change, Repaired
 
 __all__ = [
     "PAIRING_CODES",
@@ -32,3 +37,12 @@ __all__ = [
     "check",
     "check_history",
 ]
+
+#: The boundary API and its repairs, loaded on first use: the audit reads histories
+#: with :func:`check` alone, and need not pay for them at start-up.
+_LAZY = {
+    "check_history": "toolaudit.history.boundary",
+    "Change": "toolaudit.history.repair",
+    "Repaired": "toolaudit.history.repair",
+}
+__getattr__ = lazy_names(__name__, _LAZY, globals())

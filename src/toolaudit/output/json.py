@@ -3,11 +3,17 @@ or a comparison."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import orjson
 
 from toolaudit.jsonutil import dumps_any
-from toolaudit.results.score_compare import AnyComparison
 from toolaudit.results.summary import Summary
+
+if TYPE_CHECKING:
+    # Only for the annotation: a summary's JSON (every audit's --format json) needs
+    # none of the comparisons' modules.
+    from toolaudit.results.score_compare import AnyComparison
 
 
 def render_json(summary: Summary) -> str:

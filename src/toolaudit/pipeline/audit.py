@@ -17,9 +17,9 @@ which owns the counts, the samples and the report rows.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from toolaudit.errors import InputError, OptionError
+from toolaudit.errors import InputError
 from toolaudit.formats.flat import FLAT
 from toolaudit.pipeline.fast_paths import FastPaths
 from toolaudit.pipeline.general_reader import GeneralReader
@@ -27,14 +27,16 @@ from toolaudit.pipeline.inline_reader import InlineReader
 from toolaudit.pipeline.options import AuditOptions
 from toolaudit.pipeline.recorder import Recorder
 from toolaudit.pipeline.rows import Row
-from toolaudit.pipeline.scoring import Scorer
 from toolaudit.pipeline.stack import frames_for_a_batch
 from toolaudit.pipeline.stop import StopRequest
 from toolaudit.pipeline.toolsets import RecordTools
 from toolaudit.results.summary import Summary
 from toolaudit.schemas import NO_SCHEMAS, SchemaSet
 from toolaudit.sources import DamagedInput, Source, expand_paths, read_line_batches
-from toolaudit.truth.expectations import Expectations
+
+if TYPE_CHECKING:
+    from toolaudit.pipeline.scoring import Scorer
+    from toolaudit.truth.expectations import Expectations
 
 __all__ = ["Audit", "AuditOptions", "Row"]
 
@@ -72,14 +74,13 @@ class Audit:
         #: Shared with whoever may ask the audit to stop (a signal handler).
         self.stop = stop if stop is not None else StopRequest()
         self._stdin = stdin
-        if options.deep != schemas.deep and not schemas.empty:
-            raise OptionError(
-                "deep validation needs schemas compiled for it: load them with deep=True"
-                if options.deep
-                else "these schemas were compiled for deep validation: audit with deep=True"
-            )
+        options.check_schemas(schemas)
         #: Scores the records against their expected calls (--expected), if given.
-        self.scorer = Scorer(expectations) if expectations is not None else None
+        self.scorer: Scorer | None = None
+        if expectations is not None:  # imported only then: truth/ is start-up to spare
+            from toolaudit.pipeline.scoring import Scorer
+
+            self.scorer = Scorer(expectations)
         #: Not a part of a run (--jobs): the whole counts the entries no record had.
         self.whole_run = whole_run
         #: What the readers found, once the audit has started.
@@ -144,8 +145,7 @@ class Audit:
             recorder = self.recorder or Recorder(self.options, want_rows=False)
             if self.scorer is not None:
                 self.scorer.count_unscored(recorder.record_tallies())
-            digest = self.schemas.digest
-            summary = recorder.summary(schemas_digest=digest, interrupted=interrupted)
+            summary = recorder.summary(schemas_digest=self.schemas.digest, interrupted=interrupted)
             if self.scorer is not None and self.whole_run:
                 summary = self.scorer.with_missing_entries(summary)
             self.summary = summary

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -33,11 +34,13 @@ from toolaudit.pipeline.fast_paths import FastPaths
 from toolaudit.pipeline.judge import judge, judge_apart
 from toolaudit.pipeline.options import AuditOptions
 from toolaudit.pipeline.recorder import Recorder, Where
-from toolaudit.pipeline.scoring import Scorer
 from toolaudit.pipeline.stack import FRAMES, frames_for_a_batch
 from toolaudit.pipeline.toolsets import RecordTools
 from toolaudit.pipeline.triage import triage
 from toolaudit.results.tally import Tally
+
+if TYPE_CHECKING:
+    from toolaudit.pipeline.scoring import Scorer
 
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError

@@ -8,12 +8,16 @@ before anything is read.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from toolaudit.errors import OptionError
 from toolaudit.formats import format_names, is_format
 from toolaudit.formats.streams import DEFAULT_MAX_OPEN_STREAMS
 from toolaudit.lines import DEFAULT_MAX_LINE_BYTES
 from toolaudit.results.folding import DEFAULT_MAX_PARAMS, DEFAULT_MAX_TOOLS
+
+if TYPE_CHECKING:
+    from toolaudit.schemas import SchemaSet
 
 # The defaults (DEFAULT_MAX_LINE_BYTES...) live where they are applied, below the
 # pipeline: the CLI shows them in its --help without importing the pipeline.
@@ -86,6 +90,15 @@ class AuditOptions:
         if len(set(group_by)) != len(group_by):
             raise OptionError(f"--group-by names a field twice: {', '.join(group_by)}")
         object.__setattr__(self, "group_by", group_by)
+
+    def check_schemas(self, schemas: SchemaSet) -> None:
+        """Refuse schemas compiled for the other mode (deep or not) than this audit's."""
+        if self.deep != schemas.deep and not schemas.empty:
+            raise OptionError(
+                "deep validation needs schemas compiled for it: load them with deep=True"
+                if self.deep
+                else "these schemas were compiled for deep validation: audit with deep=True"
+            )
 
 
 def _is_count(value: object) -> bool:

@@ -12,7 +12,6 @@ import orjson
 from toolaudit.jsonutil import dumps_any
 from toolaudit.results.conversations import either_or_both
 from toolaudit.results.folding import NO_NAME, OTHER, Folding
-from toolaudit.results.ground_truth import GroundTruth
 from toolaudit.results.summary import MAX_GROUPS, NULL_GROUP, Summary
 from toolaudit.results.tally import Tally
 from toolaudit.results.tool_summary import ToolSummary, merged_history_calls, merged_tools
@@ -128,6 +127,10 @@ class Groups:
             counts += group.of_the_records()
             by_tool = merged_tools(by_tool, group.by_tool)
             if group.ground_truth is not None:
+                # Imported here, as only an audit with --expected has a section: the ground-truth
+                # machinery is a start-up cost a plain audit would pay for nothing.
+                from toolaudit.results.ground_truth import GroundTruth
+
                 ground_truth = (ground_truth or GroundTruth()).merged(group.ground_truth)
             conversations = either_or_both(conversations, group.conversations)
             history_calls = merged_history_calls(history_calls, group.history_calls)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolaudit.errors import SummaryError
 from toolaudit.results.conversations import Conversations, either_or_both
@@ -21,7 +21,6 @@ from toolaudit.results.folding import (
     Folding,
     folded_estimate,
 )
-from toolaudit.results.ground_truth import GroundTruth
 from toolaudit.results.source_status import SourceStatus
 from toolaudit.results.summary_file import counts_fields, decoded_summary, read_summary_file
 from toolaudit.results.tool_summary import (
@@ -32,6 +31,9 @@ from toolaudit.results.tool_summary import (
     param_declared,
     tool_declared,
 )
+
+if TYPE_CHECKING:
+    from toolaudit.results.ground_truth import GroundTruth
 
 #: Failing report rows kept in a summary (and in each group's), in input order.
 SAMPLE_ROWS = 20

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolaudit.contract import MALFORMED, PARAMETER_KINDS, UNEXPECTED, UNKNOWN_TOOL
 from toolaudit.results.conversations import Conversations, either_or_both
@@ -16,10 +16,12 @@ from toolaudit.results.folding import (
     Folding,
     table_key,
 )
-from toolaudit.results.ground_truth import GroundTruth
 from toolaudit.results.source_status import SourceStatus
 from toolaudit.results.summary import SAMPLE_ROWS, Summary
 from toolaudit.results.tool_summary import ToolSummary, param_declared, tool_declared
+
+if TYPE_CHECKING:
+    from toolaudit.results.ground_truth import GroundTruth
 
 #: The subject of ``malformed:text``: a call found in a message's text.
 IN_TEXT = "text"
@@ -142,6 +144,10 @@ class Tally(RecordCounts):
             self.by_tool[key] = mine.merged(tool)
         self.samples.extend(other.samples[: SAMPLE_ROWS - len(self.samples)])
         if other.ground_truth is not None:
+            # Imported here, as only an audit with --expected has a section: the ground-truth
+            # machinery is a start-up cost a plain audit would pay for nothing.
+            from toolaudit.results.ground_truth import GroundTruth
+
             scored = self.ground_truth or GroundTruth()
             self.ground_truth = scored.merged(other.ground_truth)
         self.conversations = either_or_both(self.conversations, other.conversations)

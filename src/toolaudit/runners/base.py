@@ -10,13 +10,15 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import BinaryIO, Protocol
+from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 from toolaudit.pipeline import AuditOptions, StopRequest
 from toolaudit.results.summary import Summary
 from toolaudit.schemas import NO_SCHEMAS, SchemaSet
 from toolaudit.sources import Source
-from toolaudit.truth.expectations import Expectations
+
+if TYPE_CHECKING:
+    from toolaudit.truth.expectations import Expectations
 
 
 @dataclass(frozen=True)
