@@ -12,6 +12,7 @@ import gzip
 import io
 import os
 import pickle
+import socket
 import sys
 
 import distributed
@@ -24,6 +25,7 @@ from toolaudit.pipeline import AuditOptions
 from toolaudit.results.summary import SAMPLE_ROWS
 from toolaudit.runners import AuditJob, DaskRunner, Interrupted, RunHooks, SerialRunner
 from toolaudit.runners import dask as dask_runner
+from toolaudit.runners.cluster import LOCAL_HTTP_ADDRESS
 from toolaudit.runners.dask import ClusterError, parse_blocksize
 from toolaudit.schemas import NO_SCHEMAS, load_schemas, schema_set
 from toolaudit.sources import Source
@@ -46,7 +48,7 @@ def cluster():
         processes=True,
         threads_per_worker=1,
         host="127.0.0.1",
-        dashboard_address=None,
+        dashboard_address=LOCAL_HTTP_ADDRESS,
     ) as cluster:
         yield cluster
 
@@ -536,6 +538,19 @@ def test_blocksize(text, size):
 def test_a_blocksize_that_is_not_one(text):
     with pytest.raises(OptionError):
         parse_blocksize(text)
+
+
+def test_a_local_cluster_takes_no_fixed_port(recwarn):
+    # Two runs at once (or a dashboard already there) must not meet on Dask's port 8787.
+    with socket.socket() as taken:
+        try:
+            taken.bind(("127.0.0.1", 8787))
+            taken.listen()
+        except OSError:
+            pass  # taken already: all the better
+        with dask_runner.connect("local:1") as client:
+            assert client.submit(sum, [1, 2]).result() == 3
+    assert not [w for w in recwarn if "already in use" in str(w.message)]
 
 
 def test_without_dask_installed_one_line_says_what_to_install(monkeypatch):

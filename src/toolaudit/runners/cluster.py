@@ -27,6 +27,8 @@ IDLE_SECONDS = 60
 INSTALL_HINT = "pip install 'toolaudit[dask]'"
 
 _LOCAL = re.compile(r"local(?::([0-9]+))?")
+#: Where a local cluster's scheduler serves its HTTP routes: this machine, a free port.
+LOCAL_HTTP_ADDRESS = "127.0.0.1:0"
 
 #: What a cluster started here for one run changes in Dask's defaults; nobody looks at
 #: its dashboard, and its tasks are long and hold little memory. (The workers take this
@@ -94,7 +96,9 @@ def connect(address: str) -> Iterator[Client]:
                 threads_per_worker=1,
                 processes=True,
                 host="127.0.0.1",
-                dashboard_address=None,
+                # Any free port: with None the scheduler still serves its HTTP routes on
+                # 8787, which a second run at once finds taken (Dask then warns).
+                dashboard_address=LOCAL_HTTP_ADDRESS,
             )
     except Exception as error:  # whatever stopped the processes from starting
         raise ClusterError(f"--dask {address}: cannot start the workers: {error}") from error
