@@ -42,13 +42,13 @@ speedups = pytest.importorskip(
     "toolaudit.history._speedups", reason="the C speedups were not built (no C compiler)"
 )
 
-#: Each shape: its JSON-text function, its dict function, where its calls are.
+#: Each shape: its JSON-text function, and its dict function.
 FROM_TEXT = {
-    OPENAI_CHAT: (speedups.chat_json, speedups.chat, "{}[{}].tool_calls[{}]"),
-    OPENAI_RESPONSES: (speedups.responses_json, speedups.responses, "{}[{}]"),
-    ANTHROPIC: (speedups.anthropic_json, speedups.anthropic, "{}[{}].content[{}]"),
-    BEDROCK: (speedups.bedrock_json, speedups.bedrock, "{}[{}].content[{}].toolUse"),
-    GEMINI: (speedups.gemini_json, speedups.gemini, "{}[{}].parts[{}].{}"),
+    OPENAI_CHAT: (speedups.chat_json, speedups.chat),
+    OPENAI_RESPONSES: (speedups.responses_json, speedups.responses),
+    ANTHROPIC: (speedups.anthropic_json, speedups.anthropic),
+    BEDROCK: (speedups.bedrock_json, speedups.bedrock),
+    GEMINI: (speedups.gemini_json, speedups.gemini),
 }
 SHAPES = sorted(FROM_TEXT)
 
@@ -57,7 +57,7 @@ def holds(shape: str, text: bytes) -> bool:
     """Whether the JSON function answered ``text``; it must answer None where orjson
     refuses the text or its dict function is not sure, else exactly the dict answer, the
     order of the tools counted too."""
-    by_text, by_dict, _ = FROM_TEXT[shape]
+    by_text, by_dict = FROM_TEXT[shape]
     found, shown = by_text(text, NO_NAME), text[:400]
     try:
         messages = orjson.loads(text)
@@ -477,8 +477,9 @@ def test_an_empty_history_is_answered_as_check_answers_it(monkeypatch: pytest.Mo
     monkeypatch.setattr(fast_loop, "SPEEDUPS", speedups)  # on, TOOLAUDIT_PURE_PYTHON or not
     for shape in SHAPES:
         assert FROM_TEXT[shape][0](b" [ ] ", NO_NAME) == ([], {}, 0)
-        found = fast_loop.answered_from_text(FROM_TEXT[shape][0].__name__, shape, "", b"[]", "m")
-        assert found == check([], shape, path="m", calls=False)
+        checked = check([], shape, path="m", calls=False)
+        assert not checked.problems and not checked.outcomes and checked.messages == 0
+        assert fast.checked_from_text(b"[]", shape, "m") == {}  # all answered: no results
 
 
 def test_a_tool_named_as_no_name_counts_with_the_calls_without_one():
@@ -520,24 +521,6 @@ def test_many_calls_are_found_and_more_tools_than_counted_left_to_python():
 # -- the wrapper ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize("fault", ["clean", "unanswered"])
-def test_answered_from_text_is_what_check_answers(
-    shape: str, fault: str, monkeypatch: pytest.MonkeyPatch
-):
-    monkeypatch.setattr(fast_loop, "SPEEDUPS", speedups)  # on, TOOLAUDIT_PURE_PYTHON or not
-    messages = build(BY_NAME[shape], FAULTS[fault][0])
-    text, where = orjson.dumps(messages), FROM_TEXT[shape][2]
-    found = fast_loop.answered_from_text(
-        FROM_TEXT[shape][0].__name__, shape, where, text, "request.messages"
-    )
-    assert found == check(messages, shape, path="request.messages", calls=False)
-    monkeypatch.setattr(fast_loop, "SPEEDUPS", None)  # off: always None
-    assert (
-        fast_loop.answered_from_text(FROM_TEXT[shape][0].__name__, shape, where, text, "m") is None
-    )
-
-
 @pytest.mark.parametrize("shape", [*SHAPES, "langchain", "otel"])
 def test_checked_from_text_is_what_check_answers(shape: str, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(fast_loop, "SPEEDUPS", speedups)  # on, TOOLAUDIT_PURE_PYTHON or not
@@ -557,8 +540,9 @@ def test_a_history_all_answered_is_given_as_its_results_per_tool(
 ):
     monkeypatch.setattr(fast_loop, "SPEEDUPS", speedups)  # on, TOOLAUDIT_PURE_PYTHON or not
     messages = build(BY_NAME[shape], FAULTS[fault][0])
-    found = fast.all_answered_or_checked_from_text(orjson.dumps(messages), shape, "m")
-    checked = check(messages, shape, path="m", calls=False)
+    text = orjson.dumps(messages)
+    found = fast.checked_from_text(text, shape, "request.messages")
+    checked = check(messages, shape, path="request.messages", calls=False)
     if fault == "clean":
         assert not checked.problems and found == {
             tool: outcome.results for tool, outcome in checked.outcomes.items()
@@ -566,7 +550,9 @@ def test_a_history_all_answered_is_given_as_its_results_per_tool(
         assert all(o == ToolOutcome(o.results) for o in checked.outcomes.values())
     else:
         assert checked.problems and found == checked
-    assert fast.all_answered_or_checked_from_text(b"[1]", shape, "m") is None
+    assert fast.checked_from_text(b"[1]", shape, "m") is None
+    monkeypatch.setattr(fast_loop, "SPEEDUPS", None)  # off: always None
+    assert fast.checked_from_text(text, shape, "m") is None
 
 
 # -- any history, any fault, any writing ------------------------------------------------

@@ -29,7 +29,6 @@ from toolaudit.history.fast_by_id import langchain, otel
 from toolaudit.history.fast_loop import (
     Loop,
     Open,
-    answered_from_text,
     answered_in_c,
     found_from_text,
     plainly_checked,
@@ -161,25 +160,18 @@ FROM_TEXT = {
 }
 
 
-def checked_from_text(text: Buffer, shape: str, path: str) -> Checked | None:
-    """``check(orjson.loads(text), shape, path=path, calls=False)`` for the commonest
-    histories, read by the C speedups straight from ``text``, the JSON text of the
-    messages, building no Python object for them; None where the speedups are off, do not
-    read this shape, or are not sure (then parse the text and check it)."""
-    function, where = FROM_TEXT.get(shape, ("", ""))
-    return answered_from_text(function, shape, where, text, path) if function else None
-
-
 #: What checking a history finds where every call was answered and no result reports a
 #: failure (no problem, no failure, nothing retried): its results per tool, and only that.
 AllAnswered = dict[str, int]
 
 
-def all_answered_or_checked_from_text(
-    text: Buffer, shape: str, path: str
-) -> AllAnswered | Checked | None:
-    """:func:`checked_from_text`, with a history whose every call was answered given as
-    its results per tool alone (most histories: no ``Checked`` made for them)."""
+def checked_from_text(text: Buffer, shape: str, path: str) -> AllAnswered | Checked | None:
+    """``check(orjson.loads(text), shape, path=path, calls=False)`` for the commonest
+    histories, read by the C speedups straight from ``text``, the JSON text of the
+    messages, building no Python object for them: a history whose every call was answered
+    (most) given as its results per tool alone, :data:`AllAnswered`. None where the
+    speedups are off, do not read this shape, or are not sure (then parse the text and
+    check it)."""
     function, where = FROM_TEXT.get(shape, ("", ""))
     found = found_from_text(function, text) if function else None
     if found is None:

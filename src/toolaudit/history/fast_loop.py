@@ -116,25 +116,14 @@ def answered_in_c(
     return None if found is None else plainly_checked(shape, where, path, len(messages), found)
 
 
-def answered_from_text(
-    function: str, shape: str, where: str, text: Buffer, path: str
-) -> Checked | None:
-    """The history of ``shape`` read by the C speedups' ``function`` (``chat_json``,
-    ``anthropic_json``...) straight from ``text``, the JSON text of its messages (bytes, a
-    msgspec ``Raw``, a memoryview), with no Python object built for it: what
-    :func:`answered_in_c` answers of ``orjson.loads(text)`` with no calls listed. None where
-    the speedups are off or not sure (a text orjson may refuse or read otherwise, an escape
-    in a string the check reads...): the caller then parses the text and checks it."""
-    found = found_from_text(function, text)
-    if found is None:
-        return None
-    left, results, messages = found
-    return plainly_checked(shape, where, path, messages, (left, results))
-
-
 def found_from_text(function: str, text: Buffer) -> tuple[list[Any], dict[str, int], int] | None:
-    """What the C speedups' ``function`` answers of ``text`` (the calls left unanswered,
-    the results per tool, the count of messages); None where they are off or not sure."""
+    """What the C speedups' ``function`` (``chat_json``, ``anthropic_json``...) answers of
+    ``text``, the JSON text of a history's messages (bytes, a msgspec ``Raw``, a
+    memoryview), with no Python object built for it: the calls left unanswered, the results
+    per tool, the count of messages, as :func:`answered_in_c` finds them in
+    ``orjson.loads(text)``. None where the speedups are off or not sure (a text orjson may
+    refuse or read otherwise, an escape in a string the check reads...): the caller then
+    parses the text and checks it."""
     return None if SPEEDUPS is None else getattr(SPEEDUPS, function)(text, NO_NAME)
 
 

@@ -17,7 +17,7 @@ import orjson
 from toolaudit.formats.typed_requests import RequestHistories
 from toolaudit.history import Checked
 from toolaudit.history import check as check_history
-from toolaudit.history.fast import AllAnswered, all_answered_or_checked_from_text
+from toolaudit.history.fast import AllAnswered, checked_from_text
 from toolaudit.jsonutil import orjson_may_differ
 
 #: What :meth:`TypedHistories.check` says of a line the general path must read.
@@ -47,7 +47,7 @@ class TypedHistories:
             # a text with a number orjson may read otherwise, so what they answer is
             # what the general path finds, whichever way it parses the line.
             shape, path, text = told
-            found = all_answered_or_checked_from_text(text, shape, path)
+            found = checked_from_text(text, shape, path)
             if found is not None:
                 return found
         if orjson_may_differ(line):
