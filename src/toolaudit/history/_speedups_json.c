@@ -579,21 +579,13 @@ bedrock_message(Reading *reading, Byte *p, Py_ssize_t index)
 static int
 gemini_no_failure(Byte at, Byte end, int depth)
 {
-    enum { R_ERROR, R_IS_ERROR_MCP, R_IS_ERROR, R_INNER, R_KEYS = R_INNER + 3 };
-    static const Name keys[R_KEYS] = {NAME("error"), NAME("isError"), NAME("is_error"),
-                                      NAME("text"),  NAME("json"),    NAME("content")};
-    if (at == NULL || *at != '{')
-        return no_failure(at, end, FAILURE_DEPTH, depth);
-    Field fields[R_KEYS];
+    static const Name error_key[] = {NAME("error")};
+    Field error;
     Byte p = at;
-    if (!read_object(&p, end, depth, keys, R_KEYS, fields) ||
-        !is_null_or_absent(&fields[R_ERROR]) || is_true(&fields[R_IS_ERROR_MCP]) ||
-        is_true(&fields[R_IS_ERROR]))
+    if (at != NULL && *at == '{' &&
+        (!read_object(&p, end, depth, error_key, 1, &error) || !is_null_or_absent(&error)))
         return 0;
-    for (int k = R_INNER; k < R_KEYS; k++)
-        if (fields[k].at != NULL)
-            return no_failure(fields[k].at, end, FAILURE_DEPTH - 1, depth + 1);
-    return 1;
+    return no_failure(at, end, FAILURE_DEPTH, depth);
 }
 
 /* A Gemini part's four elements (functionCall, function_call, functionResponse,
