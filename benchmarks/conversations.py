@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import re
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -30,7 +28,13 @@ from typing import Any
 import orjson
 
 from common import DATA_DIR, atomic_path, progress, source_state
-from measure import Variant, measure_round_robin, run_child, toolaudit_executable
+from measure import (
+    Variant,
+    callgrind_instructions,
+    measure_round_robin,
+    run_child,
+    toolaudit_executable,
+)
 
 SEED = 20261205
 #: The providers' request shapes a log can be written in (HISTORY_FIELDS: where each keeps
@@ -304,21 +308,11 @@ def in_process(log: Path, repeat: int) -> None:
         print(f"| {label} | {each:.1f} | {per:.2f} | {seconds / full:.2f}x |")
 
 
-def instructions(argv: list[str]) -> int:
-    """The instructions the command ``argv`` runs, by callgrind."""
-    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    found = re.search(r"Collected : (\d+)", done.stderr)
-    # (1: the audit found problems, as the check finds in these logs.)
-    assert done.returncode in (0, 1), done.stderr[-2000:]
-    assert found, done.stderr[-2000:]
-    return int(found.group(1))
-
-
 def count_instructions(kind: str, argv: list[str]) -> None:
     """The check's cost in instructions: the command with it and without it, once each."""
-    off = instructions([*argv, "--no-conversations"])
-    on = instructions(argv)
+    # (1: the audit found problems, as the check finds in these logs.)
+    off = callgrind_instructions([*argv, "--no-conversations"], ok_codes=(0, 1))
+    on = callgrind_instructions(argv, ok_codes=(0, 1))
     verdict = "met" if on / off <= 1.15 else "not met"
     print(f"{kind}: {off:,} instructions unchecked, {on:,} checked: {on / off:.3f}x ({verdict})")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import compileall
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -77,6 +78,19 @@ def run_child(
     if run.exit_code not in ok_codes:
         raise BenchmarkError(f"{' '.join(argv)} exited {run.exit_code}:\n{probe.stderr.strip()}")
     return run
+
+
+def callgrind_instructions(
+    argv: list[str], env: dict[str, str] | None = None, ok_codes: tuple[int, ...] = (0,)
+) -> int:
+    """The instructions the command ``argv`` runs, counted by valgrind's callgrind, which a
+    shared machine's load does not move; ``env`` replaces this process's environment."""
+    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if done.returncode not in ok_codes or found is None:
+        raise BenchmarkError(f"{' '.join(argv)} exited {done.returncode}:\n{done.stderr[-2000:]}")
+    return int(found.group(1))
 
 
 def toolaudit_executable() -> Path:
