@@ -11,15 +11,12 @@ Run scoring.py once first (it writes the logs and expected files to benchmarks/d
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from common import DATA_DIR
-from measure import compile_bytecode
+from measure import compile_bytecode, run_child
 from scoring import LAUNCHER, expected_path, scores_path
 
 #: The logs scoring.py writes: (log, schemas, expected file, options scoring needs).
@@ -44,19 +41,6 @@ LOGS: dict[str, tuple[Path, Path, Path, tuple[str, ...]]] = {
         ("--expected-key", "id"),
     ),
 }
-
-
-def cpu_seconds(argv: list[str]) -> float:
-    """The CPU seconds of the command, which must end as an audit does (0, or 1 when it
-    found errors): a command that failed at once would otherwise be timed as a fast one."""
-    with tempfile.TemporaryFile() as errors:
-        child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=errors)
-        _, status, usage = os.wait4(child.pid, 0)
-        if os.waitstatus_to_exitcode(status) not in (0, 1):
-            errors.seek(0)
-            said = errors.read().decode(errors="replace")[-2000:]
-            raise SystemExit(f"{' '.join(argv[-8:])} failed:\n{said}")
-    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> int:
@@ -93,7 +77,7 @@ def main() -> int:
             for row, extra in rows.items():
                 argv = [sys.executable, "-c", LAUNCHER.format(setup=""), str(src), "audit"]
                 argv += [str(log), "--schemas", str(schemas), "--format", "json", *extra]
-                seconds.setdefault((source, row), []).append(cpu_seconds(argv))
+                seconds.setdefault((source, row), []).append(run_child(argv).cpu_seconds)
     print(f"{args.log}: CPU seconds, medians of {args.repeat} rounds (x the plain audit)\n")
     print("| | " + " | ".join(rows) + " |")
     print("|---|" + "---:|" * len(rows))

@@ -17,14 +17,12 @@ Run streams.py once first for each ``--format`` (it writes the logs to benchmark
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
-from common import BenchmarkError
 from dataset import prepare_dataset
+from measure import compile_bytecode, run_child
 from streams import SEED, chunks_log
 
 FLOOR = (
@@ -34,21 +32,6 @@ FLOOR = (
     "    for line in lines:\n"
     "        loads(line)\n"
 )
-
-
-def cpu_seconds(argv: list[str], env: dict[str, str]) -> float:
-    child = subprocess.Popen(
-        argv, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    _, status, usage = os.wait4(child.pid, 0)
-    if os.waitstatus_to_exitcode(status) not in (0, 1):  # 1: the log holds invalid calls
-        raise BenchmarkError(f"{argv} failed ({status})")
-    return usage.ru_utime + usage.ru_stime
-
-
-def write_bytecode(source: Path) -> None:
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(source)], env=env, check=True)
 
 
 def main() -> int:
@@ -77,9 +60,9 @@ def main() -> int:
         "floor: orjson.loads of each line, a child": ([sys.executable, "-c", FLOOR, str(log)], {}),
     }
     if args.before is not None:
-        write_bytecode(args.before)
+        compile_bytecode(args.before)
         rows[f"before ({args.before})"] = (audit, {"PYTHONPATH": str(args.before.resolve())})
-    write_bytecode(here)
+    compile_bytecode(here)
     rows["this checkout"] = (audit, {"PYTHONPATH": str(here)})
     rows["this checkout, TOOLAUDIT_PURE_PYTHON=1"] = (
         audit,
@@ -88,7 +71,7 @@ def main() -> int:
     seconds: dict[str, list[float]] = {label: [] for label in rows}
     for _ in range(args.repeat):
         for label, (argv, env) in rows.items():
-            seconds[label].append(cpu_seconds(argv, env))
+            seconds[label].append(run_child(argv, env=env).cpu_seconds)
     floor = statistics.median(seconds[next(iter(rows))])
     print(f"{log.name}, summary only: CPU seconds, medians of {args.repeat} interleaved rounds")
     print()
