@@ -169,6 +169,7 @@ def interrupted_summary(speedups: Any, monkeypatch: pytest.MonkeyPatch) -> dict[
             return decoder.decode(line)
 
     monkeypatch.setattr(shape, "decoder", Interrupting)
+    monkeypatch.setattr(shape, "quick", None)  # (else it decodes the lines)
     only_chat = {shape.format: shape}
     monkeypatch.setattr("toolaudit.formats.typed_streams.typed_stream_shapes", lambda *_: only_chat)
     run = Audit([Source("-")], WEATHER_SCHEMAS, AuditOptions(), stdin=io.BytesIO(CHAT_LOG))
