@@ -275,6 +275,9 @@ def test_what_the_c_leaves_to_python_when_streams_begin_and_end(
     # placed: CHAT_LOG's 8, d's opening and both finishes, e's and f's openings
     assert placed_in_c(data, monkeypatch)[0] == 8 + 5
     assert_same_either_way(data, WEATHER_SCHEMAS)
+    # (the C remembers the line "a" ended on, which the late chunk's message words)
+    report = audited(data, WEATHER_SCHEMAS, typed=True)[0]
+    assert b"stream 'a', which already finished on line " in report
 
 
 @pytest.mark.parametrize("most_open", [1, 2, 3])
