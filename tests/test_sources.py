@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toolaudit import lines
 from toolaudit.errors import InputError
 from toolaudit.lines import OversizedLine, split_lines
 from toolaudit.sources import DamagedInput, Source, expand_paths, read_line_batches
@@ -35,6 +36,26 @@ def test_any_chunking_gives_the_lines_of_a_plain_split(data, cuts):
     if expected[-1] == b"":
         expected.pop()  # a final newline ends the last line; it does not start another
     assert lines_of(chunks) == expected
+
+
+@pytest.mark.skipif(lines._SPLIT is None, reason="the C speedups are not built")
+@settings(max_examples=400)
+@given(st.lists(st.sampled_from([b"\n", b"\r", b"x", b"{}", b"\xff", b"\x00"]), max_size=40))
+def test_the_c_split_is_bytes_split(pieces):
+    chunk = b"".join(pieces)
+    assert lines._SPLIT is not None
+    assert lines._SPLIT(chunk) == chunk.split(b"\n")
+
+
+@settings(max_examples=100)
+@given(st.binary(max_size=200), st.lists(st.integers(min_value=0, max_value=200), max_size=8))
+def test_lines_are_the_same_without_the_c_split(data, cuts):
+    points = sorted({0, len(data), *(c for c in cuts if c <= len(data))})
+    chunks = [data[a:b] for a, b in itertools.pairwise(points)]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lines, "_SPLIT", None)
+        plain = lines_of(chunks)
+    assert lines_of(chunks) == plain
 
 
 def test_last_line_without_newline_is_a_line():

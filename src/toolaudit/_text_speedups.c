@@ -12,7 +12,12 @@
  *   opening_brackets(data) -> int: how many '[' and '{' the text holds.
  *
  * `data` is any object with the buffer protocol (bytes, a msgspec Raw, a memoryview).
- * tests/test_number_searches.py holds them to the pure-Python searches. Built at install
+ * tests/test_number_searches.py holds them to the pure-Python searches.
+ *
+ * And one for toolaudit.lines: split_newlines(chunk) -> chunk.split(b"\n"), for bytes,
+ * each line found by memchr, where bytes.split looks at every byte in turn (on the
+ * stream benchmarks' logs, a line's split took some 1,400 instructions; tests/test_sources.py
+ * holds it to bytes.split). Built at install
  * when a C compiler is there (setup.py); without it, or with TOOLAUDIT_PURE_PYTHON=1, the
  * pure searches run alone.
  */
@@ -111,12 +116,44 @@ opening_brackets(PyObject *module, PyObject *data)
     return PyLong_FromSsize_t(count);
 }
 
+static PyObject *
+split_newlines(PyObject *module, PyObject *chunk)
+{
+    if (!PyBytes_Check(chunk)) {
+        PyErr_SetString(PyExc_TypeError, "split_newlines() takes bytes");
+        return NULL;
+    }
+    const char *at = PyBytes_AS_STRING(chunk);
+    const char *end = at + PyBytes_GET_SIZE(chunk);
+    const char *newline = memchr(at, '\n', end - at);
+    if (newline == NULL && PyBytes_CheckExact(chunk))
+        return Py_BuildValue("[O]", chunk); /* (as bytes.split: the chunk itself) */
+    PyObject *lines = PyList_New(0);
+    if (lines == NULL)
+        return NULL;
+    for (;;) {
+        const char *stop = newline == NULL ? end : newline;
+        PyObject *line = PyBytes_FromStringAndSize(at, stop - at);
+        if (line == NULL || PyList_Append(lines, line)) {
+            Py_XDECREF(line);
+            Py_DECREF(lines);
+            return NULL;
+        }
+        Py_DECREF(line);
+        if (newline == NULL)
+            return lines;
+        at = newline + 1;
+        newline = memchr(at, '\n', end - at);
+    }
+}
+
 static PyMethodDef methods[] = {
     {"number_marks", number_marks, METH_O,
      "The LONG_RUN and EXPONENT bits of a JSON text's numbers (see toolaudit.jsonutil)."},
     {"tiny_numbers", tiny_numbers, METH_O,
      "Whether a JSON text may hold a number below a double's range."},
     {"opening_brackets", opening_brackets, METH_O, "How many '[' and '{' a text holds."},
+    {"split_newlines", split_newlines, METH_O, "chunk.split(b'\\n') of bytes, by memchr."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from toolaudit.compiled import speedups
+
 DEFAULT_MAX_LINE_BYTES = 64 << 20
+
+#: ``chunk.split(b"\n")`` in C (``_text_speedups.c``, by memchr), or None: bytes.split.
+_TEXT_SPEEDUPS = speedups("toolaudit._text_speedups")
+_SPLIT = None if _TEXT_SPEEDUPS is None else _TEXT_SPEEDUPS.split_newlines
 
 
 class OversizedLine(bytes):
@@ -31,8 +37,9 @@ def split_lines(chunks: Iterable[bytes], max_line_bytes: int) -> Iterator[list[b
     head: list[bytes] = []  # pieces of a line that spans chunks
     head_bytes = 0
     oversized = False
+    split = _SPLIT
     for chunk in chunks:
-        lines = chunk.split(b"\n")
+        lines = chunk.split(b"\n") if split is None or type(chunk) is not bytes else split(chunk)
         tail = lines.pop()
         if len(lines) == 0:  # no newline in this chunk: the open line grows
             head_bytes += len(tail)

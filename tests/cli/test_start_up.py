@@ -23,6 +23,7 @@ NOT_FOR_A_PLAIN_AUDIT = (
     "toolaudit.truth",
     "toolaudit.truth.expectations",
     "toolaudit.results.ground_truth",
+    "toolaudit.output.ground_truth",
     "toolaudit.results.score_compare",
     "toolaudit.pipeline.scoring",
     "toolaudit.history.boundary",
@@ -66,6 +67,16 @@ def test_a_plain_audit_loads_no_ground_truth_nor_boundary_machinery(tmp_path):
     run, loaded = _audit(tmp_path, log, "--format", "json", "--summary", str(tmp_path / "s.json"))
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["calls"] > 0  # it did audit
+    assert loaded == []
+
+
+def test_a_plain_audit_with_the_table_loads_no_ground_truth(tmp_path):
+    # The table (the default output) renders a ground-truth block only for a summary
+    # that has one: its renderer, and the truth modules behind it, load only then.
+    log = str(_log(tmp_path))
+    run, loaded = _audit(tmp_path, log, "--summary", str(tmp_path / "s.json"))
+    assert run.returncode == 0, run.stderr
+    assert "calls" in run.stdout  # the table was rendered
     assert loaded == []
 
 

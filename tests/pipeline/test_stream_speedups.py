@@ -169,6 +169,7 @@ def interrupted_summary(speedups: Any, monkeypatch: pytest.MonkeyPatch) -> dict[
             return decoder.decode(line)
 
     monkeypatch.setattr(shape, "decoder", Interrupting)
+    monkeypatch.setattr(shape, "quick", None)  # (else it decodes the lines)
     only_chat = {shape.format: shape}
     monkeypatch.setattr("toolaudit.formats.typed_streams.typed_stream_shapes", lambda *_: only_chat)
     run = Audit([Source("-")], WEATHER_SCHEMAS, AuditOptions(), stdin=io.BytesIO(CHAT_LOG))
@@ -274,6 +275,9 @@ def test_what_the_c_leaves_to_python_when_streams_begin_and_end(
     # placed: CHAT_LOG's 8, d's opening and both finishes, e's and f's openings
     assert placed_in_c(data, monkeypatch)[0] == 8 + 5
     assert_same_either_way(data, WEATHER_SCHEMAS)
+    # (the C remembers the line "a" ended on, which the late chunk's message words)
+    report = audited(data, WEATHER_SCHEMAS, typed=True)[0]
+    assert b"stream 'a', which already finished on line " in report
 
 
 @pytest.mark.parametrize("most_open", [1, 2, 3])

@@ -483,22 +483,30 @@ begin_stream(State *state, PyObject *key, PyObject *model)
     return stream == NULL || set_field(stream, s_model, model, &written) ? FAILED : BEGAN;
 }
 
-/* StreamAssembler._remember() of a stream of `key` that finished on the line. */
+/* StreamAssembler._remember() of a stream of `key` that finished on the line (its number:
+   see StreamAssembler._ended). A key new to the ended streams is set at their end, where
+   move_to_end() would leave it: only a key there already is moved. */
 static int
 remember(State *state, PyObject *key)
 {
-    PyObject *how = PyUnicode_FromFormat("which already finished on line %zd", state->line);
-    if (how == NULL)
+    int known = PyDict_Contains(state->ended, key); /* (an OrderedDict: a dict) */
+    if (known < 0)
         return -1;
-    int failed = PyObject_SetItem(state->ended, key, how);
-    Py_DECREF(how);
+    PyObject *line = PyLong_FromSsize_t(state->line);
+    if (line == NULL)
+        return -1;
+    int failed = PyObject_SetItem(state->ended, key, line);
+    Py_DECREF(line);
     if (failed)
         return -1;
     PyObject *args[] = {state->ended, key, Py_False};
-    PyObject *done = PyObject_VectorcallMethod(s_move_to_end, args, 2, NULL);
-    if (done == NULL)
-        return -1;
-    Py_DECREF(done);
+    PyObject *done;
+    if (known) {
+        done = PyObject_VectorcallMethod(s_move_to_end, args, 2, NULL);
+        if (done == NULL)
+            return -1;
+        Py_DECREF(done);
+    }
     Py_ssize_t size = PyObject_Size(state->ended);
     if (size < 0)
         return -1;

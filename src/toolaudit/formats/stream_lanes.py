@@ -149,7 +149,7 @@ class StreamLanes(StreamAssembler):
             if not all(groups.values()):
                 return []
         del self._open[key]
-        self._remember(key, f"which already finished on line {line}")
+        self._remember(key, line)  # (the line it finished on: see StreamAssembler._ended)
         return [stream]
 
     def _begin(self, key: Hashable, line: int, context: object) -> OpenStream:

@@ -255,9 +255,10 @@ class StreamAssembler:
     def __init__(self, max_open: int = DEFAULT_MAX_OPEN_STREAMS) -> None:
         self.max_open = max(1, max_open)
         self._open: dict[Hashable, _Stream] = {}
-        #: Ended streams' keys -> how they ended, for messages ("which already
-        #: finished on line 9"), oldest first.
-        self._ended: OrderedDict[Hashable, str] = OrderedDict()
+        #: Ended streams' keys -> how they ended, for messages, oldest first: the line a
+        #: stream finished on (worded "which already finished on line 9" only when a late
+        #: line needs it: most never do), or how it was cut.
+        self._ended: OrderedDict[Hashable, int | str] = OrderedDict()
         self._sequence = 0
 
     def __len__(self) -> int:
@@ -351,7 +352,8 @@ class StreamAssembler:
             before = f" (no {step.begins_with} before it)" if step.begins_with else ""
             raise StreamError(f"a {step.event} of {step.stream_name}, which never started{before}")
         what = f"{step.fragments[0].label} of " if step.fragments else ""
-        raise StreamError(f"a {step.event} for {what}{step.stream_name}, {ended}")
+        how = ended if isinstance(ended, str) else f"which already finished on line {ended}"
+        raise StreamError(f"a {step.event} for {what}{step.stream_name}, {how}")
 
     def _applied(
         self,
@@ -362,14 +364,13 @@ class StreamAssembler:
     ) -> list[Finished]:
         if stream.apply(step):
             del self._open[step.key]
-            how = "which already finished" if step.cut is None else "which was cut"
-            self._remember(step.key, f"{how} on line {line}")
+            self._remember(step.key, line if step.cut is None else f"which was cut on line {line}")
             ended.append((stream, step.cut))
         if len(ended) > 1:
             ended.sort(key=lambda pair: pair[0].sequence)
         return [stream.finished(cut) for stream, cut in ended]
 
-    def _remember(self, key: Hashable, how: str) -> None:
+    def _remember(self, key: Hashable, how: int | str) -> None:
         self._ended[key] = how
         self._ended.move_to_end(key)
         if len(self._ended) > self.max_open:

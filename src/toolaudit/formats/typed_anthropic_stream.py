@@ -19,7 +19,7 @@ from toolaudit.formats.anthropic_stream import (
 )
 from toolaudit.formats.registry import REGISTRY, Registry
 from toolaudit.formats.stream_steps import ACCOMPANIES, BEGINS, CONTINUES, Fragment, StreamStep
-from toolaudit.formats.typed import _detection_agrees, _record
+from toolaudit.formats.typed import _detection_agrees
 from toolaudit.formats.typed_stream_shape import (
     ACCOMPANY,
     APPEND,
@@ -27,10 +27,14 @@ from toolaudit.formats.typed_stream_shape import (
     BEGIN_STREAM,
     CONTINUE,
     END,
+    Extra,
+    Field,
     Index,
     Lane,
     Text,
     TypedStreamShape,
+    full_record,
+    quick_decoder,
 )
 from toolaudit.jsonutil import dumps_any, orjson_may_differ
 
@@ -159,21 +163,23 @@ def _placeholder(block: _StartBlock) -> str | None:
         raise _Unread from None
 
 
+#: An event's keys in the order the API sends them, with those it is not read for (Extra).
+_FIELDS: list[Field] = [
+    ("type", _EventType),
+    ("index", Index | UnsetType, UNSET),
+    ("message", _StartMessage | None, None),
+    ("content_block", _StartBlock | None, None),
+    ("delta", _EventDelta | None, None),
+    ("usage", Extra, UNSET),
+]
+
+
 def anthropic_stream_shape(registry: Registry = REGISTRY) -> TypedStreamShape | None:
-    struct = _record(
-        "AnthropicStreamEvent",
-        [
-            ("type", _EventType),
-            ("index", Index | UnsetType, UNSET),
-            ("message", _StartMessage | None, None),
-            ("content_block", _StartBlock | None, None),
-            ("delta", _EventDelta | None, None),
-        ],
-        registry,
-    )
+    struct = full_record("AnthropicStreamEvent", _FIELDS, registry)
     # openai-responses-stream, tried first, wants "response." types (or an error).
     if not _detection_agrees(registry, _ANTHROPIC, struct, {"openai-responses-stream"}):
         return None
+    quick = quick_decoder("AnthropicStreamEvent", _FIELDS, registry)
     return TypedStreamShape(
-        _ANTHROPIC, msgspec.json.Decoder(struct), _anthropic_lane, _anthropic_step
+        _ANTHROPIC, msgspec.json.Decoder(struct), _anthropic_lane, _anthropic_step, quick
     )

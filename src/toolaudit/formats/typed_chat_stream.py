@@ -19,16 +19,20 @@ from toolaudit.formats.openai_chat_stream import (
 )
 from toolaudit.formats.registry import REGISTRY, Registry
 from toolaudit.formats.stream_steps import Fragment, StreamStep
-from toolaudit.formats.typed import _detection_agrees, _record
+from toolaudit.formats.typed import _detection_agrees
 from toolaudit.formats.typed_stream_shape import (
     ACCOMPANY,
     APPEND,
     BEGIN_CALL,
     END,
+    Extra,
+    Field,
     Index,
     Lane,
     Text,
     TypedStreamShape,
+    full_record,
+    quick_decoder,
 )
 
 
@@ -149,23 +153,29 @@ _NO_FUNCTION = _FunctionDelta()
 _NO_DELTA = _Delta()
 
 
+#: A chunk's keys in the order the API sends them, with those it is not read for (Extra).
+_FIELDS: list[Field] = [
+    # An integer id is a stream id too: the general path's, as are wrapped events.
+    ("id", Text, None),
+    ("object", Literal["chat.completion.chunk"]),
+    ("created", Extra, UNSET),
+    ("model", Text, None),
+    ("service_tier", Extra, UNSET),
+    ("system_fingerprint", Extra, UNSET),
+    ("choices", list[_ChunkChoice]),
+    ("usage", Extra, UNSET),
+    ("obfuscation", Extra, UNSET),
+]
+
+
 @functools.cache
 def _chunk_record(registry: Registry) -> type[Struct]:
-    return _record(
-        "ChatCompletionChunk",
-        [
-            ("object", Literal["chat.completion.chunk"]),
-            ("choices", list[_ChunkChoice]),
-            # An integer id is a stream id too: the general path's, as are wrapped events.
-            ("id", Text, None),
-            ("model", Text, None),
-        ],
-        registry,
-    )
+    return full_record("ChatCompletionChunk", _FIELDS, registry)
 
 
 def openai_chat_stream_shape(registry: Registry = REGISTRY) -> TypedStreamShape | None:
     struct = _chunk_record(registry)
     if not _detection_agrees(registry, _CHAT, struct, ()):
         return None
-    return TypedStreamShape(_CHAT, msgspec.json.Decoder(struct), _chat_lane, _chat_step)
+    quick = quick_decoder("ChatCompletionChunk", _FIELDS, registry)
+    return TypedStreamShape(_CHAT, msgspec.json.Decoder(struct), _chat_lane, _chat_step, quick)

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from toolaudit.output import conversations as talk
-from toolaudit.output import ground_truth as truth
 from toolaudit.output.order import ordered_kinds, ranked_groups, ranked_tools
 from toolaudit.output.text import NAME_WIDTH, grid, percent, printable
 from toolaudit.results.conversations import Conversations
-from toolaudit.results.ground_truth import GroundTruth
 from toolaudit.results.summary import Summary
 from toolaudit.values import text_of
+
+if TYPE_CHECKING:
+    from toolaudit.results.ground_truth import GroundTruth
 
 #: Group labels are column headers side by side, so they are cut shorter than names.
 GROUP_LABEL_WIDTH = 24
@@ -121,6 +124,8 @@ def _groups(summary: Summary) -> list[str]:
     groups = [group for _, group in ranked]
     by = " | ".join(summary.group_by)
     scored = summary.ground_truth is not None
+    if scored:
+        from toolaudit.output import ground_truth as truth  # (see _ground_truth)
     overall = [
         [f"by {printable(by)}", "records", "calls", "invalid", "error%"]
         + (["scored", "accuracy"] if scored else [])
@@ -145,6 +150,10 @@ def _groups(summary: Summary) -> list[str]:
 
 def _ground_truth(section: GroundTruth) -> list[str]:
     """The --expected block: the headline and outcomes, then where the model fails most."""
+    # Imported here: with it, the truth modules load for every table, and a plain audit's
+    # start-up paid for them (tests/cli/test_start_up.py).
+    from toolaudit.output import ground_truth as truth
+
     out = [f"ground truth: {truth.headline(section)}", f"outcomes: {truth.outcomes_line(section)}"]
     categories, more = truth.worst_categories(section)
     if categories:

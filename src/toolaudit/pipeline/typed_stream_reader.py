@@ -36,6 +36,7 @@ from toolaudit.formats.typed_stream_shape import (
     CONTINUE,
     END,
     Lane,
+    QuickDecoding,
     TypedStreamShape,
 )
 from toolaudit.jsonutil import may_hold_long_integers
@@ -95,7 +96,8 @@ class TypedStreamReader:
         general.holds_streams = True
         streams = general.streams
         shape = self._shape
-        decode = shape.decoder.decode
+        decoding = QuickDecoding(shape)
+        decode = decoding.decode
         lane_of = shape.lane
         append, touch, end = streams.append, streams.touch, streams.end
         judge = self._judge_ended
@@ -123,7 +125,7 @@ class TypedStreamReader:
                 record = None
                 if place is not None:
                     progress[0] = position
-                    record = place(lines, decode, progress)
+                    record = place(lines, decoding.first, progress)
                     position = progress[0]
                     if type(record) is OpenStream:  # it ended on this line
                         judge(record, first_line + position, tally, recorder, progress[3])
