@@ -20,7 +20,14 @@ from typing import TYPE_CHECKING, Any
 import toolaudit.deep.paths as paths
 from toolaudit.deep.limits import LimitTest, limit_tests
 from toolaudit.deep.nodes import Node, admitted_kinds
-from toolaudit.deep.walk_specs import Spec, array_items, each_key, node_spec, object_keys
+from toolaudit.deep.walk_specs import (
+    Spec,
+    array_items,
+    declared_specs,
+    each_key,
+    node_spec,
+    object_keys,
+)
 from toolaudit.values import KIND_OF_EXACT_TYPE, json_equal, value_kind
 
 if TYPE_CHECKING:
@@ -199,7 +206,7 @@ def applied(node: Node, stages: Stages) -> NodeCheck:
         elif kind == "array":
             for element_node, leaf, spec, element_slow in items:
                 if spec is not None and type(value) is list:
-                    array_items(value, spec, element_slow, walk, base)
+                    array_items(value, spec, element_node, element_slow, walk, base)
                     continue
                 if leaf is not None:
                     for i, element in enumerate(value):
@@ -400,9 +407,9 @@ def _object_check(
     required = tuple((name, paths.key("", name)) for name in node.required)
     unexpected = ("unexpected", node)
     leaves = {name: leaf_check(spec[0]) for name, spec in declared.items()}
-    # The properties C can pass (walk_specs): each valid value costs no Python call.
-    specs = {name: node_spec(spec[0]) for name, spec in declared.items()}
-    fast = {name: spec for name, spec in specs.items() if spec is not None}
+    # The properties C can check (walk_specs): a valid value costs no Python call, and
+    # an invalid one's errors are recorded in C where it can (walk_records).
+    fast = {name: each for name, each in declared_specs(node).items() if each[0] is not None}
 
     def key_check(walk: Walk, name: Any, child: Any, base: str, closed: bool) -> None:
         key = name if isinstance(name, str) else str(name)
