@@ -5,7 +5,7 @@
  * Python from the compiled node graph (deep/walk_specs.py, whose docstring gives their
  * form), tagged tuples:
  *     (LEAF, tests by exact type, enums, type stage)   a type, enums and constraints
- *     (ANY, branches)                        an anyOf or oneOf: one branch passing is enough
+ *     (ANY, branches, lone branches)          an anyOf or oneOf: one branch passing is enough
  *     (OBJECT, count tests, left, shapes, type stage)  a dict's keys, each shape one node's
  *     (ARRAY, count tests, items, items node, type stage)  a list's elements
  * where `tests by exact type` maps each exact Python type a value may have to the tuple of
@@ -150,11 +150,12 @@ leaf_passes(PyObject *spec, PyObject *value)
     return tests_pass(tests, value);
 }
 
-/* (ANY, branches): one branch passing is enough (a branch of None never passes here). */
+/* (ANY, branches, lone branches): one branch passing is enough (a branch of None never
+   passes here). */
 static int
 any_passes(PyObject *spec, PyObject *value)
 {
-    if (PyTuple_GET_SIZE(spec) != 2 || !PyTuple_CheckExact(PyTuple_GET_ITEM(spec, 1)))
+    if (PyTuple_GET_SIZE(spec) != 3 || !PyTuple_CheckExact(PyTuple_GET_ITEM(spec, 1)))
         return 0;
     PyObject *branches = PyTuple_GET_ITEM(spec, 1);
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(branches); i++)
@@ -636,6 +637,26 @@ record_array(PyObject *spec, PyObject *value, PyObject *path, PyObject *base, Py
                         walk, base, found);
 }
 
+/* (ANY, branches, lone branches): a value no branch passes has the errors of the only
+   branch that can take a value of its type, where that is the branch reported; for any
+   other, Python tries the branches. */
+static int
+record_any(PyObject *spec, PyObject *value, PyObject *path, PyObject *base, PyObject *walk,
+           PyObject *found)
+{
+    if (any_passes(spec, value))
+        return 1;
+    PyObject *lone = PyTuple_GET_ITEM(spec, 2);
+    if (!PyDict_CheckExact(lone))
+        return 0;
+    PyObject *branch = PyDict_GetItemWithError(lone, (PyObject *)Py_TYPE(value));
+    if (branch == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    if (!PyTuple_CheckExact(branch) || PyTuple_GET_SIZE(branch) != 2)
+        return 0;
+    return spec_record(PyTuple_GET_ITEM(branch, 0), value, path, base, walk, found);
+}
+
 /* 1 recorded (or nothing to record), 0 nothing recorded: Python's, -1 error. */
 static int
 spec_record(PyObject *spec, PyObject *value, PyObject *path, PyObject *base, PyObject *walk,
@@ -655,8 +676,8 @@ spec_record(PyObject *spec, PyObject *value, PyObject *path, PyObject *base, PyO
     case LEAF:
         done = record_leaf(spec, value, path, found);
         break;
-    case ANY: /* a union that no branch passes: Python picks the branch to report */
-        done = any_passes(spec, value);
+    case ANY:
+        done = record_any(spec, value, path, base, walk, found);
         break;
     case OBJECT:
         done = record_object(spec, value, path, base, walk, found);

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import toolaudit.deep.paths as paths
 from toolaudit.deep.limits import LimitTest, limit_tests
-from toolaudit.deep.nodes import Node, admitted_kinds
+from toolaudit.deep.nodes import Node, admitted_kinds, chain_kinds
 from toolaudit.deep.walk_specs import (
     Spec,
     array_items,
@@ -77,7 +77,7 @@ def node_check(node: Node) -> NodeCheck:
             if node.shared_in_chain:
                 made = _remembering(node, made)
         node.checker = made
-        node.admits = _admitted(stages)
+        node.admits = chain_kinds(node)
     return made
 
 
@@ -88,16 +88,6 @@ def admits(node: Node, kind: str | None) -> bool:
         node_check(node)
     allowed: frozenset[str] | None = node.admits
     return allowed is None or kind in allowed
-
-
-def _admitted(stages: Stages) -> frozenset[str] | None:
-    """The kinds every type test of the chain accepts (None: any kind)."""
-    allowed: frozenset[str] | None = None
-    for each in stages.types:
-        kinds = frozenset() if each.never else each.kinds
-        assert kinds is not None
-        allowed = kinds if allowed is None else allowed & kinds
-    return allowed
 
 
 def _at_a_new_path(leaf: LeafCheck) -> NodeCheck:

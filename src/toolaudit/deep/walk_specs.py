@@ -21,7 +21,10 @@ of anything but strings...):
   of its kind is one only Python runs; each enum and const as ``(its str members, "enum"
   or "const", the schema's value)``; the type stage ``(kinds, refused exact types)``, or
   None where Python words a type error;
-- ``(ANY, branches)``: an ``anyOf`` or ``oneOf`` alone, one branch passing enough;
+- ``(ANY, branches, lone branches)``: an ``anyOf`` or ``oneOf`` alone, one branch
+  passing enough; by exact type, the ``(spec, node)`` of the only branch that can take
+  such a value where it is also the branch whose errors are reported (an object or
+  null: the commonest union), so that a failing value's errors are that branch's;
 - ``(OBJECT, count tests, names left to allOf branches, shapes, type stage)``, each shape
   one node's ``(declared, required, closed, additional, unexpected)``: each declared
   name's ``(spec, node, path suffix)``, each required ``(name, path suffix)``, whether
@@ -41,7 +44,7 @@ from typing import Any
 
 import toolaudit.deep.paths as paths
 from toolaudit.compiled import speedups
-from toolaudit.deep.nodes import Node
+from toolaudit.deep.nodes import Node, admitted_kinds, chain_kinds
 from toolaudit.values import ALL_KINDS, EXACT_TYPES_OF_KIND, KIND_OF_EXACT_TYPE
 
 SPEEDUPS = speedups("toolaudit.deep._walk_speedups")
@@ -105,7 +108,8 @@ def _made(node: Node, room: int) -> Spec | None:
         if _constrained(chain) or (unions[0].any_of and unions[0].one_of):
             return None
         branches = unions[0].any_of or unions[0].one_of
-        return ANY, tuple(_spec(each, room) for each in branches)
+        specs = tuple(_spec(each, room) for each in branches)
+        return ANY, specs, _lone_branches(branches, specs)
     if shapes and items:
         return None
     tests = _tests_by_kind(chain)
@@ -123,6 +127,29 @@ def _made(node: Node, room: int) -> Spec | None:
             return None
         return ARRAY, tests.get("array", ()), element, items[0], stage
     return _leaf(kinds, values, tests, stage)
+
+
+def _lone_branches(
+    branches: tuple[Node, ...], specs: tuple[Spec | None, ...]
+) -> dict[type, tuple[Spec, Node]]:
+    """For each exact type whose values only one branch can take, when that branch is
+    also the one whose errors a failing value gets (deep.node_checks._union_check): the
+    branch's spec and node, recorded at once with no trial."""
+    lone: dict[type, tuple[Spec, Node]] = {}
+    for exact, kind in KIND_OF_EXACT_TYPE.items():
+        allowed = [i for i, each in enumerate(branches) if _admits(each, kind)]
+        reported = next(
+            (i for i, each in enumerate(branches) if kind in admitted_kinds(each)), None
+        )
+        spec = specs[allowed[0]] if allowed else None
+        if allowed == [reported] and spec is not None:
+            lone[exact] = (spec, branches[allowed[0]])
+    return lone
+
+
+def _admits(node: Node, kind: str) -> bool:
+    allowed = chain_kinds(node)
+    return allowed is None or kind in allowed
 
 
 def _type_stage(chain: tuple[Node, ...]) -> tuple[frozenset[str], frozenset[type]] | None:
