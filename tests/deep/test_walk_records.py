@@ -89,6 +89,9 @@ TRIP = {
         ({"type": "string", "minLength": 2}, "a", [("x", "constraint")]),
         ({"enum": ["a", "b"]}, "c", [("x", "enum")]),
         ({"type": "string", "const": "a"}, "b", [("x", "enum")]),
+        ({"enum": ["a", 2, None]}, 3, [("x", "enum")]),
+        ({"const": 2}, 1, [("x", "enum")]),
+        ({"type": "array", "maxItems": 1, "uniqueItems": True}, ["a", "a"], [("x", "constraint")]),
         (PLACE, [], [("x", "type")]),
         (PLACE, {"city": "oslo", "max-results": "a"}, [("x.city", "constraint")]),
         (
@@ -172,7 +175,9 @@ def test_a_child_c_cannot_record_is_checked_by_python_in_its_place() -> None:
         (PLACE, OrderedDict(city="Oslo")),  # a mapping that is no dict
         (PLACE, {"city": "Oslo", 1: 2}),  # a key that is no str
         ({"type": "string", "pattern": "^.$"}, "éé"),  # not ASCII: Python matches it
-        ({"enum": ["a", 1]}, 2),  # JSON equality with a member that is no string
+        ({"enum": ["a", 1.5]}, 2),  # JSON equality with a float member
+        ({"enum": ["a", True]}, 1),  # a bool member
+        ({"type": "array", "uniqueItems": True}, ["a", "a"]),  # the repeat's places
         ({"allOf": [{"type": "integer"}, {"minimum": 2}]}, 1),  # no C form
     ],
 )

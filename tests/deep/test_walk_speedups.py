@@ -201,7 +201,14 @@ MAP = {"type": "object", "additionalProperties": {"type": "integer", "maximum": 
         ({"type": "string"}, OrderedDict(), False),
         ({"enum": ["a", "b"]}, "b", True),
         ({"enum": ["a", "b"]}, "c", False),
-        ({"enum": ["a", 1]}, 1, False),  # not a string: Python decides
+        ({"enum": ["a", 1]}, 1, True),  # an int among str and int members
+        ({"enum": ["a", 1]}, 2, False),
+        ({"enum": ["a", 1.0]}, 1, False),  # a float member: Python's JSON equality
+        ({"enum": [True]}, 1, False),  # true is no 1, though a set says so
+        ({"const": 2}, 2, True),
+        ({"const": 2}, 2.0, False),  # a float value: Python decides
+        ({"type": "array", "uniqueItems": True}, ["a", "b"], True),
+        ({"type": "array", "uniqueItems": True}, ["a", "a"], False),
         ({"type": "string", "const": "a"}, "a", True),
         ({"const": 1}, "1", False),
         ({"type": "array", "maxItems": 2}, [1, 2], True),

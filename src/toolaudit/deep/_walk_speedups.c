@@ -43,6 +43,7 @@ enum {
     LEN_AT_LEAST = 4, /* len(value) >= limit, limit a C ssize */
     LEN_AT_MOST = 5,  /* len(value) <= limit */
     SEARCH = 6,     /* limit(value) is not None, for an ASCII str */
+    UNIQUE = 7,     /* a list of distinct exact str (any other list: ask Python) */
 };
 
 static const int COMPARISON[] = {Py_GE, Py_LE, Py_GT, Py_LT};
@@ -51,6 +52,25 @@ static const int COMPARISON[] = {Py_GE, Py_LE, Py_GT, Py_LT};
 enum { LEAF = 0, ANY = 1, OBJECT = 2, ARRAY = 3 };
 
 static int spec_passes(PyObject *spec, PyObject *value);
+
+/* Whether `value` is a list of exact str, none twice (JSON equality of two strings). */
+static int
+distinct_strings(PyObject *value)
+{
+    if (!PyList_CheckExact(value))
+        return 0;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(value); i++)
+        if (!PyUnicode_CheckExact(PyList_GET_ITEM(value, i)))
+            return 0;
+    PyObject *seen = PySet_New(value);
+    if (seen == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    int distinct = PySet_GET_SIZE(seen) == PyList_GET_SIZE(value);
+    Py_DECREF(seen);
+    return distinct;
+}
 
 /* 1 within, 0 not, -1 ask Python (the exception cleared). */
 static int
@@ -71,6 +91,8 @@ test_within(long code, PyObject *limit, PyObject *value)
         }
         return code == LEN_AT_LEAST ? length >= bound : length <= bound;
     }
+    if (code == UNIQUE) /* a repeat's reason names its places: Python's */
+        return distinct_strings(value) ? 1 : -1;
     if (code == SEARCH && PyUnicode_CheckExact(value) && PyUnicode_IS_ASCII(value)) {
         PyObject *match = PyObject_CallOneArg(limit, value);
         if (match == NULL) {
@@ -117,6 +139,39 @@ tests_pass(PyObject *tests, PyObject *value)
     return run_tests(tests, value, &failing) == 1;
 }
 
+/* A leaf's enums and consts, each (members, word, allowed, ints too): 1 the value is in
+   every one, 0 not in one (*refusing set to it), -1 ask Python. The members are the
+   enum's exact str and int ones: an exact str value is JSON-equal to a member exactly
+   when it is one of them, and so is an exact int where "ints too" (no member is a float,
+   a bool or another kind of number). */
+static int
+enums_take(PyObject *enums, PyObject *value, PyObject **refusing)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(enums);
+    if (n == 0)
+        return 1;
+    int is_str = PyUnicode_CheckExact(value);
+    if (!is_str && !PyLong_CheckExact(value))
+        return -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *each = PyTuple_GET_ITEM(enums, i);
+        if (!PyTuple_CheckExact(each) || PyTuple_GET_SIZE(each) != 4)
+            return -1;
+        if (!is_str && PyTuple_GET_ITEM(each, 3) != Py_True)
+            return -1;
+        int in = PySet_Contains(PyTuple_GET_ITEM(each, 0), value);
+        if (in < 0) {
+            PyErr_Clear();
+            return -1;
+        }
+        if (!in) {
+            *refusing = each;
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* (LEAF, tests by exact type, enums, type stage). */
 static int
 leaf_passes(PyObject *spec, PyObject *value)
@@ -132,21 +187,9 @@ leaf_passes(PyObject *spec, PyObject *value)
         PyErr_Clear();
         return 0;
     }
-    Py_ssize_t n_enums = PyTuple_GET_SIZE(enums);
-    if (n_enums) {
-        if (!PyUnicode_CheckExact(value))
-            return 0;
-        for (Py_ssize_t i = 0; i < n_enums; i++) {
-            PyObject *each = PyTuple_GET_ITEM(enums, i);
-            if (!PyTuple_CheckExact(each) || PyTuple_GET_SIZE(each) != 3)
-                return 0;
-            int in = PySet_Contains(PyTuple_GET_ITEM(each, 0), value);
-            if (in <= 0) {
-                PyErr_Clear();
-                return 0;
-            }
-        }
-    }
+    PyObject *refusing;
+    if (enums_take(enums, value, &refusing) != 1)
+        return 0;
     return tests_pass(tests, value);
 }
 
@@ -374,23 +417,14 @@ record_leaf(PyObject *spec, PyObject *value, PyObject *path, PyObject *found)
             return -1;
         return record_type(PyTuple_GET_ITEM(spec, 3), value, path, found);
     }
-    PyObject *enums = PyTuple_GET_ITEM(spec, 2);
-    if (PyTuple_GET_SIZE(enums)) {
-        if (!PyUnicode_CheckExact(value))
-            return 0; /* JSON equality with the members that are no strings: Python's */
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(enums); i++) {
-            PyObject *each = PyTuple_GET_ITEM(enums, i); /* (strings, word, allowed) */
-            if (!PyTuple_CheckExact(each) || PyTuple_GET_SIZE(each) != 3)
-                return 0;
-            int in = PySet_Contains(PyTuple_GET_ITEM(each, 0), value);
-            if (in < 0)
-                return -1;
-            if (!in)
-                return add_error(found, path, ENUM_KIND,
-                                 PyTuple_Pack(3, PyTuple_GET_ITEM(each, 1),
-                                              PyTuple_GET_ITEM(each, 2), value));
-        }
-    }
+    PyObject *refusing;
+    int taken = enums_take(PyTuple_GET_ITEM(spec, 2), value, &refusing);
+    if (taken < 0)
+        return 0;
+    if (!taken)
+        return add_error(found, path, ENUM_KIND,
+                         PyTuple_Pack(3, PyTuple_GET_ITEM(refusing, 1),
+                                      PyTuple_GET_ITEM(refusing, 2), value));
     int within = record_tests(tests, value, path, found);
     return within == 2 ? 1 : within;
 }

@@ -13,14 +13,16 @@ them value by value).
 
 A spec is a tagged tuple (see ``_walk_speedups.c``), made once per node from the same
 compiled nodes the Python checks are made from, or None for a node only Python checks
-(an ``allOf``, a union beside other keywords, ``multipleOf``, ``uniqueItems``, an enum
-of anything but strings...):
+(an ``allOf``, a union beside other keywords, an enum with a ``str`` subclass...); a
+test only Python runs (``multipleOf``, ``uniqueItems`` of anything but strings, an enum
+against a value neither an exact ``str`` nor ``int``) makes C ask Python at that value:
 
 - ``(LEAF, tests by exact type, enums, type stage)``: each exact Python type a value may
   have, with the tuple of its ``(code, limit, reason head)`` tests, or None where a test
-  of its kind is one only Python runs; each enum and const as ``(its str members, "enum"
-  or "const", the schema's value)``; the type stage ``(kinds, refused exact types)``, or
-  None where Python words a type error;
+  of its kind is one only Python runs; each enum and const as ``(its str and int members,
+  "enum" or "const", the schema's value, whether an int value is decided by them)``;
+  the type stage ``(kinds, refused exact types)``, or None where Python words a type
+  error;
 - ``(ANY, branches, lone branches)``: an ``anyOf`` or ``oneOf`` alone, one branch
   passing enough; by exact type, the ``(spec, node)`` of the only branch that can take
   such a value where it is also the branch whose errors are reported (an object or
@@ -45,7 +47,7 @@ from typing import Any
 import toolaudit.deep.paths as paths
 from toolaudit.compiled import speedups
 from toolaudit.deep.nodes import Node, admitted_kinds, chain_kinds
-from toolaudit.values import ALL_KINDS, EXACT_TYPES_OF_KIND, KIND_OF_EXACT_TYPE
+from toolaudit.values import ALL_KINDS, EXACT_TYPES_OF_KIND, KIND_OF_EXACT_TYPE, value_kind
 
 SPEEDUPS = speedups("toolaudit.deep._walk_speedups")
 
@@ -54,7 +56,7 @@ Spec = tuple[Any, ...]
 
 # The tags and the test codes of _walk_speedups.c.
 LEAF, ANY, OBJECT, ARRAY = range(4)
-AT_LEAST, AT_MOST, ABOVE, BELOW, LEN_AT_LEAST, LEN_AT_MOST, SEARCH = range(7)
+AT_LEAST, AT_MOST, ABOVE, BELOW, LEN_AT_LEAST, LEN_AT_MOST, SEARCH, UNIQUE = range(8)
 _ORDER_CODES = {
     "minimum": AT_LEAST,
     "maximum": AT_MOST,
@@ -196,22 +198,32 @@ def _leaf(
     stage: tuple[frozenset[str], frozenset[type]] | None,
 ) -> Spec | None:
     """A chain with types, enums and constants, and constraints, nothing inside."""
-    # Each enum and const: (its members that are str, and its reason's head).
-    enums: list[tuple[frozenset[str], str, Any]] = []
+    enums: list[tuple[Any, ...]] = []
     for each in values:
         members = [*(each.enum or ()), *((each.const,) if each.has_const else ())]
         if any(isinstance(member, str) and type(member) is not str for member in members):
             return None  # a str subclass compares by its own ==: Python's check decides
         if each.enum is not None:
-            enums.append((frozenset(e for e in each.enum if type(e) is str), "enum", each.enum))
+            enums.append(_enum_entry("enum", each.enum, each.enum))
         if each.has_const:
-            strings = frozenset((each.const,)) if type(each.const) is str else frozenset()
-            enums.append((strings, "const", each.const))
+            enums.append(_enum_entry("const", (each.const,), each.const))
     by_type: dict[type, tuple[tuple[int, Any, tuple[Any, ...]], ...] | None] = {}
     for kind in ALL_KINDS if kinds is None else kinds:
         for exact in EXACT_TYPES_OF_KIND.get(kind, ()):
             by_type[exact] = tests.get(kind, ())
     return LEAF, by_type, tuple(enums), stage
+
+
+def _enum_entry(word: str, members: tuple[Any, ...], allowed: Any) -> tuple[Any, ...]:
+    """An enum or const as C tests it: (its exact str and int members, the word and the
+    value its reason names, whether an exact int is decided by the members: it is unless
+    a member is a number of another type, 1.0 or true, which JSON equality compares
+    otherwise than a set does)."""
+    exact = frozenset(m for m in members if type(m) is str or type(m) is int)
+    ints = not any(
+        type(m) is not int and value_kind(m) in ("integer", "float", "boolean") for m in members
+    )
+    return exact, word, allowed, ints
 
 
 def _constrained(chain: tuple[Node, ...]) -> bool:
@@ -250,7 +262,7 @@ def _tests_by_kind(chain: tuple[Node, ...]) -> dict[str, tuple[Test, ...] | None
         for keyword, limit in node.sequences:
             add(("array",), _count(keyword, limit))
         if node.unique_items:
-            add(("array",), None)
+            add(("array",), (UNIQUE, None, ("constraint", "uniqueItems")))
         for keyword, limit in node.object_counts:
             add(("object",), _count(keyword, limit))
     return {kind: None if found is None else tuple(found) for kind, found in tests.items()}
