@@ -302,11 +302,5 @@ def _array_items(
         slow(walk, i, element, base)
 
 
-def _passes(spec: Spec, value: Any) -> bool:
-    """Without the speedups no spec is made, so nothing is passed unchecked."""
-    return False
-
-
 object_keys: Callable[..., None] = each_key if SPEEDUPS is None else SPEEDUPS.object_keys
 array_items: Callable[..., None] = _array_items if SPEEDUPS is None else SPEEDUPS.array_items
-passes: Callable[[Spec, Any], bool] = _passes if SPEEDUPS is None else SPEEDUPS.passes
