@@ -201,7 +201,14 @@ MAP = {"type": "object", "additionalProperties": {"type": "integer", "maximum": 
         ({"type": "string"}, OrderedDict(), False),
         ({"enum": ["a", "b"]}, "b", True),
         ({"enum": ["a", "b"]}, "c", False),
-        ({"enum": ["a", 1]}, 1, False),  # not a string: Python decides
+        ({"enum": ["a", 1]}, 1, True),  # an int among str and int members
+        ({"enum": ["a", 1]}, 2, False),
+        ({"enum": ["a", 1.0]}, 1, False),  # a float member: Python's JSON equality
+        ({"enum": [True]}, 1, False),  # true is no 1, though a set says so
+        ({"const": 2}, 2, True),
+        ({"const": 2}, 2.0, False),  # a float value: Python decides
+        ({"type": "array", "uniqueItems": True}, ["a", "b"], True),
+        ({"type": "array", "uniqueItems": True}, ["a", "a"], False),
         ({"type": "string", "const": "a"}, "a", True),
         ({"const": 1}, "1", False),
         ({"type": "array", "maxItems": 2}, [1, 2], True),
@@ -260,7 +267,8 @@ def test_c_sends_each_other_key_and_element_to_python_in_order() -> None:
     spec = spec_of({"type": "integer", "minimum": 0})
     seen: list[Any] = []
     value = {"a": 1, "b": -1, 3: 4, "c": "x", "d": 2}
-    fast = {"a": spec, "b": spec, "c": spec}
+    fast = {name: (spec, None, f".{name}") for name in "abc"}
+    # "w" is no walk with errors to record into, as a trial walk: every other key to Python
     SPEEDUPS.object_keys(value, fast, lambda *a: seen.append(a), "w", "base", True)
     assert seen == [
         ("w", "b", -1, "base", True),
@@ -269,7 +277,7 @@ def test_c_sends_each_other_key_and_element_to_python_in_order() -> None:
         ("w", "d", 2, "base", True),
     ]
     seen.clear()
-    SPEEDUPS.array_items([0, -2, 3, None], spec, lambda *a: seen.append(a), "w", "base")
+    SPEEDUPS.array_items([0, -2, 3, None], spec, None, lambda *a: seen.append(a), "w", "base")
     assert seen == [("w", 1, -2, "base"), ("w", 3, None, "base")]
 
 

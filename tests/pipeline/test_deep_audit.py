@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
 
 import toolaudit
 from toolaudit import OptionError, SummaryError
+from toolaudit.pipeline.audit import Audit, AuditOptions
+from toolaudit.pipeline.recorder import Recorder
 from toolaudit.results.compare import compare
+from toolaudit.schemas.loading import schema_set
+from toolaudit.sources import Source
 
 from ..conftest import SAMPLE, SAMPLE_SCHEMAS, assert_counts_add_up, invoke
 
@@ -174,3 +180,34 @@ def test_the_human_outputs_say_a_summary_is_deep() -> None:
     assert "deep validation" not in render_table(plain) + render_markdown(plain)
     assert "| deep validation" in render_table(deep).splitlines()[1]
     assert render_markdown(deep).startswith("## toolaudit (deep validation)\n")
+
+
+@pytest.mark.parametrize("typed", [True, False])
+@pytest.mark.parametrize("group_by", [(), ("model",)])
+def test_a_summary_alone_counts_the_failing_calls_as_a_report_run_does(
+    typed: bool, group_by: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the samples are full, a run with no report counts a failing call with no row
+    made (Recorder.count_failing): its summary is the one a run writing the report gives."""
+    calls = [dict(call, model=f"m{i % 3}") for i in range(40) for call in CALLS]
+    data = b"".join(orjson.dumps(call) + b"\n" for call in calls)
+    schemas = schema_set(SCHEMAS, deep=True)
+
+    def summary(report: io.BytesIO | None) -> dict[str, object]:
+        options = AuditOptions(deep=True, group_by=group_by)
+        run = Audit([Source("-")], schemas, options, stdin=io.BytesIO(data))
+        run.typed_fast_path = typed
+        return run.run(report).to_dict()
+
+    counted = []
+    count_failing = Recorder.count_failing
+
+    def spied(self: Recorder, *args: Any) -> bool:
+        counted.append(count_failing(self, *args))
+        return counted[-1]
+
+    monkeypatch.setattr(Recorder, "count_failing", spied)
+    alone = summary(None)
+    assert alone["invalid"] == 120
+    assert counted.count(True) >= 60  # the failing calls past the samples
+    assert alone == summary(io.BytesIO())

@@ -1,32 +1,31 @@
-/* Deep mode's commonest question in C: does a value pass, with nothing to record? An
- * optional speedup of toolaudit.deep.node_checks.
+/* Deep mode's walk in C: does a value pass, with nothing to record, and if not, what does
+ * the Python check record? An optional speedup of toolaudit.deep.node_checks.
  *
  * Most values of a failing call are valid. Their nodes are described by specs made once in
- * Python from the compiled node graph (deep/leaf_specs.py), tagged tuples:
- *     (LEAF, tests by exact type, enums)     a type, enums and constraints, nothing inside
- *     (ANY, branches)                        an anyOf or oneOf: one branch passing is enough
- *     (OBJECT, count tests, left, shapes)    a dict's keys, each shape one node's
- *                                            (declared specs, required, closed, additional)
- *     (ARRAY, count tests, items)            a list, each element passing `items`
+ * Python from the compiled node graph (deep/walk_specs.py, whose docstring gives their
+ * form), tagged tuples:
+ *     (LEAF, tests by exact type, enums, type stage)   a type, enums and constraints
+ *     (ANY, branches, lone branches)          an anyOf or oneOf: one branch passing is enough
+ *     (OBJECT, count tests, left, shapes, type stage)  a dict's keys, each shape one node's
+ *     (ARRAY, count tests, items, items node, type stage)  a list's elements
  * where `tests by exact type` maps each exact Python type a value may have to the tuple of
- * its tests, (code, limit) pairs, or to None when some test of that type's kind cannot be
- * run here; `enums` is a tuple of frozensets of str, each an enum or const every value
- * must be in (a leaf with enums takes only exact str values); `left` the names left to
- * allOf branches; a spec of None is a node only Python checks.
+ * its tests, (code, limit, reason head) triples, or to None when some test of that type's
+ * kind cannot be run here; a spec of None is a node only Python checks.
  *
  * passes(spec, value) says 1 only when the node's Python check would record nothing for
- * the value. Any other answer (0) is "ask Python": a type not in the map (a subclass, a
- * mapping that is no dict), a spec or test of None, a non-ASCII string under a pattern, a
- * test that fails or raises. So C never records an error itself: each value it cannot
- * pass goes to the Python check, which records exactly what it records without the
- * speedups.
+ * the value. Any other answer (0) is "not known here": a type not in the map (a subclass,
+ * a mapping that is no dict), a spec or test of None, a non-ASCII string under a pattern,
+ * a test that fails or raises.
  *
+ * record(spec, value, path, base, walk) (below; deep/walk_records.py) records a value's
+ * errors into walk.found as the Python check does, or nothing, leaving the value to it.
  * object_keys(value, fast, slow, walk, base, closed) runs the loop of an object check over
  * the keys of the dict `value` in their order: a key of exact type str whose spec is in
- * `fast` and passes is done; every other key goes to slow(walk, key, child, base, closed),
- * the loop body of the Python check. array_items(value, spec, slow, walk, base) is the same
- * for the elements of a list with one spec: slow(walk, index, element, base) for each
- * element the spec does not pass.
+ * `fast` and passes is done, one that fails is recorded here when the walk is no trial;
+ * every other key goes to slow(walk, key, child, base, closed), the loop body of the
+ * Python check. array_items(value, spec, node, slow, walk, base) is the same for the
+ * elements of a list with one spec: slow(walk, index, element, base) for each element the
+ * spec does not pass and C does not record.
  *
  * Built at install when a C compiler is there (setup.py: an optional extension); without
  * it, or with TOOLAUDIT_PURE_PYTHON=1, the Python checks run alone (tests/deep hold both to
@@ -35,7 +34,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-/* The codes of deep/leaf_specs.py. */
+/* The codes of deep/walk_specs.py. */
 enum {
     AT_LEAST = 0,   /* value >= limit */
     AT_MOST = 1,    /* value <= limit */
@@ -44,81 +43,140 @@ enum {
     LEN_AT_LEAST = 4, /* len(value) >= limit, limit a C ssize */
     LEN_AT_MOST = 5,  /* len(value) <= limit */
     SEARCH = 6,     /* limit(value) is not None, for an ASCII str */
+    UNIQUE = 7,     /* a list of distinct exact str (any other list: ask Python) */
 };
 
 static const int COMPARISON[] = {Py_GE, Py_LE, Py_GT, Py_LT};
 
-/* The tags of deep/leaf_specs.py. */
+/* The tags of deep/walk_specs.py. */
 enum { LEAF = 0, ANY = 1, OBJECT = 2, ARRAY = 3 };
 
 static int spec_passes(PyObject *spec, PyObject *value);
 
-/* 1: the test passes; 0: ask Python. */
+/* Whether `value` is a list of exact str, none twice (JSON equality of two strings). */
 static int
-test_passes(long code, PyObject *limit, PyObject *value)
+distinct_strings(PyObject *value)
+{
+    if (!PyList_CheckExact(value))
+        return 0;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(value); i++)
+        if (!PyUnicode_CheckExact(PyList_GET_ITEM(value, i)))
+            return 0;
+    PyObject *seen = PySet_New(value);
+    if (seen == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    int distinct = PySet_GET_SIZE(seen) == PyList_GET_SIZE(value);
+    Py_DECREF(seen);
+    return distinct;
+}
+
+/* 1 within, 0 not, -1 ask Python (the exception cleared). */
+static int
+test_within(long code, PyObject *limit, PyObject *value)
 {
     if (code <= BELOW) {
         int within = PyObject_RichCompareBool(value, limit, COMPARISON[code]);
-        if (within < 0) {
+        if (within < 0)
             PyErr_Clear();
-            return 0;
-        }
         return within;
     }
     if (code <= LEN_AT_MOST) {
         Py_ssize_t length = PyObject_Length(value);
-        if (length < 0) {
+        Py_ssize_t bound = length < 0 ? -1 : PyLong_AsSsize_t(limit);
+        if (length < 0 || (bound == -1 && PyErr_Occurred())) {
             PyErr_Clear();
-            return 0;
-        }
-        Py_ssize_t bound = PyLong_AsSsize_t(limit);
-        if (bound == -1 && PyErr_Occurred()) {
-            PyErr_Clear();
-            return 0;
+            return -1;
         }
         return code == LEN_AT_LEAST ? length >= bound : length <= bound;
     }
-    if (code == SEARCH) {
-        if (!PyUnicode_CheckExact(value) || !PyUnicode_IS_ASCII(value))
-            return 0;
-        PyObject *found = PyObject_CallOneArg(limit, value);
-        if (found == NULL) {
+    if (code == UNIQUE) /* a repeat's reason names its places: Python's */
+        return distinct_strings(value) ? 1 : -1;
+    if (code == SEARCH && PyUnicode_CheckExact(value) && PyUnicode_IS_ASCII(value)) {
+        PyObject *match = PyObject_CallOneArg(limit, value);
+        if (match == NULL) {
             PyErr_Clear();
-            return 0;
+            return -1;
         }
-        int passes = found != Py_None;
-        Py_DECREF(found);
-        return passes;
+        Py_DECREF(match);
+        return match != Py_None;
     }
-    return 0;
+    return -1;
 }
 
-/* 1: every (code, limit) test of `tests` passes; 0: ask Python. */
+/* Runs the (code, limit, reason head) tests of `tests` in order: 1 all within; 0 one is
+   not, *failing set to it; -1 ask Python (tests of None: a test of this kind that only
+   Python runs, or a test C cannot run on this value). */
 static int
-tests_pass(PyObject *tests, PyObject *value)
+run_tests(PyObject *tests, PyObject *value, PyObject **failing)
 {
     if (!PyTuple_CheckExact(tests))
-        return 0; /* None: a test of this kind that only Python runs */
+        return -1;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tests); i++) {
         PyObject *test = PyTuple_GET_ITEM(tests, i);
-        if (!PyTuple_CheckExact(test) || PyTuple_GET_SIZE(test) != 2)
-            return 0;
+        if (!PyTuple_CheckExact(test) || PyTuple_GET_SIZE(test) != 3)
+            return -1;
         long code = PyLong_AsLong(PyTuple_GET_ITEM(test, 0));
         if (code == -1 && PyErr_Occurred()) {
             PyErr_Clear();
-            return 0;
+            return -1;
         }
-        if (!test_passes(code, PyTuple_GET_ITEM(test, 1), value))
-            return 0;
+        int within = test_within(code, PyTuple_GET_ITEM(test, 1), value);
+        if (within <= 0) {
+            *failing = test;
+            return within;
+        }
     }
     return 1;
 }
 
-/* (LEAF, tests by exact type, enums). */
+/* 1: every test of `tests` passes; 0: ask Python. */
+static int
+tests_pass(PyObject *tests, PyObject *value)
+{
+    PyObject *failing;
+    return run_tests(tests, value, &failing) == 1;
+}
+
+/* A leaf's enums and consts, each (members, word, allowed, ints too): 1 the value is in
+   every one, 0 not in one (*refusing set to it), -1 ask Python. The members are the
+   enum's exact str and int ones: an exact str value is JSON-equal to a member exactly
+   when it is one of them, and so is an exact int where "ints too" (no member is a float,
+   a bool or another kind of number). */
+static int
+enums_take(PyObject *enums, PyObject *value, PyObject **refusing)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(enums);
+    if (n == 0)
+        return 1;
+    int is_str = PyUnicode_CheckExact(value);
+    if (!is_str && !PyLong_CheckExact(value))
+        return -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *each = PyTuple_GET_ITEM(enums, i);
+        if (!PyTuple_CheckExact(each) || PyTuple_GET_SIZE(each) != 4)
+            return -1;
+        if (!is_str && PyTuple_GET_ITEM(each, 3) != Py_True)
+            return -1;
+        int in = PySet_Contains(PyTuple_GET_ITEM(each, 0), value);
+        if (in < 0) {
+            PyErr_Clear();
+            return -1;
+        }
+        if (!in) {
+            *refusing = each;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* (LEAF, tests by exact type, enums, type stage). */
 static int
 leaf_passes(PyObject *spec, PyObject *value)
 {
-    if (PyTuple_GET_SIZE(spec) != 3)
+    if (PyTuple_GET_SIZE(spec) != 4)
         return 0;
     PyObject *by_type = PyTuple_GET_ITEM(spec, 1);
     PyObject *enums = PyTuple_GET_ITEM(spec, 2);
@@ -129,26 +187,18 @@ leaf_passes(PyObject *spec, PyObject *value)
         PyErr_Clear();
         return 0;
     }
-    Py_ssize_t n_enums = PyTuple_GET_SIZE(enums);
-    if (n_enums) {
-        if (!PyUnicode_CheckExact(value))
-            return 0;
-        for (Py_ssize_t i = 0; i < n_enums; i++) {
-            int in = PySet_Contains(PyTuple_GET_ITEM(enums, i), value);
-            if (in <= 0) {
-                PyErr_Clear();
-                return 0;
-            }
-        }
-    }
+    PyObject *refusing;
+    if (enums_take(enums, value, &refusing) != 1)
+        return 0;
     return tests_pass(tests, value);
 }
 
-/* (ANY, branches): one branch passing is enough (a branch of None never passes here). */
+/* (ANY, branches, lone branches): one branch passing is enough (a branch of None never
+   passes here). */
 static int
 any_passes(PyObject *spec, PyObject *value)
 {
-    if (PyTuple_GET_SIZE(spec) != 2 || !PyTuple_CheckExact(PyTuple_GET_ITEM(spec, 1)))
+    if (PyTuple_GET_SIZE(spec) != 3 || !PyTuple_CheckExact(PyTuple_GET_ITEM(spec, 1)))
         return 0;
     PyObject *branches = PyTuple_GET_ITEM(spec, 1);
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(branches); i++)
@@ -157,12 +207,14 @@ any_passes(PyObject *spec, PyObject *value)
     return 0;
 }
 
-/* One node's shape of an object: (declared specs, required, closed, additional), where
-   additional is True for no check of undeclared keys, else their spec. */
+/* One node's shape of an object: (declared, required, closed, additional, unexpected),
+   where declared maps a name to (spec, node, path suffix), required holds (name, path
+   suffix) pairs, additional is True for no check of undeclared keys, else (spec, node),
+   and unexpected is the reason of an undeclared key's error. */
 static int
 shape_passes(PyObject *shape, PyObject *left, PyObject *value)
 {
-    if (!PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) != 4)
+    if (!PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) != 5)
         return 0;
     PyObject *declared = PyTuple_GET_ITEM(shape, 0);
     PyObject *required = PyTuple_GET_ITEM(shape, 1);
@@ -176,9 +228,9 @@ shape_passes(PyObject *shape, PyObject *left, PyObject *value)
     while (PyDict_Next(value, &position, &key, &child)) {
         if (!PyUnicode_CheckExact(key))
             return 0;
-        PyObject *spec = PyDict_GetItemWithError(declared, key);
-        if (spec != NULL) {
-            if (!spec_passes(spec, child))
+        PyObject *entry = PyDict_GetItemWithError(declared, key);
+        if (entry != NULL) {
+            if (!spec_passes(PyTuple_GET_ITEM(entry, 0), child))
                 return 0;
             continue;
         }
@@ -195,11 +247,11 @@ shape_passes(PyObject *shape, PyObject *left, PyObject *value)
             continue;
         if (closed)
             return 0;
-        if (additional != Py_True && !spec_passes(additional, child))
+        if (additional != Py_True && !spec_passes(PyTuple_GET_ITEM(additional, 0), child))
             return 0;
     }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(required); i++) {
-        int in = PyDict_Contains(value, PyTuple_GET_ITEM(required, i));
+        int in = PyDict_Contains(value, PyTuple_GET_ITEM(PyTuple_GET_ITEM(required, i), 0));
         if (in <= 0) {
             PyErr_Clear();
             return 0;
@@ -208,11 +260,11 @@ shape_passes(PyObject *shape, PyObject *left, PyObject *value)
     return 1;
 }
 
-/* (OBJECT, count tests, left, shapes), for a dict. */
+/* (OBJECT, count tests, left, shapes, type stage), for a dict. */
 static int
 object_passes(PyObject *spec, PyObject *value)
 {
-    if (!PyDict_CheckExact(value) || PyTuple_GET_SIZE(spec) != 4)
+    if (!PyDict_CheckExact(value) || PyTuple_GET_SIZE(spec) != 5)
         return 0;
     if (!tests_pass(PyTuple_GET_ITEM(spec, 1), value))
         return 0;
@@ -226,17 +278,15 @@ object_passes(PyObject *spec, PyObject *value)
     return 1;
 }
 
-/* (ARRAY, count tests, items), for a list; items True for no check of the elements. */
+/* (ARRAY, count tests, items, items node, type stage), for a list. */
 static int
 array_passes(PyObject *spec, PyObject *value)
 {
-    if (!PyList_CheckExact(value) || PyTuple_GET_SIZE(spec) != 3)
+    if (!PyList_CheckExact(value) || PyTuple_GET_SIZE(spec) != 5)
         return 0;
     if (!tests_pass(PyTuple_GET_ITEM(spec, 1), value))
         return 0;
     PyObject *items = PyTuple_GET_ITEM(spec, 2);
-    if (items == Py_True)
-        return 1;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(value); i++)
         if (!spec_passes(items, PyList_GET_ITEM(value, i)))
             return 0;
@@ -279,6 +329,454 @@ spec_passes(PyObject *spec, PyObject *value)
     return passed;
 }
 
+/* ---- Recording: the errors of a value that does not pass, as the Python check records them.
+ *
+ * record(spec, value, path, base, walk) says 1 when it has recorded into walk.found exactly
+ * what the node's Python check would (nothing, for a value that passes), 0 when it has
+ * recorded nothing and the value is Python's to check, -1 with an exception set. A node is
+ * recorded whole or not at all: every test that could say "ask Python" is made before its
+ * first error is written, and a child C cannot record is handed to walk.check(node, child,
+ * at, at), the Python check of that child alone, in its place in the order. */
+
+/* The kinds of error, as deep.node_checks names them; interned at import. */
+static PyObject *TYPE_KIND, *ENUM_KIND, *CONSTRAINT_KIND, *MISSING_KIND, *UNEXPECTED_KIND;
+static PyObject *TYPE_WORD, *MISSING_REASON, *FOUND_NAME, *TRYING_NAME, *CHECK_NAME;
+/* toolaudit.deep.paths.key, for a key that is no identifier (imported when first needed). */
+static PyObject *quoted_key;
+
+/* found[path] = (kind, reason) unless path has an error already (Walk.add). 1 or -1. */
+static int
+add_error(PyObject *found, PyObject *path, PyObject *kind, PyObject *reason)
+{
+    if (reason == NULL)
+        return -1;
+    int known = PyDict_Contains(found, path);
+    int done = known;
+    if (known == 0) {
+        PyObject *error = PyTuple_Pack(2, kind, reason);
+        done = error == NULL ? -1 : PyDict_SetItem(found, path, error);
+        Py_XDECREF(error);
+    }
+    Py_DECREF(reason);
+    return done < 0 ? -1 : 1;
+}
+
+/* reason head + (value,): a constraint's or an enum's reason with the value. */
+static PyObject *
+with_value(PyObject *head, PyObject *value)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(head);
+    PyObject *reason = PyTuple_New(n + 1);
+    if (reason == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_INCREF(PyTuple_GET_ITEM(head, i));
+        PyTuple_SET_ITEM(reason, i, PyTuple_GET_ITEM(head, i));
+    }
+    Py_INCREF(value);
+    PyTuple_SET_ITEM(reason, n, value);
+    return reason;
+}
+
+/* A type stage (kinds, refused exact types), or None where Python words a refusal: a
+   value of a refused type gets ("type", kinds, value). 1 recorded, 0 ask, -1 error. */
+static int
+record_type(PyObject *stage, PyObject *value, PyObject *path, PyObject *found)
+{
+    if (!PyTuple_CheckExact(stage) || PyTuple_GET_SIZE(stage) != 2)
+        return 0;
+    int refused = PySet_Contains(PyTuple_GET_ITEM(stage, 1), (PyObject *)Py_TYPE(value));
+    if (refused <= 0)
+        return refused;
+    return add_error(found, path, TYPE_KIND,
+                     PyTuple_Pack(3, TYPE_WORD, PyTuple_GET_ITEM(stage, 0), value));
+}
+
+/* Every test of `tests`: 1 all within, 2 the first test not within has recorded its
+   constraint error, 0 ask Python, -1 error. */
+static int
+record_tests(PyObject *tests, PyObject *value, PyObject *path, PyObject *found)
+{
+    PyObject *failing;
+    int within = run_tests(tests, value, &failing);
+    if (within != 0)
+        return within < 0 ? 0 : 1;
+    return add_error(found, path, CONSTRAINT_KIND, with_value(PyTuple_GET_ITEM(failing, 2), value))
+        < 0 ? -1 : 2;
+}
+
+static int
+record_leaf(PyObject *spec, PyObject *value, PyObject *path, PyObject *found)
+{
+    if (PyTuple_GET_SIZE(spec) != 4 || !PyDict_CheckExact(PyTuple_GET_ITEM(spec, 1))
+        || !PyTuple_CheckExact(PyTuple_GET_ITEM(spec, 2)))
+        return 0;
+    PyObject *tests = PyDict_GetItemWithError(PyTuple_GET_ITEM(spec, 1), (PyObject *)Py_TYPE(value));
+    if (tests == NULL) {
+        if (PyErr_Occurred())
+            return -1;
+        return record_type(PyTuple_GET_ITEM(spec, 3), value, path, found);
+    }
+    PyObject *refusing;
+    int taken = enums_take(PyTuple_GET_ITEM(spec, 2), value, &refusing);
+    if (taken < 0)
+        return 0;
+    if (!taken)
+        return add_error(found, path, ENUM_KIND,
+                         PyTuple_Pack(3, PyTuple_GET_ITEM(refusing, 1),
+                                      PyTuple_GET_ITEM(refusing, 2), value));
+    int within = record_tests(tests, value, path, found);
+    return within == 2 ? 1 : within;
+}
+
+static int spec_record(PyObject *spec, PyObject *value, PyObject *path, PyObject *base,
+                       PyObject *walk, PyObject *found);
+
+/* A child at `at`: nothing if it passes or has an error there already, else recorded here
+   or, where C cannot, by walk.check(node, child, at, at). 1 or -1. */
+static int
+record_child(PyObject *spec, PyObject *node, PyObject *child, PyObject *at, PyObject *walk,
+             PyObject *found)
+{
+    int known = PyDict_Contains(found, at);
+    if (known != 0)
+        return known < 0 ? -1 : 1;
+    int done = spec_record(spec, child, at, at, walk, found);
+    if (done != 0)
+        return done;
+    PyObject *checked = PyObject_CallMethodObjArgs(walk, CHECK_NAME, node, child, at, at, NULL);
+    if (checked == NULL)
+        return -1;
+    Py_DECREF(checked);
+    return 1;
+}
+
+/* Whether a key is written .key in a path (deep.paths: [A-Za-z_][A-Za-z0-9_]*). */
+static int
+is_identifier(PyObject *key)
+{
+    if (!PyUnicode_IS_ASCII(key) || PyUnicode_GET_LENGTH(key) == 0)
+        return 0;
+    const Py_UCS1 *c = PyUnicode_1BYTE_DATA(key);
+    for (Py_ssize_t i = 0; i < PyUnicode_GET_LENGTH(key); i++) {
+        int letter = (c[i] >= 'A' && c[i] <= 'Z') || (c[i] >= 'a' && c[i] <= 'z') || c[i] == '_';
+        if (!letter && !(i > 0 && c[i] >= '0' && c[i] <= '9'))
+            return 0;
+    }
+    return 1;
+}
+
+/* deep.paths.key(base, key), new reference. */
+static PyObject *
+key_path(PyObject *base, PyObject *key)
+{
+    if (is_identifier(key))
+        return PyUnicode_FromFormat("%U.%U", base, key);
+    if (quoted_key == NULL) {
+        PyObject *paths = PyImport_ImportModule("toolaudit.deep.paths");
+        if (paths == NULL)
+            return NULL;
+        quoted_key = PyObject_GetAttrString(paths, "key");
+        Py_DECREF(paths);
+        if (quoted_key == NULL)
+            return NULL;
+    }
+    return PyObject_CallFunctionObjArgs(quoted_key, base, key, NULL);
+}
+
+/* A well-formed shape (see shape_passes) whose keys C can record. */
+static int
+recordable_shape(PyObject *shape)
+{
+    if (!PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) != 5)
+        return 0;
+    PyObject *additional = PyTuple_GET_ITEM(shape, 3);
+    return PyDict_CheckExact(PyTuple_GET_ITEM(shape, 0))
+        && PyTuple_CheckExact(PyTuple_GET_ITEM(shape, 1))
+        && (additional == Py_True
+            || (PyTuple_CheckExact(additional) && PyTuple_GET_SIZE(additional) == 2));
+}
+
+/* One shape's keys of a dict, in order, then its required names. 1 or -1. */
+static int
+record_shape(PyObject *shape, PyObject *left, PyObject *value, PyObject *base,
+             PyObject *walk, PyObject *found)
+{
+    PyObject *declared = PyTuple_GET_ITEM(shape, 0);
+    PyObject *required = PyTuple_GET_ITEM(shape, 1);
+    int closed = PyTuple_GET_ITEM(shape, 2) == Py_True;
+    PyObject *additional = PyTuple_GET_ITEM(shape, 3);
+    PyObject *key, *child;
+    Py_ssize_t position = 0, size = PyDict_GET_SIZE(value);
+    while (PyDict_Next(value, &position, &key, &child)) {
+        PyObject *entry = PyDict_GetItemWithError(declared, key); /* (spec, node, suffix) */
+        PyObject *spec, *node, *at;
+        if (entry != NULL) {
+            spec = PyTuple_GET_ITEM(entry, 0);
+            if (spec_passes(spec, child))
+                continue;
+            node = PyTuple_GET_ITEM(entry, 1);
+            at = PyUnicode_Concat(base, PyTuple_GET_ITEM(entry, 2));
+        }
+        else {
+            if (PyErr_Occurred())
+                return -1;
+            int in_left = PySet_Contains(left, key);
+            if (in_left != 0) {
+                if (in_left < 0)
+                    return -1;
+                continue;
+            }
+            if (closed) {
+                at = key_path(base, key);
+                if (at == NULL)
+                    return -1;
+                Py_INCREF(PyTuple_GET_ITEM(shape, 4));
+                int done = add_error(found, at, UNEXPECTED_KIND, PyTuple_GET_ITEM(shape, 4));
+                Py_DECREF(at);
+                if (done < 0)
+                    return -1;
+                continue;
+            }
+            if (additional == Py_True)
+                continue;
+            spec = PyTuple_GET_ITEM(additional, 0);
+            if (spec_passes(spec, child))
+                continue;
+            node = PyTuple_GET_ITEM(additional, 1);
+            at = key_path(base, key);
+        }
+        if (at == NULL)
+            return -1;
+        Py_INCREF(key);
+        Py_INCREF(child);
+        int done = record_child(spec, node, child, at, walk, found);
+        Py_DECREF(key);
+        Py_DECREF(child);
+        Py_DECREF(at);
+        if (done < 0)
+            return -1;
+        if (PyDict_GET_SIZE(value) != size) {
+            PyErr_SetString(PyExc_RuntimeError, "dictionary changed size during iteration");
+            return -1;
+        }
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(required); i++) {
+        PyObject *pair = PyTuple_GET_ITEM(required, i); /* (name, suffix) */
+        int in = PyDict_Contains(value, PyTuple_GET_ITEM(pair, 0));
+        if (in < 0)
+            return -1;
+        if (in)
+            continue;
+        PyObject *at = PyUnicode_Concat(base, PyTuple_GET_ITEM(pair, 1));
+        if (at == NULL)
+            return -1;
+        Py_INCREF(MISSING_REASON);
+        int done = add_error(found, at, MISSING_KIND, MISSING_REASON);
+        Py_DECREF(at);
+        if (done < 0)
+            return -1;
+    }
+    return 1;
+}
+
+/* What an object or array records before its children: a type error for a value of a
+   refused type, else the first count test's error (the type stage is the fifth item of
+   both specs). 1: on to the children; 2: an error recorded here; 0: ask; -1: error. */
+static int
+record_container(PyObject *spec, int exact_type, PyObject *value, PyObject *path,
+                 PyObject *found)
+{
+    if (PyTuple_GET_SIZE(spec) != 5)
+        return 0;
+    if (!exact_type) {
+        int refused = record_type(PyTuple_GET_ITEM(spec, 4), value, path, found);
+        return refused == 1 ? 2 : refused;
+    }
+    return record_tests(PyTuple_GET_ITEM(spec, 1), value, path, found);
+}
+
+/* (OBJECT, count tests, left, shapes, type stage). */
+static int
+record_object(PyObject *spec, PyObject *value, PyObject *path, PyObject *base, PyObject *walk,
+              PyObject *found)
+{
+    int head = record_container(spec, PyDict_CheckExact(value), value, path, found);
+    if (head != 1)
+        return head == 2 ? 1 : head; /* an error here: nothing inside is checked */
+    PyObject *left = PyTuple_GET_ITEM(spec, 2);
+    PyObject *shapes = PyTuple_GET_ITEM(spec, 3);
+    if (!PyFrozenSet_CheckExact(left) || !PyTuple_CheckExact(shapes))
+        return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(shapes); i++)
+        if (!recordable_shape(PyTuple_GET_ITEM(shapes, i)))
+            return 0;
+    PyObject *key, *child;
+    Py_ssize_t position = 0;
+    while (PyDict_Next(value, &position, &key, &child))
+        if (!PyUnicode_CheckExact(key))
+            return 0; /* Python words such a key (str(key)) */
+    Py_INCREF(value);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(shapes); i++)
+        if (record_shape(PyTuple_GET_ITEM(shapes, i), left, value, base, walk, found) < 0) {
+            Py_DECREF(value);
+            return -1;
+        }
+    Py_DECREF(value);
+    return 1;
+}
+
+/* The elements of a list from `start` on that `items` does not pass, in order: each
+   recorded into `found`, or given to slow(walk, index, element, base) where found is NULL
+   (a trial walk). 1 or -1. */
+static int
+each_element(PyObject *value, Py_ssize_t start, PyObject *items, PyObject *node, PyObject *slow,
+             PyObject *walk, PyObject *base, PyObject *found)
+{
+    int done = 1;
+    Py_INCREF(value);
+    for (Py_ssize_t i = start; i < PyList_GET_SIZE(value) && done >= 0; i++) {
+        PyObject *element = PyList_GET_ITEM(value, i);
+        if (spec_passes(items, element))
+            continue;
+        Py_INCREF(element);
+        if (found != NULL) {
+            PyObject *at = PyUnicode_FromFormat("%U[%zd]", base, i);
+            done = at == NULL ? -1 : record_child(items, node, element, at, walk, found);
+            Py_XDECREF(at);
+        }
+        else {
+            PyObject *index = PyLong_FromSsize_t(i);
+            PyObject *call[4] = {walk, index, element, base};
+            PyObject *checked = index == NULL ? NULL : PyObject_Vectorcall(slow, call, 4, NULL);
+            done = checked == NULL ? -1 : 1;
+            Py_XDECREF(checked);
+            Py_XDECREF(index);
+        }
+        Py_DECREF(element);
+    }
+    Py_DECREF(value);
+    return done;
+}
+
+/* (ARRAY, count tests, items spec, items node, type stage). */
+static int
+record_array(PyObject *spec, PyObject *value, PyObject *path, PyObject *base, PyObject *walk,
+             PyObject *found)
+{
+    int head = record_container(spec, PyList_CheckExact(value), value, path, found);
+    if (head != 1)
+        return head == 2 ? 1 : head;
+    return each_element(value, 0, PyTuple_GET_ITEM(spec, 2), PyTuple_GET_ITEM(spec, 3), NULL,
+                        walk, base, found);
+}
+
+/* (ANY, branches, lone branches): a value no branch passes has the errors of the only
+   branch that can take a value of its type, where that is the branch reported; for any
+   other, Python tries the branches. */
+static int
+record_any(PyObject *spec, PyObject *value, PyObject *path, PyObject *base, PyObject *walk,
+           PyObject *found)
+{
+    if (any_passes(spec, value))
+        return 1;
+    PyObject *lone = PyTuple_GET_ITEM(spec, 2);
+    if (!PyDict_CheckExact(lone))
+        return 0;
+    PyObject *branch = PyDict_GetItemWithError(lone, (PyObject *)Py_TYPE(value));
+    if (branch == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    if (!PyTuple_CheckExact(branch) || PyTuple_GET_SIZE(branch) != 2)
+        return 0;
+    return spec_record(PyTuple_GET_ITEM(branch, 0), value, path, base, walk, found);
+}
+
+/* 1 recorded (or nothing to record), 0 nothing recorded: Python's, -1 error. */
+static int
+spec_record(PyObject *spec, PyObject *value, PyObject *path, PyObject *base, PyObject *walk,
+            PyObject *found)
+{
+    if (!PyTuple_CheckExact(spec) || PyTuple_GET_SIZE(spec) < 2)
+        return 0;
+    long tag = PyLong_AsLong(PyTuple_GET_ITEM(spec, 0));
+    if (tag == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (Py_EnterRecursiveCall(" in deep mode's C walk"))
+        return -1; /* RecursionError: the caller checks again with room to recurse */
+    int done;
+    switch (tag) {
+    case LEAF:
+        done = record_leaf(spec, value, path, found);
+        break;
+    case ANY:
+        done = record_any(spec, value, path, base, walk, found);
+        break;
+    case OBJECT:
+        done = record_object(spec, value, path, base, walk, found);
+        break;
+    case ARRAY:
+        done = record_array(spec, value, path, base, walk, found);
+        break;
+    default:
+        done = 0;
+    }
+    Py_LeaveRecursiveCall();
+    return done;
+}
+
+/* walk.found, or NULL (no error set) for a trial walk, which stops at its first error
+   instead of recording it: new reference. */
+static PyObject *
+found_of(PyObject *walk, int *failed)
+{
+    *failed = 0;
+    PyObject *trying = PyObject_GetAttr(walk, TRYING_NAME);
+    if (trying == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    int is_trial = PyObject_IsTrue(trying);
+    Py_DECREF(trying);
+    if (is_trial != 0) {
+        *failed = is_trial < 0;
+        return NULL;
+    }
+    PyObject *found = PyObject_GetAttr(walk, FOUND_NAME);
+    if (found == NULL || !PyDict_CheckExact(found)) {
+        Py_XDECREF(found);
+        PyErr_Clear();
+        return NULL;
+    }
+    return found;
+}
+
+static PyObject *
+record(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5 || !PyUnicode_CheckExact(args[2]) || !PyUnicode_CheckExact(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "record(spec, value, path: str, base: str, walk)");
+        return NULL;
+    }
+    if (spec_passes(args[0], args[1]))
+        Py_RETURN_TRUE;
+    int failed;
+    PyObject *found = found_of(args[4], &failed);
+    if (found == NULL) {
+        if (failed)
+            return NULL;
+        Py_RETURN_FALSE;
+    }
+    int done = PyDict_Contains(found, args[2]);
+    if (done == 0)
+        done = spec_record(args[0], args[1], args[2], args[3], args[4], found);
+    Py_DECREF(found);
+    if (done < 0)
+        return NULL;
+    return PyBool_FromLong(done);
+}
+
 static PyObject *
 passes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -292,11 +790,14 @@ passes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 static PyObject *
 object_keys(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 6 || !PyDict_CheckExact(args[0]) || !PyDict_CheckExact(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "object_keys(dict, dict, slow, walk, base, closed)");
+    if (nargs != 6 || !PyDict_CheckExact(args[0]) || !PyDict_CheckExact(args[1])
+        || !PyUnicode_CheckExact(args[4])) {
+        PyErr_SetString(PyExc_TypeError, "object_keys(dict, dict, slow, walk, base: str, closed)");
         return NULL;
     }
-    PyObject *value = args[0], *fast = args[1], *slow = args[2];
+    PyObject *value = args[0], *fast = args[1], *slow = args[2], *walk = args[3];
+    PyObject *found = NULL; /* walk.found, fetched at the first key that fails */
+    int asked = 0, failed = 0;
     PyObject *key, *child;
     Py_ssize_t position = 0;
     /* The Python checks read the dict and never change it; the reference held on it keeps
@@ -305,32 +806,55 @@ object_keys(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_INCREF(value);
     Py_ssize_t size = PyDict_GET_SIZE(value);
     while (PyDict_Next(value, &position, &key, &child)) {
-        if (PyUnicode_CheckExact(key)) {
-            PyObject *spec = PyDict_GetItemWithError(fast, key);
-            if (spec == NULL && PyErr_Occurred()) {
-                Py_DECREF(value);
-                return NULL;
-            }
-            if (spec != NULL && spec_passes(spec, child))
-                continue;
-        }
+        PyObject *done = NULL;
         Py_INCREF(key);
         Py_INCREF(child);
-        PyObject *call[5] = {args[3], key, child, args[4], args[5]};
-        PyObject *done = PyObject_Vectorcall(slow, call, 5, NULL);
+        PyObject *entry = PyUnicode_CheckExact(key) ? PyDict_GetItemWithError(fast, key) : NULL;
+        if (entry == NULL && PyErr_Occurred())
+            goto fail;
+        if (entry != NULL && PyTuple_CheckExact(entry) && PyTuple_GET_SIZE(entry) == 3) {
+            if (spec_passes(PyTuple_GET_ITEM(entry, 0), child))
+                goto next;
+            if (!asked) {
+                asked = 1;
+                found = found_of(walk, &failed);
+                if (failed)
+                    goto fail;
+            }
+            if (found != NULL) { /* recorded here, the trial walks stop in Python */
+                PyObject *at = PyUnicode_Concat(args[4], PyTuple_GET_ITEM(entry, 2));
+                int recorded = at == NULL ? -1
+                    : record_child(PyTuple_GET_ITEM(entry, 0), PyTuple_GET_ITEM(entry, 1),
+                                   child, at, walk, found);
+                Py_XDECREF(at);
+                if (recorded < 0)
+                    goto fail;
+                goto next;
+            }
+        }
+        PyObject *call[5] = {walk, key, child, args[4], args[5]};
+        done = PyObject_Vectorcall(slow, call, 5, NULL);
+        if (done == NULL)
+            goto fail;
+        Py_DECREF(done);
+    next:
         Py_DECREF(key);
         Py_DECREF(child);
-        if (done == NULL) {
-            Py_DECREF(value);
-            return NULL;
-        }
-        Py_DECREF(done);
         if (PyDict_GET_SIZE(value) != size) {
-            Py_DECREF(value);
             PyErr_SetString(PyExc_RuntimeError, "dictionary changed size during iteration");
+            Py_XDECREF(found);
+            Py_DECREF(value);
             return NULL;
         }
+        continue;
+    fail:
+        Py_DECREF(key);
+        Py_DECREF(child);
+        Py_XDECREF(found);
+        Py_DECREF(value);
+        return NULL;
     }
+    Py_XDECREF(found);
     Py_DECREF(value);
     Py_RETURN_NONE;
 }
@@ -338,33 +862,24 @@ object_keys(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 static PyObject *
 array_items(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 5 || !PyList_CheckExact(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "array_items(list, spec, slow, walk, base)");
+    if (nargs != 6 || !PyList_CheckExact(args[0]) || !PyUnicode_CheckExact(args[5])) {
+        PyErr_SetString(PyExc_TypeError, "array_items(list, spec, node, slow, walk, base: str)");
         return NULL;
     }
-    PyObject *value = args[0], *spec = args[1], *slow = args[2];
-    Py_INCREF(value);
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(value); i++) {
-        PyObject *element = PyList_GET_ITEM(value, i);
-        if (spec_passes(spec, element))
-            continue;
-        PyObject *index = PyLong_FromSsize_t(i);
-        if (index == NULL) {
-            Py_DECREF(value);
-            return NULL;
-        }
-        Py_INCREF(element);
-        PyObject *call[4] = {args[3], index, element, args[4]};
-        PyObject *done = PyObject_Vectorcall(slow, call, 4, NULL);
-        Py_DECREF(element);
-        Py_DECREF(index);
-        if (done == NULL) {
-            Py_DECREF(value);
-            return NULL;
-        }
-        Py_DECREF(done);
-    }
-    Py_DECREF(value);
+    PyObject *value = args[0], *spec = args[1];
+    Py_ssize_t first = 0; /* the first element that does not pass */
+    while (first < PyList_GET_SIZE(value) && spec_passes(spec, PyList_GET_ITEM(value, first)))
+        first++;
+    if (first == PyList_GET_SIZE(value))
+        Py_RETURN_NONE;
+    int failed;
+    PyObject *found = found_of(args[4], &failed);
+    if (failed)
+        return NULL;
+    int done = each_element(value, first, spec, args[2], args[3], args[4], args[5], found);
+    Py_XDECREF(found);
+    if (done < 0)
+        return NULL;
     Py_RETURN_NONE;
 }
 
@@ -375,6 +890,8 @@ static PyMethodDef methods[] = {
      "An object check's loop over its keys: slow() for each key no spec passes."},
     {"array_items", (PyCFunction)(void (*)(void))array_items, METH_FASTCALL,
      "An array check's loop over a list: slow() for each element the spec does not pass."},
+    {"record", (PyCFunction)(void (*)(void))record, METH_FASTCALL,
+     "A node's check of a value in C: True when done, False when nothing is recorded."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -382,8 +899,27 @@ static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "toolaudit.deep._walk_speedups", NULL, -1, methods,
 };
 
+static PyObject *
+interned(const char *text)
+{
+    return PyUnicode_InternFromString(text);
+}
+
 PyMODINIT_FUNC
 PyInit__walk_speedups(void)
 {
+    TYPE_KIND = TYPE_WORD = interned("type");
+    ENUM_KIND = interned("enum");
+    CONSTRAINT_KIND = interned("constraint");
+    MISSING_KIND = interned("missing");
+    UNEXPECTED_KIND = interned("unexpected");
+    FOUND_NAME = interned("found");
+    TRYING_NAME = interned("trying");
+    CHECK_NAME = interned("check");
+    MISSING_REASON = MISSING_KIND == NULL ? NULL : PyTuple_Pack(1, MISSING_KIND);
+    if (TYPE_KIND == NULL || ENUM_KIND == NULL || CONSTRAINT_KIND == NULL
+        || UNEXPECTED_KIND == NULL || FOUND_NAME == NULL || TRYING_NAME == NULL
+        || CHECK_NAME == NULL || MISSING_REASON == NULL)
+        return NULL;
     return PyModule_Create(&module);
 }

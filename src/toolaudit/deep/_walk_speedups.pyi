@@ -1,4 +1,4 @@
-"""Deep mode's valid values passed in C (``_walk_speedups.c``; see deep.walk_specs)."""
+"""Deep mode's walk in C (``_walk_speedups.c``; see deep.walk_specs and deep.walk_records)."""
 
 from collections.abc import Callable
 from typing import Any
@@ -20,9 +20,13 @@ def object_keys(
 def array_items(
     value: list[Any],
     spec: Any,
+    node: Any,
     slow: Callable[[Any, int, Any, str], None],
     walk: Any,
     base: str,
     /,
 ) -> None:
     """An array check's loop over a list: slow() for each element the spec does not pass."""
+
+def record(spec: Any, value: Any, path: str, base: str, walk: Any, /) -> bool:
+    """A node's check of a value in C: True when done, False when nothing is recorded."""

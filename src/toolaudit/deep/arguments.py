@@ -14,7 +14,8 @@ from toolaudit.deep.check import Found, Walk
 from toolaudit.deep.compiler import Compiled
 from toolaudit.deep.node_checks import node_check
 from toolaudit.deep.nodes import Node
-from toolaudit.deep.walk_specs import node_spec, passes
+from toolaudit.deep.walk_records import record
+from toolaudit.deep.walk_specs import node_spec
 
 
 class DeepArguments:
@@ -31,7 +32,8 @@ class DeepArguments:
         #: The node of each argument deep mode looks into, in declaration order.
         self.nodes: tuple[tuple[str, Node], ...] = tuple(self.compiled.arguments.items())
         # Each argument's check with the root of its paths, worded once, and the C form of
-        # its check (deep.walk_specs: a valid value is then passed with no Python call).
+        # its check (deep.walk_specs: a valid value is then passed with no Python call, and
+        # an invalid one's errors recorded in C where it can, deep.walk_records).
         self._roots = tuple(
             (name, node, paths.root(name), node_spec(node)) for name, node in self.nodes
         )
@@ -55,7 +57,7 @@ class DeepArguments:
         for name, node, root, spec in self._roots:
             if name in arguments and name not in skip:
                 value = arguments[name]
-                if spec is not None and passes(spec, value):
+                if spec is not None and record(spec, value, name, root, walk):
                     continue
                 (node.checker or node_check(node))(walk, value, name, root, False)
         return walk.found

@@ -19,8 +19,15 @@ from typing import TYPE_CHECKING, Any
 
 import toolaudit.deep.paths as paths
 from toolaudit.deep.limits import LimitTest, limit_tests
-from toolaudit.deep.nodes import Node, admitted_kinds
-from toolaudit.deep.walk_specs import Spec, array_items, each_key, node_spec, object_keys
+from toolaudit.deep.nodes import Node, admitted_kinds, chain_kinds
+from toolaudit.deep.walk_specs import (
+    Spec,
+    array_items,
+    declared_specs,
+    each_key,
+    node_spec,
+    object_keys,
+)
 from toolaudit.values import KIND_OF_EXACT_TYPE, json_equal, value_kind
 
 if TYPE_CHECKING:
@@ -70,7 +77,7 @@ def node_check(node: Node) -> NodeCheck:
             if node.shared_in_chain:
                 made = _remembering(node, made)
         node.checker = made
-        node.admits = _admitted(stages)
+        node.admits = chain_kinds(node)
     return made
 
 
@@ -81,16 +88,6 @@ def admits(node: Node, kind: str | None) -> bool:
         node_check(node)
     allowed: frozenset[str] | None = node.admits
     return allowed is None or kind in allowed
-
-
-def _admitted(stages: Stages) -> frozenset[str] | None:
-    """The kinds every type test of the chain accepts (None: any kind)."""
-    allowed: frozenset[str] | None = None
-    for each in stages.types:
-        kinds = frozenset() if each.never else each.kinds
-        assert kinds is not None
-        allowed = kinds if allowed is None else allowed & kinds
-    return allowed
 
 
 def _at_a_new_path(leaf: LeafCheck) -> NodeCheck:
@@ -199,7 +196,7 @@ def applied(node: Node, stages: Stages) -> NodeCheck:
         elif kind == "array":
             for element_node, leaf, spec, element_slow in items:
                 if spec is not None and type(value) is list:
-                    array_items(value, spec, element_slow, walk, base)
+                    array_items(value, spec, element_node, element_slow, walk, base)
                     continue
                 if leaf is not None:
                     for i, element in enumerate(value):
@@ -400,9 +397,9 @@ def _object_check(
     required = tuple((name, paths.key("", name)) for name in node.required)
     unexpected = ("unexpected", node)
     leaves = {name: leaf_check(spec[0]) for name, spec in declared.items()}
-    # The properties C can pass (walk_specs): each valid value costs no Python call.
-    specs = {name: node_spec(spec[0]) for name, spec in declared.items()}
-    fast = {name: spec for name, spec in specs.items() if spec is not None}
+    # The properties C can check (walk_specs): a valid value costs no Python call, and
+    # an invalid one's errors are recorded in C where it can (walk_records).
+    fast = {name: each for name, each in declared_specs(node).items() if each[0] is not None}
 
     def key_check(walk: Walk, name: Any, child: Any, base: str, closed: bool) -> None:
         key = name if isinstance(name, str) else str(name)

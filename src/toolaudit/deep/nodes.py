@@ -130,6 +130,17 @@ def steps_into(node: Node) -> list[Node]:
     return steps
 
 
+def chain_kinds(node: Node) -> frozenset[str] | None:
+    """The kinds every type test of ``node``'s chain lets through (None: any kind): a
+    trial of a value of any other kind fails at its first test."""
+    allowed: frozenset[str] | None = None
+    for each, _ in node.chain:
+        if each.never or each.kinds is not None:
+            kinds = frozenset() if each.never or each.kinds is None else each.kinds
+            allowed = kinds if allowed is None else allowed & kinds
+    return allowed
+
+
 def admitted_kinds(node: Node) -> frozenset[str]:
     """The value kinds a combinator branch admits: its type, or its $ref target's;
     every kind with neither; none for the false schema."""

@@ -149,7 +149,7 @@ class InlineReader:
                 if may_hold_long_integers(line) or may_hold_tiny_numbers(line):
                     # judged on the exact parse: the failure may be orjson's float
                     general.read_record(record, lineno, line, tally)
-                else:
+                elif not recorder.count_failing(tally, tool.name, problems):
                     verdict = object_verdict(tool, arguments, problems)
                     where = Where(recorder.source, lineno, 0, flat_call_id(record), model)
                     recorder.call(tally, where, verdict)

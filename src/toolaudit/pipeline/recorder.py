@@ -226,6 +226,22 @@ class Recorder:
                 if type(row) is dict:
                     self._keep_sample(tally, row)
 
+    def count_failing(self, tally: Tally | None, tool: str, problems: Problems) -> bool:
+        """A failing call of ``tool`` counted in ``tally`` (None: the audit's) with no row
+        made, where none is wanted: no report, and the samples full. False, counting
+        nothing, where its row is wanted: the reader then records it by :meth:`call`.
+
+        Most of a log's failing calls come after the samples are full; a summary-only
+        run then needs only their counts, not their verdicts, places and rows."""
+        if self.rows is not None:
+            return False
+        if tally is None:
+            tally = self.tally
+        if len(tally.samples) < SAMPLE_ROWS or len(self.tally.samples) < SAMPLE_ROWS:
+            return False  # a sample may take its row (see calls)
+        tally.count_problems(tool, counted(problems) if self._deep else problems)
+        return True
+
     def _row_of(self, where: Where, verdict: str | Verdict, sample: bool) -> Any:
         """The row of a call, if the report or (``sample``) the samples may want it (a
         valid call's as :attr:`valid_row` makes it)."""

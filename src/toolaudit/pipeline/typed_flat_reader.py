@@ -62,6 +62,7 @@ class TypedFlatReader:
         valid_row = recorder.valid_row
         grouped = recorder.grouped
         tally_for = recorder.tally_for
+        count_failing = recorder.count_failing
         scorer = self._scorer
         scoring = None
         end = len(lines)
@@ -151,9 +152,11 @@ class TypedFlatReader:
                     recorder.call(tally, Where(recorder.source, lineno, 0, call.id, model), verdict)
                 elif problems:
                     failing += 1
-                    verdict = object_verdict(judge_by, arguments, problems)
-                    where = Where(recorder.source, lineno, 0, flat_call_id(record), model)
-                    recorder.call(tally, where, verdict)
+                    # (Counted alone where no row is wanted, else judged and recorded.)
+                    if not count_failing(tally, judge_by.name, problems):
+                        verdict = object_verdict(judge_by, arguments, problems)
+                        where = Where(recorder.source, lineno, 0, flat_call_id(record), model)
+                        recorder.call(tally, where, verdict)
                 else:
                     # Valid, and not decoded: of a tool the decoder does not know yet (or
                     # cannot type), or one it was not worth trying on.
