@@ -16,7 +16,10 @@ from msgspec import UNSET, Raw, UnsetType
 
 from toolaudit.formats.base import History
 from toolaudit.formats.request_shapes import (
+    BEDROCK,
+    GEMINI,
     HISTORY_FIELDS,
+    OPENAI_RESPONSES,
     TELLING_FIELDS,
     UNTOLD,
     VALUE_FIELDS,
@@ -60,6 +63,10 @@ class RequestHistories:
         fields tell its API without its messages being read (its tools, or a field only
         one API has); None where only its messages can tell, or it holds none: then
         :meth:`history` reads it. Raises as :meth:`history` does."""
+        told = _told_by_one_field(request)
+        if told is not None:
+            text = getattr(request, HISTORY_FIELDS[told])
+            return None if text is UNSET else (told, f"request.{HISTORY_FIELDS[told]}", text)
         tools = request.tools
         if request.contents is UNSET and request.messages is not UNSET and tools is not UNSET:
             # The commonest request: messages and tools, which tell its API before any
@@ -109,3 +116,17 @@ class RequestHistories:
                 kept.clear()
             tools = kept[text] = orjson.loads(text)
         return tools
+
+
+def _told_by_one_field(request: Any) -> str | None:
+    """The API of a decoded request that one field tells, as :func:`shape_by_fields` tells
+    it, with no field parsed: Gemini's ``contents``; Responses' ``input`` where there are
+    no ``messages``; Bedrock's ``toolConfig`` or ``modelId`` beside messages with no
+    ``tools`` (whose shape would come first). None where more must be read."""
+    if request.contents is not UNSET:
+        return GEMINI
+    if request.messages is UNSET:
+        return OPENAI_RESPONSES if request.input is not UNSET else None
+    if request.tools is UNSET and (request.toolConfig is not UNSET or request.modelId is not UNSET):
+        return BEDROCK
+    return None
