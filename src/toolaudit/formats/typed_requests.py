@@ -63,10 +63,6 @@ class RequestHistories:
         fields tell its API without its messages being read (its tools, or a field only
         one API has); None where only its messages can tell, or it holds none: then
         :meth:`history` reads it. Raises as :meth:`history` does."""
-        told = _told_by_one_field(request)
-        if told is not None:
-            text = getattr(request, HISTORY_FIELDS[told])
-            return None if text is UNSET else (told, f"request.{HISTORY_FIELDS[told]}", text)
         tools = request.tools
         if request.contents is UNSET and request.messages is not UNSET and tools is not UNSET:
             # The commonest request: messages and tools, which tell its API before any
@@ -74,7 +70,7 @@ class RequestHistories:
             shape = self._tools_shape(bytes(tools))
             if shape is not None:
                 return shape, "request.messages", request.messages
-        shape = shape_by_fields(self._view(request, frozenset()))
+        shape = _told_by_one_field(request) or shape_by_fields(self._view(request, frozenset()))
         if shape is None or shape == UNTOLD:
             return None
         field = HISTORY_FIELDS[shape]

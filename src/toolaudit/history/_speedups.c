@@ -373,23 +373,28 @@ answer_calls(int sure, Calls *calls, Results *results)
 /* A Chat message's calls wait for their results in the tool messages right after it. */
 #define WINDOW_SIZE 64
 
+/* The fields of a Chat message read, by one pick (a message holds two to four keys). */
+static const int chat_keys[] = {K_ROLE,    K_TOOL_CALL_ID,  K_NAME,
+                                K_CONTENT, K_FUNCTION_CALL, K_TOOL_CALLS};
+enum { M_ROLE, M_TOOL_CALL_ID, M_NAME, M_CONTENT, M_FUNCTION_CALL, M_TOOL_CALLS, M_COUNT };
+
 /* A Chat tool message, answering a call of the calls from place `window` on: 1 answered,
    0 not sure, -1 error. */
 static int
-chat_result(PyObject *message, Calls *calls, Py_ssize_t window, Results *results,
+chat_result(PyObject **field, Calls *calls, Py_ssize_t window, Results *results,
             PyObject *no_name)
 {
-    Made *call = waiting(calls, get(message, keys[K_TOOL_CALL_ID]), window, calls->table.count);
+    Made *call = waiting(calls, field[M_TOOL_CALL_ID], window, calls->table.count);
     if (call == NULL)
         return 0;
-    PyObject *called = call->name, *name = get(message, keys[K_NAME]);
+    PyObject *called = call->name, *name = field[M_NAME];
     if (name != NULL && name != Py_None && PyUnicode_Check(name) && PyUnicode_Check(called)) {
         if (!PyUnicode_CheckExact(name) || !PyUnicode_CheckExact(called))
             return 0;
         if (!same_text(name, called))
             return 0; /* a name that disagrees: the full reading words it */
     }
-    if (!no_failure(get(message, keys[K_CONTENT]), FAILURE_DEPTH))
+    if (!no_failure(field[M_CONTENT], FAILURE_DEPTH))
         return 0;
     if (!count_result(results, called, no_name))
         return 0;
@@ -399,12 +404,12 @@ chat_result(PyObject *message, Calls *calls, Py_ssize_t window, Results *results
 
 /* A Chat assistant message's calls: 1 read, 0 not sure, -1 error. */
 static int
-chat_calls(PyObject *message, Py_ssize_t index, Calls *calls)
+chat_calls(PyObject **field, Py_ssize_t index, Calls *calls)
 {
-    PyObject *legacy = get(message, keys[K_FUNCTION_CALL]);
+    PyObject *legacy = field[M_FUNCTION_CALL];
     if (legacy != NULL && legacy != Py_None)
         return 0; /* legacy functions pair by name: the full reading does that */
-    PyObject *tool_calls = get(message, keys[K_TOOL_CALLS]);
+    PyObject *tool_calls = field[M_TOOL_CALLS];
     if (tool_calls == NULL || tool_calls == Py_None)
         return 1;
     if (!PyList_CheckExact(tool_calls) || PyList_GET_SIZE(tool_calls) > WINDOW_SIZE)
@@ -464,12 +469,14 @@ chat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             sure = 0;
             break;
         }
-        PyObject *role = get(message, keys[K_ROLE]);
+        PyObject *field[M_COUNT];
+        pick(message, chat_keys, M_COUNT, field);
+        PyObject *role = field[M_ROLE];
         int tool = is_word(role, s_tool);
         if (tool != 0) {
             if (tool > 0 && !adopted_results)
                 adopted_results = (adopt_keys(message), 1);
-            sure = tool < 0 ? 0 : chat_result(message, &calls, window, &results, no_name);
+            sure = tool < 0 ? 0 : chat_result(field, &calls, window, &results, no_name);
             continue;
         }
         window = calls.table.count; /* any other message ends the run of tool messages */
@@ -477,7 +484,7 @@ chat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         if (assistant > 0 && !adopted_calls)
             adopted_calls = adopt_call_keys(message);
         if (assistant != 0)
-            sure = assistant < 0 ? 0 : chat_calls(message, index, &calls);
+            sure = assistant < 0 ? 0 : chat_calls(field, index, &calls);
         else if (is_word(role, s_function) != 0)
             sure = 0;
     }

@@ -64,8 +64,8 @@ def check_counted(messages: object, shape: str | None, path: str) -> Checked | A
     history whose every call was answered and whose results report no failure given as
     its results per tool alone (:data:`~toolaudit.history.fast.AllAnswered`) where the C
     speedups read it, no Checked built for the commonest history."""
-    _known(shape)
-    if isinstance(messages, list) and messages and type(messages[0]) is dict:
+    if type(messages) is list and messages and type(messages[0]) is dict:
+        # (a shape C does not read, known or not, is answered, or refused, by check)
         found = counted_in_c(messages, shape or detect(messages), path)
         if found is not None:
             return found

@@ -439,9 +439,12 @@ def _history(
 ) -> None:
     """Count the conversation a record the typed path read carries, in the tally that
     counted the record (None: the audit's), as the general path counts it."""
-    assert isinstance(checked, (Checked, dict))  # not UNREAD: that line was left
     tally = tally if tally is not None else recorder.tally
-    recorder.counted_history(tally, lineno, model, checked)
+    if type(checked) is dict:  # the commonest: every call answered, no failure
+        recorder.all_answered_history(tally, model, checked)
+        return
+    assert isinstance(checked, Checked)
+    recorder.history(tally, Where(recorder.source, lineno, model=model), checked)
 
 
 def _stream_readers(
