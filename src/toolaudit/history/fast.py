@@ -178,7 +178,11 @@ def counted_in_c(messages: list[Any], shape: str, path: str) -> AllAnswered | Ch
     or are not sure."""
     function, where = IN_C.get(shape, ("", ""))
     found = found_in_c(function, messages) if function else None
-    return None if found is None else _counted(shape, where, path, *found, len(messages))
+    if found is None:
+        return None
+    if not found[0]:
+        return found[1]  # every call answered: its results alone
+    return plainly_checked(shape, where, path, len(messages), found)
 
 
 def checked_from_text(text: Buffer, shape: str, path: str) -> AllAnswered | Checked | None:
@@ -190,13 +194,9 @@ def checked_from_text(text: Buffer, shape: str, path: str) -> AllAnswered | Chec
     check it)."""
     function, where = FROM_TEXT.get(shape, ("", ""))
     found = found_from_text(function, text) if function else None
-    return None if found is None else _counted(shape, where, path, *found)
-
-
-def _counted(
-    shape: str, where: str, path: str, left: list[Any], results: AllAnswered, messages: int
-) -> AllAnswered | Checked:
-    """What the C speedups found of a history: its results alone where no call was left."""
+    if found is None:
+        return None
+    left, results, messages = found
     if not left:
         return results
     return plainly_checked(shape, where, path, messages, (left, results))
