@@ -20,6 +20,7 @@ setup(
             depends=[
                 "src/toolaudit/history/_speedups_json.h",
                 "src/toolaudit/history/_json_grammar.h",
+                "src/toolaudit/history/_call_table.h",
             ],
             optional=True,
         ),

@@ -353,3 +353,34 @@ def test_otel_results_are_read_from_response_or_result_and_never_in_their_calls_
     call = {"type": "tool_call", "id": "c9", "name": W, "arguments": {}}
     own = {"type": "tool_call_response", "id": "c9", "response": "sunny"}
     assert sped(OTEL, [{"role": "assistant", "parts": [call, own]}]) is None
+
+
+@pytest.mark.parametrize("shape", sorted(SPED))
+@pytest.mark.parametrize("calls", [1, 17, 70, 300])
+def test_histories_of_many_calls_are_answered_as_python(shape: str, calls: int):
+    """The C call table grows (16 calls, then twice as many each time) and finds them all."""
+    steps: list[Any] = [ASK]
+    for k in range(calls):
+        steps += [("calls", [(f"c{k}", W)]), ("results", [(f"c{k}", W, 0)] if k % 7 else [])]
+    assert agree(shape, build(BY_NAME[shape], steps))
+
+
+@pytest.mark.parametrize("shape", sorted(SPED))
+def test_an_id_used_again_far_later_is_left_to_python(shape: str):
+    steps: list[Any] = [ASK]
+    for k in range(40):
+        steps += [("calls", [(f"c{k}", W)]), ("results", [(f"c{k}", W, 0)])]
+    steps += [("calls", [("c3", W)]), ("results", [("c3", W, 0)])]
+    assert sped(shape, build(BY_NAME[shape], steps)) is None
+
+
+@pytest.mark.parametrize("shape", sorted(SPED))
+@pytest.mark.parametrize("call_id", ["é1", "调用1", "\U0001f600", "\x00a"])
+def test_ids_of_any_characters_are_answered_as_python(shape: str, call_id: str):
+    """The C call table compares ids by their bytes and their characters' width: the
+    same bytes in strs of other widths are other ids."""
+    steps = [ASK, ("calls", [(call_id, W), ("ab", W)]), ("results", [(call_id, W, 0)])]
+    assert agree(shape, build(BY_NAME[shape], steps))
+    same_bytes = "\u6261"  # "ab" in two bytes a character
+    steps = [ASK, ("calls", [(same_bytes, W), ("ab", W)]), ("results", [("ab", W, 0)])]
+    assert agree(shape, build(BY_NAME[shape], steps))

@@ -15,7 +15,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolaudit.formats.request_shapes import HISTORY_FIELDS, TELLING_FIELDS, VALUE_FIELDS
+from toolaudit.formats import typed_requests
+from toolaudit.formats.request_shapes import (
+    HISTORY_FIELDS,
+    TELLING_FIELDS,
+    UNTOLD,
+    VALUE_FIELDS,
+    shape_by_fields,
+)
 from toolaudit.formats.typed import _Request
 from toolaudit.formats.typed_requests import RequestHistories
 from toolaudit.history import check, fast_loop
@@ -275,3 +282,35 @@ def test_without_the_c_speedups_pairs_are_checked_alike(
         lines = [pair_line(request_of(shape, FAULTS[fault][0]), calls) for calls in (VALID, MIXED)]
         assert_same(b"\n".join(lines) + b"\n")
     assert checks.checked >= len(FAULTS) and checks.unread == 0
+
+
+#: Fields a request may hold, each with a value, that tell (or may tell) its API.
+TELLING_VALUES: dict[str, Any] = {
+    "contents": [],
+    "messages": [],
+    "input": [],
+    "tools": REQUEST_TOOLS["openai-chat"]["tools"],
+    "toolConfig": REQUEST_TOOLS["bedrock"]["toolConfig"],
+    "modelId": "m",
+    "system": "be brief",
+    "anthropic_version": "v",
+}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    fields=st.sets(st.sampled_from(sorted(TELLING_VALUES))),
+    tools=st.sampled_from([REQUEST_TOOLS[name]["tools"] for name in ("openai-chat", "anthropic")]),
+)
+def test_an_api_told_by_one_field_is_the_one_the_fields_tell(fields: set[str], tools: Any):
+    request = {field: TELLING_VALUES[field] for field in fields}
+    if "tools" in request:
+        request["tools"] = tools
+    decoded = RequestHistories_decoder.decode(orjson.dumps(request))
+    told = typed_requests._told_by_one_field(decoded)
+    if told is not None:
+        assert told == shape_by_fields(request)
+    via = RequestHistories().told(decoded)
+    expected = shape_by_fields(request)
+    if expected is not None and expected != UNTOLD and HISTORY_FIELDS[expected] in request:
+        assert via is not None and via[0] == expected

@@ -16,7 +16,10 @@ from msgspec import UNSET, Raw, UnsetType
 
 from toolaudit.formats.base import History
 from toolaudit.formats.request_shapes import (
+    BEDROCK,
+    GEMINI,
     HISTORY_FIELDS,
+    OPENAI_RESPONSES,
     TELLING_FIELDS,
     UNTOLD,
     VALUE_FIELDS,
@@ -67,7 +70,7 @@ class RequestHistories:
             shape = self._tools_shape(bytes(tools))
             if shape is not None:
                 return shape, "request.messages", request.messages
-        shape = shape_by_fields(self._view(request, frozenset()))
+        shape = _told_by_one_field(request) or shape_by_fields(self._view(request, frozenset()))
         if shape is None or shape == UNTOLD:
             return None
         field = HISTORY_FIELDS[shape]
@@ -109,3 +112,17 @@ class RequestHistories:
                 kept.clear()
             tools = kept[text] = orjson.loads(text)
         return tools
+
+
+def _told_by_one_field(request: Any) -> str | None:
+    """The API of a decoded request that one field tells, as :func:`shape_by_fields` tells
+    it, with no field parsed: Gemini's ``contents``; Responses' ``input`` where there are
+    no ``messages``; Bedrock's ``toolConfig`` or ``modelId`` beside messages with no
+    ``tools`` (whose shape would come first). None where more must be read."""
+    if request.contents is not UNSET:
+        return GEMINI
+    if request.messages is UNSET:
+        return OPENAI_RESPONSES if request.input is not UNSET else None
+    if request.tools is UNSET and (request.toolConfig is not UNSET or request.modelId is not UNSET):
+        return BEDROCK
+    return None

@@ -15,7 +15,8 @@
  *               under no_name, in the order tools first had a result.
  * tests/history/test_speedups.py holds them to the pure fast path's answers.
  * chat_json, responses_json, anthropic_json, bedrock_json and gemini_json
- * (_speedups_json.c) answer the same read straight from a history's JSON text.
+ * (_speedups_json.c) answer the same read straight from a history's JSON text. Both
+ * find a history's calls by their ids' text in one table (_call_table.h).
  *
  * Built at install when a C compiler is there (setup.py: an optional extension); without
  * it, or with TOOLAUDIT_PURE_PYTHON=1, the pure-Python fast path runs alone.
@@ -23,6 +24,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include "_call_table.h"
 #include "_speedups_json.h"
 
 /* The keys read, each the str object last seen as that key in a logged dict: JSON
@@ -266,82 +268,148 @@ answer(int sure, PyObject *unanswered, Results *results)
     return found;
 }
 
-/* The calls of the last Chat assistant message, waiting for their tool messages: a small
-   array (a message with more calls than it holds is left to Python). The ids and names are
-   borrowed from the history, which outlives the call. */
-#define WINDOW_SIZE 64
+/* What the dict readers keep of the calls of a history, by their places in its table
+   (_call_table.h): the id and the name borrowed from the history, which outlives the
+   reading. */
 typedef struct {
     PyObject *id, *name;
     Py_ssize_t index, j;
     int answered;
-} Pending;
+} Made;
 typedef struct {
-    Pending calls[WINDOW_SIZE];
-    int count, open;
-} Window;
+    CallTable table;
+    Made *made;
+    Py_ssize_t room; /* how many `made` holds */
+} Calls;
 
-/* Moves the window's calls not answered onto `unanswered` and empties it. */
-static int
-close_chat_window(Window *window, PyObject *unanswered)
+/* An id's text, where the table reads it: an exact str; at NULL where not (not sure:
+   Python reads it). */
+static IdText
+id_text(PyObject *id)
 {
-    for (int k = 0; k < window->count && window->open; k++) {
-        Pending *call = &window->calls[k];
-        if (call->answered)
-            continue;
-        PyObject *index = PyLong_FromSsize_t(call->index), *j = PyLong_FromSsize_t(call->j);
-        PyObject *entry = (index && j) ? PyTuple_Pack(4, call->id, call->name, index, j) : NULL;
-        Py_XDECREF(index);
-        Py_XDECREF(j);
-        if (entry == NULL || PyList_Append(unanswered, entry) < 0) {
-            Py_XDECREF(entry);
-            return -1;
-        }
-        Py_DECREF(entry);
-    }
-    window->count = window->open = 0;
-    return 0;
+    if (id == NULL || !PyUnicode_CheckExact(id) || !PyUnicode_IS_READY(id))
+        return (IdText){NULL, 0, 0};
+    int width = PyUnicode_KIND(id);
+    return (IdText){PyUnicode_DATA(id), PyUnicode_GET_LENGTH(id) * width, width};
 }
 
-/* A Chat tool message: 1 answered, 0 not sure, -1 error. */
+/* Whether `id` is new to `table` (and from now on known): 1; 0 not sure (seen before, or
+   not an id the table reads); -1 an error. */
 static int
-chat_result(PyObject *message, Window *window, Results *results, PyObject *no_name)
+first_seen(CallTable *table, PyObject *id)
 {
-    PyObject *call_id = get(message, keys[K_TOOL_CALL_ID]);
-    if (call_id == NULL || !PyUnicode_CheckExact(call_id))
+    IdText text = id_text(id);
+    if (text.at == NULL)
         return 0;
-    Pending *call = NULL;
-    for (int k = 0; k < window->count; k++) {
-        if (!window->calls[k].answered && same_text(window->calls[k].id, call_id)) {
-            call = &window->calls[k];
-            break;
+    Py_ssize_t place = table_add(table, text);
+    return place >= 0 ? 1 : place == -1 ? 0 : -1;
+}
+
+/* A new call (made_call): 1; 0 not sure (an id seen before or not read, a name of a str
+   subclass, whose == and isinstance may be its own); -1 an error. */
+static int
+made_call(Calls *calls, PyObject *id, PyObject *name, Py_ssize_t index, Py_ssize_t j)
+{
+    if (name != NULL && PyUnicode_Check(name) && !PyUnicode_CheckExact(name))
+        return 0;
+    int added = first_seen(&calls->table, id);
+    if (added <= 0)
+        return added;
+    if (calls->room < calls->table.capacity) {
+        Made *made = PyMem_Realloc(calls->made, (size_t)calls->table.capacity * sizeof(Made));
+        if (made == NULL) {
+            PyErr_NoMemory();
+            return -1;
         }
+        calls->made = made;
+        calls->room = calls->table.capacity;
     }
+    calls->made[calls->table.count - 1] = (Made){id, name == NULL ? Py_None : name, index, j, 0};
+    return 1;
+}
+
+/* The call a result with id `id` answers: one placed from `from` to `to` not answered
+   yet; NULL where there is none (not sure: the full reading words it). */
+static Made *
+waiting(Calls *calls, PyObject *id, Py_ssize_t from, Py_ssize_t to)
+{
+    IdText text = id_text(id);
+    Py_ssize_t place = text.at == NULL ? -1 : table_find(&calls->table, text);
+    if (place < from || place >= to || calls->made[place].answered)
+        return NULL;
+    return &calls->made[place];
+}
+
+/* The calls not answered, as (call_id, name, index, j) in the order they were made; NULL
+   on an error. */
+static PyObject *
+unanswered_calls(const Calls *calls)
+{
+    PyObject *unanswered = PyList_New(0);
+    for (Py_ssize_t place = 0; unanswered != NULL && place < calls->table.count; place++) {
+        const Made *call = &calls->made[place];
+        if (call->answered)
+            continue;
+        PyObject *entry = Py_BuildValue("(OOnn)", call->id, call->name, call->index, call->j);
+        if (entry == NULL || PyList_Append(unanswered, entry) < 0)
+            Py_CLEAR(unanswered);
+        Py_XDECREF(entry);
+    }
+    return unanswered;
+}
+
+/* The answer of a reading of `calls` (see answer), the table freed. */
+static PyObject *
+answer_calls(int sure, Calls *calls, Results *results)
+{
+    PyObject *unanswered = sure > 0 ? unanswered_calls(calls) : NULL;
+    PyObject *found = sure > 0 && unanswered == NULL ? NULL : answer(sure, unanswered, results);
+    Py_XDECREF(unanswered);
+    table_free(&calls->table);
+    PyMem_Free(calls->made);
+    return found;
+}
+
+/* A Chat message's calls wait for their results in the tool messages right after it. */
+#define WINDOW_SIZE 64
+
+/* The fields of a Chat message read, by one pick (a message holds two to four keys). */
+static const int chat_keys[] = {K_ROLE,    K_TOOL_CALL_ID,  K_NAME,
+                                K_CONTENT, K_FUNCTION_CALL, K_TOOL_CALLS};
+enum { M_ROLE, M_TOOL_CALL_ID, M_NAME, M_CONTENT, M_FUNCTION_CALL, M_TOOL_CALLS, M_COUNT };
+
+/* A Chat tool message, answering a call of the calls from place `window` on: 1 answered,
+   0 not sure, -1 error. */
+static int
+chat_result(PyObject **field, Calls *calls, Py_ssize_t window, Results *results,
+            PyObject *no_name)
+{
+    Made *call = waiting(calls, field[M_TOOL_CALL_ID], window, calls->table.count);
     if (call == NULL)
         return 0;
-    PyObject *called = call->name, *name = get(message, keys[K_NAME]);
+    PyObject *called = call->name, *name = field[M_NAME];
     if (name != NULL && name != Py_None && PyUnicode_Check(name) && PyUnicode_Check(called)) {
         if (!PyUnicode_CheckExact(name) || !PyUnicode_CheckExact(called))
             return 0;
         if (!same_text(name, called))
             return 0; /* a name that disagrees: the full reading words it */
     }
-    if (!no_failure(get(message, keys[K_CONTENT]), FAILURE_DEPTH))
+    if (!no_failure(field[M_CONTENT], FAILURE_DEPTH))
         return 0;
     if (!count_result(results, called, no_name))
         return 0;
     call->answered = 1;
-    window->open--;
     return 1;
 }
 
 /* A Chat assistant message's calls: 1 read, 0 not sure, -1 error. */
 static int
-chat_calls(PyObject *message, Py_ssize_t index, Window *window, PyObject *seen)
+chat_calls(PyObject **field, Py_ssize_t index, Calls *calls)
 {
-    PyObject *legacy = get(message, keys[K_FUNCTION_CALL]);
+    PyObject *legacy = field[M_FUNCTION_CALL];
     if (legacy != NULL && legacy != Py_None)
         return 0; /* legacy functions pair by name: the full reading does that */
-    PyObject *tool_calls = get(message, keys[K_TOOL_CALLS]);
+    PyObject *tool_calls = field[M_TOOL_CALLS];
     if (tool_calls == NULL || tool_calls == Py_None)
         return 1;
     if (!PyList_CheckExact(tool_calls) || PyList_GET_SIZE(tool_calls) > WINDOW_SIZE)
@@ -353,24 +421,10 @@ chat_calls(PyObject *message, Py_ssize_t index, Window *window, PyObject *seen)
         PyObject *function = get(tool_call, keys[K_FUNCTION]);
         if (function == NULL || !PyDict_CheckExact(function))
             return 0; /* not an object, or a custom tool's call */
-        PyObject *call_id = get(tool_call, keys[K_ID]);
-        PyObject *name = get(function, keys[K_NAME]);
-        if (call_id == NULL || !PyUnicode_CheckExact(call_id))
-            return 0;
-        if (name != NULL && PyUnicode_Check(name) && !PyUnicode_CheckExact(name))
-            return 0; /* a str subclass: Python's isinstance and == may see it otherwise */
-        int known = PySet_Contains(seen, call_id);
-        if (known != 0)
-            return known < 0 ? -1 : 0;
-        if (PySet_Add(seen, call_id) < 0)
-            return -1;
-        Pending *call = &window->calls[window->count++];
-        call->id = call_id;
-        call->name = name == NULL ? Py_None : name;
-        call->index = index;
-        call->j = j;
-        call->answered = 0;
-        window->open++;
+        int made = made_call(calls, get(tool_call, keys[K_ID]), get(function, keys[K_NAME]),
+                             index, j);
+        if (made <= 0)
+            return made;
     }
     return 1;
 }
@@ -402,10 +456,10 @@ chat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *messages = args[0], *no_name = args[1];
-    Window window = {.count = 0, .open = 0};
+    Calls calls = {{NULL}};
+    Py_ssize_t window = 0; /* the calls from this place on wait for tool messages */
     Results results = {.size = 0};
-    PyObject *seen = PySet_New(NULL), *unanswered = PyList_New(0);
-    int sure = (seen && unanswered) ? 1 : -1;
+    int sure = 1;
     int adopted_calls = 0, adopted_results = 0; /* keys taken once from each kind */
     if (PyList_GET_SIZE(messages) && PyDict_CheckExact(PyList_GET_ITEM(messages, 0)))
         adopt_keys(PyList_GET_ITEM(messages, 0));
@@ -415,72 +469,47 @@ chat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             sure = 0;
             break;
         }
-        PyObject *role = get(message, keys[K_ROLE]);
+        PyObject *field[M_COUNT];
+        pick(message, chat_keys, M_COUNT, field);
+        PyObject *role = field[M_ROLE];
         int tool = is_word(role, s_tool);
         if (tool != 0) {
             if (tool > 0 && !adopted_results)
                 adopted_results = (adopt_keys(message), 1);
-            sure = tool < 0 ? 0 : chat_result(message, &window, &results, no_name);
+            sure = tool < 0 ? 0 : chat_result(field, &calls, window, &results, no_name);
             continue;
         }
-        /* any other message ends the run of tool messages */
-        if (window.count && close_chat_window(&window, unanswered) < 0) {
-            sure = -1;
-            break;
-        }
+        window = calls.table.count; /* any other message ends the run of tool messages */
         int assistant = is_word(role, s_assistant);
         if (assistant > 0 && !adopted_calls)
             adopted_calls = adopt_call_keys(message);
         if (assistant != 0)
-            sure = assistant < 0 ? 0 : chat_calls(message, index, &window, seen);
+            sure = assistant < 0 ? 0 : chat_calls(field, index, &calls);
         else if (is_word(role, s_function) != 0)
             sure = 0;
     }
-    if (sure > 0 && close_chat_window(&window, unanswered) < 0)
-        sure = -1;
-    PyObject *found = answer(sure, unanswered, &results);
-    Py_XDECREF(seen);
-    Py_XDECREF(unanswered);
-    return found;
+    return answer_calls(sure, &calls, &results);
 }
 
 /* A Responses item: 1 read, 0 not sure, -1 error. */
 static int
-responses_item(PyObject *item, Py_ssize_t index, PyObject *unpaired, PyObject *seen,
-               Results *results, PyObject *no_name)
+responses_item(PyObject *item, Py_ssize_t index, Calls *calls, Results *results,
+               PyObject *no_name)
 {
-    PyObject *kind = PyDict_GetItemWithError(item, keys[K_TYPE]);
-    if (kind == NULL && PyErr_Occurred())
-        return -1;
-    PyObject *call_id = PyDict_GetItemWithError(item, keys[K_CALL_ID]);
-    if (call_id == NULL && PyErr_Occurred())
-        return -1;
+    static const int wanted[] = {K_TYPE, K_CALL_ID};
+    PyObject *found[2];
+    pick(item, wanted, 2, found);
+    PyObject *kind = found[0], *call_id = found[1];
     int is_call = is_word(kind, s_function_call);
-    if (is_call != 0) {
-        if (is_call < 0)
-            return 0;
-        PyObject *name = PyDict_GetItemWithError(item, keys[K_NAME]);
-        if (name == NULL && PyErr_Occurred())
-            return -1;
-        return open_call(unpaired, seen, call_id, name, index, 0);
-    }
+    if (is_call != 0)
+        return is_call < 0 ? 0 : made_call(calls, call_id, get(item, keys[K_NAME]), index, 0);
     int is_output = is_word(kind, s_function_call_output);
     if (is_output != 0) {
-        if (is_output < 0 || call_id == NULL || !PyUnicode_CheckExact(call_id))
+        Made *call = is_output > 0 ? waiting(calls, call_id, 0, calls->table.count) : NULL;
+        if (call == NULL || !no_failure(get(item, keys[K_OUTPUT]), FAILURE_DEPTH) ||
+            !count_result(results, call->name, no_name))
             return 0;
-        PyObject *call = PyDict_GetItemWithError(unpaired, call_id);
-        if (call == NULL)
-            return PyErr_Occurred() ? -1 : 0;
-        PyObject *output = PyDict_GetItemWithError(item, keys[K_OUTPUT]);
-        if (output == NULL && PyErr_Occurred())
-            return -1;
-        if (!no_failure(output, FAILURE_DEPTH))
-            return 0;
-        PyObject *called = PyTuple_GET_ITEM(call, 0);
-        if (!count_result(results, called, no_name))
-            return 0;
-        if (PyDict_DelItem(unpaired, call_id) < 0)
-            return -1;
+        call->answered = 1;
         return 1;
     }
     if (is_word(kind, s_custom_tool_call) != 0 || is_word(kind, s_custom_tool_call_output) != 0)
@@ -496,10 +525,9 @@ responses(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *items = args[0], *no_name = args[1];
-    PyObject *unpaired = PyDict_New(), *seen = PySet_New(NULL);
+    Calls calls = {{NULL}};
     Results results = {.size = 0};
-    PyObject *unanswered = PyList_New(0);
-    int sure = (unpaired && seen && unanswered) ? 1 : -1;
+    int sure = 1;
     for (Py_ssize_t index = 0; sure > 0 && index < PyList_GET_SIZE(items); index++) {
         PyObject *item = PyList_GET_ITEM(items, index);
         if (!PyDict_CheckExact(item)) {
@@ -508,15 +536,9 @@ responses(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
         if (index < 2) /* a message, then (often) a call: their keys, taken once */
             adopt_keys(item);
-        sure = responses_item(item, index, unpaired, seen, &results, no_name);
+        sure = responses_item(item, index, &calls, &results, no_name);
     }
-    if (sure > 0 && close_window(unpaired, unanswered) < 0)
-        sure = -1;
-    PyObject *found = answer(sure, unanswered, &results);
-    Py_XDECREF(unpaired);
-    Py_XDECREF(seen);
-    Py_XDECREF(unanswered);
-    return found;
+    return answer_calls(sure, &calls, &results);
 }
 
 /* What a block is: a call, a result, neither; or not sure (0), or an error (-1). */
@@ -587,8 +609,8 @@ receiving(PyObject *role)
 /* One message's blocks (fast_blocks._windowed_blocks): its calls into `made`, its results
    paired with the calls of the message before (`window`). 1 read, 0 not sure, -1 error. */
 static int
-message_blocks(PyObject *message, Py_ssize_t index, int bedrock, PyObject *window,
-               PyObject *made, PyObject *seen, Results *results, PyObject *no_name)
+message_blocks(PyObject *message, Py_ssize_t index, int bedrock, Calls *calls,
+               Py_ssize_t from, Py_ssize_t to, Results *results, PyObject *no_name)
 {
     PyObject *content = get(message, keys[K_CONTENT]);
     if (content == NULL || !PyList_CheckExact(content))
@@ -605,24 +627,20 @@ message_blocks(PyObject *message, Py_ssize_t index, int bedrock, PyObject *windo
         if (kind == NOT_SURE)
             return 0;
         if (kind == A_CALL) {
-            int opened = open_call(made, seen, id, name, index, j);
-            if (opened <= 0)
-                return opened;
+            int made = made_call(calls, id, name, index, j);
+            if (made <= 0)
+                return made;
             continue;
         }
         if (kind == NEITHER)
             continue;
         /* Anthropic wants the results first in their message */
-        if ((!bedrock && j != answered) || !takes_results || id == NULL ||
-            !PyUnicode_CheckExact(id))
+        if ((!bedrock && j != answered) || !takes_results)
             return 0;
-        PyObject *call = PyDict_GetItemWithError(window, id);
-        if (call == NULL)
-            return PyErr_Occurred() ? -1 : 0;
-        if (!count_result(results, PyTuple_GET_ITEM(call, 0), no_name))
+        Made *call = waiting(calls, id, from, to);
+        if (call == NULL || !count_result(results, call->name, no_name))
             return 0;
-        if (PyDict_DelItem(window, id) < 0)
-            return -1;
+        call->answered = 1;
         answered++;
     }
     return 1;
@@ -637,9 +655,11 @@ windowed_blocks(PyObject *const *args, Py_ssize_t nargs, int bedrock)
         return NULL;
     }
     PyObject *messages = args[0], *no_name = args[1];
+    Calls calls = {{NULL}};
     Results results = {.size = 0};
-    PyObject *window = PyDict_New(), *seen = PySet_New(NULL), *unanswered = PyList_New(0);
-    int sure = (window && seen && unanswered) ? 1 : -1;
+    /* the calls from place `window` on were made by the message before this one */
+    Py_ssize_t window = 0;
+    int sure = 1;
     for (Py_ssize_t index = 0; sure > 0 && index < PyList_GET_SIZE(messages); index++) {
         PyObject *message = PyList_GET_ITEM(messages, index);
         if (!PyDict_CheckExact(message)) {
@@ -648,21 +668,11 @@ windowed_blocks(PyObject *const *args, Py_ssize_t nargs, int bedrock)
         }
         if (index < 3) /* a user's message, then calls, then results: their keys */
             adopt_keys(message);
-        PyObject *made = PyDict_New();
-        sure = made == NULL ? -1
-                            : message_blocks(message, index, bedrock, window, made, seen,
-                                             &results, no_name);
-        if (sure > 0 && close_window(window, unanswered) < 0)
-            sure = -1;
-        Py_XSETREF(window, made); /* the calls this message made wait for the next */
+        Py_ssize_t from = window, to = calls.table.count;
+        window = to; /* the calls this message makes wait for the next */
+        sure = message_blocks(message, index, bedrock, &calls, from, to, &results, no_name);
     }
-    if (sure > 0 && close_window(window, unanswered) < 0)
-        sure = -1;
-    PyObject *found = answer(sure, unanswered, &results);
-    Py_XDECREF(window);
-    Py_XDECREF(seen);
-    Py_XDECREF(unanswered);
-    return found;
+    return answer_calls(sure, &calls, &results);
 }
 
 static PyObject *
@@ -769,7 +779,7 @@ gemini_no_failure(PyObject *response)
    call or response tells how this history pairs. 1 read, 0 not sure, -1 error. */
 static int
 gemini_content(PyObject *content, Py_ssize_t index, GeminiWindow *window, GeminiWindow *made,
-               int *by_id, PyObject *seen, Results *results, PyObject *no_name)
+               int *by_id, CallTable *seen, Results *results, PyObject *no_name)
 {
     PyObject *parts = get(content, keys[K_PARTS]);
     if (parts == NULL || !PyList_CheckExact(parts))
@@ -789,13 +799,9 @@ gemini_content(PyObject *content, Py_ssize_t index, GeminiWindow *window, Gemini
             return 0; /* ids and names mixed: the full reading pairs them */
         PyObject *key = id != NULL ? id : name;
         if (kind == A_CALL) {
-            if (*by_id) {
-                int known = PySet_Contains(seen, key);
-                if (known != 0)
-                    return known < 0 ? -1 : 0;
-                if (PySet_Add(seen, key) < 0)
-                    return -1;
-            }
+            int first = *by_id ? first_seen(seen, key) : 1;
+            if (first <= 0)
+                return first;
             if (made->count == WINDOW_SIZE)
                 return 0;
             GeminiCall *call = &made->calls[made->count++];
@@ -837,8 +843,9 @@ gemini(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     /* Two windows, swapped: the calls of the content before, and those of this one. */
     GeminiWindow windows[2] = {{.count = 0}, {.count = 0}};
     GeminiWindow *window = &windows[0], *made = &windows[1];
-    PyObject *seen = PySet_New(NULL), *unanswered = PyList_New(0);
-    int sure = (seen && unanswered) ? 1 : -1, by_id = -1;
+    CallTable seen = {NULL};
+    PyObject *unanswered = PyList_New(0);
+    int sure = unanswered ? 1 : -1, by_id = -1;
     for (Py_ssize_t index = 0; sure > 0 && index < PyList_GET_SIZE(contents); index++) {
         PyObject *content = PyList_GET_ITEM(contents, index);
         if (!PyDict_CheckExact(content)) {
@@ -859,7 +866,7 @@ gemini(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             }
         }
         made->count = 0;
-        sure = gemini_content(content, index, window, made, &by_id, seen, &results, no_name);
+        sure = gemini_content(content, index, window, made, &by_id, &seen, &results, no_name);
         if (sure > 0 && close_gemini_window(window, unanswered) < 0)
             sure = -1;
         GeminiWindow *swap = window; /* the calls this content made wait for the next */
@@ -869,7 +876,7 @@ gemini(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (sure > 0 && close_gemini_window(window, unanswered) < 0)
         sure = -1;
     PyObject *found = answer(sure, unanswered, &results);
-    Py_XDECREF(seen);
+    table_free(&seen);
     Py_XDECREF(unanswered);
     return found;
 }

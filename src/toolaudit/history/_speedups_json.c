@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_call_table.h"
 #include "_json_grammar.h"
 #include "_speedups_json.h"
 
@@ -91,11 +92,10 @@ typedef struct {
 } Call;
 
 typedef struct {
-    Call *calls; /* every call, in history order */
-    Py_ssize_t count, capacity;
-    Py_ssize_t *slots; /* a hash table of the calls by id: a call's place + 1, 0 empty */
-    size_t mask;
-    /* the calls from here to `count` wait in the window (Chat: the last assistant
+    CallTable table; /* every call's id, by its place in `calls` */
+    Call *calls;     /* every call, in history order */
+    Py_ssize_t room; /* how many `calls` holds */
+    /* the calls from here to `table.count` wait in the window (Chat: the last assistant
        message's; Anthropic and Bedrock: the last message's) */
     Py_ssize_t window;
     Span tools[MAX_TOOLS], no_name; /* each tool's results, in the order tools had one */
@@ -120,65 +120,27 @@ typedef struct Block {
     int field; /* a Gemini call's: its part's field */
 } Block;
 
-/* An id's hash, eight bytes at a time (ids are a few dozen bytes). */
-static size_t
-hash_of(Span id)
-{
-    uint64_t hash = (uint64_t)id.length * 0x9E3779B97F4A7C15ull, word;
-    Py_ssize_t k = 0;
-    for (; k + 8 <= id.length; k += 8) {
-        memcpy(&word, id.at + k, 8);
-        hash = (hash ^ word) * 0xFF51AFD7ED558CCDull;
-        hash ^= hash >> 32;
-    }
-    for (; k < id.length; k++)
-        hash = (hash ^ id.at[k]) * 0x100000001B3ull;
-    hash ^= hash >> 29;
-    return (size_t)hash;
-}
-
-/* The place of the call with this id, or -1. */
+/* A new call's place in `calls`, its id (at NULL: none) kept in the table: the place, -1
+   where a call had this id before, -2 an error (a MemoryError set). */
 static Py_ssize_t
-find_call(const Reading *reading, Span id)
+new_call(Reading *reading, Span id)
 {
-    if (reading->slots == NULL)
-        return -1;
-    for (size_t slot = hash_of(id) & reading->mask;; slot = (slot + 1) & reading->mask) {
-        Py_ssize_t place = reading->slots[slot] - 1;
-        if (place < 0 || same_span(reading->calls[place].id, id))
-            return place;
-    }
-}
-
-/* Room for one more call: 1, or -1 (MemoryError). */
-static int
-make_room(Reading *reading)
-{
-    if (reading->count < reading->capacity)
-        return 1;
-    Py_ssize_t capacity = reading->capacity ? reading->capacity * 2 : 16;
-    Call *calls = PyMem_Realloc(reading->calls, (size_t)capacity * sizeof(Call));
-    Py_ssize_t *slots = PyMem_Calloc((size_t)capacity * 4, sizeof(Py_ssize_t));
-    if (calls == NULL || slots == NULL) {
-        if (calls != NULL)
+    Py_ssize_t place = table_add(&reading->table, (IdText){id.at, id.length, 1});
+    if (place >= 0 && reading->room < reading->table.capacity) {
+        Py_ssize_t room = reading->table.capacity;
+        Call *calls = PyMem_Realloc(reading->calls, (size_t)room * sizeof(Call));
+        if (calls == NULL) {
+            PyErr_NoMemory();
+            place = -2;
+        }
+        else {
             reading->calls = calls;
-        PyMem_Free(slots);
-        PyErr_NoMemory();
+            reading->room = room;
+        }
+    }
+    if (place == -2)
         reading->failed = 1;
-        return -1;
-    }
-    reading->calls = calls;
-    reading->capacity = capacity;
-    PyMem_Free(reading->slots);
-    reading->slots = slots;
-    reading->mask = (size_t)capacity * 4 - 1;
-    for (Py_ssize_t place = 0; place < reading->count; place++) {
-        size_t slot = hash_of(calls[place].id) & reading->mask;
-        while (slots[slot])
-            slot = (slot + 1) & reading->mask;
-        slots[slot] = place + 1;
-    }
-    return 1;
+    return place;
 }
 
 /* A call with id `id` and name `name`: 1, 0 not sure (an id not a plain string or seen
@@ -196,14 +158,10 @@ add_call(Reading *reading, const Field *id, const Field *name, Py_ssize_t index,
     }
     else if (!is_null_or_absent(name))
         return 0;
-    if (make_room(reading) < 0)
-        return -1;
-    size_t slot = hash_of(id->text) & reading->mask;
-    for (; reading->slots[slot]; slot = (slot + 1) & reading->mask)
-        if (same_span(reading->calls[reading->slots[slot] - 1].id, id->text))
-            return 0; /* an id seen before */
-    reading->calls[reading->count] = (Call){id->text, called, index, j, 0, NO_FIELD};
-    reading->slots[slot] = ++reading->count;
+    Py_ssize_t place = new_call(reading, id->text);
+    if (place < 0)
+        return place == -1 ? 0 : -1; /* an id seen before, or an error */
+    reading->calls[place] = (Call){id->text, called, index, j, 0, NO_FIELD};
     return 1;
 }
 
@@ -211,9 +169,10 @@ add_call(Reading *reading, const Field *id, const Field *name, Py_ssize_t index,
 static int
 add_named_call(Reading *reading, const Field *name, Py_ssize_t index, Py_ssize_t j)
 {
-    if (make_room(reading) < 0)
+    Py_ssize_t place = new_call(reading, (Span){NULL, 0, 0});
+    if (place < 0)
         return -1;
-    reading->calls[reading->count++] = (Call){{NULL, 0, 0}, name->text, index, j, 0, NO_FIELD};
+    reading->calls[place] = (Call){{NULL, 0, 0}, name->text, index, j, 0, NO_FIELD};
     return 1;
 }
 
@@ -224,7 +183,7 @@ waiting(Reading *reading, const Field *id, Py_ssize_t from, Py_ssize_t to)
 {
     if (!is_string(id) || id->text.escaped)
         return NULL;
-    Py_ssize_t place = find_call(reading, id->text);
+    Py_ssize_t place = table_find(&reading->table, (IdText){id->text.at, id->text.length, 1});
     if (place < from || place >= to || reading->calls[place].answered)
         return NULL;
     return &reading->calls[place];
@@ -280,7 +239,7 @@ enum { ROLE, TOOL_CALL_ID, RESULT_NAME, CONTENT, LEGACY_CALL, TOOL_CALLS, CHAT_K
 static int
 chat_result(Reading *reading, const Field *fields)
 {
-    Call *call = waiting(reading, &fields[TOOL_CALL_ID], reading->window, reading->count);
+    Call *call = waiting(reading, &fields[TOOL_CALL_ID], reading->window, reading->table.count);
     if (call == NULL)
         return 0;
     const Field *name = &fields[RESULT_NAME];
@@ -369,7 +328,7 @@ chat_message(Reading *reading, Byte *p, Py_ssize_t index)
     int tool = is_word(&fields[ROLE], &TOOL);
     if (tool != 0)
         return tool > 0 ? chat_result(reading, fields) : 0;
-    reading->window = reading->count; /* any other message ends the run of tool messages */
+    reading->window = reading->table.count; /* any other message ends the run of tool messages */
     int assistant = is_word(&fields[ROLE], &ASSISTANT);
     if (assistant != 0)
         return assistant > 0 ? chat_calls(reading, fields, index) : 0;
@@ -392,7 +351,7 @@ responses_item(Reading *reading, Byte *p, Py_ssize_t index)
         return is_call > 0 ? add_call(reading, &fields[CALL_ID], &fields[ITEM_NAME], index, 0) : 0;
     int is_output = is_word(type, &FUNCTION_CALL_OUTPUT);
     if (is_output != 0) {
-        Call *call = is_output > 0 ? waiting(reading, &fields[CALL_ID], 0, reading->count) : NULL;
+        Call *call = is_output > 0 ? waiting(reading, &fields[CALL_ID], 0, reading->table.count) : NULL;
         if (call == NULL || !no_failure(fields[OUTPUT].at, reading->end, FAILURE_DEPTH, 2))
             return 0;
         return settle(reading, call);
@@ -519,7 +478,7 @@ read_message(Reading *reading, Byte *p, const Name *keys, Field *fields, Py_ssiz
     if (!read_object_with(p, reading->end, 1, keys, 2, fields, read_blocks, reading))
         return 0;
     *from = reading->window;
-    reading->window = reading->count;
+    reading->window = reading->table.count;
     return 1;
 }
 
@@ -678,13 +637,13 @@ gemini_message(Reading *reading, Byte *p, Py_ssize_t index)
         if (reading->by_id != has_id)
             return 0; /* ids and names mixed: the full reading pairs them */
         if (block->kind == A_CALL) {
-            if (reading->count - to == WINDOW_SIZE)
+            if (reading->table.count - to == WINDOW_SIZE)
                 return 0;
             int added = has_id ? add_call(reading, &block->id, &block->name, index, block->j)
                                : add_named_call(reading, &block->name, index, block->j);
             if (added <= 0)
                 return added;
-            reading->calls[reading->count - 1].field = block->field;
+            reading->calls[reading->table.count - 1].field = block->field;
             continue;
         }
         if (takes_results == -2)
@@ -714,7 +673,7 @@ answer(const Reading *reading, Py_ssize_t messages, PyObject *no_name)
 {
     PyObject *unanswered = PyList_New(0), *results = PyDict_New();
     int failed = unanswered == NULL || results == NULL;
-    for (Py_ssize_t place = 0; !failed && place < reading->count; place++) {
+    for (Py_ssize_t place = 0; !failed && place < reading->table.count; place++) {
         const Call *call = &reading->calls[place];
         if (call->answered)
             continue;
@@ -795,7 +754,7 @@ read_history(PyObject *const *args, Py_ssize_t nargs, ReadMessage read)
     if (reading.failed)
         Py_CLEAR(found);
     PyMem_Free(reading.calls);
-    PyMem_Free(reading.slots);
+    table_free(&reading.table);
     PyMem_Free(reading.blocks);
     PyBuffer_Release(&view);
     return found;

@@ -25,12 +25,13 @@ from toolaudit.history.fast_blocks import (
     bedrock,
     gemini,
 )
-from toolaudit.history.fast_by_id import langchain, otel
+from toolaudit.history.fast_by_id import OTEL_PART, langchain, otel
 from toolaudit.history.fast_loop import (
     Loop,
     Open,
     answered_in_c,
     found_from_text,
+    found_in_c,
     plainly_checked,
     reports_failure,
 )
@@ -149,20 +150,39 @@ FAST: dict[str, Callable[[list[Any], str, bool], Checked | None]] = {
     OTEL: otel,
 }
 
-#: The shapes the C speedups read from a history's JSON text: their function, and where
-#: their calls are.
-FROM_TEXT = {
-    OPENAI_CHAT: ("chat_json", _CHAT_CALL),
-    OPENAI_RESPONSES: ("responses_json", _RESPONSES_ITEM),
-    ANTHROPIC: ("anthropic_json", ANTHROPIC_BLOCK),
-    BEDROCK: ("bedrock_json", BEDROCK_BLOCK),
-    GEMINI: ("gemini_json", GEMINI_PART),
-}
-
 
 #: What checking a history finds where every call was answered and no result reports a
 #: failure (no problem, no failure, nothing retried): its results per tool, and only that.
 AllAnswered = dict[str, int]
+
+#: The shapes the C speedups read from a history's dicts: their function, and where their
+#: calls are.
+IN_C = {
+    OPENAI_CHAT: ("chat", _CHAT_CALL),
+    OPENAI_RESPONSES: ("responses", _RESPONSES_ITEM),
+    ANTHROPIC: ("anthropic", ANTHROPIC_BLOCK),
+    BEDROCK: ("bedrock", BEDROCK_BLOCK),
+    GEMINI: ("gemini", GEMINI_PART),
+    OTEL: ("otel", OTEL_PART),
+}
+#: The shapes they also read from a history's JSON text (``chat_json``...), all but OTel's.
+FROM_TEXT = {
+    shape: (f"{function}_json", where) for shape, (function, where) in IN_C.items() if shape != OTEL
+}
+
+
+def counted_in_c(messages: list[Any], shape: str, path: str) -> AllAnswered | Checked | None:
+    """``check(messages, shape, path=path, calls=False)`` where the C speedups answer it,
+    building nothing for a history whose every call was answered (most) but its results
+    per tool, :data:`AllAnswered`. None where the speedups are off, do not read this shape,
+    or are not sure."""
+    function, where = IN_C.get(shape, ("", ""))
+    found = found_in_c(function, messages) if function else None
+    if found is None:
+        return None
+    if not found[0]:
+        return found[1]  # every call answered: its results alone
+    return plainly_checked(shape, where, path, len(messages), found)
 
 
 def checked_from_text(text: Buffer, shape: str, path: str) -> AllAnswered | Checked | None:

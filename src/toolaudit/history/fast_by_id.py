@@ -15,7 +15,7 @@ from toolaudit.history.fast_loop import Loop, Open, answered_in_c, reports_failu
 from toolaudit.history.messages import ASSISTANT_ROLES, TOOL_ROLES
 from toolaudit.history.model import LANGCHAIN, OTEL, Checked
 
-_OTEL_PART = "{}[{}].parts[{}]"
+OTEL_PART = "{}[{}].parts[{}]"
 #: A LangChain call's place: its message, where its fields are ("", ".kwargs", ".data": the
 #: Open's last element), its index among the message's tool calls.
 _LANGCHAIN_CALL = "{0}[{1}]{3}.tool_calls[{2}]"
@@ -25,10 +25,10 @@ def otel(messages: list[Any], path: str, calls: bool) -> Checked | None:
     """OpenTelemetry GenAI: ``tool_call`` parts, answered by ``tool_call_response`` parts
     of any later message (not of their own: a message's results are paired before its
     calls are made, as the full reading pairs them)."""
-    sped = answered_in_c("otel", OTEL, _OTEL_PART, messages, path, calls)
+    sped = answered_in_c("otel", OTEL, OTEL_PART, messages, path, calls)
     if sped is not None:
         return sped
-    loop = Loop(path, calls, _OTEL_PART)
+    loop = Loop(path, calls, OTEL_PART)
     seen, held, waiting = loop.seen, loop.held, loop.outcomes.waiting
     unpaired: dict[str, Open] = {}  #: calls not answered yet, in order
     for index, message in enumerate(messages):

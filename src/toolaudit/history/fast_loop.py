@@ -110,10 +110,16 @@ def answered_in_c(
     """The history of ``shape`` read by the C speedups' ``function``; None where they are
     off (the one switch: tests and benchmarks set :data:`SPEEDUPS` to None), where calls
     are listed, or where the speedups are not sure."""
-    if SPEEDUPS is None or calls:
+    if calls:
         return None
-    found = getattr(SPEEDUPS, function)(messages, NO_NAME)
+    found = found_in_c(function, messages)
     return None if found is None else plainly_checked(shape, where, path, len(messages), found)
+
+
+def found_in_c(function: str, messages: list[Any]) -> tuple[list[Any], dict[str, int]] | None:
+    """What the C speedups' ``function`` answers of ``messages``: the calls left
+    unanswered and the results per tool; None where they are off or not sure."""
+    return None if SPEEDUPS is None else getattr(SPEEDUPS, function)(messages, NO_NAME)
 
 
 def found_from_text(function: str, text: Buffer) -> tuple[list[Any], dict[str, int], int] | None:

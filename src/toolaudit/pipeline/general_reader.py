@@ -24,6 +24,7 @@ from toolaudit.formats.stream_lanes import StreamLanes
 from toolaudit.formats.streams import Finished, StreamError
 from toolaudit.history import HistoryCall
 from toolaudit.history import check as check_history
+from toolaudit.history.check import check_counted
 from toolaudit.jsonutil import (
     is_beyond_exact_reading,
     loads_exact,
@@ -201,9 +202,11 @@ class GeneralReader:
         history = extracted.history
         if history is None or not self._conversations:
             return
-        checked = check_history(
-            history.messages, history.shape, path=history.path, calls=self._history_calls
-        )
+        if not self._history_calls:
+            counted = check_counted(history.messages, history.shape, history.path)
+            self._recorder.counted_history(tally, lineno, extracted.model, counted)
+            return
+        checked = check_history(history.messages, history.shape, path=history.path)
         where = Where(self._recorder.source, lineno, model=extracted.model)
         self._recorder.history(tally, where, checked)
         if self._history_calls and checked.calls:
