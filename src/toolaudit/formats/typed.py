@@ -75,7 +75,7 @@ class TypedShape:
 _Field = tuple[str, Any] | tuple[str, Any, Any]
 
 
-def _record(
+def gated_record(
     name: str,
     fields: list[_Field],
     registry: Registry,
@@ -366,7 +366,7 @@ def _agreed(
 
 @functools.cache
 def _chat_record(registry: Registry) -> type[Struct]:
-    return _record(
+    return gated_record(
         "ChatCompletion",
         [
             # openai-chat-stream wants a chunk, openai-completions a text completion.
@@ -380,7 +380,7 @@ def _chat_record(registry: Registry) -> type[Struct]:
 
 @functools.cache
 def _message_record(registry: Registry) -> type[Struct]:
-    return _record(
+    return gated_record(
         "Message",
         [
             # The stream formats want event types, never "message".
@@ -412,7 +412,7 @@ def openai_responses(registry: Registry, built: Sequence[TypedShape]) -> TypedSh
         ("model", _Text, None),
         ("status", str | None | UnsetType, UNSET),
     ]
-    struct = _record("Response", fields, registry)
+    struct = gated_record("Response", fields, registry)
     return _agreed(registry, "openai-responses", struct, _responses_calls, {"openai-completions"})
 
 
@@ -423,7 +423,7 @@ def openai_batch(registry: Registry, built: Sequence[TypedShape]) -> TypedShape 
         kw_only=True,
         gc=False,
     )
-    struct = _record(
+    struct = gated_record(
         "BatchOutput",
         [("custom_id", _AnyId), ("response", response), _NO_OTHER_MODEL],
         registry,
@@ -445,7 +445,7 @@ def anthropic_batch(registry: Registry, built: Sequence[TypedShape]) -> TypedSha
         [("type", Literal["succeeded"]), ("message", _message_record(registry))],
         gc=False,
     )
-    struct = _record(
+    struct = gated_record(
         "AnthropicBatchResult",
         [("custom_id", _AnyId), ("result", result), _NO_OTHER_MODEL],
         registry,
@@ -460,7 +460,7 @@ def gemini(registry: Registry, built: Sequence[TypedShape]) -> TypedShape | None
         ("model_version", UnsetType, UNSET),
         _NO_OTHER_MODEL,
     ]
-    struct = _record("GenerateContentResponse", fields, registry)
+    struct = gated_record("GenerateContentResponse", fields, registry)
     return _agreed(registry, "gemini", struct, _gemini_calls)
 
 
@@ -472,7 +472,7 @@ def mcp(registry: Registry, built: Sequence[TypedShape]) -> TypedShape | None:
         ("id", _AnyId, None),
         _NO_OTHER_MODEL,
     ]
-    return _agreed(registry, "mcp", _record("ToolsCall", fields, registry), _mcp_calls)
+    return _agreed(registry, "mcp", gated_record("ToolsCall", fields, registry), _mcp_calls)
 
 
 def bedrock(registry: Registry, built: Sequence[TypedShape]) -> TypedShape | None:
@@ -482,7 +482,7 @@ def bedrock(registry: Registry, built: Sequence[TypedShape]) -> TypedShape | Non
         ("stopReason", str | None | UnsetType, UNSET),
         _NO_OTHER_MODEL,
     ]
-    struct = _record("ConverseResponse", fields, registry)
+    struct = gated_record("ConverseResponse", fields, registry)
     return _agreed(registry, "bedrock", struct, _bedrock_calls, {"openai-responses"})
 
 
@@ -497,7 +497,9 @@ _PAIR_RULED_OUT = {"openai-batch", "anthropic-batch", "openai-batch-input"}
 def envelope(registry: Registry, built: Sequence[TypedShape]) -> TypedShape | None:
     """A pair whose response is one of the provider responses built before it."""
     inner = [shape for shape in built if shape.format in _PAIRED]
-    pair = _record("Pair", [("request", _Request), ("response", Raw), _NO_OTHER_MODEL], registry)
+    pair = gated_record(
+        "Pair", [("request", _Request), ("response", Raw), _NO_OTHER_MODEL], registry
+    )
     if not inner or not _detection_agrees(registry, "envelope", pair, _PAIR_RULED_OUT):
         return None
     decoder = msgspec.json.Decoder(pair)

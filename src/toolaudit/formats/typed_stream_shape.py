@@ -3,7 +3,7 @@ the lanes a decoded line may take into the open streams
 (:mod:`toolaudit.formats.stream_lanes`), the types of indices and texts, and the quick
 decoders.
 
-A shape's full record forbids every other format's gate keys (:func:`typed._record`): its
+A shape's full record forbids every other format's gate keys (:func:`typed.gated_record`): its
 struct has a field for each of them, some thirty, and msgspec looks each key of a line up
 among them and fills every one a line lacks, a quarter of a chunk's decode. Its quick
 record has only the fields the shape reads and the other keys its lines commonly hold
@@ -22,7 +22,7 @@ from msgspec import Raw, UnsetType
 
 from toolaudit.formats.registry import Registry
 from toolaudit.formats.stream_steps import MOST_INDEX, StreamStep
-from toolaudit.formats.typed import DECODE_FAILURES, _record
+from toolaudit.formats.typed import DECODE_FAILURES, gated_record
 
 #: The lanes, each the first item of its tuples, the rest the arguments of the
 #: StreamLanes method it names, the line and its context left out:
@@ -53,7 +53,7 @@ MOST_QUICK_MISSES = 1_000
 
 def full_record(name: str, fields: list[Field], registry: Registry) -> type[msgspec.Struct]:
     """The record of ``fields`` but the extras, every other gate key forbidden."""
-    return _record(name, [field for field in fields if field[1] is not Extra], registry)
+    return gated_record(name, [field for field in fields if field[1] is not Extra], registry)
 
 
 def quick_decoder(name: str, fields: list[Field], registry: Registry) -> msgspec.json.Decoder[Any]:

@@ -209,7 +209,7 @@ class GeneralReader:
         checked = check_history(history.messages, history.shape, path=history.path)
         where = Where(self._recorder.source, lineno, model=extracted.model)
         self._recorder.history(tally, where, checked)
-        if self._history_calls and checked.calls:
+        if checked.calls:
             self._judge_history_calls(extracted, checked.calls, where, tally)
 
     def _judge_history_calls(
