@@ -19,10 +19,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from toolaudit.deep import arguments as deep_arguments
 from toolaudit.deep.arguments import DeepArguments
 from toolaudit.deep.check import Walk
-from toolaudit.deep.walk_records import record
+from toolaudit.deep.walk_records import arguments_found, record
 from toolaudit.deep.walk_specs import SPEEDUPS, node_spec
+from toolaudit.errors import SchemaError
 
 from ..conftest import REPO
 from .test_against_jsonschema import cases
@@ -234,6 +236,98 @@ def test_the_nested_calls_record_the_same_each_way(nested: Any) -> None:
             assert recorded(parameters, arguments) == now
         failing += bool(now)
     assert failing > 100
+
+
+def found_each_loop(parameters: dict[str, Any], arguments: Any, skip: Any = frozenset()) -> Any:
+    """(path, kind, reason) of each error, in order, found by the call's loop in C
+    (``arguments_found``) and by the Python loop of ``DeepArguments._walk``, asserted the
+    same (the reasons hold the same nodes, of one compiled tool)."""
+    deep = DeepArguments("t", parameters)
+    now = deep.found(arguments, skip)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(deep_arguments, "arguments_found", None)
+        alone = deep.found(arguments, skip)
+    assert type(now) is dict
+    assert list(now.items()) == list(alone.items())
+    return list(now.items())
+
+
+def test_the_nested_calls_are_walked_the_same_by_each_loop(nested: Any) -> None:
+    tools, calls = nested
+    failing = 0
+    for call in calls:
+        parameters, arguments = tools[call["name"]]["parameters"], call["arguments"]
+        failing += bool(found_each_loop(parameters, arguments))
+        found_each_loop(parameters, arguments, set(list(arguments)[:1]))
+    assert failing > 100
+
+
+AT_MOST_3 = {"type": "object", "properties": {"y": {"type": "integer", "maximum": 3}}}
+
+
+@needs_c
+def test_the_loop_in_c_makes_a_walk_only_for_a_value_that_does_not_pass() -> None:
+    parameters = {"type": "object", "properties": {"a": AT_MOST_3, "b": PLACE, "c": {}}}
+    deep = DeepArguments("t", parameters)
+    roots = deep._c_roots
+    assert [name for name, *_ in roots] == ["a", "b"]  # (a leaf is the contract's alone)
+    made: list[Walk] = []
+
+    def new_walk() -> Walk:
+        made.append(Walk())
+        return made[-1]
+
+    def slow(*_: Any) -> None:
+        raise AssertionError("no Python check asked")
+
+    valid = {"a": {"y": 3}, "b": {"city": "Oslo", "max-results": "a"}, "z": 1}
+    assert arguments_found(roots, valid, set(), new_walk, slow) == {}
+    assert made == []
+    assert arguments_found(roots, OrderedDict(a={"y": 3}), set(), new_walk, slow) is None
+    failing = {"a": {"y": 4}, "b": {"city": 1}}
+    found = arguments_found(roots, failing, {"a"}, new_walk, slow)
+    assert found is made[0].found
+    assert list(found) == ["b.city", 'b["max-results"]']
+    assert list(arguments_found(roots, failing, set(), new_walk, slow)) == [
+        "a.y",
+        "b.city",
+        'b["max-results"]',
+    ]
+    with pytest.raises(TypeError):
+        arguments_found(roots, failing, set(), lambda: Walk(trying=True), slow)
+    with pytest.raises(TypeError):
+        arguments_found([], {}, set(), new_walk, slow)
+
+
+@needs_c
+def test_an_argument_only_python_checks_goes_to_slow_in_its_place() -> None:
+    parameters = {"type": "object", "properties": {"a": AT_MOST_3, "b": AT_MOST_3}}
+    deep = DeepArguments("t", parameters)
+    name, _, root, node = deep._c_roots[0]
+    roots = ((name, None, root, node), deep._c_roots[1])
+    asked: list[Any] = []
+
+    def slow(walk: Walk, node: Any, value: Any, name: str, root: str) -> None:
+        asked.append((name, value))
+        walk.add("constraint", name, ("never",))
+
+    found = arguments_found(roots, {"b": {"y": "x"}, "a": {"y": 1}}, set(), Walk, slow)
+    assert asked == [("a", {"y": 1})]
+    assert list(found) == ["a", "b.y"]  # the order of the roots, not of the arguments
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases(), st.randoms(use_true_random=False))
+def test_random_values_are_walked_the_same_by_each_loop(case: Any, random: Any) -> None:
+    defs, schema, value = case
+    swaps = ["x", 7, -1.5, None, True, [], {}]
+    try:
+        parameters = params_of(schema, defs)
+        DeepArguments("t", parameters)
+    except SchemaError:
+        return
+    found_each_loop(parameters, {"x": value, "y": 1})
+    found_each_loop(parameters, {"x": random.choice(swaps)})
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -17,6 +17,9 @@
  * a mapping that is no dict), a spec or test of None, a non-ASCII string under a pattern,
  * a test that fails or raises.
  *
+ * arguments_found(roots, arguments, skip, new_walk, slow) is record() over a call's
+ * arguments in one C call, its Walk made only when a value does not pass.
+ *
  * record(spec, value, path, base, walk) (below; deep/walk_records.py) records a value's
  * errors into walk.found as the Python check does, or nothing, leaving the value to it.
  * object_keys(value, fast, slow, walk, base, closed) runs the loop of an object check over
@@ -787,6 +790,85 @@ passes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return PyBool_FromLong(spec_passes(args[0], args[1]));
 }
 
+/* record() of a call's arguments at once, the loop of DeepArguments._walk: for each
+   (name, spec, root, node) of `roots` whose name the dict `arguments` holds and `skip`
+   does not, the value is passed, recorded here, or checked by slow(walk, node, value,
+   name, root). The walk is made by new_walk() at the first value that does not pass (a
+   valid call makes none). Its found, a new empty dict if none was made, or None when
+   `arguments` is no dict (the Python loop's). */
+static PyObject *
+arguments_found(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5 || !PyTuple_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "arguments_found(roots: tuple, arguments, skip, new_walk, slow)");
+        return NULL;
+    }
+    PyObject *roots = args[0], *arguments = args[1], *skip = args[2];
+    if (!PyDict_CheckExact(arguments))
+        Py_RETURN_NONE;
+    PyObject *walk = NULL, *found = NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(roots); i++) {
+        PyObject *root = PyTuple_GET_ITEM(roots, i);
+        if (!PyTuple_CheckExact(root) || PyTuple_GET_SIZE(root) != 4
+            || !PyUnicode_CheckExact(PyTuple_GET_ITEM(root, 0))
+            || !PyUnicode_CheckExact(PyTuple_GET_ITEM(root, 2))) {
+            PyErr_SetString(PyExc_TypeError, "a root is (name: str, spec, root: str, node)");
+            goto fail;
+        }
+        PyObject *name = PyTuple_GET_ITEM(root, 0), *spec = PyTuple_GET_ITEM(root, 1);
+        PyObject *base = PyTuple_GET_ITEM(root, 2), *node = PyTuple_GET_ITEM(root, 3);
+        PyObject *value = PyDict_GetItemWithError(arguments, name);
+        if (value == NULL) {
+            if (PyErr_Occurred())
+                goto fail;
+            continue;
+        }
+        int skipped = PySequence_Contains(skip, name);
+        if (skipped < 0)
+            goto fail;
+        if (skipped)
+            continue;
+        Py_INCREF(value); /* a spec's test may run Python code (a pattern) */
+        int done = 0;
+        if (spec != Py_None && spec_passes(spec, value))
+            done = 1;
+        else {
+            if (walk == NULL) {
+                walk = PyObject_CallNoArgs(args[3]);
+                int failed;
+                found = walk == NULL ? NULL : found_of(walk, &failed);
+                if (found == NULL) {
+                    if (walk != NULL && !failed)
+                        PyErr_SetString(PyExc_TypeError, "new_walk() made a trial walk");
+                    Py_DECREF(value);
+                    goto fail;
+                }
+            }
+            if (spec != Py_None) {
+                done = PyDict_Contains(found, name);
+                if (done == 0)
+                    done = spec_record(spec, value, name, base, walk, found);
+            }
+            if (done == 0) {
+                PyObject *call[5] = {walk, node, value, name, base};
+                PyObject *checked = PyObject_Vectorcall(args[4], call, 5, NULL);
+                done = checked == NULL ? -1 : 1;
+                Py_XDECREF(checked);
+            }
+        }
+        Py_DECREF(value);
+        if (done < 0)
+            goto fail;
+    }
+    Py_XDECREF(walk);
+    return found != NULL ? found : PyDict_New();
+fail:
+    Py_XDECREF(walk);
+    Py_XDECREF(found);
+    return NULL;
+}
+
 static PyObject *
 object_keys(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -886,6 +968,8 @@ array_items(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 static PyMethodDef methods[] = {
     {"passes", (PyCFunction)(void (*)(void))passes, METH_FASTCALL,
      "Whether a node's spec takes the value with nothing to record (False: ask Python)."},
+    {"arguments_found", (PyCFunction)(void (*)(void))arguments_found, METH_FASTCALL,
+     "A call's arguments walked at once: the walk's found (None: the Python loop's)."},
     {"object_keys", (PyCFunction)(void (*)(void))object_keys, METH_FASTCALL,
      "An object check's loop over its keys: slow() for each key no spec passes."},
     {"array_items", (PyCFunction)(void (*)(void))array_items, METH_FASTCALL,

@@ -6,6 +6,16 @@ from typing import Any
 def passes(spec: Any, value: Any, /) -> bool:
     """Whether a node's spec takes the value with nothing to record (False: ask Python)."""
 
+def arguments_found(
+    roots: tuple[tuple[str, Any, str, Any], ...],
+    arguments: Any,
+    skip: frozenset[str] | set[str],
+    new_walk: Callable[[], Any],
+    slow: Callable[[Any, Any, Any, str, str], None],
+    /,
+) -> dict[str, Any] | None:
+    """A call's arguments walked at once: the walk's found (None: the Python loop's)."""
+
 def object_keys(
     value: dict[Any, Any],
     fast: dict[str, Any],

@@ -14,7 +14,7 @@ from toolaudit.deep.check import Found, Walk
 from toolaudit.deep.compiler import Compiled
 from toolaudit.deep.node_checks import node_check
 from toolaudit.deep.nodes import Node
-from toolaudit.deep.walk_records import record
+from toolaudit.deep.walk_records import arguments_found, record
 from toolaudit.deep.walk_specs import node_spec
 
 
@@ -25,7 +25,7 @@ class DeepArguments:
     judge by (a ``$ref`` outside the schema, a ``minimum`` that is not a number...).
     """
 
-    __slots__ = ("_roots", "compiled", "nodes")
+    __slots__ = ("_c_roots", "_roots", "compiled", "nodes")
 
     def __init__(self, tool: str, parameters: Mapping[str, Any]) -> None:
         self.compiled = Compiled(tool, parameters)
@@ -37,6 +37,8 @@ class DeepArguments:
         self._roots = tuple(
             (name, node, paths.root(name), node_spec(node)) for name, node in self.nodes
         )
+        # The same for arguments_found, the loop of _walk in C.
+        self._c_roots = tuple((name, spec, root, node) for name, node, root, spec in self._roots)
 
     def found(
         self, arguments: Mapping[Any, Any], skip: frozenset[str] | set[str]
@@ -53,6 +55,10 @@ class DeepArguments:
     def _walk(
         self, arguments: Mapping[Any, Any], skip: frozenset[str] | set[str]
     ) -> dict[str, Found]:
+        if arguments_found is not None:
+            found = arguments_found(self._c_roots, arguments, skip, Walk, _check_in_python)
+            if found is not None:
+                return found
         walk = Walk()
         for name, node, root, spec in self._roots:
             if name in arguments and name not in skip:
@@ -61,6 +67,11 @@ class DeepArguments:
                     continue
                 (node.checker or node_check(node))(walk, value, name, root, False)
         return walk.found
+
+
+def _check_in_python(walk: Walk, node: Node, value: Any, name: str, root: str) -> None:
+    """An argument C cannot record, checked by its node's Python check (as in _walk)."""
+    (node.checker or node_check(node))(walk, value, name, root, False)
 
 
 #: The stack and recursion limit of the thread that checks very deep values.

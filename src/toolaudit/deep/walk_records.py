@@ -14,6 +14,13 @@ cannot is checked by ``walk.check`` in its place, so a value is recorded whole, 
 in part. The object and array loops of the Python checks (``walk_specs.object_keys``,
 ``array_items``) record a failing child the same way.
 
+``arguments_found(roots, arguments, skip, new_walk, slow)`` is the loop of
+``DeepArguments._walk`` in one C call: each (name, spec, root, node) of ``roots`` whose
+argument is given and not in ``skip`` is passed, recorded as by ``record``, or checked
+by ``slow(walk, node, value, name, root)``, the walk made by ``new_walk()`` at the first
+value that does not pass (a valid call makes none); it gives the walk's ``found`` (a new
+empty dict where none was made), or None for arguments that are no ``dict``.
+
 Without the speedups, or with TOOLAUDIT_PURE_PYTHON=1, nothing is recorded here and the
 Python checks record everything; tests/deep/test_walk_records.py holds both ways to the
 same errors.
@@ -34,4 +41,10 @@ def _left_to_python(spec: Spec, value: Any, path: str, base: str, walk: Any) -> 
 
 record: Callable[[Spec, Any, str, str, Any], bool] = (
     _left_to_python if SPEEDUPS is None else SPEEDUPS.record
+)
+
+
+#: record() over a call's arguments at once (None without the speedups: the Python loop).
+arguments_found: Callable[..., dict[str, Any] | None] | None = (
+    None if SPEEDUPS is None else SPEEDUPS.arguments_found
 )
