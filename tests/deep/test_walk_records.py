@@ -269,7 +269,7 @@ AT_MOST_3 = {"type": "object", "properties": {"y": {"type": "integer", "maximum"
 def test_the_loop_in_c_makes_a_walk_only_for_a_value_that_does_not_pass() -> None:
     parameters = {"type": "object", "properties": {"a": AT_MOST_3, "b": PLACE, "c": {}}}
     deep = DeepArguments("t", parameters)
-    roots = deep._c_roots
+    roots = deep._roots
     assert [name for name, *_ in roots] == ["a", "b"]  # (a leaf is the contract's alone)
     made: list[Walk] = []
 
@@ -303,8 +303,8 @@ def test_the_loop_in_c_makes_a_walk_only_for_a_value_that_does_not_pass() -> Non
 def test_an_argument_only_python_checks_goes_to_slow_in_its_place() -> None:
     parameters = {"type": "object", "properties": {"a": AT_MOST_3, "b": AT_MOST_3}}
     deep = DeepArguments("t", parameters)
-    name, _, root, node = deep._c_roots[0]
-    roots = ((name, None, root, node), deep._c_roots[1])
+    name, _, root, node = deep._roots[0]
+    roots = ((name, None, root, node), deep._roots[1])
     asked: list[Any] = []
 
     def slow(walk: Walk, node: Any, value: Any, name: str, root: str) -> None:

@@ -25,20 +25,19 @@ class DeepArguments:
     judge by (a ``$ref`` outside the schema, a ``minimum`` that is not a number...).
     """
 
-    __slots__ = ("_c_roots", "_roots", "compiled", "nodes")
+    __slots__ = ("_roots", "compiled", "nodes")
 
     def __init__(self, tool: str, parameters: Mapping[str, Any]) -> None:
         self.compiled = Compiled(tool, parameters)
         #: The node of each argument deep mode looks into, in declaration order.
         self.nodes: tuple[tuple[str, Node], ...] = tuple(self.compiled.arguments.items())
-        # Each argument's check with the root of its paths, worded once, and the C form of
-        # its check (deep.walk_specs: a valid value is then passed with no Python call, and
-        # an invalid one's errors recorded in C where it can, deep.walk_records).
+        # Each argument's C form of its check (deep.walk_specs: a valid value is then
+        # passed with no Python call, and an invalid one's errors recorded in C where it
+        # can, deep.walk_records), the root of its paths, worded once, and its node: in the
+        # order arguments_found, the loop of _walk in C, reads them.
         self._roots = tuple(
-            (name, node, paths.root(name), node_spec(node)) for name, node in self.nodes
+            (name, node_spec(node), paths.root(name), node) for name, node in self.nodes
         )
-        # The same for arguments_found, the loop of _walk in C.
-        self._c_roots = tuple((name, spec, root, node) for name, node, root, spec in self._roots)
 
     def found(
         self, arguments: Mapping[Any, Any], skip: frozenset[str] | set[str]
@@ -56,21 +55,20 @@ class DeepArguments:
         self, arguments: Mapping[Any, Any], skip: frozenset[str] | set[str]
     ) -> dict[str, Found]:
         if arguments_found is not None:
-            found = arguments_found(self._c_roots, arguments, skip, Walk, _check_in_python)
+            found = arguments_found(self._roots, arguments, skip, Walk, _check_in_python)
             if found is not None:
                 return found
         walk = Walk()
-        for name, node, root, spec in self._roots:
+        for name, spec, root, node in self._roots:
             if name in arguments and name not in skip:
                 value = arguments[name]
-                if spec is not None and record(spec, value, name, root, walk):
-                    continue
-                (node.checker or node_check(node))(walk, value, name, root, False)
+                if spec is None or not record(spec, value, name, root, walk):
+                    _check_in_python(walk, node, value, name, root)
         return walk.found
 
 
 def _check_in_python(walk: Walk, node: Node, value: Any, name: str, root: str) -> None:
-    """An argument C cannot record, checked by its node's Python check (as in _walk)."""
+    """An argument C cannot record, checked by its node's Python check."""
     (node.checker or node_check(node))(walk, value, name, root, False)
 
 
