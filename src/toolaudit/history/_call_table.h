@@ -115,6 +115,22 @@ table_add(CallTable *table, IdText id)
     return table->count++;
 }
 
+/* `array`, what a reader keeps of each call by its place (entries of `size` bytes, `*room`
+   of them), grown after table_add to one entry per call the table has room for: the
+   array, moved or not, or NULL with a MemoryError set (`array` then still the reader's to
+   free). */
+static void *
+table_array(const CallTable *table, void *array, size_t size, Py_ssize_t *room)
+{
+    if (*room >= table->capacity)
+        return array;
+    void *grown = PyMem_Realloc(array, (size_t)table->capacity * size);
+    if (grown == NULL)
+        return PyErr_NoMemory();
+    *room = table->capacity;
+    return grown;
+}
+
 static void
 table_free(CallTable *table)
 {

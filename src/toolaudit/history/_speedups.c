@@ -315,15 +315,10 @@ made_call(Calls *calls, PyObject *id, PyObject *name, Py_ssize_t index, Py_ssize
     int added = first_seen(&calls->table, id);
     if (added <= 0)
         return added;
-    if (calls->room < calls->table.capacity) {
-        Made *made = PyMem_Realloc(calls->made, (size_t)calls->table.capacity * sizeof(Made));
-        if (made == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        calls->made = made;
-        calls->room = calls->table.capacity;
-    }
+    Made *made = table_array(&calls->table, calls->made, sizeof(Made), &calls->room);
+    if (made == NULL)
+        return -1;
+    calls->made = made;
     calls->made[calls->table.count - 1] = (Made){id, name == NULL ? Py_None : name, index, j, 0};
     return 1;
 }

@@ -126,17 +126,12 @@ static Py_ssize_t
 new_call(Reading *reading, Span id)
 {
     Py_ssize_t place = table_add(&reading->table, (IdText){id.at, id.length, 1});
-    if (place >= 0 && reading->room < reading->table.capacity) {
-        Py_ssize_t room = reading->table.capacity;
-        Call *calls = PyMem_Realloc(reading->calls, (size_t)room * sizeof(Call));
-        if (calls == NULL) {
-            PyErr_NoMemory();
+    if (place >= 0) {
+        Call *calls = table_array(&reading->table, reading->calls, sizeof(Call), &reading->room);
+        if (calls == NULL)
             place = -2;
-        }
-        else {
+        else
             reading->calls = calls;
-            reading->room = room;
-        }
     }
     if (place == -2)
         reading->failed = 1;
