@@ -191,3 +191,18 @@ def fastjsonschema_validators(
         return is_valid
 
     return {name: first_error(v) for name, v in compiled.items()}
+
+
+def jsonschema_rs_validators(
+    schemas: dict[str, Any],
+) -> dict[str, Callable[[object], bool]] | None:
+    """jsonschema-rs (Rust, built once per tool): a verdict only (``is_valid`` stops at the
+    first error and words none), the fastest way it has to say whether a call passes."""
+    try:
+        import jsonschema_rs
+    except ImportError:
+        return None
+    return {
+        name: jsonschema_rs.validator_for(peer_schema(schema)).is_valid
+        for name, schema in schemas.items()
+    }

@@ -13,7 +13,7 @@ every variant interleaved round-robin:
 - **--jobs 2**: the summary in two processes.
 
 Then the typed path's hit rate (lines it read whole, calls it called valid), the peak
-RSS of the summary-only audit, and the peers (python-jsonschema and fastjsonschema,
+RSS of the summary-only audit, and the peers (python-jsonschema, fastjsonschema and jsonschema-rs,
 in-process, the calls read out of each line as ``providers.PEER_CALLS`` does by hand) on
 the first ``--peer-calls`` lines beside the floor of the same lines: jsonschema takes
 about 25 us a call, too long for a million lines a round. The peers must find as many
@@ -47,6 +47,7 @@ from peers import (
     Counts,
     fastjsonschema_validators,
     floor_pass,
+    jsonschema_rs_validators,
     jsonschema_validators,
     provider_peer_pass,
 )
@@ -133,6 +134,11 @@ def peer_variants(provider: str, log: Path, schemas: Path) -> dict[str, Variant]
             "fastjsonschema",
             "orjson + fastjsonschema (the first error)",
             fastjsonschema_validators(tools),
+        ),
+        (
+            "jsonschema-rs",
+            "orjson + jsonschema-rs (a verdict, no error worded)",
+            jsonschema_rs_validators(tools),
         ),
     )
     for key, label, validators in peers:

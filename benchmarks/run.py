@@ -15,9 +15,9 @@ to stderr):
    the floor (orjson.loads per line, in-process), ``toolaudit audit`` as a
    subprocess (summary only, full report, ``--jobs 2`` without and with the full
    report, gzip input, ``--deep`` without and with the full report), and the
-   peers jsonschema and fastjsonschema in-process on the same lines; then, on
-   the nested log, its own floor, plain and deep ``toolaudit audit`` (summary
-   only and full report) and the same two peers.
+   peers jsonschema, fastjsonschema and jsonschema-rs in-process on the same
+   lines; then, on the nested log, its own floor, plain and deep ``toolaudit
+   audit`` (summary only and full report) and the same three peers.
 3. Measures the peak RSS of ``toolaudit audit`` on the log and on a log
    ``--rss-calls`` long, and the start-up cost of ``toolaudit --version``.
 4. Checks that toolaudit and the peers found what the generator put in, and
@@ -65,6 +65,7 @@ from peers import (
     Counts,
     fastjsonschema_validators,
     floor_pass,
+    jsonschema_rs_validators,
     jsonschema_validators,
     peer_pass,
     type_test_pass,
@@ -141,6 +142,12 @@ def build_variants(exe: Path, dataset: Dataset, deep: bool = True) -> list[Varia
         "peer: orjson + fastjsonschema (stops at the first error)",
         (lambda: peer_pass(log, fjs)) if fjs else None,
     )
+    rs = jsonschema_rs_validators(schemas)
+    in_process(
+        "f3",
+        "peer: orjson + jsonschema-rs (`is_valid`: a verdict, no error worded)",
+        (lambda: peer_pass(log, rs)) if rs else None,
+    )
     return rows.variants
 
 
@@ -174,6 +181,12 @@ def build_nested_variants(exe: Path, nested: NestedDataset) -> list[Variant]:
         "n6",
         "peer: orjson + fastjsonschema (stops at the first error)",
         (lambda: peer_pass(log, fjs)) if fjs else None,
+    )
+    rs = jsonschema_rs_validators(schemas)
+    rows.in_process(
+        "n7",
+        "peer: orjson + jsonschema-rs (`is_valid`: a verdict, no error worded)",
+        (lambda: peer_pass(log, rs)) if rs else None,
     )
     return rows.variants
 
