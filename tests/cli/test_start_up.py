@@ -1,6 +1,6 @@
 """What ``toolaudit audit`` loads: a plain audit leaves the ground-truth machinery, the
-comparisons and the boundary API's repairs unloaded (their imports are start-up every
-run would pay for nothing; benchmarks/README.md), and an audit with --expected loads
+comparisons, the boundary API's repairs and pydantic unloaded (their imports are start-up
+every run would pay for nothing; benchmarks/README.md), and an audit with --expected loads
 and uses them.
 
 Each audit runs in a fresh interpreter, as a user's does: in this process, other tests
@@ -29,6 +29,8 @@ NOT_FOR_A_PLAIN_AUDIT = (
     "toolaudit.history.boundary",
     "toolaudit.history.repair",
     "statistics",
+    # Typer 0.29 and later import it for every command, doubling the start-up: pinned below.
+    "pydantic",
 )
 
 _AUDIT = """
