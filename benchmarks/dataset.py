@@ -111,6 +111,15 @@ def repeat_log(source: Path, source_lines: int, target: Path, lines: int) -> Non
             out.writelines(itertools.islice(src, rest))
 
 
+def first_lines(log: Path, log_lines: int, lines: int) -> Path:
+    """The first ``lines`` lines of ``log`` (of ``log_lines``), cached beside it (the
+    peers' slice of a provider's log, the one line of the start-up audit)."""
+    path = log.with_name(f"{log.stem}-first{lines}.jsonl")
+    if not path.exists():
+        repeat_log(log, log_lines, path, lines)
+    return path
+
+
 def prepare_dataset(calls: int, seed: int) -> Dataset:
     """The log, its gzip, the schemas and the expected counts: cached, or generated now."""
     stem = f"calls-v{GENERATOR_VERSION}-seed{seed}-{calls}"

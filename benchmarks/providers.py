@@ -28,7 +28,6 @@ from typing import Any
 import orjson
 
 from common import DATA_DIR, READ_BUFFER, atomic_path, progress
-from dataset import repeat_log
 from synthetic import GENERATOR_VERSION, generate_lines
 from tools import tool_schemas
 
@@ -263,13 +262,4 @@ def provider_log(provider: str, calls: int, seed: int) -> Path:
         with atomic_path(path) as partial, open(partial, "wb", buffering=READ_BUFFER) as out:
             for line in provider_lines(provider, calls, seed):
                 out.write(line + b"\n")
-    return path
-
-
-def first_lines(log: Path, log_lines: int, lines: int) -> Path:
-    """The first ``lines`` lines of ``log`` (of ``log_lines``), cached beside it (the
-    peers' slice)."""
-    path = log.with_name(f"{log.stem}-first{lines}.jsonl")
-    if not path.exists():
-        repeat_log(log, log_lines, path, lines)
     return path

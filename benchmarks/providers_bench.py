@@ -33,7 +33,7 @@ from pathlib import Path
 import orjson
 
 from common import DATA_DIR, BenchmarkError, progress, source_state
-from dataset import prepare_dataset
+from dataset import first_lines, prepare_dataset
 from measure import (
     Variant,
     audit_argv,
@@ -51,7 +51,7 @@ from peers import (
     jsonschema_validators,
     provider_peer_pass,
 )
-from providers import MORE_PROVIDERS, PEER_CALLS, PROVIDERS, first_lines, provider_log
+from providers import MORE_PROVIDERS, PEER_CALLS, PROVIDERS, provider_log
 
 SEED = 20261128
 TARGETS = {"summary": 1.3, "report": 1.8}

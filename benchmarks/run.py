@@ -19,7 +19,8 @@ to stderr):
    lines; then, on the nested log, its own floor, plain and deep ``toolaudit
    audit`` (summary only and full report) and the same three peers.
 3. Measures the peak RSS of ``toolaudit audit`` on the log and on a log
-   ``--rss-calls`` long, and the start-up cost of ``toolaudit --version``.
+   ``--rss-calls`` long, and the start-up cost of ``toolaudit --version`` and of an
+   audit of a one-line log (what every audit pays: the command's options, the schemas).
 4. Checks that toolaudit and the peers found what the generator put in, and
    marks each performance target met or not met.
 
@@ -50,7 +51,13 @@ import orjson
 
 from checks import check_in_process, check_nested, check_toolaudit
 from common import BENCH_DIR, DATA_DIR, BenchmarkError, progress, source_state
-from dataset import Dataset, NestedDataset, prepare_dataset, prepare_nested_dataset
+from dataset import (
+    Dataset,
+    NestedDataset,
+    first_lines,
+    prepare_dataset,
+    prepare_nested_dataset,
+)
 from measure import (
     Variant,
     audit_argv,
@@ -266,8 +273,13 @@ def main(argv: list[str] | None = None) -> int:
         checks += check_in_process(variants, dataset.expected)
         if nested is not None:
             checks += check_in_process(nested_variants, nested.expected)
-        progress("start-up: toolaudit --version x10 ...")
-        startup = measure_startup(exe)
+        progress("start-up: toolaudit --version and an audit of one line, x10 each ...")
+        startup = (
+            measure_startup([str(exe), "--version"]),
+            measure_startup(
+                audit_argv(exe, first_lines(dataset.log, args.calls, 1), dataset.schemas)
+            ),
+        )
         rss = None if args.skip_rss else measure_rss(exe, dataset, args.calls, args.rss_calls)
     except BenchmarkError as error:
         print(f"benchmarks/run.py: error: {error}", file=sys.stderr)
