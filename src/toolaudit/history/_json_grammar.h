@@ -126,28 +126,34 @@ past_plain(Byte at, Byte end)
     return at;
 }
 
+/* A UTF-8 character by its first byte: its length (0: no character starts so, as 0x80 to
+   0xC1 and 0xF5 up) and the range of its second byte, which refuses the overlong forms,
+   the surrogates and what lies past U+10FFFF (as orjson does). */
+static unsigned char utf8_size[256], second_low[256], second_high[256];
+
+static void
+init_utf8(void)
+{
+    for (int c = 0xC2; c <= 0xF4; c++) {
+        utf8_size[c] = c <= 0xDF ? 2 : c <= 0xEF ? 3 : 4;
+        second_low[c] = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+        second_high[c] = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+    }
+}
+
 /* The length of the UTF-8 character at p, or 0 where it is not valid UTF-8 (an overlong
    form, a surrogate, past U+10FFFF, cut short), which orjson refuses. */
-static int
+static inline int
 utf8_length(Byte p, Byte end)
 {
-    unsigned c = p[0];
-    Py_ssize_t left = end - p;
-    if (c >= 0xC2 && c <= 0xDF)
-        return left >= 2 && (p[1] & 0xC0) == 0x80 ? 2 : 0;
-    if (c >= 0xE0 && c <= 0xEF) {
-        if (left < 3 || (p[2] & 0xC0) != 0x80)
-            return 0;
-        unsigned low = c == 0xE0 ? 0xA0 : 0x80, high = c == 0xED ? 0x9F : 0xBF;
-        return p[1] >= low && p[1] <= high ? 3 : 0;
-    }
-    if (c >= 0xF0 && c <= 0xF4) {
-        if (left < 4 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80)
-            return 0;
-        unsigned low = c == 0xF0 ? 0x90 : 0x80, high = c == 0xF4 ? 0x8F : 0xBF;
-        return p[1] >= low && p[1] <= high ? 4 : 0;
-    }
-    return 0;
+    unsigned c = p[0], size = utf8_size[c];
+    if (size == 0 || end - p < (Py_ssize_t)size || p[1] < second_low[c] || p[1] > second_high[c])
+        return 0;
+    if (size >= 3 && (p[2] & 0xC0) != 0x80)
+        return 0;
+    if (size == 4 && (p[3] & 0xC0) != 0x80)
+        return 0;
+    return (int)size;
 }
 
 static int
@@ -194,18 +200,16 @@ escape_length(Byte p, Byte end)
     return low >= 0xDC00 && low <= 0xDFFF ? 12 : 0;
 }
 
-/* A string holding an escape or a byte past ASCII, read with each checked: a two-byte
-   escape (the commonest, as "\\n" in a text or "\\"" in a call's arguments) and a run of
-   characters past ASCII (a text not in English) each in one step, without a return to
-   past_plain between them. */
+/* A string holding an escape or a byte past ASCII (*p at its quote, `at` at its first
+   byte not plain), read with each checked: a two-byte escape (the commonest, as "\\n" in a
+   text or "\\"" in a call's arguments) and a run of characters past ASCII (a text not in
+   English) each in one step, without a return to past_plain between them. */
 static int
-scan_any_string(Byte *p, Byte end, Span *text)
+scan_any_string(Byte *p, Byte at, Byte end, Span *text)
 {
-    Byte at = *p + 1;
-    text->at = at;
+    text->at = *p + 1;
     text->escaped = 0;
-    for (;;) {
-        at = past_plain(at, end);
+    for (;; at = past_plain(at, end)) {
         if (at >= end)
             return 0;
         unsigned c = *at;
@@ -246,7 +250,7 @@ scan_string(Byte *p, Byte end, Span *text)
         *p = stop + 1;
         return 1;
     }
-    return scan_any_string(p, end, text);
+    return scan_any_string(p, stop, end, text);
 }
 
 static inline int

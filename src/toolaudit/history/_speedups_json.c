@@ -868,6 +868,7 @@ int
 init_speedups_json(void)
 {
     init_plain();
+    init_utf8();
     field_names[FUNCTION_CALL_GEMINI] = PyUnicode_InternFromString("functionCall");
     field_names[FUNCTION_CALL_SNAKE] = PyUnicode_InternFromString("function_call");
     return field_names[FUNCTION_CALL_GEMINI] && field_names[FUNCTION_CALL_SNAKE] ? 0 : -1;
