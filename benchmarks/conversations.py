@@ -13,12 +13,16 @@ completion with one call) and request bodies logged alone (as gateways log them)
 ``--cpu`` times each command's CPU seconds (user + system) rather than its wall clock, less
 moved by a shared machine's load; ``--instructions`` counts, instead of seconds, the
 instructions of each command (start-up included) with valgrind's callgrind, which the load
-does not move at all.
+does not move at all; with it, ``--src DIR`` measures another checkout's sources (``git
+archive <commit> src | tar -x -C DIR``, its extensions built there with ``python setup.py
+build_ext --inplace``) for a before/after side by side, and ``--log pairs`` (or
+``requests``) measures one log alone.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import time
@@ -308,11 +312,13 @@ def in_process(log: Path, repeat: int) -> None:
         print(f"| {label} | {each:.1f} | {per:.2f} | {seconds / full:.2f}x |")
 
 
-def count_instructions(kind: str, argv: list[str]) -> None:
-    """The check's cost in instructions: the command with it and without it, once each."""
+def count_instructions(kind: str, argv: list[str], src: str | None) -> None:
+    """The check's cost in instructions: the command with it and without it, once each
+    (``src``: another checkout's sources, measured instead of these)."""
+    env = dict(os.environ) | {"PYTHONPATH": src} if src else None
     # (1: the audit found problems, as the check finds in these logs.)
-    off = callgrind_instructions([*argv, "--no-conversations"], ok_codes=(0, 1))
-    on = callgrind_instructions(argv, ok_codes=(0, 1))
+    off = callgrind_instructions([*argv, "--no-conversations"], env=env, ok_codes=(0, 1))
+    on = callgrind_instructions(argv, env=env, ok_codes=(0, 1))
     verdict = "met" if on / off <= 1.15 else "not met"
     print(f"{kind}: {off:,} instructions unchecked, {on:,} checked: {on / off:.3f}x ({verdict})")
 
@@ -327,6 +333,10 @@ def arguments() -> argparse.Namespace:
     parser.add_argument(
         "--instructions", action="store_true", help="count instructions (callgrind), not seconds"
     )
+    parser.add_argument(
+        "--src", help="with --instructions: another checkout's sources, measured instead"
+    )
+    parser.add_argument("--log", choices=["pairs", "requests"], help="one log alone")
     return parser.parse_args()
 
 
@@ -337,13 +347,15 @@ def main() -> None:
     clock = "cpu_seconds" if args.cpu else "seconds"
     for paired in (True, False):
         kind = "pairs" if paired else "requests"
+        if args.log not in (None, kind):
+            continue
         log = log_path(kind, args)
         if not log.exists():
             progress(f"generating {log.name} ...")
             generate(log, args.lines, args.messages, paired=paired, shape=args.shape)
         argv = [str(exe), "audit", str(log), "--no-progress", "--format", "json"]
         if args.instructions:
-            count_instructions(kind, [sys.executable, "-m", "toolaudit", *argv[1:]])
+            count_instructions(kind, [sys.executable, "-m", "toolaudit", *argv[1:]], args.src)
             continue
         variants = [
             Variant(

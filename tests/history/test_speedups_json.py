@@ -279,6 +279,33 @@ def test_what_the_scanner_is_not_sure_of_is_left_to_python(case: str):
     holds(OPENAI_CHAT, text)
 
 
+#: Contents a text reader reads in place for a failure (scan_no_failure) and is not sure of.
+UNSURE_CONTENTS = [
+    b'[{"type":"text","te\\u0078t":"Error"}]',  # a key escaped: it may be "text"
+    b'[{"type":"text","text":"a","text":"Error"}]',  # a key given twice: orjson keeps the last
+    b'{"content":{"is_error":false,"is_error":true}}',
+]
+
+
+@pytest.mark.parametrize("content", UNSURE_CONTENTS, ids=repr)
+def test_a_content_read_in_place_that_the_reader_is_not_sure_of(content: bytes):
+    """A user's content is read past and the history answered; a result's is left to
+    Python, in every shape whose results it may be."""
+    user = CLEAN_CHAT.replace(b'"What is the weather in Paris and Rome?"', content)
+    result = CLEAN_CHAT.replace(b'"content":"sunny"', b'"content":' + content, 1)
+    assert speedups.chat_json(user, NO_NAME) is not None
+    assert holds(OPENAI_CHAT, user)
+    assert speedups.chat_json(result, NO_NAME) is None
+    holds(OPENAI_CHAT, result)
+    for shape in (ANTHROPIC, BEDROCK, GEMINI, OPENAI_RESPONSES):
+        clean = orjson.dumps(build(BY_NAME[shape], FAULTS["clean"][0]))
+        sunny = b'{"output":"sunny"}' if shape == GEMINI else b'"sunny"'  # Gemini's response
+        unsure = clean.replace(sunny, content, 1)
+        assert unsure != clean, shape
+        assert FROM_TEXT[shape][0](unsure, NO_NAME) is None, shape
+        holds(shape, unsure)
+
+
 def test_a_surrogate_pair_is_read():
     assert holds(OPENAI_CHAT, CLEAN_CHAT.replace(b"What", b"\\ud83d\\ude00 What"))
 

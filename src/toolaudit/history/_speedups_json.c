@@ -51,36 +51,115 @@ static const Name TOOL = NAME("tool"), ASSISTANT = NAME("assistant"),
 enum { NO_FIELD, FUNCTION_CALL_GEMINI, FUNCTION_CALL_SNAKE, FIELDS };
 static PyObject *field_names[FIELDS];
 
-/* 1 when the result content at `at` (NULL: absent, at nesting `depth`) surely reports no
-   failure, read `levels` down as _speedups.c's no_failure reads it; 0: not sure. */
+/* What _speedups.c's no_failure reads of a result's content, `levels` down: a text's first
+   character; an array's first element; an object's flags, then the first of its text, json
+   or content there is. Here each content is read once, in place, as the message holding it
+   is read (scan_no_failure), rather than scanned again after (a result's text is most of a
+   history's bytes where tools answer at length). */
+enum { IS_ERROR, IS_ERROR_SNAKE, TEXT, JSON, CONTENT_KEY, ERROR_KEY, FAILURE_KEYS };
+
+/* 1 when a content that is not a container (at NULL: absent) surely reports no failure;
+   0: not sure. */
 static int
-no_failure(Byte at, Byte end, int levels, int depth)
+scalar_no_failure(Byte at, Byte end, int levels)
 {
-    static const Name keys[] = {NAME("isError"), NAME("is_error"), NAME("text"), NAME("json"),
-                                NAME("content")};
-    if (levels <= 0 || at == NULL)
-        return 1;
-    if (*at == '"') {
-        /* only its first character is read: an escaped one is not (it may be an 'E') */
-        unsigned first = end - at >= 2 ? at[1] : '\\';
-        return first != 'E' && first != 'A' && first != '{' && first != '\\';
+    if (levels <= 0 || at == NULL || *at != '"')
+        return 1; /* null, a boolean, a number */
+    /* only its first character is read: an escaped one is not (it may be an 'E') */
+    unsigned first = end - at >= 2 ? at[1] : '\\';
+    return first != 'E' && first != 'A' && first != '{' && first != '\\';
+}
+
+/* The verdict on each container under an object's text, json and content, as read. */
+typedef struct {
+    int levels;
+    int sure[FAILURE_KEYS];
+} Inside;
+
+static int scan_no_failure(Byte *p, Byte end, int levels, int depth, int with_error, int *sure);
+
+static int
+read_inside(void *state, int key, Byte *p, Byte end, int depth)
+{
+    Inside *inside = state;
+    if (key < TEXT || key > CONTENT_KEY)
+        return skip_value(p, end, depth);
+    return scan_no_failure(p, end, inside->levels - 1, depth, 0, &inside->sure[key]);
+}
+
+/* The content at *p (at nesting `depth`), read once: *p past it, 1; 0 malformed or too
+   deep. *sure: 1 when it surely reports no failure, read `levels` down (and, `with_error`,
+   with no `error` in it: _speedups.c's gemini_no_failure), else 0. */
+static int
+scan_no_failure(Byte *p, Byte end, int levels, int depth, int with_error, int *sure)
+{
+    static const Name keys[FAILURE_KEYS] = {NAME("isError"), NAME("is_error"), NAME("text"),
+                                            NAME("json"),    NAME("content"),  NAME("error")};
+    Byte at = *p;
+    if (levels <= 0 || (*at != '[' && *at != '{')) {
+        *sure = scalar_no_failure(at, end, levels);
+        return skip_value(p, end, depth);
     }
     if (*at == '[') {
-        Byte p = at + 1;
-        int more = next_element(&p, end, 1, ']');
-        return more == 0 || (more == 1 && no_failure(p, end, levels - 1, depth + 1));
+        Elements items;
+        int more;
+        if (depth >= MAX_DEPTH || !open_array(&items, at, end))
+            return 0;
+        *sure = 1;
+        while ((more = next_of(&items)) > 0)
+            if (!(items.j == 0 ? scan_no_failure(&items.p, end, levels - 1, depth + 1, 0, sure)
+                               : skip_value(&items.p, end, depth + 1)))
+                return 0;
+        *p = items.p;
+        return more == 0;
     }
-    if (*at != '{')
-        return 1; /* null, a boolean, a number */
-    Field fields[5];
-    Byte p = at;
-    if (!read_object(&p, end, depth, keys, 5, fields) || is_true(&fields[0]) ||
-        is_true(&fields[1]))
-        return 0;
-    for (int k = 2; k < 5; k++)
-        if (fields[k].at != NULL)
-            return no_failure(fields[k].at, end, levels - 1, depth + 1);
+    Field fields[FAILURE_KEYS];
+    Inside inside = {levels, {1, 1, 1, 1, 1, 1}};
+    if (!read_object_with(p, end, depth, keys, with_error ? FAILURE_KEYS : ERROR_KEY, fields,
+                          read_inside, &inside)) {
+        /* not sure of it (a key escaped or given twice): read again, only to be past it */
+        *p = at;
+        *sure = 0;
+        return skip_value(p, end, depth);
+    }
+    *sure = 0;
+    if (is_true(&fields[IS_ERROR]) || is_true(&fields[IS_ERROR_SNAKE]) ||
+        (with_error && !is_null_or_absent(&fields[ERROR_KEY])))
+        return 1;
+    *sure = 1;
+    for (int k = TEXT; k <= CONTENT_KEY; k++)
+        if (fields[k].at != NULL) {
+            *sure = *fields[k].at == '[' || *fields[k].at == '{'
+                        ? inside.sure[k]
+                        : scalar_no_failure(fields[k].at, end, levels - 1);
+            break;
+        }
     return 1;
+}
+
+/* A result's content read by read_object_with (`field`), a container read in place by
+   scan_no_failure (its verdict `sure`): 1 when it surely reports no failure. */
+static int
+field_no_failure(const Field *field, int sure, Byte end)
+{
+    if (field->at != NULL && (*field->at == '[' || *field->at == '{'))
+        return sure;
+    return scalar_no_failure(field->at, end, FAILURE_DEPTH);
+}
+
+/* A result's content read in place (read_object_with's ReadInPlace for one key): `state`
+   a Failure, its `key` the content's. */
+typedef struct {
+    int key, with_error, sure;
+} Failure;
+
+static int
+read_failure(void *state, int key, Byte *p, Byte end, int depth)
+{
+    Failure *failure = state;
+    if (key != failure->key)
+        return skip_value(p, end, depth);
+    return scan_no_failure(p, end, FAILURE_DEPTH, depth, failure->with_error, &failure->sure);
 }
 
 /* ---- The calls read so far, found by id. */
@@ -105,7 +184,8 @@ typedef struct {
     /* the calls and results of the message being read, as its blocks are met */
     struct Block *blocks;
     Py_ssize_t block_count, block_capacity;
-    int failed; /* a MemoryError is set */
+    int content_sure; /* a Chat message's content read in place: no failure in it */
+    int failed;       /* a MemoryError is set */
     int by_id;  /* Gemini: -1 until the first call or response tells how it pairs */
     /* Anthropic's, Bedrock's or Gemini's block (a part); `field` set by Gemini's */
     int (*read_block)(Byte *p, Byte end, Field *id, Field *name, int *field);
@@ -241,7 +321,7 @@ chat_result(Reading *reading, const Field *fields)
     if (is_string(name) && call->name.at != NULL &&
         (name->text.escaped || !same_span(name->text, call->name)))
         return 0; /* a name that disagrees: the full reading words it */
-    if (!no_failure(fields[CONTENT].at, reading->end, FAILURE_DEPTH, 2))
+    if (!field_no_failure(&fields[CONTENT], reading->content_sure, reading->end))
         return 0;
     return settle(reading, call);
 }
@@ -258,10 +338,14 @@ read_function(void *state, int key, Byte *p, Byte end, int depth)
 
 static int read_chat_calls(void *state, int key, Byte *p, Byte end, int depth);
 
-/* A Chat message's containers: its tool_calls read in place, any other skipped. */
+/* A Chat message's containers: its tool_calls and its content read in place, any other
+   skipped. */
 static int
 read_chat_calls_only(void *state, int key, Byte *p, Byte end, int depth)
 {
+    Reading *reading = state;
+    if (key == CONTENT)
+        return scan_no_failure(p, end, FAILURE_DEPTH, depth, 0, &reading->content_sure);
     return key == TOOL_CALLS ? read_chat_calls(state, key, p, end, depth)
                              : skip_value(p, end, depth);
 }
@@ -338,7 +422,8 @@ responses_item(Reading *reading, Byte *p, Py_ssize_t index)
     static const Name keys[ITEM_KEYS] = {NAME("type"), NAME("call_id"), NAME("name"),
                                          NAME("output")};
     Field fields[ITEM_KEYS];
-    if (!read_object(p, reading->end, 1, keys, ITEM_KEYS, fields))
+    Failure failure = {OUTPUT, 0, 1};
+    if (!read_object_with(p, reading->end, 1, keys, ITEM_KEYS, fields, read_failure, &failure))
         return 0;
     const Field *type = &fields[TYPE];
     int is_call = is_word(type, &FUNCTION_CALL);
@@ -347,7 +432,7 @@ responses_item(Reading *reading, Byte *p, Py_ssize_t index)
     int is_output = is_word(type, &FUNCTION_CALL_OUTPUT);
     if (is_output != 0) {
         Call *call = is_output > 0 ? waiting(reading, &fields[CALL_ID], 0, reading->table.count) : NULL;
-        if (call == NULL || !no_failure(fields[OUTPUT].at, reading->end, FAILURE_DEPTH, 2))
+        if (call == NULL || !field_no_failure(&fields[OUTPUT], failure.sure, reading->end))
             return 0;
         return settle(reading, call);
     }
@@ -363,7 +448,8 @@ anthropic_block(Byte *p, Byte end, Field *id, Field *name, int *field)
     static const Name keys[B_KEYS] = {NAME("type"),     NAME("id"),      NAME("name"),
                                       NAME("is_error"), NAME("content"), NAME("tool_use_id")};
     Field fields[B_KEYS];
-    if (!read_object(p, end, 3, keys, B_KEYS, fields))
+    Failure failure = {B_CONTENT, 0, 1};
+    if (!read_object_with(p, end, 3, keys, B_KEYS, fields, read_failure, &failure))
         return NOT_SURE;
     int use = is_word(&fields[B_TYPE], &TOOL_USE), result = is_word(&fields[B_TYPE], &TOOL_RESULT);
     if (use < 0 || result < 0)
@@ -375,7 +461,7 @@ anthropic_block(Byte *p, Byte end, Field *id, Field *name, int *field)
     }
     if (!result)
         return NEITHER;
-    if (is_true(&fields[B_IS_ERROR]) || !no_failure(fields[B_CONTENT].at, end, FAILURE_DEPTH, 4))
+    if (is_true(&fields[B_IS_ERROR]) || !field_no_failure(&fields[B_CONTENT], failure.sure, end))
         return NOT_SURE; /* a failure: Python counts it, and what follows it */
     *id = fields[B_TOOL_USE_ID];
     return A_RESULT;
@@ -384,6 +470,7 @@ anthropic_block(Byte *p, Byte end, Field *id, Field *name, int *field)
 /* A Bedrock block's toolUse (key 0) and toolResult (key 1) objects, read in place. */
 typedef struct {
     Field use[2], result[3]; /* toolUseId, name; toolUseId, status, content */
+    Failure failure;         /* the result's content, read in place */
 } BedrockInner;
 
 static int
@@ -395,7 +482,8 @@ read_bedrock_inner(void *state, int key, Byte *p, Byte end, int depth)
     if (**p != '{')
         return 0; /* not an object: not sure */
     return key == 0 ? read_object(p, end, depth, use_keys, 2, inner->use)
-                    : read_object(p, end, depth, result_keys, 3, inner->result);
+                    : read_object_with(p, end, depth, result_keys, 3, inner->result,
+                                       read_failure, &inner->failure);
 }
 
 /* A Bedrock content block (_speedups.c's bedrock_block). */
@@ -404,7 +492,7 @@ bedrock_block(Byte *p, Byte end, Field *id, Field *name, int *field)
 {
     static const Name keys[] = {NAME("toolUse"), NAME("toolResult")};
     Field fields[2];
-    BedrockInner inner;
+    BedrockInner inner = {.failure = {2, 0, 1}};
     if (!read_object_with(p, end, 3, keys, 2, fields, read_bedrock_inner, &inner))
         return NOT_SURE;
     if (!is_null_or_absent(&fields[0])) {
@@ -417,7 +505,7 @@ bedrock_block(Byte *p, Byte end, Field *id, Field *name, int *field)
     if (is_null_or_absent(&fields[1]))
         return NEITHER;
     if (*fields[1].at != '{' || is_word(&inner.result[1], &ERROR) != 0 ||
-        !no_failure(inner.result[2].at, end, FAILURE_DEPTH, 5))
+        !field_no_failure(&inner.result[2], inner.failure.sure, end))
         return NOT_SURE;
     *id = inner.result[0];
     return A_RESULT;
@@ -528,25 +616,12 @@ bedrock_message(Reading *reading, Byte *p, Py_ssize_t index)
     return blocks_message(reading, p, index, 1);
 }
 
-/* A Gemini response's payload surely reports no failure (_speedups.c's gemini_no_failure:
-   an `error` in it, or what no_failure reads): 1, or 0 not sure. */
-static int
-gemini_no_failure(Byte at, Byte end, int depth)
-{
-    static const Name error_key[] = {NAME("error")};
-    Field error;
-    Byte p = at;
-    if (at != NULL && *at == '{' &&
-        (!read_object(&p, end, depth, error_key, 1, &error) || !is_null_or_absent(&error)))
-        return 0;
-    return no_failure(at, end, FAILURE_DEPTH, depth);
-}
-
 /* A Gemini part's four elements (functionCall, function_call, functionResponse,
    function_response), each read in place for its id, name and response. */
 enum { G_ID, G_NAME, G_RESPONSE, G_KEYS };
 typedef struct {
     Field element[4][G_KEYS];
+    Failure failure[4]; /* each one's response, read in place (with its `error`) */
 } GeminiElements;
 
 static int
@@ -555,7 +630,9 @@ read_gemini_element(void *state, int key, Byte *p, Byte end, int depth)
     static const Name keys[G_KEYS] = {NAME("id"), NAME("name"), NAME("response")};
     if (**p != '{')
         return skip_value(p, end, depth); /* an array: not sure, once it is chosen */
-    return read_object(p, end, depth, keys, G_KEYS, ((GeminiElements *)state)->element[key]);
+    GeminiElements *elements = state;
+    return read_object_with(p, end, depth, keys, G_KEYS, elements->element[key], read_failure,
+                            &elements->failure[key]);
 }
 
 /* A Gemini part (_speedups.c's gemini_part): A_CALL, A_RESULT, NEITHER or NOT_SURE, with
@@ -568,6 +645,8 @@ gemini_part(Byte *p, Byte end, Field *id, Field *name, int *field)
                                          NAME("functionResponse"), NAME("function_response")};
     Field fields[PART_KEYS];
     GeminiElements elements;
+    for (int k = 0; k < PART_KEYS; k++)
+        elements.failure[k] = (Failure){G_RESPONSE, 1, 1};
     if (!read_object_with(p, end, 3, keys, PART_KEYS, fields, read_gemini_element, &elements))
         return NOT_SURE;
     int call = fields[CALL].at != NULL ? CALL : CALL_SNAKE;
@@ -583,7 +662,7 @@ gemini_part(Byte *p, Byte end, Field *id, Field *name, int *field)
         return NOT_SURE; /* a name not a string, or one to compare escaped */
     if (!is_null_or_absent(&element[G_ID]) && !is_string(&element[G_ID]))
         return NOT_SURE;
-    if (!is_call && !gemini_no_failure(element[G_RESPONSE].at, end, 5))
+    if (!is_call && !field_no_failure(&element[G_RESPONSE], elements.failure[chosen].sure, end))
         return NOT_SURE; /* a failure: Python counts it, and what follows it */
     *id = element[G_ID];
     *name = element[G_NAME];
@@ -789,6 +868,7 @@ int
 init_speedups_json(void)
 {
     init_plain();
+    init_utf8();
     field_names[FUNCTION_CALL_GEMINI] = PyUnicode_InternFromString("functionCall");
     field_names[FUNCTION_CALL_SNAKE] = PyUnicode_InternFromString("function_call");
     return field_names[FUNCTION_CALL_GEMINI] && field_names[FUNCTION_CALL_SNAKE] ? 0 : -1;
