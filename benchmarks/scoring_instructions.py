@@ -14,10 +14,12 @@ both):
 
 Then the whole command, start-up included: ``toolaudit audit LOG --schemas S --format
 json``, plain and with ``--expected`` (its instructions as they are, not a difference).
-``--src DIR`` measures another checkout's sources (``git archive <commit> src | tar -x
--C DIR``, its extensions built there) in the same run, beside this one's.
+``--lines N`` measures the first N lines of the log (and their entries): a 50,000-line
+log takes minutes a run under callgrind on a loaded machine. ``--src DIR`` measures
+another checkout's sources (``git archive <commit> src | tar -x -C DIR``, its
+extensions built there) in the same run, beside this one's.
 
-    .venv/bin/python benchmarks/scoring_instructions.py [--log flat|openai] [--src DIR]
+    .venv/bin/python benchmarks/scoring_instructions.py [--log flat|openai] [--lines N] [--src DIR]
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ import os
 import sys
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+
+import orjson
 
 #: The in-process rows (see the docstring).
 ROWS = ("plain", "read", "scored", "scores")
@@ -89,6 +93,30 @@ def command(files: tuple[str, str, str, str], scored: bool, src: str) -> int:
     return callgrind_instructions(argv, child_env(None), ok_codes=(0, 1))
 
 
+def first_lines(log: Path, expected: Path, lines: int) -> tuple[Path, Path]:
+    """The first ``lines`` lines of ``log``, and the lines of ``expected`` up to the
+    entry of the last of them (scoring_data.py writes them in the log's order, the ids
+    no record has among them): written beside them."""
+    kept = log.read_bytes().splitlines(keepends=True)[:lines]
+    last_id = None
+    for line in reversed(kept):
+        try:
+            last_id = orjson.loads(line)["id"]
+            break
+        except (orjson.JSONDecodeError, KeyError, TypeError):
+            continue
+    entries = []
+    for line in expected.read_bytes().splitlines(keepends=True):
+        entries.append(line)
+        if orjson.loads(line)["id"] == last_id:
+            break
+    cut_log = log.with_name(f"{log.stem}-first{lines}.jsonl")
+    cut_expected = expected.with_name(f"{expected.stem}-first{lines}.jsonl")
+    cut_log.write_bytes(b"".join(kept))
+    cut_expected.write_bytes(b"".join(entries))
+    return cut_log, cut_expected
+
+
 def main() -> None:
     if sys.argv[1:2] == ["--child"]:
         row, log, schemas, expected, key, times = sys.argv[2:8]
@@ -101,11 +129,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--log", choices=("flat", "openai"), default="flat")
     parser.add_argument("--src", help="another checkout's src/, measured beside this one")
+    parser.add_argument(
+        "--lines", type=int, help="the log's first LINES lines only (and their entries)"
+    )
     args = parser.parse_args()
     log, schemas, expected, key_option = LOGS[args.log]
     for path in (log, schemas, expected):
         if not path.exists():
             raise SystemExit(f"{path} not found: run benchmarks/scoring.py first (it writes it)")
+    if args.lines:
+        log, expected = first_lines(log, expected, args.lines)
     files = (str(log), str(schemas), str(expected), key_option[1] if key_option else "")
     import toolaudit
 

@@ -76,13 +76,9 @@ class LineIds:
         if raw is self._unset:
             return None
         text = bytes(raw)
-        value: object
         # Most ids: a string, which holds no number to read exactly (nor a lone
         # surrogate, which orjson refuses: msgspec has refused the line).
-        if text[:1] == b'"':
-            value = orjson.loads(text)
-        else:
-            value = loads_json(text)
+        value: object = orjson.loads(text) if text[:1] == b'"' else loads_json(text)
         for step in self._rest:
             value = value.get(step) if isinstance(value, dict) else None
         return id_text(value)
