@@ -304,3 +304,21 @@ def test_numbers_are_read_exactly_as_the_log_reads_them(tmp_path):
         assert type(arguments["m"].values[0]) is int
     [problem] = expected.problems
     assert problem.line == 3 and "beyond 1e±10000" in problem.detail
+
+
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ({"id": "a", "calls": 5}, {"id": "a", "calls": []}),  # unreadable, then read
+        ({"id": "a", "calls": []}, {"id": "a", "calls": 5}),  # read, then unreadable
+        ({"id": "a", "calls": 5}, {"id": "a", "order": 1, "calls": []}),  # both unreadable
+        (
+            {"id": "a", "calls": [{"name": "f", "arguments": {"x": {"accept": [1]}}}]},
+            {"id": "a", "calls": [{"name": "f", "arguments": {"x": 1}}]},
+        ),  # read in Python, then by msgspec
+    ],
+)
+def test_an_id_twice_names_its_first_line_whichever_lines_were_read(tmp_path, first, second):
+    path = lines_file(tmp_path, {"id": "b", "calls": 5}, first, {"id": "c", "calls": []}, second)
+    with pytest.raises(ExpectedError, match=r"id 'a' is expected twice, on lines 2 and 4"):
+        read_expected(path)

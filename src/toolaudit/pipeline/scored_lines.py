@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import orjson
+
 from toolaudit.formats import Extracted
 from toolaudit.jsonutil import may_hold_long_integers, may_hold_tiny_numbers
 from toolaudit.schemas.files import loads_json
@@ -73,7 +75,10 @@ class LineIds:
         raw = self._decode(line).value
         if raw is self._unset:
             return None
-        value: object = loads_json(bytes(raw))
+        text = bytes(raw)
+        # Most ids: a string, which holds no number to read exactly (nor a lone
+        # surrogate, which orjson refuses: msgspec has refused the line).
+        value: object = orjson.loads(text) if text[:1] == b'"' else loads_json(text)
         for step in self._rest:
             value = value.get(step) if isinstance(value, dict) else None
         return id_text(value)

@@ -18,7 +18,7 @@ import orjson
 
 from toolaudit.formats import Extracted, UnknownShape, extract
 from toolaudit.formats.flat import FLAT
-from toolaudit.jsonutil import dumps_any
+from toolaudit.jsonutil import dumps_any, may_hold_long_integers
 from toolaudit.pipeline.scored_lines import LineIds, TypedLine, read_exactly, typed_made_calls
 from toolaudit.results.correct_calls import CorrectCalls
 from toolaudit.results.ground_truth import GroundTruth
@@ -157,13 +157,22 @@ class Scorer:
     def typed_flat(self, line: bytes, record: dict[str, Any] | None) -> TypedLine | None:
         """A flat call the typed path read (``record``: the line as orjson parsed it, or
         None) as :meth:`typed_record` reads it, under the default match: its id, its one
-        call and its model, as the flat format's extractor reads them."""
+        call and its model, as the flat format's extractor reads them. The reader has
+        left to the general path any line that may hold a number below a double's range,
+        and, where it parsed the line, one that may hold an integer past 64 bits."""
         expectations = self.expectations
         if expectations.match != "default":
             return self.typed_record(line, record, FLAT.name)
-        record = _parsed(line, record)
         if record is None:
-            return None
+            # (What read_exactly tests that the reader has not.)
+            if may_hold_long_integers(line):
+                return None
+            try:
+                record = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                return None
+            if type(record) is not dict:
+                return None
         name = record.get("name")
         arguments = record.get("arguments")
         if type(name) is not str or type(arguments) is not dict:
@@ -184,7 +193,8 @@ class Scorer:
         model: str | None,
         calls: Sequence[tuple[object, str, str | bytes | Any]],
     ) -> TypedLine | None:
-        """A line of a provider's format the typed path read: its id read alone at
+        """A line of a provider's format the typed path read (none that may hold a number
+        below a double's range): its id read alone at
         --expected-key and its calls as the typed decode named them (arguments decoded
         only when the id has an entry), without parsing the whole line; else as
         :meth:`typed_record` reads it (the id may be the format's own, or BFCL's
@@ -192,7 +202,9 @@ class Scorer:
         ids = self._ids
         if ids is None:
             return self.typed_record(line, None, format_name)
-        if read_exactly(line):
+        # (What read_exactly tests that the reader has not: it has left to the general
+        # path any line that may hold a number below a double's range.)
+        if may_hold_long_integers(line):
             return None
         id = ids.id_of(line)
         made = None
@@ -304,7 +316,7 @@ def with_missing_entries(
     """The summary of a whole run with its expected entries that no record had counted
     as ``no_record`` (in the expected file's order), their lines written to ``out``."""
     ground_truth = (summary.ground_truth or GroundTruth()).merged(GroundTruth())
-    for id, entry in expectations.entries.items():
+    for id, entry in expectations.entries.entries.items():  # (the dict: no Mapping mixin)
         if id in scored:
             continue
         score = no_record(entry)

@@ -96,7 +96,8 @@ def no_collection() -> Iterator[None]:
 def _read_lines(data: bytes, path: str, where: str) -> ExpectedSet:
     entries: dict[str, Expected] = {}
     problems: list[LocatedProblem] = []
-    first_line_of: dict[str, int] = {}
+    # The line of each id whose line could not be read (an entry's is its own).
+    unread_line_of: dict[str, int] = {}
     # (msgspec is loaded only for an expected file, never for a plain audit.)
     from toolaudit.truth.typed_lines import typed_entry
 
@@ -108,9 +109,9 @@ def _read_lines(data: bytes, path: str, where: str) -> ExpectedSet:
         # Most lines: decoded and checked by msgspec; any other is read below.
         entry = typed_entry(line, path, number) if shallow else None
         if entry is not None:
-            if entry.id in first_line_of:
-                raise _expected_twice(where, entry.id, first_line_of[entry.id], number)
-            first_line_of[entry.id] = number
+            if entry.id in entries or entry.id in unread_line_of:
+                first = _first_line(entry.id, entries, unread_line_of)
+                raise _expected_twice(where, entry.id, first, number)
             entries[entry.id] = entry
             continue
         try:
@@ -122,17 +123,23 @@ def _read_lines(data: bytes, path: str, where: str) -> ExpectedSet:
             problems.append(LocatedProblem(path, number, f"not read: {error}"))
             continue
         id = id_text(document.get("id")) if isinstance(document, Mapping) else None
-        if id is not None:
-            if id in first_line_of:
-                raise _expected_twice(where, id, first_line_of[id], number)
-            first_line_of[id] = number
+        if id is not None and (id in entries or id in unread_line_of):
+            raise _expected_twice(where, id, _first_line(id, entries, unread_line_of), number)
         try:
             entries[_id_of(id)] = read_entry(
                 document, source=path, line=number, check_depth=not shallow
             )
         except UnreadableEntry as error:
             problems.append(LocatedProblem(path, number, str(error)))
+            if id is not None:
+                unread_line_of[id] = number
     return ExpectedSet(entries, problems)
+
+
+def _first_line(id: str, entries: Mapping[str, Expected], unread_line_of: Mapping[str, int]) -> int:
+    """The line an id was first expected on: its entry's, or its unreadable line's."""
+    entry = entries.get(id)
+    return entry.line if entry is not None else unread_line_of[id]
 
 
 def _loaded(line: bytes) -> Any:

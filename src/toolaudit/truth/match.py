@@ -239,8 +239,9 @@ def surely_correct(call: ExpectedCall, one: MadeCall) -> bool:
     literal = call.literal if call.literal is not None else _literal_arguments(call.arguments)
     if literal is None or len(arguments) != len(literal):
         return False
+    dumps, sort_keys = orjson.dumps, orjson.OPT_SORT_KEYS  # (inline: once a record scored)
     try:
-        return _sorted_text(arguments) == _sorted_text(literal)
+        return dumps(arguments, option=sort_keys) == dumps(literal, option=sort_keys)
     except TypeError:  # an integer past 64 bits, a number below a double's range
         return False
 
@@ -271,10 +272,6 @@ def _literal(accept: Accept) -> object:
 
 #: The kinds of a literal expected value (an object may hold accept objects).
 _LITERALS = frozenset({str, int, float, bool, type(None), list})
-
-
-def _sorted_text(value: object) -> bytes:
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
 
 
 #: The mismatches of a pair whose arguments were not compared at all.

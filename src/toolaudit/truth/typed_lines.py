@@ -82,9 +82,11 @@ def typed_entry(line: bytes, source: str, number: int) -> Expected | None:
     # (An integer id is read as its digits; msgspec refuses true.)
     id = read.id if type(read.id) is str else str(read.id)
     written = read.calls
-    calls = (
-        None
-        if written == "any"
-        else tuple(ExpectedCall(call.name, literal=call.arguments) for call in written)
-    )
+    calls: tuple[ExpectedCall, ...] | None
+    if written == "any":
+        calls = None
+    elif len(written) == 1:  # most lines (a generator costs more than the one call)
+        calls = (ExpectedCall(written[0].name, literal=written[0].arguments),)
+    else:
+        calls = tuple([ExpectedCall(call.name, literal=call.arguments) for call in written])
     return Expected(id, calls, read.order, read.category, "native", source, number)
