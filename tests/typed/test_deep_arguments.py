@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,8 +21,10 @@ from hypothesis import strategies as st
 from toolaudit import compile_schemas
 from toolaudit.contract import ToolValidator
 from toolaudit.jsonutil import loads_exact
+from toolaudit.typed import deep_arguments
 from toolaudit.typed.arguments import accepts
 from toolaudit.typed.deep_arguments import DeepTyping, deep_arguments_decoder, deep_typing
+from toolaudit.typed.deep_strings import DEC_HOOK
 
 from ..deep.test_against_jsonschema import cases
 from ..deep.test_rules import SUITE
@@ -223,3 +226,103 @@ def test_a_plain_tool_gets_the_plain_decoder_and_a_report_of_none() -> None:
     tool = compile_schemas({"t": {"parameters": {"properties": {"a": {}}}}}).tools["t"]
     assert deep_arguments_decoder(tool) is not None
     assert deep_typing(tool) == DeepTyping(declined="not a tool compiled for deep mode")
+
+
+# -- strings with a pattern, tested in C (typed.deep_strings) ------------------------------
+
+needs_speedups = pytest.mark.skipif(DEC_HOOK is None, reason="the C speedups are not built")
+
+#: Patterns the decoders test in C, with lengths beside them or not.
+TESTED = [
+    {"type": "string", "pattern": "^[A-Z]{3}$"},
+    {"type": "string", "pattern": "^[^@ ]+@[^@ ]+$", "maxLength": 6},
+    {"type": "string", "pattern": "^[a-z]{2}(-[A-Z]{2})?$", "minLength": 5},
+    {"type": "string", "pattern": "b"},
+    {"type": "string", "pattern": "^.{2}$"},
+    {"anyOf": [{"type": "string", "pattern": "^[0-9]{1,2}[A-K]$"}, {"type": "null"}]},
+]
+#: JSON values where the two ways could part: escapes, surrogates, other kinds.
+VALUES = [
+    '"ABC"',
+    '"AB"',
+    '"ABC\\n"',
+    '"a@b"',
+    '"a\\n@b"',
+    '"\\u00e9@b"',
+    '"\\ud83d\\ude00@\\ud83d\\ude00"',
+    '"\\ud800@b"',
+    '"en"',
+    '"en-GB"',
+    '"abc"',
+    '"\\u2028\\u2028"',
+    '"12K"',
+    '"1A"',
+    "null",
+    "3",
+    "true",
+    '["ABC"]',
+    '{"a": "ABC"}',
+    "1e-400",
+]
+
+
+def _field_type(tool: ToolValidator) -> Any:
+    decoder = deep_arguments_decoder(tool)
+    assert decoder is not None
+    return msgspec.structs.fields(decoder.type)[0].type
+
+
+@needs_speedups
+@pytest.mark.parametrize("spec", TESTED)
+def test_a_tested_string_takes_what_msgspecs_pattern_takes(spec: Any) -> None:
+    tool = x_tool(spec)
+    tested = deep_arguments_decoder(tool)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(deep_arguments, "string_type", lambda *_: None)
+        plain = deep_arguments_decoder(tool)
+    assert tested is not None and plain is not None
+    assert "TypedString" in repr(msgspec.structs.fields(tested.type)[0].type)
+    assert "TypedString" not in repr(msgspec.structs.fields(plain.type)[0].type)
+    taken = 0
+    for value in VALUES:
+        text = '{"x": ' + value + "}"
+        assert accepts(tested, text) is accepts(plain, text), (spec, value)
+        if accepts(tested, text):
+            taken += 1
+            assert not tool.check(loads_exact(text)), text
+    assert taken
+
+
+@needs_speedups
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(TESTED), st.text(alphabet="ABCaeKn019-@ \n\u00e9\u2028\U0001f600"))
+def test_random_strings_are_taken_alike(spec: Any, text: str) -> None:
+    value = json.dumps({"x": text})
+    tool = x_tool(spec)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(deep_arguments, "string_type", lambda *_: None)
+        plain = typed_verdict(tool, value)
+    assert typed_verdict(tool, value) is plain
+
+
+@needs_speedups
+def test_a_tested_string_is_msgspecs_own_where_a_value_is_read_or_other_kinds_join() -> None:
+    pattern = {"type": "string", "pattern": "^[A-Z]{3}$"}
+    unique = {"type": "array", "items": pattern, "uniqueItems": True}
+    assert "TypedString" not in repr(_field_type(x_tool(unique)))  # uniqueItems compares them
+    assert takes(unique, '["ABC", "ABD"]') is True
+    assert takes(unique, '["ABC", "ABC"]') is False
+    either = {"anyOf": [pattern, {"type": "integer"}]}
+    assert "TypedString" not in repr(_field_type(x_tool(either)))  # no union in msgspec
+    assert [takes(either, v) for v in ('"ABC"', "3", '"abc"')] == [True, True, False]
+    assert "TypedString" in repr(_field_type(x_tool({"type": "array", "items": pattern})))
+
+
+@needs_speedups
+def test_a_decoder_made_without_the_hook_refuses_a_tested_string() -> None:
+    decoder = deep_arguments_decoder(x_tool({"type": "string", "pattern": "^[A-Z]{3}$"}))
+    assert decoder is not None
+    assert accepts(decoder, '{"x": "ABC"}')
+    without = msgspec.json.Decoder(decoder.type)
+    with pytest.raises(msgspec.ValidationError):
+        without.decode('{"x": "ABC"}')

@@ -45,11 +45,244 @@ enum {
     BELOW = 3,      /* value < limit */
     LEN_AT_LEAST = 4, /* len(value) >= limit, limit a C ssize */
     LEN_AT_MOST = 5,  /* len(value) <= limit */
-    SEARCH = 6,     /* limit(value) is not None, for an ASCII str */
+    SEARCH = 6,     /* limit(value) is not None (limit a StringTest: tested here), ASCII str */
     UNIQUE = 7,     /* a list of distinct exact str (any other list: ask Python) */
 };
 
 static const int COMPARISON[] = {Py_GE, Py_LE, Py_GT, Py_LT};
+
+/* A string's length limits and pattern, tested in one pass (deep/pattern_automata.py):
+ * StringTest(min length, max length, program or None), the program a translated
+ * pattern's deterministic automaton, (start, ASCII symbols: 128 bytes, ((code point,
+ * symbol), ...) past ASCII, other symbol, symbols, transitions: a tuple of ints, state *
+ * symbols + symbol -> state or -1 (no match), accepting: a byte per state). Calling one
+ * with a str says whether it passes. It is also the typed decoders' string type
+ * (typed/deep_strings.py): each such type a subclass holding its one instance as
+ * `_string_test`, which typed_string(cls, value), msgspec's dec_hook, returns for a value
+ * that passes and refuses (ValueError) otherwise. */
+typedef struct {
+    PyObject_HEAD
+    Py_ssize_t min_length, max_length;
+    int start, other, symbols, states, named;
+    unsigned char ascii[128];
+    Py_UCS4 *named_points;
+    int *named_symbols;
+    int *transitions; /* NULL: lengths alone */
+    unsigned char *accepting;
+} StringTest;
+
+static PyTypeObject StringTestType;
+
+static void
+string_test_free(StringTest *test)
+{
+    PyMem_Free(test->named_points);
+    PyMem_Free(test->named_symbols);
+    PyMem_Free(test->transitions);
+    PyMem_Free(test->accepting);
+    test->named_points = NULL;
+    test->named_symbols = NULL;
+    test->transitions = NULL;
+    test->accepting = NULL;
+}
+
+static void
+string_test_dealloc(StringTest *test)
+{
+    PyObject_GC_UnTrack(test);
+    string_test_free(test);
+    Py_TYPE(test)->tp_free((PyObject *)test);
+}
+
+/* A typed decoder's string type holds its instance, which holds the type: a cycle the
+   collector sees through (a subclass's traverse visits the type; nothing else is held). */
+static int
+string_test_traverse(StringTest *test, visitproc visit, void *arg)
+{
+    return 0;
+}
+
+/* An int of [low, high) from `number`, else -1 with ValueError set. */
+static int
+bounded_int(PyObject *number, long low, long high)
+{
+    long got = PyLong_Check(number) ? PyLong_AsLong(number) : -2;
+    if (got == -1 && PyErr_Occurred())
+        return -1;
+    if (got < low || got >= high) {
+        PyErr_SetString(PyExc_ValueError, "StringTest: a number of the program is out of range");
+        return -1;
+    }
+    return (int)got;
+}
+
+static int
+string_test_program(StringTest *test, PyObject *program)
+{
+    if (!PyTuple_CheckExact(program) || PyTuple_GET_SIZE(program) != 7) {
+        PyErr_SetString(PyExc_TypeError, "StringTest: the program is a tuple of 7");
+        return -1;
+    }
+    PyObject *ascii = PyTuple_GET_ITEM(program, 1), *named = PyTuple_GET_ITEM(program, 2);
+    PyObject *rows = PyTuple_GET_ITEM(program, 5), *accepting = PyTuple_GET_ITEM(program, 6);
+    if (!PyBytes_CheckExact(ascii) || PyBytes_GET_SIZE(ascii) != 128 || !PyTuple_CheckExact(named)
+        || !PyTuple_CheckExact(rows) || !PyBytes_CheckExact(accepting)) {
+        PyErr_SetString(PyExc_TypeError, "StringTest: a part of the program has the wrong type");
+        return -1;
+    }
+    int symbols = bounded_int(PyTuple_GET_ITEM(program, 4), 1, 256);
+    if (symbols < 0)
+        return -1;
+    Py_ssize_t states = PyBytes_GET_SIZE(accepting);
+    if (states < 1 || states > 1 << 16 || PyTuple_GET_SIZE(rows) != states * symbols) {
+        PyErr_SetString(PyExc_ValueError, "StringTest: the program's tables disagree");
+        return -1;
+    }
+    test->symbols = symbols;
+    test->states = (int)states;
+    if ((test->start = bounded_int(PyTuple_GET_ITEM(program, 0), 0, (long)states)) < 0
+        || (test->other = bounded_int(PyTuple_GET_ITEM(program, 3), 0, symbols)) < 0)
+        return -1;
+    for (int i = 0; i < 128; i++) {
+        test->ascii[i] = (unsigned char)PyBytes_AS_STRING(ascii)[i];
+        if (test->ascii[i] >= symbols) {
+            PyErr_SetString(PyExc_ValueError, "StringTest: an ASCII symbol is out of range");
+            return -1;
+        }
+    }
+    test->named = (int)PyTuple_GET_SIZE(named);
+    test->named_points = PyMem_Calloc(test->named + 1, sizeof(Py_UCS4));
+    test->named_symbols = PyMem_Calloc(test->named + 1, sizeof(int));
+    test->transitions = PyMem_Calloc(states * symbols, sizeof(int));
+    test->accepting = PyMem_Calloc(states, 1);
+    if (test->named_points == NULL || test->named_symbols == NULL || test->transitions == NULL
+        || test->accepting == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int i = 0; i < test->named; i++) {
+        PyObject *pair = PyTuple_GET_ITEM(named, i);
+        if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_SetString(PyExc_TypeError, "StringTest: a named code point is a pair");
+            return -1;
+        }
+        int point = bounded_int(PyTuple_GET_ITEM(pair, 0), 128, 0x110000);
+        int symbol = point < 0 ? -1 : bounded_int(PyTuple_GET_ITEM(pair, 1), 0, symbols);
+        if (symbol < 0)
+            return -1;
+        test->named_points[i] = (Py_UCS4)point;
+        test->named_symbols[i] = symbol;
+    }
+    for (Py_ssize_t i = 0; i < states * symbols; i++) {
+        int next = bounded_int(PyTuple_GET_ITEM(rows, i), -1, (long)states);
+        if (next < -1 || (next == -1 && PyErr_Occurred()))
+            return -1;
+        test->transitions[i] = next;
+    }
+    memcpy(test->accepting, PyBytes_AS_STRING(accepting), states);
+    return 0;
+}
+
+static PyObject *
+string_test_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    Py_ssize_t min_length, max_length;
+    PyObject *program;
+    if (kwargs != NULL && PyDict_GET_SIZE(kwargs) != 0) {
+        PyErr_SetString(PyExc_TypeError, "StringTest(min_length, max_length, program)");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "nnO:StringTest", &min_length, &max_length, &program))
+        return NULL;
+    StringTest *test = (StringTest *)type->tp_alloc(type, 0);
+    if (test == NULL)
+        return NULL;
+    test->min_length = min_length;
+    test->max_length = max_length;
+    if (program != Py_None && string_test_program(test, program) < 0) {
+        Py_DECREF(test);
+        return NULL;
+    }
+    return (PyObject *)test;
+}
+
+/* Whether the str `text` passes `test`. */
+static int
+string_test_passes(StringTest *test, PyObject *text)
+{
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text);
+    if (length < test->min_length || length > test->max_length)
+        return 0;
+    const int *transitions = test->transitions;
+    if (transitions == NULL)
+        return 1;
+    int kind = PyUnicode_KIND(text), symbols = test->symbols, state = test->start;
+    const void *data = PyUnicode_DATA(text);
+    for (Py_ssize_t i = 0; i < length; i++) {
+        Py_UCS4 point = PyUnicode_READ(kind, data, i);
+        int symbol = test->other;
+        if (point < 128)
+            symbol = test->ascii[point];
+        else
+            for (int n = 0; n < test->named; n++)
+                if (test->named_points[n] == point) {
+                    symbol = test->named_symbols[n];
+                    break;
+                }
+        state = transitions[state * symbols + symbol];
+        if (state < 0)
+            return 0;
+    }
+    return test->accepting[state];
+}
+
+static PyObject *
+string_test_call(StringTest *test, PyObject *args, PyObject *kwargs)
+{
+    PyObject *text;
+    if ((kwargs != NULL && PyDict_GET_SIZE(kwargs) != 0) || !PyArg_ParseTuple(args, "U", &text))
+        return NULL;
+    return PyBool_FromLong(string_test_passes(test, text));
+}
+
+static PyTypeObject StringTestType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "toolaudit.deep._walk_speedups.StringTest",
+    .tp_basicsize = sizeof(StringTest),
+    .tp_dealloc = (destructor)string_test_dealloc,
+    .tp_call = (ternaryfunc)string_test_call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_traverse = (traverseproc)string_test_traverse,
+    .tp_doc = "A string's length limits and pattern automaton, tested in one pass.",
+    .tp_new = string_test_new,
+};
+
+static PyObject *STRING_TEST_NAME; /* "_string_test" */
+
+/* msgspec's dec_hook for the typed decoders' string types: the class's one instance for a
+   str that passes its test, else ValueError (msgspec's refusal). */
+static PyObject *
+typed_string(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "typed_string(cls, value)");
+        return NULL;
+    }
+    PyObject *test = PyObject_GetAttr(args[0], STRING_TEST_NAME);
+    if (test == NULL && !PyErr_ExceptionMatches(PyExc_AttributeError))
+        return NULL;
+    if (test == NULL || !PyObject_TypeCheck(test, &StringTestType)) {
+        PyErr_Clear();
+        Py_XDECREF(test);
+        PyErr_SetString(PyExc_TypeError, "typed_string: not a string type");
+        return NULL;
+    }
+    if (PyUnicode_CheckExact(args[1]) && string_test_passes((StringTest *)test, args[1]))
+        return test;
+    Py_DECREF(test);
+    PyErr_SetString(PyExc_ValueError, "refused by the string's test: the general path decides");
+    return NULL;
+}
 
 /* The tags of deep/walk_specs.py. */
 enum { LEAF = 0, ANY = 1, OBJECT = 2, ARRAY = 3 };
@@ -97,6 +330,8 @@ test_within(long code, PyObject *limit, PyObject *value)
     if (code == UNIQUE) /* a repeat's reason names its places: Python's */
         return distinct_strings(value) ? 1 : -1;
     if (code == SEARCH && PyUnicode_CheckExact(value) && PyUnicode_IS_ASCII(value)) {
+        if (Py_IS_TYPE(limit, &StringTestType))
+            return string_test_passes((StringTest *)limit, value);
         PyObject *match = PyObject_CallOneArg(limit, value);
         if (match == NULL) {
             PyErr_Clear();
@@ -976,6 +1211,8 @@ static PyMethodDef methods[] = {
      "An array check's loop over a list: slow() for each element the spec does not pass."},
     {"record", (PyCFunction)(void (*)(void))record, METH_FASTCALL,
      "A node's check of a value in C: True when done, False when nothing is recorded."},
+    {"typed_string", (PyCFunction)(void (*)(void))typed_string, METH_FASTCALL,
+     "msgspec's dec_hook of the typed string types: the type's test, if the value passes."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1000,10 +1237,22 @@ PyInit__walk_speedups(void)
     FOUND_NAME = interned("found");
     TRYING_NAME = interned("trying");
     CHECK_NAME = interned("check");
+    STRING_TEST_NAME = interned("_string_test");
     MISSING_REASON = MISSING_KIND == NULL ? NULL : PyTuple_Pack(1, MISSING_KIND);
     if (TYPE_KIND == NULL || ENUM_KIND == NULL || CONSTRAINT_KIND == NULL
         || UNEXPECTED_KIND == NULL || FOUND_NAME == NULL || TRYING_NAME == NULL
-        || CHECK_NAME == NULL || MISSING_REASON == NULL)
+        || CHECK_NAME == NULL || STRING_TEST_NAME == NULL || MISSING_REASON == NULL)
         return NULL;
-    return PyModule_Create(&module);
+    if (PyType_Ready(&StringTestType) < 0)
+        return NULL;
+    PyObject *made = PyModule_Create(&module);
+    if (made == NULL)
+        return NULL;
+    Py_INCREF(&StringTestType);
+    if (PyModule_AddObject(made, "StringTest", (PyObject *)&StringTestType) < 0) {
+        Py_DECREF(&StringTestType);
+        Py_DECREF(made);
+        return NULL;
+    }
+    return made;
 }

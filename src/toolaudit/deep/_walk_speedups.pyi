@@ -40,3 +40,14 @@ def array_items(
 
 def record(spec: Any, value: Any, path: str, base: str, walk: Any, /) -> bool:
     """A node's check of a value in C: True when done, False when nothing is recorded."""
+
+class StringTest:
+    """A string's length limits and pattern automaton, tested in one pass."""
+
+    def __init__(
+        self, min_length: int, max_length: int, program: tuple[Any, ...] | None, /
+    ) -> None: ...
+    def __call__(self, text: str, /) -> bool: ...
+
+def typed_string(cls: type[StringTest], value: Any, /) -> StringTest:
+    """msgspec's dec_hook of the typed string types: the type's test, if the value passes."""

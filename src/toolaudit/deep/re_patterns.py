@@ -97,8 +97,20 @@ class _Item:
 def python_pattern(pattern: str) -> str | None:
     """The ``re`` pattern that searches exactly as deep mode's ECMA-262 ``pattern`` does,
     in linear time; None when the pattern is outside the language this module reads."""
+    read = pattern_items(pattern)
+    if read is None:
+        return None
+    start, end, items = read
+    body = "".join(item.python() for item in items)
+    return ("\\A" if start else "") + body + ("\\Z" if end else "")
+
+
+def pattern_items(pattern: str) -> tuple[bool, bool, list[_Item]] | None:
+    """The pattern as :func:`python_pattern` reads it: whether it starts with ``^``,
+    whether it ends with ``$``, and its items (what :mod:`toolaudit.deep.pattern_automata`
+    builds its automaton from); None when it is outside the language."""
     try:
-        return _Parser(pattern).translate()
+        return _Parser(pattern).read()
     except _Untranslatable:
         return None
 
@@ -110,7 +122,7 @@ class _Parser:
         self.text = text
         self.at = 0
 
-    def translate(self) -> str:
+    def read(self) -> tuple[bool, bool, list[_Item]]:
         text = self.text
         start = text.startswith("^")
         end = text.endswith("$") and not text.endswith("\\$")
@@ -122,8 +134,7 @@ class _Parser:
         if self.at != stop:
             raise _Untranslatable
         _check_linear(items, start)
-        body = "".join(item.python() for item in items)
-        return ("\\A" if start else "") + body + ("\\Z" if end else "")
+        return start, end, items
 
     def sequence(self, stop: int, *, top: bool) -> list[_Item]:
         items: list[_Item] = []

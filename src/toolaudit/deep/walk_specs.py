@@ -18,9 +18,11 @@ test only Python runs (``multipleOf``, ``uniqueItems`` of anything but strings, 
 against a value neither an exact ``str`` nor ``int``) makes C ask Python at that value:
 
 - ``(LEAF, tests by exact type, enums, type stage)``: each exact Python type a value may
-  have, with the tuple of its ``(code, limit, reason head)`` tests, or None where a test
-  of its kind is one only Python runs; each enum and const as ``(its str and int members,
-  "enum" or "const", the schema's value, whether an int value is decided by them)``;
+  have, with the tuple of its ``(code, limit, reason head)`` tests (a pattern's limit its
+  automaton's ``StringTest`` where :mod:`toolaudit.deep.pattern_automata` builds one, else
+  its search), or None where a test of its kind is one only Python runs; each enum and
+  const as ``(its str and int members, "enum" or "const", the schema's value, whether an
+  int value is decided by them)``;
   the type stage ``(kinds, refused exact types)``, or None where Python words a type
   error;
 - ``(ANY, branches, lone branches)``: an ``anyOf`` or ``oneOf`` alone, one branch
@@ -47,6 +49,7 @@ from typing import Any
 import toolaudit.deep.paths as paths
 from toolaudit.compiled import speedups
 from toolaudit.deep.nodes import Node, admitted_kinds, chain_kinds
+from toolaudit.deep.pattern_automata import string_test
 from toolaudit.values import ALL_KINDS, EXACT_TYPES_OF_KIND, KIND_OF_EXACT_TYPE, value_kind
 
 SPEEDUPS = speedups("toolaudit.deep._walk_speedups")
@@ -256,7 +259,10 @@ def _tests_by_kind(chain: tuple[Node, ...]) -> dict[str, tuple[Test, ...] | None
             add(("integer", "float"), (_ORDER_CODES[keyword], limit, head) if plain else None)
         for keyword, limit in node.strings:
             if keyword == "pattern":
-                add(("string",), (SEARCH, limit[1], ("constraint", "pattern", limit[0])))
+                # (A translated pattern's automaton, where there is one: no Python call.)
+                test = string_test(limit[0])
+                search = limit[1] if test is None else test
+                add(("string",), (SEARCH, search, ("constraint", "pattern", limit[0])))
             else:
                 add(("string",), _count(keyword, limit))
         for keyword, limit in node.sequences:

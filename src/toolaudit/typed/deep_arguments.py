@@ -20,7 +20,10 @@ there takes the general path). What maps to what:
   a float there is refused; lengths in code points, as msgspec and deep mode count;
 - ``pattern``: translated to Python's ``re`` where :mod:`toolaudit.deep.re_patterns`
   proves the two match alike in linear time, else an after-check with deep mode's own
-  RE2 search; ``uniqueItems`` of scalars: an after-check (``__post_init__``);
+  RE2 search; a translated one, with the speedups, is a string type tested in C
+  (:mod:`toolaudit.typed.deep_strings`) where the union holds no other kind but null
+  and no ``uniqueItems`` reads the values; ``uniqueItems`` of scalars: an after-check
+  (``__post_init__``);
 - ``anyOf`` / ``oneOf`` (deep mode reads them alike): the union of the branches' types,
   a kind two branches give differently refused; ``$ref`` alone: its target's type;
 - refused at their place: a ``$ref`` beside other keywords, ``allOf`` of more than one
@@ -49,6 +52,7 @@ from toolaudit.typed.arguments import (
     can_be_renamed,
     value_type,
 )
+from toolaudit.typed.deep_strings import DEC_HOOK, string_type
 from toolaudit.typed.deep_values import (
     Check,
     Kinds,
@@ -68,6 +72,8 @@ _ANY: Kinds = {kind: (TYPE_OF_KIND[kind], None) for kind in TYPE_OF_KIND}
 #: The Python type a kind's decoded values have, where an after-check may look at them.
 _CHECKED_TYPE = {"string": str, "array": list, "object": dict}
 _HASHABLE_KINDS = frozenset({"string", "integer", "boolean", "null"})
+#: The kinds a union may hold with a C-tested string (typed.deep_strings).
+_TESTED_WITH = frozenset({"string", "null"})
 
 
 @dataclass
@@ -111,7 +117,7 @@ def deep_typing(tool: ToolValidator) -> DeepTyping:
                 "; ".join(f"#{where}: {why}" for where, why in typing.refused) or "its name"
             )
             return typing
-        typing.decoder = msgspec.json.Decoder(root, strict=True)
+        typing.decoder = msgspec.json.Decoder(root, strict=True, dec_hook=DEC_HOOK)
     except (TypeError, ValueError, OverflowError) as error:  # a limit or union msgspec refuses
         typing.declined = f"msgspec cannot decode the types: {error}"
     return typing
@@ -219,6 +225,7 @@ class _Builder:
     def _string(self, node: Node) -> tuple[Any, Check | None]:
         limits: dict[str, Any] = {}
         searches = []
+        source = None
         for keyword, limit in node.strings:
             if keyword == "minLength":
                 limits["min_length"] = limit
@@ -226,17 +233,25 @@ class _Builder:
                 limits["max_length"] = limit
             elif "pattern" not in limits and (translated := python_pattern(limit[0])):
                 limits["pattern"] = translated
+                source = limit[0]
             else:
                 searches.append(limit[1])
                 self._typing.after_checks.append(f"{node.pointer}/pattern")
         value = Annotated[str, meta(**limits)] if limits else str
         if not searches:
+            if source is not None:
+                tested = string_type(source, limits.get("min_length"), limits.get("max_length"))
+                if tested is not None:
+                    return _Tested(value, tested), None
             return value, None
         return value, lambda text: all(search(text) is not None for search in searches)
 
     def _array(self, node: Node) -> tuple[Any, Check | None] | None:
         items = self.kinds(node.items) if node.items is not None else _ANY
-        item_type, item_check = _union(items, self._typing, node.pointer + "/items")
+        # (uniqueItems compares the decoded items: no tested string, which holds none.)
+        item_type, item_check = _union(
+            items, self._typing, node.pointer + "/items", tested=not node.unique_items
+        )
         if item_type is REFUSED:
             return None
         limits = {
@@ -326,8 +341,29 @@ class _Builder:
         )
 
 
-def _union(kinds: Kinds, typing: DeepTyping, pointer: str) -> tuple[Any, Check | None]:
-    """One msgspec type of ``kinds`` and its after-check (REFUSED when no kind is typed)."""
+class _Tested:
+    """A string kind with a pattern: ``tested``, the C-tested type (typed.deep_strings),
+    where the union holds no other kind but null, else ``plain``, msgspec's own (a type
+    msgspec does not know takes no union with another). Equal as ``plain`` is."""
+
+    __slots__ = ("plain", "tested")
+
+    def __init__(self, plain: Any, tested: Any) -> None:
+        self.plain = plain
+        self.tested = tested
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Tested) and other.plain == self.plain
+
+    def __hash__(self) -> int:
+        return hash(self.plain)
+
+
+def _union(
+    kinds: Kinds, typing: DeepTyping, pointer: str, *, tested: bool = True
+) -> tuple[Any, Check | None]:
+    """One msgspec type of ``kinds`` and its after-check (REFUSED when no kind is typed);
+    ``tested``: a string kind with a pattern may be its C-tested type."""
     if "float" in kinds and "integer" not in kinds:
         # msgspec's float alone would take integers too, compared as doubles: refused.
         kinds = {kind: built for kind, built in kinds.items() if kind != "float"}
@@ -336,7 +372,11 @@ def _union(kinds: Kinds, typing: DeepTyping, pointer: str) -> tuple[Any, Check |
         return REFUSED, None
     if kinds == _ANY:
         return msgspec.Raw, None
-    types = [kinds[kind][0] for kind in TYPE_OF_KIND if kind in kinds]
+    tested = tested and kinds.keys() <= _TESTED_WITH
+    types = [
+        (each.tested if tested else each.plain) if type(each) is _Tested else each
+        for each in (kinds[kind][0] for kind in TYPE_OF_KIND if kind in kinds)
+    ]
     value = types[0] if len(types) == 1 else Union[tuple(types)]  # noqa: UP007
     checks: dict[type, Check] = {
         _CHECKED_TYPE[kind]: c for kind, (_, c) in kinds.items() if c is not None

@@ -31,6 +31,7 @@ import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
 from toolaudit.typed.arguments import DecodersOnDemand, encodes
+from toolaudit.typed.deep_strings import DEC_HOOK
 
 #: The struct no record decodes into (its arguments must be both given and absent),
 #: under a tag that is no tool's: it keeps a union of one tool a union.
@@ -136,7 +137,7 @@ class FlatCalls:
             self._waiting.clear()
             self._waiting_calls = 0
             union: Any = Union[tuple([*self._structs.values(), _NO_CALL])]  # noqa: UP007
-            self.decode = msgspec.json.Decoder(union).decode
+            self.decode = msgspec.json.Decoder(union, dec_hook=DEC_HOOK).decode
 
     def _struct(self, name: str, tool: str) -> type[FlatCall] | None:
         decoder = self._decoders[name]
