@@ -37,7 +37,7 @@ class Match(str, enum.Enum):
 PathsArgument = Annotated[
     list[str] | None,
     typer.Argument(
-        metavar="PATH",
+        metavar="PATH...",
         help="Log files (JSONL, plain or gzip), directories (walked for *.jsonl, *.ndjson, "
         "*.json and their .gz), URLs (s3://bucket/prefix/, globs too: see --storage-option), "
         "or - for stdin. None: read stdin.",
