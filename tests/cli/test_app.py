@@ -83,3 +83,17 @@ def test_start_up_pays_only_for_what_it_uses():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert loaded.strip().splitlines()[-1] == "[]"
+
+
+def test_the_usage_lines_show_which_arguments_take_many_values():
+    # Typer prints an argument's metavar as given: one that takes many values must say so
+    # itself (the pin below typer 0.29 had turned "[PATH]..." into "[PATH]").
+    for command, many in (
+        ("audit", "[PATH...]"),
+        ("merge", "{SUMMARY...}"),
+        ("schemas", "{FILE...}"),
+    ):
+        usage = invoke(command, "--help").stdout.splitlines()[0]
+        assert usage.endswith(f"[OPTIONS] {many}"), usage
+    for command, one in (("compare", "{BASE} {NEW}"), ("validate", "[CALL]")):
+        assert invoke(command, "--help").stdout.splitlines()[0].endswith(one)

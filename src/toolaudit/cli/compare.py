@@ -174,7 +174,7 @@ def _warn_incomplete(loaded: tuple[tuple[str, Summary], ...]) -> None:
 )
 def merge(
     summaries: Annotated[
-        list[str], typer.Argument(metavar="SUMMARY", help=SUMMARY_FILE_HELP, show_default=False)
+        list[str], typer.Argument(metavar="SUMMARY...", help=SUMMARY_FILE_HELP, show_default=False)
     ],
     output: Annotated[
         str,

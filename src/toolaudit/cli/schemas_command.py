@@ -98,7 +98,7 @@ def schemas_command(
     paths: Annotated[
         list[str],
         typer.Argument(
-            metavar="FILE",
+            metavar="FILE...",
             help="Schemas files, in any shape audit --schemas takes.",
             show_default=False,
         ),
