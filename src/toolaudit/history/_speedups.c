@@ -61,7 +61,7 @@ static PyObject *s_tool, *s_assistant, *s_function, *s_function_call,
     *s_function_call_output, *s_custom_tool_call, *s_custom_tool_call_output, *s_user,
     *s_tool_use, *s_tool_result, *s_error, *s_tool_call, *s_tool_call_response;
 
-static int
+static inline int
 same_text(PyObject *a, PyObject *b)
 {
     Py_ssize_t length = PyUnicode_GET_LENGTH(a);
