@@ -13,12 +13,16 @@ completion with one call) and request bodies logged alone (as gateways log them)
 ``--cpu`` times each command's CPU seconds (user + system) rather than its wall clock, less
 moved by a shared machine's load; ``--instructions`` counts, instead of seconds, the
 instructions of each command (start-up included) with valgrind's callgrind, which the load
-does not move at all.
+does not move at all. ``--per-line`` (with ``--instructions``) counts them again on the
+log's first fifth and takes the difference: what a line costs, start-up aside, as on the
+long logs users audit, where the start-up is nothing (``PYTHONHASHSEED=0``: the same hash
+seed in every command, which moves a few thousand instructions a line otherwise).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import time
@@ -308,13 +312,35 @@ def in_process(log: Path, repeat: int) -> None:
         print(f"| {label} | {each:.1f} | {per:.2f} | {seconds / full:.2f}x |")
 
 
-def count_instructions(kind: str, argv: list[str]) -> None:
-    """The check's cost in instructions: the command with it and without it, once each."""
+def count_instructions(kind: str, argv: list[str], log: Path, per_line: bool) -> None:
+    """The check's cost in instructions: the command on ``log`` with it and without it,
+    once each; ``per_line``: also on the log's first fifth, and what a line costs."""
     # (1: the audit found problems, as the check finds in these logs.)
-    off = callgrind_instructions([*argv, "--no-conversations"], ok_codes=(0, 1))
-    on = callgrind_instructions(argv, ok_codes=(0, 1))
+    env = {**os.environ, "PYTHONHASHSEED": "0"} if per_line else None
+
+    def counted(log: Path) -> tuple[int, int]:
+        command = [*argv, str(log)]
+        off = callgrind_instructions([*command, "--no-conversations"], env, ok_codes=(0, 1))
+        return off, callgrind_instructions(command, env, ok_codes=(0, 1))
+
+    off, on = counted(log)
     verdict = "met" if on / off <= 1.15 else "not met"
     print(f"{kind}: {off:,} instructions unchecked, {on:,} checked: {on / off:.3f}x ({verdict})")
+    if not per_line:
+        return
+    lines = log.read_bytes().splitlines(keepends=True)
+    short = log.with_name(f"{log.stem}-first{len(lines) // 5}.jsonl")
+    if not short.exists():
+        with atomic_path(short) as partial:
+            partial.write_bytes(b"".join(lines[: len(lines) // 5]))
+    short_off, short_on = counted(short)
+    each = len(lines) - len(lines) // 5
+    off_line, on_line = (off - short_off) / each, (on - short_on) / each
+    verdict = "met" if on_line / off_line <= 1.15 else "not met"
+    print(
+        f"{kind}, a line (start-up aside): {off_line:,.0f} instructions unchecked, "
+        f"{on_line:,.0f} checked: {on_line / off_line:.3f}x ({verdict})"
+    )
 
 
 def arguments() -> argparse.Namespace:
@@ -326,6 +352,11 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--cpu", action="store_true", help="CPU seconds, not the wall clock")
     parser.add_argument(
         "--instructions", action="store_true", help="count instructions (callgrind), not seconds"
+    )
+    parser.add_argument(
+        "--per-line",
+        action="store_true",
+        help="with --instructions: also a line's cost, the start-up aside (two log lengths)",
     )
     return parser.parse_args()
 
@@ -343,7 +374,8 @@ def main() -> None:
             generate(log, args.lines, args.messages, paired=paired, shape=args.shape)
         argv = [str(exe), "audit", str(log), "--no-progress", "--format", "json"]
         if args.instructions:
-            count_instructions(kind, [sys.executable, "-m", "toolaudit", *argv[1:]])
+            command = [sys.executable, "-m", "toolaudit", "audit", "--no-progress"]
+            count_instructions(kind, [*command, "--format", "json"], log, args.per_line)
             continue
         variants = [
             Variant(
