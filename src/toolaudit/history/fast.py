@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import toolaudit.history.fast_loop as fast_loop
 from toolaudit.formats.base import JSON_STRING
-from toolaudit.history import fast_loop
 from toolaudit.history.fast_blocks import (
     ANTHROPIC_BLOCK,
     BEDROCK_BLOCK,
