@@ -15,8 +15,12 @@ moved by a shared machine's load; ``--instructions`` counts, instead of seconds,
 instructions of each command (start-up included) with valgrind's callgrind, which the load
 does not move at all; with it, ``--src DIR`` measures another checkout's sources (``git
 archive <commit> src | tar -x -C DIR``, its extensions built there with ``python setup.py
-build_ext --inplace``) for a before/after side by side, and ``--log pairs`` (or
-``requests``) measures one log alone.
+build_ext --inplace``, its bytecode compiled with ``python -m compileall DIR``) for a
+before/after side by side, ``--log pairs`` (or ``requests``) measures one log alone, and
+``--per-line`` counts each command again on the log's first fifth and takes the difference:
+what a line costs, start-up aside, as on the long logs users audit, where the start-up is
+nothing (``PYTHONHASHSEED=0``: the same hash seed in every command, which moves a few
+thousand instructions a line otherwise).
 """
 
 from __future__ import annotations
@@ -312,15 +316,42 @@ def in_process(log: Path, repeat: int) -> None:
         print(f"| {label} | {each:.1f} | {per:.2f} | {seconds / full:.2f}x |")
 
 
-def count_instructions(kind: str, argv: list[str], src: str | None) -> None:
-    """The check's cost in instructions: the command with it and without it, once each
-    (``src``: another checkout's sources, measured instead of these)."""
-    env = dict(os.environ) | {"PYTHONPATH": src} if src else None
+def count_instructions(
+    kind: str, argv: list[str], log: Path, per_line: bool, src: str | None
+) -> None:
+    """The check's cost in instructions: the command on ``log`` with it and without it,
+    once each; ``per_line``: also on the log's first fifth, and what a line costs (``src``:
+    another checkout's sources, measured instead of these)."""
     # (1: the audit found problems, as the check finds in these logs.)
-    off = callgrind_instructions([*argv, "--no-conversations"], env=env, ok_codes=(0, 1))
-    on = callgrind_instructions(argv, env=env, ok_codes=(0, 1))
+    env = dict(os.environ) if per_line or src else None
+    if env is not None and per_line:
+        env["PYTHONHASHSEED"] = "0"
+    if env is not None and src:
+        env["PYTHONPATH"] = src
+
+    def counted(log: Path) -> tuple[int, int]:
+        command = [*argv, str(log)]
+        off = callgrind_instructions([*command, "--no-conversations"], env, ok_codes=(0, 1))
+        return off, callgrind_instructions(command, env, ok_codes=(0, 1))
+
+    off, on = counted(log)
     verdict = "met" if on / off <= 1.15 else "not met"
     print(f"{kind}: {off:,} instructions unchecked, {on:,} checked: {on / off:.3f}x ({verdict})")
+    if not per_line:
+        return
+    lines = log.read_bytes().splitlines(keepends=True)
+    short = log.with_name(f"{log.stem}-first{len(lines) // 5}.jsonl")
+    if not short.exists():
+        with atomic_path(short) as partial:
+            partial.write_bytes(b"".join(lines[: len(lines) // 5]))
+    short_off, short_on = counted(short)
+    each = len(lines) - len(lines) // 5
+    off_line, on_line = (off - short_off) / each, (on - short_on) / each
+    verdict = "met" if on_line / off_line <= 1.15 else "not met"
+    print(
+        f"{kind}, a line (start-up aside): {off_line:,.0f} instructions unchecked, "
+        f"{on_line:,.0f} checked: {on_line / off_line:.3f}x ({verdict})"
+    )
 
 
 def arguments() -> argparse.Namespace:
@@ -337,6 +368,11 @@ def arguments() -> argparse.Namespace:
         "--src", help="with --instructions: another checkout's sources, measured instead"
     )
     parser.add_argument("--log", choices=["pairs", "requests"], help="one log alone")
+    parser.add_argument(
+        "--per-line",
+        action="store_true",
+        help="with --instructions: also a line's cost, the start-up aside (two log lengths)",
+    )
     return parser.parse_args()
 
 
@@ -355,7 +391,8 @@ def main() -> None:
             generate(log, args.lines, args.messages, paired=paired, shape=args.shape)
         argv = [str(exe), "audit", str(log), "--no-progress", "--format", "json"]
         if args.instructions:
-            count_instructions(kind, [sys.executable, "-m", "toolaudit", *argv[1:]], args.src)
+            command = [sys.executable, "-m", "toolaudit", "audit", "--no-progress"]
+            count_instructions(kind, [*command, "--format", "json"], log, args.per_line, args.src)
             continue
         variants = [
             Variant(

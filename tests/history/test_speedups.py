@@ -384,3 +384,40 @@ def test_ids_of_any_characters_are_answered_as_python(shape: str, call_id: str):
     same_bytes = "\u6261"  # "ab" in two bytes a character
     steps = [ASK, ("calls", [(same_bytes, W), ("ab", W)]), ("results", [("ab", W, 0)])]
     assert agree(shape, build(BY_NAME[shape], steps))
+
+
+def rekeyed(value: Any, key: Any, extra: int = 0) -> Any:
+    """``value`` with each of its dicts' keys made again by ``key`` and ``extra`` more keys
+    (more than the speedups read by one walk: they look the others up)."""
+    if isinstance(value, list):
+        return [rekeyed(item, key, extra) for item in value]
+    if not isinstance(value, dict):
+        return value
+    made = {key(name): rekeyed(item, key, extra) for name, item in value.items()}
+    return made | {f"extra{k}": None for k in range(extra)}
+
+
+KEYINGS = {
+    "fresh objects": lambda name: "".join(list(name)),
+    "a str subclass": Text,
+    "the same objects": lambda name: name,
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SPED))
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+@pytest.mark.parametrize("extra", [0, 3])
+def test_keys_of_any_object_and_dicts_of_any_size_are_read_alike(
+    shape: str, fault: str, extra: int
+):
+    """The speedups take the key objects they find by text as the ones to look for next:
+    histories whose keys are other objects of the same text, a str subclass, or the same
+    objects again, one after the other, and dicts too large to walk, answer as Python."""
+    messages = build(BY_NAME[shape], FAULTS[fault][0])
+    answered = []
+    for keying in [*KEYINGS, *KEYINGS]:
+        history = rekeyed(messages, KEYINGS[keying], extra)
+        answered.append(agree(shape, history))
+        if keying != "a str subclass":  # (a dict holding one is looked up, as Python does)
+            assert answered[-1] == answered[0], f"{keying} read otherwise"
+    assert answered[0] or fault not in {"clean", "unanswered"}  # the commonest, read in C

@@ -113,8 +113,10 @@ def test_merged_summaries_add_their_conversations():
 
 def test_a_history_all_answered_counts_as_one_without_problems_or_failures():
     # Names that fold or need escaping, no name, and more than the tables keep.
-    tools = ["search", "<other>", "", *(f"tool{k}" for k in range(12))]
-    models = ["gpt-4o", None, "<other>", *(f"model{k}" for k in range(12))]
+    # (Names beginning as the buckets or their escapes do are each their own case.)
+    odd = ["<other>", "<no name>", "\\<other>", "\\\\<no name>", "\\", "<", "<x", "\\x", ""]
+    tools = ["search", *odd, *(f"tool{k}" for k in range(12))]
+    models = ["gpt-4o", None, *odd, *(f"model{k}" for k in range(12))]
     counted, answered = Conversations(max_keys=5), Conversations(max_keys=5)
     for turn in range(60):
         model = models[turn % len(models)]

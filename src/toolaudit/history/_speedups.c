@@ -28,8 +28,8 @@
 #include "_speedups_json.h"
 
 /* The keys read, each the str object last seen as that key in a logged dict: JSON
-   parsers share one object per key text, so that a lookup with it matches by identity
-   and skips comparing the texts (see adopt_keys). */
+   parsers share one object per key text (orjson's cache of keys), so that a key is most
+   often found by identity, its text compared only the first time (see pick). */
 enum { K_ROLE, K_TOOL_CALL_ID, K_NAME, K_CONTENT, K_FUNCTION_CALL, K_TOOL_CALLS, K_ID,
        K_FUNCTION, K_TYPE, K_CALL_ID, K_OUTPUT, K_IS_ERROR, K_IS_ERROR_MCP, K_TEXT, K_JSON,
        K_TOOL_USE_ID, K_TOOL_USE, K_TOOL_RESULT, K_TOOL_USE_ID_BEDROCK, K_STATUS,
@@ -61,7 +61,7 @@ static PyObject *s_tool, *s_assistant, *s_function, *s_function_call,
     *s_function_call_output, *s_custom_tool_call, *s_custom_tool_call_output, *s_user,
     *s_tool_use, *s_tool_result, *s_error, *s_tool_call, *s_tool_call_response;
 
-static int
+static inline int
 same_text(PyObject *a, PyObject *b)
 {
     Py_ssize_t length = PyUnicode_GET_LENGTH(a);
@@ -74,22 +74,36 @@ same_text(PyObject *a, PyObject *b)
 #define SMALL_DICT 4
 
 /* found[i] = get(dict, keys[wanted[i]]) for the `count` keys wanted: where the dict is
-   small and its keys are all exact str (a part, a block, a payload: one to three keys),
-   by one walk comparing texts, which spares a lookup for each key it does not hold. */
+   small and its keys are all exact str (a message, a block, a part, a payload: two to
+   four keys), by one walk, which spares a lookup for each key it does not hold. A key
+   is the one wanted by identity, else by its text; one found by its text is taken as
+   the key to look for from then on (adopted), so that the next dicts of the log, whose
+   keys are the same objects, are read by identity. */
 static void
 pick(PyObject *dict, const int *wanted, int count, PyObject **found)
 {
     for (int i = 0; i < count; i++)
         found[i] = NULL;
-    if (PyDict_GET_SIZE(dict) <= SMALL_DICT) {
+    Py_ssize_t size = PyDict_GET_SIZE(dict);
+    if (size <= SMALL_DICT) {
         PyObject *key, *value;
         Py_ssize_t position = 0;
         int walked = 1;
-        while (walked && PyDict_Next(dict, &position, &key, &value)) {
+        for (Py_ssize_t n = 0; walked && n < size && PyDict_Next(dict, &position, &key, &value);
+             n++) {
             walked = PyUnicode_CheckExact(key);
-            for (int i = 0; walked && i < count; i++) {
+            int i = 0;
+            while (walked && i < count && keys[wanted[i]] != key)
+                i++;
+            if (walked && i < count) {
+                found[i] = value;
+                continue;
+            }
+            for (i = 0; walked && i < count; i++) {
                 if (same_text(keys[wanted[i]], key)) {
                     found[i] = value;
+                    Py_INCREF(key);
+                    Py_SETREF(keys[wanted[i]], key);
                     break;
                 }
             }
@@ -99,28 +113,6 @@ pick(PyObject *dict, const int *wanted, int count, PyObject **found)
     }
     for (int i = 0; i < count; i++)
         found[i] = get(dict, keys[wanted[i]]);
-}
-
-/* Takes the key objects of `dict` (a logged message, say) as the ones to look up with. */
-static void
-adopt_keys(PyObject *dict)
-{
-    PyObject *key, *value;
-    Py_ssize_t position = 0;
-    while (PyDict_Next(dict, &position, &key, &value)) {
-        int k = 0;
-        while (k < KEY_COUNT && keys[k] != key)
-            k++;
-        if (k < KEY_COUNT || !PyUnicode_CheckExact(key))
-            continue; /* adopted already (most calls), or not a key we read */
-        for (k = 0; k < KEY_COUNT; k++) {
-            if (same_text(keys[k], key)) {
-                Py_INCREF(key);
-                Py_SETREF(keys[k], key);
-                break;
-            }
-        }
-    }
 }
 
 /* 1: an exact str equal to `constant` (an interned str); 0: not; -1: a str subclass (its
@@ -413,33 +405,17 @@ chat_calls(PyObject **field, Py_ssize_t index, Calls *calls)
         PyObject *tool_call = PyList_GET_ITEM(tool_calls, j);
         if (!PyDict_CheckExact(tool_call))
             return 0;
-        PyObject *function = get(tool_call, keys[K_FUNCTION]);
+        static const int call_keys[] = {K_FUNCTION, K_ID}, function_keys[] = {K_NAME};
+        PyObject *call[2], *name;
+        pick(tool_call, call_keys, 2, call);
+        PyObject *function = call[0];
         if (function == NULL || !PyDict_CheckExact(function))
             return 0; /* not an object, or a custom tool's call */
-        int made = made_call(calls, get(tool_call, keys[K_ID]), get(function, keys[K_NAME]),
-                             index, j);
+        pick(function, function_keys, 1, &name);
+        int made = made_call(calls, call[1], name, index, j);
         if (made <= 0)
             return made;
     }
-    return 1;
-}
-
-/* Adopts the keys of an assistant message, of its first call and of that call's function;
-   1 when it had a call to adopt from. */
-static int
-adopt_call_keys(PyObject *message)
-{
-    adopt_keys(message);
-    PyObject *tool_calls = get(message, keys[K_TOOL_CALLS]);
-    if (tool_calls == NULL || !PyList_CheckExact(tool_calls) || !PyList_GET_SIZE(tool_calls))
-        return 0;
-    PyObject *tool_call = PyList_GET_ITEM(tool_calls, 0);
-    if (!PyDict_CheckExact(tool_call))
-        return 0;
-    adopt_keys(tool_call);
-    PyObject *function = get(tool_call, keys[K_FUNCTION]);
-    if (function != NULL && PyDict_CheckExact(function))
-        adopt_keys(function);
     return 1;
 }
 
@@ -455,9 +431,6 @@ chat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t window = 0; /* the calls from this place on wait for tool messages */
     Results results = {.size = 0};
     int sure = 1;
-    int adopted_calls = 0, adopted_results = 0; /* keys taken once from each kind */
-    if (PyList_GET_SIZE(messages) && PyDict_CheckExact(PyList_GET_ITEM(messages, 0)))
-        adopt_keys(PyList_GET_ITEM(messages, 0));
     for (Py_ssize_t index = 0; sure > 0 && index < PyList_GET_SIZE(messages); index++) {
         PyObject *message = PyList_GET_ITEM(messages, index);
         if (!PyDict_CheckExact(message)) {
@@ -469,15 +442,11 @@ chat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyObject *role = field[M_ROLE];
         int tool = is_word(role, s_tool);
         if (tool != 0) {
-            if (tool > 0 && !adopted_results)
-                adopted_results = (adopt_keys(message), 1);
             sure = tool < 0 ? 0 : chat_result(field, &calls, window, &results, no_name);
             continue;
         }
         window = calls.table.count; /* any other message ends the run of tool messages */
         int assistant = is_word(role, s_assistant);
-        if (assistant > 0 && !adopted_calls)
-            adopted_calls = adopt_call_keys(message);
         if (assistant != 0)
             sure = assistant < 0 ? 0 : chat_calls(field, index, &calls);
         else if (is_word(role, s_function) != 0)
@@ -491,17 +460,17 @@ static int
 responses_item(PyObject *item, Py_ssize_t index, Calls *calls, Results *results,
                PyObject *no_name)
 {
-    static const int wanted[] = {K_TYPE, K_CALL_ID};
-    PyObject *found[2];
-    pick(item, wanted, 2, found);
+    static const int wanted[] = {K_TYPE, K_CALL_ID, K_NAME, K_OUTPUT};
+    PyObject *found[4];
+    pick(item, wanted, 4, found);
     PyObject *kind = found[0], *call_id = found[1];
     int is_call = is_word(kind, s_function_call);
     if (is_call != 0)
-        return is_call < 0 ? 0 : made_call(calls, call_id, get(item, keys[K_NAME]), index, 0);
+        return is_call < 0 ? 0 : made_call(calls, call_id, found[2], index, 0);
     int is_output = is_word(kind, s_function_call_output);
     if (is_output != 0) {
         Made *call = is_output > 0 ? waiting(calls, call_id, 0, calls->table.count) : NULL;
-        if (call == NULL || !no_failure(get(item, keys[K_OUTPUT]), FAILURE_DEPTH) ||
+        if (call == NULL || !no_failure(found[3], FAILURE_DEPTH) ||
             !count_result(results, call->name, no_name))
             return 0;
         call->answered = 1;
@@ -529,8 +498,6 @@ responses(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             sure = 0;
             break;
         }
-        if (index < 2) /* a message, then (often) a call: their keys, taken once */
-            adopt_keys(item);
         sure = responses_item(item, index, &calls, &results, no_name);
     }
     return answer_calls(sure, &calls, &results);
@@ -543,21 +510,22 @@ enum { NOT_SURE = 0, A_CALL = 1, A_RESULT = 2, NEITHER = 3 };
 static int
 anthropic_block(PyObject *block, PyObject **id, PyObject **name)
 {
-    PyObject *kind = get(block, keys[K_TYPE]);
-    int use = is_word(kind, s_tool_use), result = is_word(kind, s_tool_result);
+    static const int wanted[] = {K_TYPE, K_ID, K_NAME, K_IS_ERROR, K_CONTENT, K_TOOL_USE_ID};
+    PyObject *found[6];
+    pick(block, wanted, 6, found);
+    int use = is_word(found[0], s_tool_use), result = is_word(found[0], s_tool_result);
     if (use < 0 || result < 0)
         return NOT_SURE;
     if (use) {
-        *id = get(block, keys[K_ID]);
-        *name = get(block, keys[K_NAME]);
+        *id = found[1];
+        *name = found[2];
         return A_CALL;
     }
     if (!result)
         return NEITHER;
-    if (get(block, keys[K_IS_ERROR]) == Py_True ||
-        !no_failure(get(block, keys[K_CONTENT]), FAILURE_DEPTH))
+    if (found[3] == Py_True || !no_failure(found[4], FAILURE_DEPTH))
         return NOT_SURE; /* a failure: Python counts it, and what follows it */
-    *id = get(block, keys[K_TOOL_USE_ID]);
+    *id = found[5];
     return A_RESULT;
 }
 
@@ -572,17 +540,24 @@ bedrock_block(PyObject *block, PyObject **id, PyObject **name)
     if (use != NULL && use != Py_None) {
         if (!PyDict_CheckExact(use))
             return NOT_SURE;
-        *id = get(use, keys[K_TOOL_USE_ID_BEDROCK]);
-        *name = get(use, keys[K_NAME]);
+        static const int call_keys[] = {K_TOOL_USE_ID_BEDROCK, K_NAME};
+        PyObject *call[2];
+        pick(use, call_keys, 2, call);
+        *id = call[0];
+        *name = call[1];
         return A_CALL;
     }
     PyObject *result = found[1];
     if (result == NULL || result == Py_None)
         return NEITHER;
-    if (!PyDict_CheckExact(result) || is_word(get(result, keys[K_STATUS]), s_error) ||
-        !no_failure(get(result, keys[K_CONTENT]), FAILURE_DEPTH))
+    if (!PyDict_CheckExact(result))
         return NOT_SURE;
-    *id = get(result, keys[K_TOOL_USE_ID_BEDROCK]);
+    static const int result_keys[] = {K_STATUS, K_CONTENT, K_TOOL_USE_ID_BEDROCK};
+    PyObject *field[3];
+    pick(result, result_keys, 3, field);
+    if (is_word(field[0], s_error) || !no_failure(field[1], FAILURE_DEPTH))
+        return NOT_SURE;
+    *id = field[2];
     return A_RESULT;
 }
 
@@ -607,10 +582,13 @@ static int
 message_blocks(PyObject *message, Py_ssize_t index, int bedrock, Calls *calls,
                Py_ssize_t from, Py_ssize_t to, Results *results, PyObject *no_name)
 {
-    PyObject *content = get(message, keys[K_CONTENT]);
+    static const int wanted[] = {K_CONTENT, K_ROLE};
+    PyObject *found[2];
+    pick(message, wanted, 2, found);
+    PyObject *content = found[0];
     if (content == NULL || !PyList_CheckExact(content))
         return content != NULL && PyUnicode_CheckExact(content);
-    int takes_results = receiving(get(message, keys[K_ROLE]));
+    int takes_results = receiving(found[1]);
     if (takes_results < 0)
         return 0;
     Py_ssize_t answered = 0;
@@ -661,8 +639,6 @@ windowed_blocks(PyObject *const *args, Py_ssize_t nargs, int bedrock)
             sure = 0;
             break;
         }
-        if (index < 3) /* a user's message, then calls, then results: their keys */
-            adopt_keys(message);
         Py_ssize_t from = window, to = calls.table.count;
         window = to; /* the calls this message makes wait for the next */
         sure = message_blocks(message, index, bedrock, &calls, from, to, &results, no_name);
@@ -689,7 +665,7 @@ typedef struct {
     PyObject *id, *name; /* borrowed from the history; id NULL: none (pairing by name) */
     Py_ssize_t index, j;
     int field; /* the key its part holds it by: keys[field] (a key object may be replaced
-                  by adopt_keys meanwhile, so it is not held here) */
+                  by pick meanwhile, so it is not held here) */
     int answered;
 } GeminiCall;
 typedef struct {
@@ -701,7 +677,8 @@ typedef struct {
    its element (the call or the response object), its id (NULL: none), its name and its
    field (the index of its key in keys). */
 static int
-gemini_part(PyObject *part, PyObject **element, PyObject **id, PyObject **name, int *field)
+gemini_part(PyObject *part, PyObject **element, PyObject **id, PyObject **name,
+            PyObject **response, int *field)
 {
     if (!PyDict_CheckExact(part))
         return NOT_SURE;
@@ -719,8 +696,12 @@ gemini_part(PyObject *part, PyObject **element, PyObject **id, PyObject **name, 
         return NEITHER;
     if (!PyDict_CheckExact(*element))
         return NOT_SURE;
-    *id = get(*element, keys[K_ID]);
-    *name = get(*element, keys[K_NAME]);
+    static const int element_keys[] = {K_ID, K_NAME, K_RESPONSE};
+    PyObject *value[3];
+    pick(*element, element_keys, 3, value);
+    *id = value[0];
+    *name = value[1];
+    *response = value[2];
     if (*name == NULL || !PyUnicode_CheckExact(*name))
         return NOT_SURE;
     if (*id == Py_None)
@@ -776,14 +757,17 @@ static int
 gemini_content(PyObject *content, Py_ssize_t index, GeminiWindow *window, GeminiWindow *made,
                int *by_id, CallTable *seen, Results *results, PyObject *no_name)
 {
-    PyObject *parts = get(content, keys[K_PARTS]);
+    static const int wanted[] = {K_PARTS, K_ROLE};
+    PyObject *found[2];
+    pick(content, wanted, 2, found);
+    PyObject *parts = found[0];
     if (parts == NULL || !PyList_CheckExact(parts))
         return parts != NULL && PyUnicode_CheckExact(parts);
     int takes_results = -2; /* read when the first response comes */
     for (Py_ssize_t j = 0; j < PyList_GET_SIZE(parts); j++) {
-        PyObject *element, *id = NULL, *name;
+        PyObject *element, *id = NULL, *name, *response;
         int field;
-        int kind = gemini_part(PyList_GET_ITEM(parts, j), &element, &id, &name, &field);
+        int kind = gemini_part(PyList_GET_ITEM(parts, j), &element, &id, &name, &response, &field);
         if (kind == NOT_SURE)
             return 0;
         if (kind == NEITHER)
@@ -804,7 +788,7 @@ gemini_content(PyObject *content, Py_ssize_t index, GeminiWindow *window, Gemini
             continue;
         }
         if (takes_results == -2)
-            takes_results = receiving(get(content, keys[K_ROLE]));
+            takes_results = receiving(found[1]);
         if (takes_results <= 0)
             return 0; /* a response out of place, or a role of a str subclass */
         GeminiCall *call = NULL;
@@ -817,7 +801,7 @@ gemini_content(PyObject *content, Py_ssize_t index, GeminiWindow *window, Gemini
         }
         if (call == NULL || !same_text(call->name, name))
             return 0; /* unpaired, or naming another tool */
-        if (!gemini_no_failure(get(element, keys[K_RESPONSE])))
+        if (!gemini_no_failure(response))
             return 0; /* a failure: Python counts it, and what follows it */
         if (!count_result(results, name, no_name))
             return 0;
@@ -846,19 +830,6 @@ gemini(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         if (!PyDict_CheckExact(content)) {
             sure = 0;
             break;
-        }
-        if (index < 3) { /* a user's content, then calls, then responses: their keys */
-            adopt_keys(content);
-            PyObject *parts = get(content, keys[K_PARTS]);
-            if (parts != NULL && PyList_CheckExact(parts) && PyList_GET_SIZE(parts) &&
-                PyDict_CheckExact(PyList_GET_ITEM(parts, 0))) {
-                PyObject *part = PyList_GET_ITEM(parts, 0), *key, *value;
-                Py_ssize_t position = 0;
-                adopt_keys(part);
-                while (PyDict_Next(part, &position, &key, &value))
-                    if (PyDict_CheckExact(value))
-                        adopt_keys(value);
-            }
         }
         made->count = 0;
         sure = gemini_content(content, index, window, made, &by_id, &seen, &results, no_name);
@@ -936,13 +907,6 @@ otel(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         if (!PyDict_CheckExact(message)) {
             sure = 0;
             break;
-        }
-        if (index < 3) { /* a user's message, then calls, then results: their keys */
-            adopt_keys(message);
-            PyObject *parts = get(message, keys[K_PARTS]);
-            if (parts != NULL && PyList_CheckExact(parts) && PyList_GET_SIZE(parts) &&
-                PyDict_CheckExact(PyList_GET_ITEM(parts, 0)))
-                adopt_keys(PyList_GET_ITEM(parts, 0));
         }
         PyObject *made = PyDict_New();
         sure = made == NULL ? -1

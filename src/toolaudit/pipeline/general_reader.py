@@ -22,7 +22,7 @@ from toolaudit.formats import Extracted, UnknownShape, extract, get_format
 from toolaudit.formats.base import Call, is_cut_off, note_repeated_ids
 from toolaudit.formats.stream_lanes import StreamLanes
 from toolaudit.formats.streams import Finished, StreamError
-from toolaudit.history import HistoryCall
+from toolaudit.history import Checked, HistoryCall
 from toolaudit.history import check as check_history
 from toolaudit.history.check import check_counted
 from toolaudit.jsonutil import (
@@ -202,11 +202,14 @@ class GeneralReader:
         history = extracted.history
         if history is None or not self._conversations:
             return
-        if not self._history_calls:
+        if self._history_calls:
+            checked = check_history(history.messages, history.shape, path=history.path)
+        else:
             counted = check_counted(history.messages, history.shape, history.path)
-            self._recorder.counted_history(tally, lineno, extracted.model, counted)
-            return
-        checked = check_history(history.messages, history.shape, path=history.path)
+            if not isinstance(counted, Checked):  # the commonest: every call answered
+                self._recorder.all_answered_history(tally, extracted.model, counted)
+                return
+            checked = counted
         where = Where(self._recorder.source, lineno, model=extracted.model)
         self._recorder.history(tally, where, checked)
         if checked.calls:

@@ -23,7 +23,6 @@ from toolaudit._version import __version__
 from toolaudit.contract import MALFORMED, format_problems
 from toolaudit.deep.paths import collapsed
 from toolaudit.history import Checked
-from toolaudit.history.fast import AllAnswered
 from toolaudit.pipeline.judge import Problems, Verdict, reasons
 from toolaudit.pipeline.options import AuditOptions
 from toolaudit.pipeline.rows import (
@@ -305,17 +304,6 @@ class Recorder:
             )
             if self.rows is not None:
                 self._add(row)
-
-    def counted_history(
-        self, tally: Tally, lineno: int, model: str | None, checked: Checked | AllAnswered
-    ) -> None:
-        """:meth:`history` of the conversation on line ``lineno``, or, where it was given
-        as its results per tool alone (``AllAnswered``), :meth:`all_answered_history`."""
-        if type(checked) is dict:  # the commonest: every call answered, no failure
-            self.all_answered_history(tally, model, checked)
-        else:
-            assert isinstance(checked, Checked)
-            self.history(tally, Where(self.source, lineno, model=model), checked)
 
     def all_answered_history(
         self, tally: Tally, model: str | None, results: Mapping[str, int]

@@ -14,7 +14,13 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Protocol
 
 from toolaudit.results.counts import Counts, merged_counts, sorted_counts
-from toolaudit.results.folding import DEFAULT_MAX_TOOLS, NO_NAME, Folding, table_key
+from toolaudit.results.folding import (
+    DEFAULT_MAX_TOOLS,
+    NO_NAME,
+    NOT_OWN_KEY_STARTS,
+    Folding,
+    table_key,
+)
 
 
 class ProblemLike(Protocol):
@@ -166,9 +172,15 @@ class Conversations:
         only how many results each tool had (the commonest history, counted without an
         outcome made for each of its tools)."""
         self.all.checked += 1
-        self._histories_of(model).checked += 1
+        # (a name that is its own key looked up at once: this runs for every history)
+        histories = (
+            self.by_model.get(model) if model and model[:1] not in NOT_OWN_KEY_STARTS else None
+        )
+        (self._histories_of(model) if histories is None else histories).checked += 1
+        by_tool = self.by_tool
         for tool, count in results.items():
-            self._outcomes_of(tool).results += count
+            outcomes = by_tool.get(tool) if tool[:1] not in NOT_OWN_KEY_STARTS else None
+            (self._outcomes_of(tool) if outcomes is None else outcomes).results += count
 
     # (Each table is looked in first: the folding's own way, for a name not in it yet, is
     # a call too many for every history of a log.)

@@ -28,6 +28,9 @@ NO_NAME = "<no name>"
 #: Names that are never folded: the buckets themselves.
 _BUCKETS = frozenset({OTHER, NO_NAME})
 _ESCAPE = "\\"
+#: What a name begins with where it may not be its own key (a bucket's "<", the escape):
+#: a name that begins otherwise is its own :func:`table_key`, told without calling it.
+NOT_OWN_KEY_STARTS = "<" + _ESCAPE
 _HASH_SPACE = 1 << 64
 
 DEFAULT_MAX_TOOLS = 10_000
