@@ -10,7 +10,7 @@ a chunk of a streamed response). See docs/evaluation.md.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, BinaryIO
 
@@ -164,14 +164,9 @@ class Scorer:
         if expectations.match != "default":
             return self.typed_record(line, record, FLAT.name)
         if record is None:
-            # (What read_exactly tests that the reader has not.)
-            if may_hold_long_integers(line):
-                return None
-            try:
-                record = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                return None
-            if type(record) is not dict:
+            # (Of what read_exactly tests, the reader has left the long integers alone.)
+            record = _parsed(line, None, may_hold_long_integers)
+            if record is None:
                 return None
         name = record.get("name")
         arguments = record.get("arguments")
@@ -244,11 +239,14 @@ class Scorer:
             tally.ground_truth = ground_truth
 
 
-def _parsed(line: bytes, record: object) -> dict[str, Any] | None:
+def _parsed(
+    line: bytes, record: object, reads_exactly: Callable[[bytes], bool] = read_exactly
+) -> dict[str, Any] | None:
     """A line the typed path read as the general path parses it (``record``: parsed
     already, or None); None where that is no object, or the general path reads the line
-    exactly (see :func:`read_exactly`)."""
-    if read_exactly(line):
+    exactly (:func:`read_exactly`, or ``reads_exactly`` where the reader has already
+    tested the line for part of it)."""
+    if reads_exactly(line):
         return None
     if record is None:
         try:
