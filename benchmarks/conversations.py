@@ -323,10 +323,10 @@ def count_instructions(
     once each; ``per_line``: also on the log's first fifth, and what a line costs (``src``:
     another checkout's sources, measured instead of these)."""
     # (1: the audit found problems, as the check finds in these logs.)
-    env = dict(os.environ) if per_line or src else None
-    if env is not None and per_line:
+    env = dict(os.environ)
+    if per_line:
         env["PYTHONHASHSEED"] = "0"
-    if env is not None and src:
+    if src:
         env["PYTHONPATH"] = src
 
     def counted(log: Path) -> tuple[int, int]:
