@@ -48,6 +48,17 @@ print(elapsed, usage.ru_maxrss, os.waitstatus_to_exitcode(status), cpu)
 """
 
 
+#: The floor as a child process: ``orjson.loads`` of each line of the log ``sys.argv[1]``
+#: (so that it carries an interpreter's start-up, as the audits timed beside it do).
+FLOOR_CHILD = (
+    "import sys, orjson\n"
+    "loads = orjson.loads\n"
+    "with open(sys.argv[1], 'rb') as lines:\n"
+    "    for line in lines:\n"
+    "        loads(line)\n"
+)
+
+
 @dataclass(frozen=True)
 class ChildRun:
     seconds: float

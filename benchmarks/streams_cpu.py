@@ -22,16 +22,8 @@ import sys
 from pathlib import Path
 
 from dataset import prepare_dataset
-from measure import compile_bytecode, run_child
+from measure import FLOOR_CHILD, compile_bytecode, run_child
 from streams import SEED, chunks_log
-
-FLOOR = (
-    "import sys, orjson\n"
-    "loads = orjson.loads\n"
-    "with open(sys.argv[1], 'rb') as lines:\n"
-    "    for line in lines:\n"
-    "        loads(line)\n"
-)
 
 
 def main() -> int:
@@ -57,7 +49,10 @@ def main() -> int:
         str(dataset.schemas),
     ]
     rows: dict[str, tuple[list[str], dict[str, str]]] = {
-        "floor: orjson.loads of each line, a child": ([sys.executable, "-c", FLOOR, str(log)], {}),
+        "floor: orjson.loads of each line, a child": (
+            [sys.executable, "-c", FLOOR_CHILD, str(log)],
+            {},
+        ),
     }
     if args.before is not None:
         compile_bytecode(args.before)

@@ -31,6 +31,7 @@ SCRIPTS = [
     ["dask_bench.py", "--lines", "3000", "--repeat", "1", "--skip-report"],
     ["s3_bench.py", "--calls", "300", "--repeat", "1"],
     ["scoring.py", "--calls", "300", "--copies", "1", "--repeat", "1"],
+    ["deep_cpu.py", "--calls", "300", "--repeat", "1"],
 ]
 
 
