@@ -300,29 +300,49 @@ class ToolValidator:
         """:meth:`explain` of arguments and the problems :meth:`check` found in them, each
         reason worded from its problem without judging the arguments again (the report
         words the reasons of every failing call)."""
-        arguments, problems = judged
-        return self._worded(arguments, problems, _NOTHING_INSIDE)
+        return self.errors_explained(*judged)[1]
+
+    def errors_explained(
+        self, arguments: Mapping[Any, Any], problems: Sequence[Problem]
+    ) -> tuple[list[str], dict[str, str]]:
+        """:func:`format_problems` of the problems :meth:`check` found in these arguments,
+        and :meth:`explain_problems` of them, made in one pass: a report row has both."""
+        errors: list[str] = []
+        inside = self._recorded_inside(problems)
+        if inside is None:  # problems check() did not give: look for the reasons again
+            why = self.explain(arguments)
+        else:
+            why = self._worded(arguments, problems, inside, errors)
+        if len(errors) != len(problems):  # not all worded from the problems (see _worded)
+            errors = format_problems(problems)
+        return errors, why
+
+    def _recorded_inside(self, problems: Sequence[Problem]) -> Mapping[str, Found] | None:
+        """What the check recorded of the errors inside the arguments (none in the
+        contract's own check); None where ``problems`` do not say."""
+        return _NOTHING_INSIDE
 
     def _worded(
         self,
         arguments: Mapping[Any, Any],
         problems: Sequence[Problem],
         inside: Mapping[str, Found],
+        errors: list[str],
     ) -> dict[str, str]:
         """The reasons of ``problems``: an error found inside an argument (deep mode) from
-        what ``inside`` recorded of it, the contract's own from the arguments."""
+        what ``inside`` recorded of it, the contract's own from the arguments; each
+        problem's error string appended to ``errors`` as it is worded (all of them,
+        unless the reasons are looked for again by :meth:`explain`)."""
         words = self._words
         if words is None:
             from toolaudit.deep.reasons import ToolWords  # here: only a failing call is explained
 
             words = self._words = ToolWords(self._names)
-        if inside:
-            from toolaudit.deep.reasons import sentence  # loaded with ToolWords, above
         worded = {}
         for kind, subject in problems:
             found = inside.get(subject) if inside else None
             if found is not None:
-                text = sentence(found[1])
+                text = words.sentence(found[1])
             elif kind == UNEXPECTED:
                 text = words.unexpected
             elif kind == MISSING:
@@ -337,7 +357,9 @@ class ToolValidator:
                 text = words.not_allowed(subject, enum, arguments[subject])
             else:  # a key that is no string, say: as explain() finds it
                 return self.explain(arguments)
-            worded[f"{kind}:{subject}"] = text
+            error = f"{kind}:{subject}"
+            errors.append(error)
+            worded[error] = text
         return worded
 
     def findings(self, arguments: Mapping[Any, Any]) -> list[tuple[str, str, tuple[Any, ...]]]:
@@ -413,14 +435,8 @@ class _DeepToolValidator(ToolValidator):
             found.sort()
         return found
 
-    def explain_problems(
-        self, judged: tuple[Mapping[Any, Any], Sequence[Problem]]
-    ) -> dict[str, str]:
-        arguments, problems = judged
-        inside = problems.inside if type(problems) is DeepProblems else None
-        if inside is None:  # problems check() did not give: look for the reasons again
-            return self.explain(arguments)
-        return self._worded(arguments, problems, inside)
+    def _recorded_inside(self, problems: Sequence[Problem]) -> Mapping[str, Found] | None:
+        return problems.inside if type(problems) is DeepProblems else None
 
     def findings(self, arguments: Mapping[Any, Any]) -> list[tuple[str, str, tuple[Any, ...]]]:
         found = super().findings(arguments)

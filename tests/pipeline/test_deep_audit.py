@@ -14,6 +14,7 @@ import toolaudit
 from toolaudit import OptionError, SummaryError
 from toolaudit.pipeline.audit import Audit, AuditOptions
 from toolaudit.pipeline.recorder import Recorder
+from toolaudit.pipeline.rows import dump_row
 from toolaudit.results.compare import compare
 from toolaudit.schemas.loading import schema_set
 from toolaudit.sources import Source
@@ -211,3 +212,53 @@ def test_a_summary_alone_counts_the_failing_calls_as_a_report_run_does(
     assert alone["invalid"] == 120
     assert counted.count(True) >= 60  # the failing calls past the samples
     assert alone == summary(io.BytesIO())
+
+
+@pytest.mark.parametrize("deep", [True, False])
+@pytest.mark.parametrize("typed", [True, False])
+@pytest.mark.parametrize("group_by", [(), ("model",)])
+def test_a_failing_calls_row_written_at_once_is_the_row_the_audit_yields(
+    deep: bool, typed: bool, group_by: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the samples, a written report makes a failing call's line from its reasons
+    with no verdict or dict (Recorder.failing_call): the lines and the summary are those
+    of the rows an iterated audit yields, which are made as dicts."""
+    calls = [
+        dict(call, id=f"c{i}", model=f"m{i % 3}", arguments={**call["arguments"], "x": i})
+        if i % 5 == 0
+        else dict(call, model=f"m{i % 3}")
+        for i in range(100)
+        for call in CALLS
+    ]
+    data = b"".join(orjson.dumps(call) + b"\n" for call in calls)
+    schemas = schema_set(SCHEMAS, deep=deep)
+
+    def audit() -> Audit:
+        options = AuditOptions(deep=deep, group_by=group_by)
+        run = Audit([Source("-")], schemas, options, stdin=io.BytesIO(data))
+        run.typed_fast_path = typed
+        return run
+
+    at_once = []
+    failing_call, call = Recorder.failing_call, Recorder.call
+    calls = []
+
+    def spied_call(self: Recorder, *args: Any) -> None:
+        calls.append(True)
+        call(self, *args)
+
+    def spied(self: Recorder, *args: Any) -> None:
+        before = len(calls)
+        failing_call(self, *args)
+        at_once.append(len(calls) == before)
+
+    monkeypatch.setattr(Recorder, "call", spied_call)
+    monkeypatch.setattr(Recorder, "failing_call", spied)
+    report = io.BytesIO()
+    summary = audit().run(report).to_dict()
+    assert at_once.count(True) >= 20  # (some of) the failing calls past the samples
+    yielded = audit()
+    rows = list(yielded)
+    assert report.getvalue() == b"".join(dump_row(row) for row in rows)
+    assert yielded.summary is not None
+    assert summary == yielded.summary.to_dict()

@@ -11,8 +11,9 @@ import orjson
 import pytest
 
 from toolaudit.contract import Validator
-from toolaudit.pipeline import general_reader, inline_reader
+from toolaudit.pipeline import general_reader
 from toolaudit.pipeline.audit import Audit, AuditOptions
+from toolaudit.pipeline.recorder import Recorder
 from toolaudit.pipeline.rows import UNWRITABLE_ID, dump_row
 from toolaudit.schemas import load_schemas
 from toolaudit.sources import Source
@@ -87,8 +88,9 @@ def test_a_line_whose_judging_raises_in_the_inline_reader_is_judged_once_by_the_
     for group_by in ((), ("model",)):
         expected, _ = audit(data, group_by=group_by, max_tools=2)
         with monkeypatch.context() as patched:
-            # The inline reader words a failing call's verdict after its group counted it.
-            patched.setattr(inline_reader, "object_verdict", verdict_with_a_bug)
+            # The inline reader records a failing call (its verdict, its row) after its
+            # group counted it.
+            patched.setattr(Recorder, "failing_call", verdict_with_a_bug)
             patched.setattr(Audit, "typed_fast_path", False)
             rows, run = audit(data, group_by=group_by, max_tools=2)
         assert rows == expected  # the general reader judged it, and counted it once

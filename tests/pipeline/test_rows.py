@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from toolaudit.pipeline import rows
 from toolaudit.pipeline.audit import Audit
-from toolaudit.pipeline.rows import make_row, valid_row_writer
+from toolaudit.pipeline.rows import failing_row_writer, make_row, valid_row_writer
 from toolaudit.schemas.loading import load_schemas
 
 from ..conftest import REPO
@@ -31,14 +31,11 @@ def dict_line(source, line, index, call_id, tool, model):
     )
 
 
-@given(
-    TEXTS,
-    st.integers(1, 2**40),
-    st.integers(0, 2**20),
-    IDS,
-    TEXTS,
-    st.none() | TEXTS,
-)
+#: A row's source, line, index, id, tool and model.
+ROW_PLACES = (TEXTS, st.integers(1, 2**40), st.integers(0, 2**20), IDS, TEXTS, st.none() | TEXTS)
+
+
+@given(*ROW_PLACES)
 def test_a_valid_row_is_written_as_its_dict_would_be(source, line, index, call_id, tool, model):
     write = valid_row_writer(source)
     for _ in range(2):  # the second time from what it kept
@@ -95,3 +92,40 @@ def test_a_log_whose_name_is_no_utf_8_is_reported_as_its_rows_are(tmp_path):
     Audit([log], schemas).run(report)
     assert report.getvalue() == b"".join(rows.dump_row(row) for row in Audit([log], schemas))
     assert report.getvalue().count(b'"ok":true') == 3
+
+
+def failing_dict_line(source, line, index, call_id, tool, model, errors, why):
+    row = make_row(source, line, index, call_id, tool, model, errors)
+    row["why"] = why
+    return rows.dump_row(row)
+
+
+@given(
+    *ROW_PLACES,
+    st.lists(TEXTS, min_size=1, max_size=3),
+    st.dictionaries(TEXTS, TEXTS, min_size=1, max_size=3),
+)
+def test_a_failing_row_is_written_as_its_dict_would_be(
+    source, line, index, call_id, tool, model, errors, why
+):
+    write = failing_row_writer(source)
+    assert write(line, index, call_id, tool, model, errors, why) == failing_dict_line(
+        source, line, index, call_id, tool, model, errors, why
+    )
+
+
+def test_a_failing_row_orjson_cannot_write_is_written_as_the_dicts_line_is():
+    deep_id: object = "c"
+    for _ in range(300):  # deeper than orjson writes
+        deep_id = [deep_id]
+    for source, call_id, tool, model, errors, why in (
+        ("logs/\udcff.jsonl", "c1", "get", "m", ["type:a"], {"type:a": "expected x"}),
+        ("logs/a.jsonl", "c\udc80", "get", None, ["type:a"], {"type:a": "expected x"}),
+        ("logs/a.jsonl", 1, "get", "m", ["type:\ud800"], {"type:\ud800": "expected x"}),
+        ("logs/a.jsonl", 1, "get", None, ["type:a"], {"type:a": 'got "\udcff"'}),
+        ("logs/a.jsonl", deep_id, "get", None, ["type:a"], {"type:a": "expected x"}),
+    ):
+        line = failing_row_writer(source)(3, 0, call_id, tool, model, errors, why)
+        assert line == failing_dict_line(source, 3, 0, call_id, tool, model, errors, why)
+        assert line.endswith(b"}\n")
+    assert rows.UNWRITABLE_ID.encode() in line  # (the deep id's row, the last)

@@ -10,7 +10,7 @@ personal data).
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from toolaudit.deep.nodes import Node
@@ -40,7 +40,11 @@ def sentence(reason: tuple[Any, ...]) -> str:
     how = reason[0]
     if how == "type":
         _, kinds, value = reason
-        return _expected_type(kinds) + described(value)
+        try:
+            head = _TYPE_HEADS[kinds]
+        except TypeError:  # a set of kinds a caller gave
+            head = _expected_type(kinds)
+        return head + described(value)
     if how == "never":
         return f"no value is allowed here, got {described(reason[1])}"
     if how == "enum":
@@ -54,10 +58,10 @@ def sentence(reason: tuple[Any, ...]) -> str:
     if how == "missing":
         return REQUIRED
     if how == "unexpected":
-        declared = _declared_names(reason[1])
-        if not declared:
-            return "not declared: this object takes no properties"
-        return f"not a declared property (declared: {listed(declared)})"
+        try:
+            return _UNDECLARED[reason[1]]
+        except TypeError:  # names given as a list
+            return _undeclared(reason[1])
     if how == "unexpected_parameter":
         if not reason[1]:
             return "not a parameter: this tool takes none"
@@ -70,6 +74,37 @@ def sentence(reason: tuple[Any, ...]) -> str:
     if how == "text":
         return str(reason[1])
     raise ValueError(f"no words for the reason {how!r}")
+
+
+#: How many words a :class:`_SchemaWords` keeps; past them, it words each time.
+MOST_KEPT = 1024
+
+
+class _SchemaWords(dict[Any, str]):
+    """Words of reasons that depend on the schema alone (an object's declared names, a
+    limit, the kinds a type allows), kept by what they are worded from: a report words
+    the same few for most failing calls. ``words[key]`` is ``word(key)``; a key with no
+    hash raises TypeError, for the caller to word it itself."""
+
+    __slots__ = ("_word",)
+
+    def __init__(self, word: Callable[[Any], str]) -> None:
+        super().__init__()
+        self._word = word
+
+    def __missing__(self, key: Any) -> str:
+        words = self._word(key)
+        if len(self) < MOST_KEPT:
+            self[key] = words
+        return words
+
+
+def _undeclared(declared: Any) -> str:
+    """An undeclared property's reason, which lists the names ``declared`` declares."""
+    names = _declared_names(declared)
+    if not names:
+        return "not declared: this object takes no properties"
+    return f"not a declared property (declared: {listed(names)})"
 
 
 def _expected_type(kinds: Iterable[str]) -> str:
@@ -90,6 +125,8 @@ class ToolWords:
     __slots__ = ("_heads", "unexpected")
 
     missing = REQUIRED
+    #: Any reason's words (:func:`sentence`), for a caller that imports this module lazily.
+    sentence = staticmethod(sentence)
 
     def __init__(self, parameter_names: tuple[str, ...]) -> None:
         #: An undeclared argument's reason (it lists the tool's parameters).
@@ -121,14 +158,15 @@ def _declared_names(declared: Any) -> list[str]:
 
 def _constraint(keyword: str, limit: Any, value: Any) -> str:
     if keyword == "pattern":
-        return f"does not match the pattern {shown(limit)}: got {shown(value)}"
+        return _PATTERN_HEADS[limit] + shown(value)  # (a pattern is a string)
     if keyword == "uniqueItems":
         first, again = limit
         return f"items must be unique, and items {first} and {again} are equal"
-    one = limit == 1
-    rule = _CONSTRAINT_WORDS[keyword].format(
-        limit=shown(limit), s="" if one else "s", ies="y" if one else "ies"
-    )
+    try:
+        # (The limit's type too: 1 and 1.0 are equal keys, but each is shown as it came.)
+        rule = _RULES[keyword, limit, type(limit)]
+    except TypeError:  # a limit with no hash
+        rule = _rule((keyword, limit, type(limit)))
     if keyword in ("minLength", "maxLength"):
         return f"{rule}, got {len(value)}: {shown(value)}"
     if keyword in ("minItems", "maxItems"):
@@ -136,6 +174,27 @@ def _constraint(keyword: str, limit: Any, value: Any) -> str:
     if keyword in ("minProperties", "maxProperties"):
         return f"{rule}, got {len(value)}"
     return f"{rule}, got {shown(value)}"
+
+
+def _pattern_head(pattern: Any) -> str:
+    """A pattern's reason before the value that came."""
+    return f"does not match the pattern {shown(pattern)}: got "
+
+
+def _rule(key: tuple[str, Any, type]) -> str:
+    """What a limit asks: "at most 10 characters" (``key``: the keyword, the limit and
+    its type)."""
+    keyword, limit, _ = key
+    one = limit == 1
+    return _CONSTRAINT_WORDS[keyword].format(
+        limit=shown(limit), s="" if one else "s", ies="y" if one else "ies"
+    )
+
+
+_TYPE_HEADS = _SchemaWords(_expected_type)
+_UNDECLARED = _SchemaWords(_undeclared)
+_PATTERN_HEADS = _SchemaWords(_pattern_head)
+_RULES = _SchemaWords(_rule)
 
 
 @functools.lru_cache(maxsize=256)

@@ -16,8 +16,7 @@ from toolaudit.formats.flat import call_id as flat_call_id
 from toolaudit.jsonutil import may_hold_long_integers, may_hold_tiny_numbers
 from toolaudit.pipeline.fast_paths import FastPaths
 from toolaudit.pipeline.general_reader import GeneralReader
-from toolaudit.pipeline.judge import object_verdict
-from toolaudit.pipeline.recorder import Recorder, Where
+from toolaudit.pipeline.recorder import Recorder
 from toolaudit.results.tally import Tally
 
 _loads = orjson.loads
@@ -150,9 +149,8 @@ class InlineReader:
                     # judged on the exact parse: the failure may be orjson's float
                     general.read_record(record, lineno, line, tally)
                 elif not recorder.count_failing(tally, tool.name, problems):
-                    verdict = object_verdict(tool, arguments, problems)
-                    where = Where(recorder.source, lineno, 0, flat_call_id(record), model)
-                    recorder.call(tally, where, verdict)
+                    call_id = flat_call_id(record)
+                    recorder.failing_call(tally, tool, arguments, problems, lineno, call_id, model)
         except KeyboardInterrupt:
             self.interrupted_at = first_line + position
             raise

@@ -20,14 +20,15 @@ from dataclasses import replace
 from typing import Any
 
 from toolaudit._version import __version__
-from toolaudit.contract import MALFORMED, format_problems
+from toolaudit.contract import MALFORMED, ToolValidator, format_problems
 from toolaudit.deep.paths import collapsed
 from toolaudit.history import Checked
-from toolaudit.pipeline.judge import Problems, Verdict, reasons
+from toolaudit.pipeline.judge import Problems, Verdict, object_verdict, reasons
 from toolaudit.pipeline.options import AuditOptions
 from toolaudit.pipeline.rows import (
     Row,
     dump_row,
+    failing_row_writer,
     history_call_row,
     make_row,
     problem_row,
@@ -44,6 +45,9 @@ from toolaudit.results.tally import Tally
 #: Makes a valid call's report row (a dict, or its JSON line when the report is being
 #: written) of (its line, its index, its id, its tool, the model).
 ValidRow = Callable[[int, int, object, str, "str | None"], Any]
+#: Makes a failing call's JSON line of (its line, its index, its id, its tool, the model,
+#: its errors, their reasons).
+FailingRow = Callable[[int, int, object, str, "str | None", list[str], dict[str, str]], bytes]
 
 
 class Where:
@@ -87,6 +91,7 @@ class Recorder:
         "_statuses",
         "_want_rows",
         "blank",
+        "failing_row",
         "grouped",
         "ok",
         "rows",
@@ -123,6 +128,9 @@ class Recorder:
         self.valid_rows: list[Any] | None = None
         self._errors_only = options.errors_only
         self.valid_row: ValidRow = _no_row
+        #: Makes a failing call's JSON line where the report is being written (see
+        #: :meth:`failing_call`).
+        self.failing_row: FailingRow = _no_row
         #: Lines of the source being read that held no record (blank, framing).
         self.blank = 0
 
@@ -133,6 +141,8 @@ class Recorder:
         self.source = name
         self.blank = 0
         self.valid_row = valid_row_writer(name) if self._encoded else _valid_row_of(name)
+        if self._encoded:
+            self.failing_row = failing_row_writer(name)
         self._new_rows()
         status = SourceStatus(name)
         self._statuses.append(status)
@@ -241,6 +251,43 @@ class Recorder:
             return False  # a sample may take its row (see calls)
         tally.count_problems(tool, counted(problems) if self._deep else problems)
         return True
+
+    def failing_call(
+        self,
+        tally: Tally | None,
+        tool: ToolValidator,
+        arguments: Mapping[str, Any],
+        problems: Problems,
+        line: int,
+        call_id: object,
+        model: str | None,
+    ) -> None:
+        """A record's one call (index 0) of ``tool``, whose arguments, an object, hold
+        ``problems`` by its check: :meth:`call` with :func:`object_verdict`'s verdict.
+
+        Where its row is written and no sample may take it (the samples full), the row's
+        JSON line is made at once from the reasons (:func:`failing_row_writer`), with no
+        verdict, place or dict made: a report of a log whose calls often fail writes many.
+        """
+        if tally is None:
+            tally = self.tally
+        rows = self.rows
+        if (
+            rows is None
+            or not self._encoded
+            or len(tally.samples) < SAMPLE_ROWS
+            or len(self.tally.samples) < SAMPLE_ROWS
+        ):
+            where = Where(self.source, line, 0, call_id, model)
+            self.call(tally, where, object_verdict(tool, arguments, problems))
+            return
+        # Worded before anything is counted, as calls() makes the rows first: a call
+        # whose reasons fail to word leaves the record uncounted.
+        errors, why = tool.errors_explained(arguments, problems)
+        name = tool.name
+        row = self.failing_row(line, 0, call_id, name, model, errors, why)
+        tally.count_problems(name, counted(problems) if self._deep else problems)
+        rows.append(row)
 
     def _row_of(self, where: Where, verdict: str | Verdict, sample: bool) -> Any:
         """The row of a call, if the report or (``sample``) the samples may want it (a
@@ -381,7 +428,7 @@ def _valid_row_of(source: str) -> ValidRow:
     return row
 
 
-def _no_row(line: int, index: int, call_id: object, tool: str, model: str | None) -> None:
+def _no_row(*row: object) -> Any:
     """The row maker before any source is read (never called)."""
 
 

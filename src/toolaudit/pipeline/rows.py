@@ -155,9 +155,8 @@ def valid_row_writer(source: str) -> Callable[[int, int, object, str, str | None
         # library's parser) makes the whole row the standard library's: so here too.
         return dump_row(valid_row(source, line, index, call_id, tool, model))
 
-    try:
-        head = b'{"source":' + orjson.dumps(source) + b',"line":'
-    except TypeError:
+    head = _encoded_head(source)
+    if head is None:
         return as_dict_would
     tools: dict[str, bytes] = {}
     models: dict[str | None, bytes] = {None: b',"ok":true,"errors":[]}\n'}
@@ -187,6 +186,56 @@ def valid_row_writer(source: str) -> Callable[[int, int, object, str, str | None
             return as_dict_would(line, index, call_id, tool, model)
 
     return write
+
+
+def failing_row_writer(
+    source: str,
+) -> Callable[[int, int, object, str, str | None, list[str], dict[str, str]], bytes]:
+    """What writes a failing call's report line, for one source: (its line, its index, its
+    id, its tool, the model, its errors, their reasons) -> the bytes :func:`dump_row`
+    makes of :func:`make_row`'s dict with ``"why"`` added, without the dict where orjson
+    can write the parts: a report of a log whose calls fail often writes many
+    (tests/pipeline/test_rows.py compares the two on every kind of value)."""
+    head = _encoded_head(source)
+    dumps = orjson.dumps
+
+    def write(
+        line: int,
+        index: int,
+        call_id: object,
+        tool: str,
+        model: str | None,
+        errors: list[str],
+        why: dict[str, str],
+    ) -> bytes:
+        if head is not None:
+            try:
+                return b'%s%d,"index":%d,"id":%s,"tool":%s%s,"ok":false,"errors":%s,"why":%s}\n' % (
+                    head,
+                    line,
+                    index,
+                    dumps(call_id),
+                    dumps(tool),
+                    b"" if model is None else b',"model":' + dumps(model),
+                    dumps(errors),
+                    dumps(why),
+                )
+            except TypeError:  # (see valid_row_writer)
+                pass
+        row = make_row(source, line, index, call_id, tool, model, errors)
+        row["why"] = why
+        return dump_row(row)
+
+    return write
+
+
+def _encoded_head(source: str) -> bytes | None:
+    """A row's bytes up to its line number, or None where orjson cannot write the source's
+    name (a lone surrogate: the standard library then writes each whole row)."""
+    try:
+        return b'{"source":' + orjson.dumps(source) + b',"line":'
+    except TypeError:
+        return None
 
 
 #: What a row's ``id`` says of a call id from a log nested deeper than orjson writes (the

@@ -19,7 +19,7 @@ from toolaudit.formats import JSON_STRING, Call
 from toolaudit.formats.flat import call_id as flat_call_id
 from toolaudit.formats.typed import DECODE_FAILURES
 from toolaudit.jsonutil import may_hold_long_integers
-from toolaudit.pipeline.judge import judge, object_verdict
+from toolaudit.pipeline.judge import judge
 from toolaudit.pipeline.recorder import Recorder, Where
 from toolaudit.typed.arguments import DECODER_DECIDES_LENGTH, beyond_decoders, is_utf8
 from toolaudit.typed.decoders import may_read_as_zero
@@ -63,6 +63,7 @@ class TypedFlatReader:
         grouped = recorder.grouped
         tally_for = recorder.tally_for
         count_failing = recorder.count_failing
+        failing_call = recorder.failing_call
         scorer = self._scorer
         scoring = None
         end = len(lines)
@@ -154,9 +155,8 @@ class TypedFlatReader:
                     failing += 1
                     # (Counted alone where no row is wanted, else judged and recorded.)
                     if not count_failing(tally, judge_by.name, problems):
-                        verdict = object_verdict(judge_by, arguments, problems)
-                        where = Where(recorder.source, lineno, 0, flat_call_id(record), model)
-                        recorder.call(tally, where, verdict)
+                        call_id = flat_call_id(record)
+                        failing_call(tally, judge_by, arguments, problems, lineno, call_id, model)
                 else:
                     # Valid, and not decoded: of a tool the decoder does not know yet (or
                     # cannot type), or one it was not worth trying on.
