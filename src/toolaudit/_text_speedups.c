@@ -17,7 +17,13 @@
  * And one for toolaudit.lines: split_newlines(chunk) -> chunk.split(b"\n"), for bytes,
  * each line found by memchr, where bytes.split looks at every byte in turn (on the
  * stream benchmarks' logs, a line's split took some 1,400 instructions; tests/test_sources.py
- * holds it to bytes.split). Built at install
+ * holds it to bytes.split).
+ *
+ * And one for toolaudit.pipeline.rows: valid_row_line((head, tools, models, otherwise), line,
+ * index, call_id, tool, model) -> a valid call's report line, the bytes orjson writes of
+ * its row's dict, made in one copy where the id is a string or null and the writer keeps
+ * the tool's and the model's parts; any other line is otherwise(...)'s, the Python
+ * writer's (tests/pipeline/test_rows.py holds the two to the dict's line). Built at install
  * when a C compiler is there (setup.py); without it, or with TOOLAUDIT_PURE_PYTHON=1, the
  * pure searches run alone.
  */
@@ -147,6 +153,152 @@ split_newlines(PyObject *module, PyObject *chunk)
     }
 }
 
+/* The bytes orjson writes of a string: its UTF-8 between quotes, '"' and '\\' escaped, and
+   the control characters below 0x20 (\b \t \n \f \r by their letters, the others as
+   \u00XX), nothing else. Writes them at `out` (NULL: only counts); returns their length. */
+static Py_ssize_t
+json_string(const unsigned char *text, Py_ssize_t length, char *out)
+{
+    static const char hex[] = "0123456789abcdef";
+    Py_ssize_t size = 2;
+    if (out != NULL)
+        *out++ = '"';
+    for (Py_ssize_t i = 0; i < length; i++) {
+        unsigned char byte = text[i];
+        char letter = 0;
+        if (byte >= 0x20 && byte != '"' && byte != '\\') {
+            size++;
+            if (out != NULL)
+                *out++ = (char)byte;
+            continue;
+        }
+        switch (byte) {
+        case '"': letter = '"'; break;
+        case '\\': letter = '\\'; break;
+        case '\b': letter = 'b'; break;
+        case '\t': letter = 't'; break;
+        case '\n': letter = 'n'; break;
+        case '\f': letter = 'f'; break;
+        case '\r': letter = 'r'; break;
+        }
+        if (letter) {
+            size += 2;
+            if (out != NULL) {
+                *out++ = '\\';
+                *out++ = letter;
+            }
+        } else {
+            size += 6;
+            if (out != NULL) {
+                memcpy(out, "\\u00", 4);
+                out[4] = hex[byte >> 4];
+                out[5] = hex[byte & 15];
+                out += 6;
+            }
+        }
+    }
+    if (out != NULL)
+        *out = '"';
+    return size;
+}
+
+/* The decimal digits of `number` written at `out` (24 bytes of room); returns how many. */
+static int
+decimal(long long number, char *out)
+{
+    char digits[24];
+    int count = 0, length = 0;
+    unsigned long long left = number < 0 ? 0 - (unsigned long long)number : (unsigned long long)number;
+    do {
+        digits[count++] = (char)('0' + left % 10);
+        left /= 10;
+    } while (left);
+    if (number < 0)
+        out[length++] = '-';
+    while (count)
+        out[length++] = digits[--count];
+    return length;
+}
+
+/* valid_row_line((head, tools, models, otherwise), line, index, call_id, tool, model): see the
+   top. The parts kept for `tool` and `model` are looked up in `tools` and `models` (dicts
+   the Python writer fills); where one is missing, the id is no string or null, or a string
+   has no UTF-8 (a lone surrogate), or a number is past 64 bits, the line is
+   `otherwise(line, index, call_id, tool, model)`: the Python writer's. */
+static PyObject *
+valid_row_line(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *parts = nargs == 6 ? args[0] : NULL;
+    if (parts == NULL || !PyTuple_CheckExact(parts) || PyTuple_GET_SIZE(parts) != 4 ||
+        !PyBytes_Check(PyTuple_GET_ITEM(parts, 0)) ||
+        !PyDict_CheckExact(PyTuple_GET_ITEM(parts, 1)) ||
+        !PyDict_CheckExact(PyTuple_GET_ITEM(parts, 2))) {
+        PyErr_SetString(PyExc_TypeError, "valid_row_line((head, tools, models, otherwise), "
+                                         "line, index, call_id, tool, model)");
+        return NULL;
+    }
+    PyObject *head = PyTuple_GET_ITEM(parts, 0), *tools = PyTuple_GET_ITEM(parts, 1);
+    PyObject *models = PyTuple_GET_ITEM(parts, 2), *otherwise = PyTuple_GET_ITEM(parts, 3);
+    PyObject *const *row = args + 1;
+    PyObject *call_id = row[2], *tool_part = NULL, *tail = NULL;
+    const char *id_text = NULL;
+    Py_ssize_t id_length = 0;
+    long long line = -1, index = -1;
+    if (PyUnicode_CheckExact(row[3]) && (row[4] == Py_None || PyUnicode_CheckExact(row[4])) &&
+        PyLong_CheckExact(row[0]) && PyLong_CheckExact(row[1])) {
+        tool_part = PyDict_GetItemWithError(tools, row[3]);
+        tail = tool_part == NULL ? NULL : PyDict_GetItemWithError(models, row[4]);
+        if (tail == NULL && PyErr_Occurred())
+            return NULL;
+    }
+    if (tail != NULL) {
+        if (PyUnicode_CheckExact(call_id)) {
+            id_text = PyUnicode_AsUTF8AndSize(call_id, &id_length);
+            if (id_text == NULL) /* a lone surrogate: orjson refuses it too */
+                PyErr_Clear();
+        }
+        line = PyLong_AsLongLong(row[0]);
+        index = PyLong_AsLongLong(row[1]);
+        if ((line == -1 || index == -1) && PyErr_Occurred()) { /* past 64 bits */
+            PyErr_Clear();
+            tail = NULL;
+        }
+    }
+    if (tail == NULL || (id_text == NULL && call_id != Py_None))
+        return PyObject_Vectorcall(otherwise, row, 5, NULL);
+    char numbers[2][24];
+    int line_length = decimal(line, numbers[0]), index_length = decimal(index, numbers[1]);
+    static const char index_key[] = ",\"index\":", id_key[] = ",\"id\":";
+    const Py_ssize_t index_key_length = sizeof index_key - 1, id_key_length = sizeof id_key - 1;
+    if (!PyBytes_Check(tool_part) || !PyBytes_Check(tail)) {
+        PyErr_SetString(PyExc_TypeError, "valid_row_line: the parts kept must be bytes");
+        return NULL;
+    }
+    Py_ssize_t id_size =
+        id_text == NULL ? 4 : json_string((const unsigned char *)id_text, id_length, NULL);
+    Py_ssize_t size = PyBytes_GET_SIZE(head) + line_length + index_key_length + index_length +
+                      id_key_length + id_size + PyBytes_GET_SIZE(tool_part) +
+                      PyBytes_GET_SIZE(tail);
+    PyObject *made = PyBytes_FromStringAndSize(NULL, size);
+    if (made == NULL)
+        return NULL;
+    char *out = PyBytes_AS_STRING(made);
+#define PUT(text, length) (memcpy(out, (text), (size_t)(length)), out += (length))
+    PUT(PyBytes_AS_STRING(head), PyBytes_GET_SIZE(head));
+    PUT(numbers[0], line_length);
+    PUT(index_key, index_key_length);
+    PUT(numbers[1], index_length);
+    PUT(id_key, id_key_length);
+    if (id_text == NULL)
+        PUT("null", 4);
+    else
+        out += json_string((const unsigned char *)id_text, id_length, out);
+    PUT(PyBytes_AS_STRING(tool_part), PyBytes_GET_SIZE(tool_part));
+    PUT(PyBytes_AS_STRING(tail), PyBytes_GET_SIZE(tail));
+#undef PUT
+    return made;
+}
+
 static PyMethodDef methods[] = {
     {"number_marks", number_marks, METH_O,
      "The LONG_RUN and EXPONENT bits of a JSON text's numbers (see toolaudit.jsonutil)."},
@@ -154,6 +306,8 @@ static PyMethodDef methods[] = {
      "Whether a JSON text may hold a number below a double's range."},
     {"opening_brackets", opening_brackets, METH_O, "How many '[' and '{' a text holds."},
     {"split_newlines", split_newlines, METH_O, "chunk.split(b'\\n') of bytes, by memchr."},
+    {"valid_row_line", (PyCFunction)(void (*)(void))valid_row_line, METH_FASTCALL,
+     "A valid call's report line whose id is a string or null (see toolaudit.pipeline.rows)."},
     {NULL, NULL, 0, NULL},
 };
 

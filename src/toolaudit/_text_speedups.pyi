@@ -1,5 +1,7 @@
 """Searches of a JSON text's bytes, in C (``_text_speedups.c``; see toolaudit.jsonutil)."""
 
+from collections.abc import Callable
+
 from typing_extensions import Buffer
 
 def number_marks(data: Buffer, /) -> int:
@@ -14,3 +16,22 @@ def opening_brackets(data: Buffer, /) -> int:
 
 def split_newlines(chunk: bytes, /) -> list[bytes]:
     """``chunk.split(b"\\n")``, each line found by memchr."""
+
+def valid_row_line(
+    parts: tuple[
+        bytes,
+        dict[str, bytes],
+        dict[str | None, bytes],
+        Callable[[int, int, object, str, str | None], bytes],
+    ],
+    line: int,
+    index: int,
+    call_id: object,
+    tool: str,
+    model: str | None,
+    /,
+) -> bytes:
+    """A valid call's report line: ``head``, the line, the index, the id as orjson writes it,
+    ``tools[tool]`` and ``models[model]`` (``parts``: head, tools, models, otherwise), where
+    the id is a string or null and both are kept; else ``otherwise(line, index, call_id,
+    tool, model)``."""

@@ -6,6 +6,7 @@ import io
 import os
 
 import orjson
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -37,11 +38,35 @@ ROW_PLACES = (TEXTS, st.integers(1, 2**40), st.integers(0, 2**20), IDS, TEXTS, s
 
 @given(*ROW_PLACES)
 def test_a_valid_row_is_written_as_its_dict_would_be(source, line, index, call_id, tool, model):
-    write = valid_row_writer(source)
-    for _ in range(2):  # the second time from what it kept
-        assert write(line, index, call_id, tool, model) == dict_line(
-            source, line, index, call_id, tool, model
-        )
+    writers = [valid_row_writer(source)]
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(rows, "VALID_ROW_LINE", None)  # the formatting in Python
+        writers.append(valid_row_writer(source))
+    for write in writers:
+        for _ in range(2):  # the second time from what it kept
+            assert write(line, index, call_id, tool, model) == dict_line(
+                source, line, index, call_id, tool, model
+            )
+
+
+def dumped_row(source, line, index, call_id, tool, model):
+    return rows.dump_row(make_row(source, line, index, call_id, tool, model, []))
+
+
+needs_c = pytest.mark.skipif(rows.VALID_ROW_LINE is None, reason="the C speedups are not built")
+
+
+@needs_c
+@given(st.text() | st.sampled_from(["".join(map(chr, range(128))), "\U0001f600\u2028\ud800"]))
+def test_the_c_line_writes_a_string_id_as_orjson_does(text):
+    write = valid_row_writer("s")
+    assert write.__func__ is rows.VALID_ROW_LINE  # (the C line, not the formatting)
+    for call_id in (text, None, -(2**63), 2**63 - 1, [text]):
+        for _ in range(2):  # the first time the Python writer's, keeping the parts
+            assert write(2**63 - 1, 0, call_id, "t", None) == dumped_row(
+                "s", 2**63 - 1, 0, call_id, "t", None
+            )
+            assert write(1, -3, call_id, text, text) == dumped_row("s", 1, -3, call_id, text, text)
 
 
 def test_what_orjson_cannot_write_is_written_as_the_dicts_line_is():

@@ -11,11 +11,19 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from types import MethodType
 from typing import Any
 
 import orjson
 
+from toolaudit.compiled import speedups
 from toolaudit.jsonutil import dumps_any
+
+_TEXT_SPEEDUPS = speedups("toolaudit._text_speedups")
+#: A valid row's line made in C (``_text_speedups.c``) where its id is a string or null
+#: and the writer keeps its tool's and model's parts, in one copy; the writer's own
+#: formatting otherwise, and where it was not built (None).
+VALID_ROW_LINE = _TEXT_SPEEDUPS.valid_row_line if _TEXT_SPEEDUPS is not None else None
 
 Row = dict[str, Any]
 
@@ -185,6 +193,10 @@ def valid_row_writer(source: str) -> Callable[[int, int, object, str, str | None
         except TypeError:  # orjson's JSONEncodeError is one
             return as_dict_would(line, index, call_id, tool, model)
 
+    if VALID_ROW_LINE is not None:
+        # The C function as a method of the parts it reads: called with them first, with
+        # no Python frame and no copy of the arguments (a partial copies them).
+        return MethodType(VALID_ROW_LINE, (head, tools, models, write))
     return write
 
 
