@@ -1,7 +1,7 @@
 """The optional C speedups (the rest of the build is in pyproject.toml).
 
 ``toolaudit.history._speedups`` (the conversation check), ``toolaudit._text_speedups``
-(the searches of a line's numbers, a valid call's report line),
+(the searches of a line's numbers, a call's report line),
 ``toolaudit.formats._stream_speedups`` (the typed stream reader's commonest lines) and
 ``toolaudit.deep._walk_speedups`` (deep mode's valid leaves) are built when a C compiler
 is there; where it is not, the build goes on without them (``optional``) and the

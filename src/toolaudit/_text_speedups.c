@@ -23,12 +23,16 @@
  * index, call_id, tool, model) -> a valid call's report line, the bytes orjson writes of
  * its row's dict, made in one copy where the id is a string or null and the writer keeps
  * the tool's and the model's parts; any other line is otherwise(...)'s, the Python
- * writer's (tests/pipeline/test_rows.py holds the two to the dict's line). Built at install
+ * writer's (tests/pipeline/test_rows.py holds the two to the dict's line); and
+ * failing_row_line((head, otherwise), line, index, call_id, tool, model, errors, why) the
+ * same of a failing call's line, its errors a list of strings and its reasons a dict of
+ * them. Built at install
  * when a C compiler is there (setup.py); without it, or with TOOLAUDIT_PURE_PYTHON=1, the
  * pure searches run alone.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 
 enum { LONG_RUN = 1, EXPONENT = 2 };
 
@@ -160,10 +164,27 @@ static Py_ssize_t
 json_string(const unsigned char *text, Py_ssize_t length, char *out)
 {
     static const char hex[] = "0123456789abcdef";
-    Py_ssize_t size = 2;
-    if (out != NULL)
+    /* Most strings escape nothing: their bytes up to the first that is escaped, copied whole,
+       found eight at a time (whether any of eight bytes is below 0x20, a '"' or a '\\': the
+       exact tests of "a byte below n" and "a zero byte" on a 64-bit word). */
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    Py_ssize_t plain = 0;
+    for (uint64_t word; plain + 8 <= length; plain += 8) {
+        memcpy(&word, text + plain, 8);
+        uint64_t quote = word ^ (ones * '"'), backslash = word ^ (ones * '\\');
+        if (((word - ones * 0x20) & ~word & highs) || ((quote - ones) & ~quote & highs) ||
+            ((backslash - ones) & ~backslash & highs))
+            break;
+    }
+    while (plain < length && text[plain] >= 0x20 && text[plain] != '"' && text[plain] != '\\')
+        plain++;
+    Py_ssize_t size = 2 + plain;
+    if (out != NULL) {
         *out++ = '"';
-    for (Py_ssize_t i = 0; i < length; i++) {
+        memcpy(out, text, (size_t)plain);
+        out += plain;
+    }
+    for (Py_ssize_t i = plain; i < length; i++) {
         unsigned char byte = text[i];
         char letter = 0;
         if (byte >= 0x20 && byte != '"' && byte != '\\') {
@@ -299,6 +320,133 @@ valid_row_line(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return made;
 }
 
+/* A failing row's line, written in two passes over the same steps: the first (`out` NULL)
+   counts its bytes, the second writes them. */
+typedef struct {
+    char *out;
+    Py_ssize_t size;
+} Line;
+
+static void
+put(Line *line, const char *text, Py_ssize_t length)
+{
+    if (line->out != NULL) {
+        memcpy(line->out, text, (size_t)length);
+        line->out += length;
+    }
+    line->size += length;
+}
+
+/* `text`, an exact str, as orjson writes it; 0 where it has no UTF-8 (a lone surrogate). */
+static int
+put_string(Line *line, PyObject *text)
+{
+    Py_ssize_t length;
+    const char *utf8 = PyUnicode_AsUTF8AndSize(text, &length);
+    if (utf8 == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    Py_ssize_t size = json_string((const unsigned char *)utf8, length, line->out);
+    if (line->out != NULL)
+        line->out += size;
+    line->size += size;
+    return 1;
+}
+
+/* The steps of failing_row_line's line after its head; 0 where a part is not what it
+   writes (checked in the first pass: the second then writes them all). */
+static int
+put_failing_row(Line *line, const char numbers[2][24], const int lengths[2],
+                PyObject *const *row)
+{
+    PyObject *call_id = row[2], *model = row[4], *errors = row[5], *why = row[6];
+    put(line, numbers[0], lengths[0]);
+    put(line, ",\"index\":", 9);
+    put(line, numbers[1], lengths[1]);
+    put(line, ",\"id\":", 6);
+    if (call_id == Py_None)
+        put(line, "null", 4);
+    else if (!put_string(line, call_id))
+        return 0;
+    put(line, ",\"tool\":", 8);
+    if (!put_string(line, row[3]))
+        return 0;
+    if (model != Py_None) {
+        put(line, ",\"model\":", 9);
+        if (!put_string(line, model))
+            return 0;
+    }
+    put(line, ",\"ok\":false,\"errors\":[", 22);
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(errors); i++) {
+        PyObject *error = PyList_GET_ITEM(errors, i);
+        if (i)
+            put(line, ",", 1);
+        if (!PyUnicode_CheckExact(error) || !put_string(line, error))
+            return 0;
+    }
+    put(line, "],\"why\":{", 9);
+    Py_ssize_t at = 0, count = 0;
+    PyObject *key, *reason;
+    while (PyDict_Next(why, &at, &key, &reason)) {
+        if (count++)
+            put(line, ",", 1);
+        if (!PyUnicode_CheckExact(key) || !PyUnicode_CheckExact(reason) ||
+            !put_string(line, key))
+            return 0;
+        put(line, ":", 1);
+        if (!put_string(line, reason))
+            return 0;
+    }
+    put(line, "}}\n", 3);
+    return 1;
+}
+
+/* failing_row_line((head, otherwise), line, index, call_id, tool, model, errors, why): a
+   failing call's report line, the bytes orjson writes of its row's dict, where the id and
+   the model are strings or null, the tool a string, the errors a list of strings and the
+   reasons a dict of strings, each with UTF-8 (no lone surrogate), and the numbers within
+   64 bits; else otherwise(line, index, call_id, tool, model, errors, why)'s. */
+static PyObject *
+failing_row_line(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *parts = nargs == 8 ? args[0] : NULL;
+    if (parts == NULL || !PyTuple_CheckExact(parts) || PyTuple_GET_SIZE(parts) != 2 ||
+        !PyBytes_Check(PyTuple_GET_ITEM(parts, 0))) {
+        PyErr_SetString(PyExc_TypeError, "failing_row_line((head, otherwise), line, index, "
+                                         "call_id, tool, model, errors, why)");
+        return NULL;
+    }
+    PyObject *head = PyTuple_GET_ITEM(parts, 0), *otherwise = PyTuple_GET_ITEM(parts, 1);
+    PyObject *const *row = args + 1;
+    char numbers[2][24];
+    int lengths[2];
+    Line counted = {NULL, PyBytes_GET_SIZE(head)};
+    int writable = PyLong_CheckExact(row[0]) && PyLong_CheckExact(row[1]) &&
+                   (row[2] == Py_None || PyUnicode_CheckExact(row[2])) &&
+                   PyUnicode_CheckExact(row[3]) &&
+                   (row[4] == Py_None || PyUnicode_CheckExact(row[4])) &&
+                   PyList_CheckExact(row[5]) && PyDict_CheckExact(row[6]);
+    for (int i = 0; writable && i < 2; i++) {
+        long long number = PyLong_AsLongLong(row[i]);
+        if (number == -1 && PyErr_Occurred()) { /* past 64 bits */
+            PyErr_Clear();
+            writable = 0;
+        } else {
+            lengths[i] = decimal(number, numbers[i]);
+        }
+    }
+    if (!writable || !put_failing_row(&counted, numbers, lengths, row))
+        return PyObject_Vectorcall(otherwise, row, 7, NULL);
+    PyObject *made = PyBytes_FromStringAndSize(NULL, counted.size);
+    if (made == NULL)
+        return NULL;
+    Line written = {PyBytes_AS_STRING(made), 0};
+    put(&written, PyBytes_AS_STRING(head), PyBytes_GET_SIZE(head));
+    put_failing_row(&written, numbers, lengths, row);
+    return made;
+}
+
 static PyMethodDef methods[] = {
     {"number_marks", number_marks, METH_O,
      "The LONG_RUN and EXPONENT bits of a JSON text's numbers (see toolaudit.jsonutil)."},
@@ -306,6 +454,8 @@ static PyMethodDef methods[] = {
      "Whether a JSON text may hold a number below a double's range."},
     {"opening_brackets", opening_brackets, METH_O, "How many '[' and '{' a text holds."},
     {"split_newlines", split_newlines, METH_O, "chunk.split(b'\\n') of bytes, by memchr."},
+    {"failing_row_line", (PyCFunction)(void (*)(void))failing_row_line, METH_FASTCALL,
+     "A failing call's report line (see toolaudit.pipeline.rows)."},
     {"valid_row_line", (PyCFunction)(void (*)(void))valid_row_line, METH_FASTCALL,
      "A valid call's report line whose id is a string or null (see toolaudit.pipeline.rows)."},
     {NULL, NULL, 0, NULL},

@@ -35,3 +35,9 @@ def valid_row_line(
     ``tools[tool]`` and ``models[model]`` (``parts``: head, tools, models, otherwise), where
     the id is a string or null and both are kept; else ``otherwise(line, index, call_id,
     tool, model)``."""
+
+def failing_row_line(parts: tuple[bytes, Callable[..., bytes]], /, *row: object) -> bytes:
+    """A failing call's report line of ``row`` (line, index, call_id, tool, model, errors,
+    why; ``parts``: the head, and what writes any other), where its id and model are
+    strings or null, its errors and reasons strings with UTF-8 and its numbers within 64
+    bits; else ``otherwise(*row)``."""

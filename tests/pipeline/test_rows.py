@@ -133,10 +133,14 @@ def failing_dict_line(source, line, index, call_id, tool, model, errors, why):
 def test_a_failing_row_is_written_as_its_dict_would_be(
     source, line, index, call_id, tool, model, errors, why
 ):
-    write = failing_row_writer(source)
-    assert write(line, index, call_id, tool, model, errors, why) == failing_dict_line(
-        source, line, index, call_id, tool, model, errors, why
-    )
+    writers = [failing_row_writer(source)]
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(rows, "FAILING_ROW_LINE", None)  # the formatting in Python
+        writers.append(failing_row_writer(source))
+    for write in writers:
+        assert write(line, index, call_id, tool, model, errors, why) == failing_dict_line(
+            source, line, index, call_id, tool, model, errors, why
+        )
 
 
 def test_a_failing_row_orjson_cannot_write_is_written_as_the_dicts_line_is():
@@ -154,3 +158,23 @@ def test_a_failing_row_orjson_cannot_write_is_written_as_the_dicts_line_is():
         assert line == failing_dict_line(source, 3, 0, call_id, tool, model, errors, why)
         assert line.endswith(b"}\n")
     assert rows.UNWRITABLE_ID.encode() in line  # (the deep id's row, the last)
+
+
+#: Strings with one character orjson escapes (or one it does not, next to them) at each
+#: place of the eight-byte words the C writers look at.
+PLACED = [
+    "a" * place + special + "b" * 9
+    for place in range(18)
+    for special in [*map(chr, range(32)), '"', "\\", "\x7f", "\u00e9", "\U0001f600"]
+]
+
+
+def test_strings_escaped_anywhere_are_written_as_the_dicts_line_is():
+    valid, failing = valid_row_writer("s"), failing_row_writer("s")
+    if rows.FAILING_ROW_LINE is not None:  # (the C lines, where built)
+        assert (valid.__func__, failing.__func__) == (rows.VALID_ROW_LINE, rows.FAILING_ROW_LINE)
+    for text in PLACED:
+        assert valid(1, 0, text, "t", None) == dict_line("s", 1, 0, text, "t", None)
+        assert failing(1, 0, "i", text, text, [text], {text: text}) == failing_dict_line(
+            "s", 1, 0, "i", text, text, [text], {text: text}
+        )

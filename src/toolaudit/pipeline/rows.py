@@ -24,6 +24,8 @@ _TEXT_SPEEDUPS = speedups("toolaudit._text_speedups")
 #: and the writer keeps its tool's and model's parts, in one copy; the writer's own
 #: formatting otherwise, and where it was not built (None).
 VALID_ROW_LINE = _TEXT_SPEEDUPS.valid_row_line if _TEXT_SPEEDUPS is not None else None
+#: A failing row's line made in C where its parts are strings (see failing_row_writer).
+FAILING_ROW_LINE = _TEXT_SPEEDUPS.failing_row_line if _TEXT_SPEEDUPS is not None else None
 
 Row = dict[str, Any]
 
@@ -206,8 +208,9 @@ def failing_row_writer(
     """What writes a failing call's report line, for one source: (its line, its index, its
     id, its tool, the model, its errors, their reasons) -> the bytes :func:`dump_row`
     makes of :func:`make_row`'s dict with ``"why"`` added, without the dict where orjson
-    can write the parts: a report of a log whose calls fail often writes many
-    (tests/pipeline/test_rows.py compares the two on every kind of value)."""
+    can write the parts (in C where ``_text_speedups`` is built and they are strings): a
+    report of a log whose calls fail often writes many (tests/pipeline/test_rows.py
+    compares them on every kind of value)."""
     head = _encoded_head(source)
     dumps = orjson.dumps
 
@@ -238,6 +241,8 @@ def failing_row_writer(
         row["why"] = why
         return dump_row(row)
 
+    if FAILING_ROW_LINE is not None and head is not None:
+        return MethodType(FAILING_ROW_LINE, (head, write))  # (as in valid_row_writer)
     return write
 
 
