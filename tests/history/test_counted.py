@@ -16,6 +16,7 @@ from toolaudit.history import check, fast_loop
 from toolaudit.history.check import check_counted
 from toolaudit.history.detect import detect
 from toolaudit.history.model import Checked, ToolOutcome
+from toolaudit.results.conversations import Conversations
 
 from .shapes import BY_NAME, SHAPES, build
 from .test_fast import EDITS, edited
@@ -82,3 +83,85 @@ def test_any_history_with_any_fault_is_counted_as_the_check_finds_it(
     way: str, shape: str, steps: list, edits: list
 ):
     assert_counted_as_checked(edited(build(BY_NAME[shape], steps), edits), shape, way)
+
+
+def counted_in_tables(histories: list[tuple[Any, Any]], shape: str, way: str) -> Conversations:
+    """The audit's tables after counting ``histories`` (model, messages) as the general
+    reader does: in the tables at once where the C speedups can, else what they give."""
+    tables = Conversations(max_keys=5)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fast_loop, "SPEEDUPS", SPEEDUPS_BUILT if way == "c" else None)
+        for model, messages in histories:
+            # (the first history of a log is counted before there are tables)
+            given = tables if tables.all.checked else None
+            found = check_counted(messages, shape, "messages", given, model)
+            if found is True:
+                assert way == "c", "only the C speedups count in the tables"
+            elif isinstance(found, dict):
+                tables.count_all_answered(model, found)
+            else:
+                tables.count(model, found.problems, found.outcomes)
+    return tables
+
+
+def checked_in_tables(histories: list[tuple[Any, Any]], shape: str) -> Conversations:
+    """The same tables, each history checked in full and counted from its Checked."""
+    tables = Conversations(max_keys=5)
+    for model, messages in histories:
+        checked = check(messages, shape, path="messages", calls=False)
+        tables.count(model, checked.problems, checked.outcomes)
+    return tables
+
+
+#: Names that fold or need escaping, no name, and more than the tables keep (max_keys=5).
+ODD_NAMES = ["<other>", "<no name>", "\\<other>", "\\\\<no name>", "\\", "<", "<x", "\\x", ""]
+
+
+@pytest.mark.parametrize("way", WAYS)
+@pytest.mark.parametrize("shape", [shape.name for shape in SHAPES])
+def test_histories_counted_in_the_tables_count_as_checked_ones(way: str, shape: str):
+    tools = ["get_weather", *ODD_NAMES, *(f"tool{k}" for k in range(8)), 7, None]
+    models = ["gpt-4o", None, *ODD_NAMES, *(f"model{k}" for k in range(8))]
+    histories = []
+    for turn in range(120):
+        fault = sorted(FAULTS)[turn % len(FAULTS)] if turn % 3 == 0 else "clean"
+        tool = tools[turn % len(tools)] if turn % 2 else "get_weather"
+        steps = [
+            (kind, [(call[0], tool, *call[2:]) for call in value])
+            if kind in ("calls", "results")
+            else (kind, value)
+            for kind, value in FAULTS[fault][0]
+        ]
+        histories.append((models[turn % len(models)], build(BY_NAME[shape], steps)))
+    assert counted_in_tables(histories, shape, way).to_dicts() == (
+        checked_in_tables(histories, shape).to_dicts()
+    )
+
+
+@pytest.mark.skipif(SPEEDUPS_BUILT is None, reason="the C speedups were not built")
+def test_a_plain_history_is_counted_in_the_tables_once_its_names_are_there():
+    messages = build(BY_NAME["openai-chat"], FAULTS["clean"][0])
+    tables = Conversations()
+    assert check_counted(messages, "openai-chat", "messages", tables, "gpt-4o") == {
+        "get_weather": 2
+    }
+    tables.count_all_answered("gpt-4o", {"get_weather": 2})
+    assert check_counted(messages, "openai-chat", "messages", tables, "gpt-4o") is True
+    assert check_counted(messages, "openai-chat", "messages", tables, "o3") == {"get_weather": 2}
+    assert tables.all.checked == 2
+    assert tables.by_model["gpt-4o"].checked == 2
+    assert tables.by_tool["get_weather"].results == 4
+
+
+@pytest.mark.skipif(SPEEDUPS_BUILT is None, reason="the C speedups were not built")
+@pytest.mark.parametrize("shape", [shape.name for shape in SHAPES])
+def test_the_speedups_count_no_history_they_are_not_sure_of(shape: str):
+    tables = Conversations()
+    tables.count_all_answered("gpt-4o", {"get_weather": 1})
+    for fault in sorted(set(FAULTS) - {"clean"}):
+        messages = build(BY_NAME[shape], FAULTS[fault][0])
+        before = tables.to_dicts()
+        if check_counted(messages, shape, "messages", tables, "gpt-4o") is not True:
+            assert tables.to_dicts() == before, fault
+        else:  # no fault in this shape (a place only another provider's rule wants)
+            assert not check(messages, shape, calls=False).problems, fault

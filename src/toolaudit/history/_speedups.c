@@ -13,7 +13,10 @@
  *               with the part's field last, its call_id None where calls go by name);
  *   results:    {tool name: how many results it had}, a name that is not a str counted
  *               under no_name, in the order tools first had a result.
- * tests/history/test_speedups.py holds them to the pure fast path's answers.
+ * tests/history/test_speedups.py holds them to the pure fast path's answers. Given the
+ * audit's tables and a model too (messages, no_name, tables, model), they count a history
+ * whose every call was answered straight into the tables and answer True, where they can
+ * (count_into; know_tables tells them the tables' classes): tests/history/test_counted.py.
  * chat_json, responses_json, anthropic_json, bedrock_json and gemini_json
  * (_speedups_json.c) answer the same read straight from a history's JSON text. Both
  * find a history's calls by their ids' text in one table (_call_table.h).
@@ -23,6 +26,8 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+
+#include <structmember.h>
 
 #include "_call_table.h"
 #include "_speedups_json.h"
@@ -238,6 +243,153 @@ open_call(PyObject *window, PyObject *seen, PyObject *call_id, PyObject *name,
     return failed < 0 ? -1 : 1;
 }
 
+/* Where the audit counts a history (toolaudit.results.conversations): the classes of its
+   tables, told once by know_tables, and where their instances hold the slots counted
+   (their member descriptors' offsets). Unknown until told: nothing is counted here. */
+static PyTypeObject *conversations_type, *histories_type, *outcomes_type;
+static Py_ssize_t slot_all, slot_by_model, slot_by_tool, slot_checked, slot_results;
+
+/* The offset of the slot `name` of the class `cls` (a __slots__ entry): 0, or -1 with an
+   error set. */
+static int
+slot_offset(PyObject *cls, const char *name, Py_ssize_t *offset)
+{
+    PyObject *descriptor = PyObject_GetAttrString(cls, name);
+    if (descriptor == NULL)
+        return -1;
+    int slot = Py_IS_TYPE(descriptor, &PyMemberDescr_Type) &&
+               ((PyMemberDescrObject *)descriptor)->d_member->type == T_OBJECT_EX;
+    if (slot)
+        *offset = ((PyMemberDescrObject *)descriptor)->d_member->offset;
+    Py_DECREF(descriptor);
+    if (!slot)
+        PyErr_Format(PyExc_TypeError, "%s is not a slot", name);
+    return slot ? 0 : -1;
+}
+
+/* know_tables(Conversations, Histories, Outcomes): the classes the counting functions
+   count into (see count_into). */
+static PyObject *
+know_tables(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyType_Check(args[0]) || !PyType_Check(args[1]) ||
+        !PyType_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "know_tables(Conversations, Histories, Outcomes)");
+        return NULL;
+    }
+    if (slot_offset(args[0], "all", &slot_all) || slot_offset(args[0], "by_model", &slot_by_model) ||
+        slot_offset(args[0], "by_tool", &slot_by_tool) ||
+        slot_offset(args[1], "checked", &slot_checked) ||
+        slot_offset(args[2], "results", &slot_results))
+        return NULL;
+    for (int k = 0; k < 3; k++)
+        Py_INCREF(args[k]);
+    Py_XSETREF(conversations_type, (PyTypeObject *)args[0]);
+    Py_XSETREF(histories_type, (PyTypeObject *)args[1]);
+    Py_XSETREF(outcomes_type, (PyTypeObject *)args[2]);
+    Py_RETURN_NONE;
+}
+
+/* The value of the slot at `offset` of `object`: borrowed, NULL when unset. */
+static inline PyObject **
+slot_of(PyObject *object, Py_ssize_t offset)
+{
+    return (PyObject **)((char *)object + offset);
+}
+
+/* Whether a model's or tool's name is its own key in the tables: an exact str that does
+   not begin as a bucket (`<`) or its escape (`\`) does (folding.NOT_OWN_KEY_STARTS). */
+static int
+own_key(PyObject *name)
+{
+    if (name == NULL || !PyUnicode_CheckExact(name) || PyUnicode_GET_LENGTH(name) == 0)
+        return 0;
+    Py_UCS4 first = PyUnicode_READ_CHAR(name, 0);
+    return first != '<' && first != '\\';
+}
+
+/* The entry of `table` (an exact dict) at `name`, of exact type `type`, whose slot at
+   `offset` holds an exact int: that slot, or NULL (none such: Python counts). */
+static PyObject **
+counter(PyObject *table, PyObject *name, PyTypeObject *type, Py_ssize_t offset)
+{
+    if (table == NULL || !PyDict_CheckExact(table) || !own_key(name))
+        return NULL;
+    PyObject *entry = get(table, name);
+    if (entry == NULL || !Py_IS_TYPE(entry, type))
+        return NULL;
+    PyObject **slot = slot_of(entry, offset);
+    return *slot != NULL && PyLong_CheckExact(*slot) ? slot : NULL;
+}
+
+/* One more than the int in `slot` by `more`: 0, or -1 with an error set. */
+static int
+add_to(PyObject **slot, long more)
+{
+    PyObject *sum = PyLong_FromLong(more);
+    PyObject *total = sum == NULL ? NULL : PyNumber_Add(*slot, sum);
+    Py_XDECREF(sum);
+    if (total == NULL)
+        return -1;
+    Py_SETREF(*slot, total);
+    return 0;
+}
+
+/* A history whose every call was answered and no result failed, of `model`, counted
+   straight into `tables` (a Conversations) as Conversations.count_all_answered counts it:
+   one more history read, for all and for its model, and each tool's results. Only where
+   every entry it adds to is already there and plain (a name its own key, a count an int):
+   1 counted; 0 not (a first model or tool, a name that may fold...: Python counts it);
+   -1 an error. */
+static int
+count_into(PyObject *tables, PyObject *model, const Results *results)
+{
+    if (conversations_type == NULL || tables == NULL || !Py_IS_TYPE(tables, conversations_type))
+        return 0;
+    PyObject *all = *slot_of(tables, slot_all);
+    PyObject **checked[2], **counts[MAX_TOOLS];
+    checked[0] = all != NULL && Py_IS_TYPE(all, histories_type) ? slot_of(all, slot_checked)
+                                                                 : NULL;
+    if (checked[0] == NULL || *checked[0] == NULL || !PyLong_CheckExact(*checked[0]))
+        return 0;
+    checked[1] = counter(*slot_of(tables, slot_by_model), model, histories_type, slot_checked);
+    if (checked[1] == NULL)
+        return 0;
+    for (int k = 0; k < results->size; k++) {
+        counts[k] = counter(*slot_of(tables, slot_by_tool), results->names[k], outcomes_type,
+                            slot_results);
+        if (counts[k] == NULL)
+            return 0;
+    }
+    /* every entry is there: counted (each read as it is added to, should two be one) */
+    for (int k = 0; k < 2; k++)
+        if (add_to(checked[k], 1) < 0)
+            return -1;
+    for (int k = 0; k < results->size; k++)
+        if (add_to(counts[k], results->counts[k]) < 0)
+            return -1;
+    return 1;
+}
+
+/* Where a reading may count the history itself: the tables and the model of the third
+   and fourth arguments (tables NULL: not given, the answer is always returned). */
+typedef struct {
+    PyObject *tables, *model;
+} Counting;
+
+/* The arguments of a dict reader, `usage` its signature: (messages, no_name) or
+   (messages, no_name, tables, model); 0, or -1 with a TypeError set. */
+static int
+reader_arguments(PyObject *const *args, Py_ssize_t nargs, const char *usage, Counting *counting)
+{
+    if ((nargs != 2 && nargs != 4) || !PyList_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, usage);
+        return -1;
+    }
+    *counting = nargs == 4 ? (Counting){args[2], args[3]} : (Counting){NULL, NULL};
+    return 0;
+}
+
 /* The answer, or None when not sure (`sure` 0) or NULL on an error (`sure` -1). */
 static PyObject *
 answer(int sure, PyObject *unanswered, Results *results)
@@ -258,6 +410,21 @@ answer(int sure, PyObject *unanswered, Results *results)
     PyObject *found = PyTuple_Pack(2, unanswered, counts);
     Py_DECREF(counts);
     return found;
+}
+
+/* answer(), or True where the history, read sure and with no call left unanswered, was
+   counted in the tables of `counting` (see count_into). */
+static PyObject *
+answer_or_count(int sure, PyObject *unanswered, Results *results, const Counting *counting)
+{
+    if (sure > 0 && counting->tables != NULL && PyList_GET_SIZE(unanswered) == 0) {
+        int counted = count_into(counting->tables, counting->model, results);
+        if (counted < 0)
+            return NULL;
+        if (counted > 0)
+            Py_RETURN_TRUE;
+    }
+    return answer(sure, unanswered, results);
 }
 
 /* What the dict readers keep of the calls of a history, by their places in its table
@@ -345,10 +512,31 @@ unanswered_calls(const Calls *calls)
     return unanswered;
 }
 
-/* The answer of a reading of `calls` (see answer), the table freed. */
-static PyObject *
-answer_calls(int sure, Calls *calls, Results *results)
+/* Whether every call of `calls` was answered. */
+static int
+all_answered(const Calls *calls)
 {
+    for (Py_ssize_t place = 0; place < calls->table.count; place++)
+        if (!calls->made[place].answered)
+            return 0;
+    return 1;
+}
+
+/* The answer of a reading of `calls` (see answer), the table freed; True where the
+   history was counted in `tables` (see counted). */
+static PyObject *
+answer_calls(int sure, Calls *calls, Results *results, const Counting *counting)
+{
+    int counted = sure > 0 && counting->tables != NULL && all_answered(calls)
+                      ? count_into(counting->tables, counting->model, results)
+                      : 0;
+    if (counted != 0) {
+        table_free(&calls->table);
+        PyMem_Free(calls->made);
+        if (counted < 0)
+            return NULL;
+        Py_RETURN_TRUE;
+    }
     PyObject *unanswered = sure > 0 ? unanswered_calls(calls) : NULL;
     PyObject *found = sure > 0 && unanswered == NULL ? NULL : answer(sure, unanswered, results);
     Py_XDECREF(unanswered);
@@ -422,10 +610,9 @@ chat_calls(PyObject **field, Py_ssize_t index, Calls *calls)
 static PyObject *
 chat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2 || !PyList_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "chat(messages: list, no_name: str)");
+    Counting counting;
+    if (reader_arguments(args, nargs, "chat(messages: list, no_name: str[, tables, model])", &counting) < 0)
         return NULL;
-    }
     PyObject *messages = args[0], *no_name = args[1];
     Calls calls = {{NULL}};
     Py_ssize_t window = 0; /* the calls from this place on wait for tool messages */
@@ -452,7 +639,7 @@ chat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         else if (is_word(role, s_function) != 0)
             sure = 0;
     }
-    return answer_calls(sure, &calls, &results);
+    return answer_calls(sure, &calls, &results, &counting);
 }
 
 /* A Responses item: 1 read, 0 not sure, -1 error. */
@@ -484,10 +671,9 @@ responses_item(PyObject *item, Py_ssize_t index, Calls *calls, Results *results,
 static PyObject *
 responses(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2 || !PyList_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "responses(messages: list, no_name: str)");
+    Counting counting;
+    if (reader_arguments(args, nargs, "responses(messages: list, no_name: str[, tables, model])", &counting) < 0)
         return NULL;
-    }
     PyObject *items = args[0], *no_name = args[1];
     Calls calls = {{NULL}};
     Results results = {.size = 0};
@@ -500,7 +686,7 @@ responses(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
         sure = responses_item(item, index, &calls, &results, no_name);
     }
-    return answer_calls(sure, &calls, &results);
+    return answer_calls(sure, &calls, &results, &counting);
 }
 
 /* What a block is: a call, a result, neither; or not sure (0), or an error (-1). */
@@ -623,10 +809,10 @@ message_blocks(PyObject *message, Py_ssize_t index, int bedrock, Calls *calls,
 static PyObject *
 windowed_blocks(PyObject *const *args, Py_ssize_t nargs, int bedrock)
 {
-    if (nargs != 2 || !PyList_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "(messages: list, no_name: str)");
+    Counting counting;
+    if (reader_arguments(args, nargs, "(messages: list, no_name: str[, tables, model])",
+                         &counting) < 0)
         return NULL;
-    }
     PyObject *messages = args[0], *no_name = args[1];
     Calls calls = {{NULL}};
     Results results = {.size = 0};
@@ -643,7 +829,7 @@ windowed_blocks(PyObject *const *args, Py_ssize_t nargs, int bedrock)
         window = to; /* the calls this message makes wait for the next */
         sure = message_blocks(message, index, bedrock, &calls, from, to, &results, no_name);
     }
-    return answer_calls(sure, &calls, &results);
+    return answer_calls(sure, &calls, &results, &counting);
 }
 
 static PyObject *
@@ -813,10 +999,10 @@ gemini_content(PyObject *content, Py_ssize_t index, GeminiWindow *window, Gemini
 static PyObject *
 gemini(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2 || !PyList_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "gemini(messages: list, no_name: str)");
+    Counting counting;
+    if (reader_arguments(args, nargs, "gemini(messages: list, no_name: str[, tables, model])",
+                         &counting) < 0)
         return NULL;
-    }
     PyObject *contents = args[0], *no_name = args[1];
     Results results = {.size = 0};
     /* Two windows, swapped: the calls of the content before, and those of this one. */
@@ -841,7 +1027,7 @@ gemini(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     if (sure > 0 && close_gemini_window(window, unanswered) < 0)
         sure = -1;
-    PyObject *found = answer(sure, unanswered, &results);
+    PyObject *found = answer_or_count(sure, unanswered, &results, &counting);
     table_free(&seen);
     Py_XDECREF(unanswered);
     return found;
@@ -894,10 +1080,10 @@ otel_parts(PyObject *message, Py_ssize_t index, PyObject *unpaired, PyObject *ma
 static PyObject *
 otel(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2 || !PyList_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "otel(messages: list, no_name: str)");
+    Counting counting;
+    if (reader_arguments(args, nargs, "otel(messages: list, no_name: str[, tables, model])",
+                         &counting) < 0)
         return NULL;
-    }
     PyObject *messages = args[0], *no_name = args[1];
     Results results = {.size = 0};
     PyObject *unpaired = PyDict_New(), *seen = PySet_New(NULL), *unanswered = PyList_New(0);
@@ -917,7 +1103,7 @@ otel(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     if (sure > 0 && close_window(unpaired, unanswered) < 0)
         sure = -1;
-    PyObject *found = answer(sure, unanswered, &results);
+    PyObject *found = answer_or_count(sure, unanswered, &results, &counting);
     Py_XDECREF(unpaired);
     Py_XDECREF(seen);
     Py_XDECREF(unanswered);
@@ -925,6 +1111,8 @@ otel(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 }
 
 static PyMethodDef methods[] = {
+    {"know_tables", (PyCFunction)(void (*)(void))know_tables, METH_FASTCALL,
+     "Tell the classes of the audit's tables, which the readers then count into."},
     {"chat", (PyCFunction)(void (*)(void))chat, METH_FASTCALL,
      "An OpenAI Chat history's (unanswered, results), or None when not sure."},
     {"responses", (PyCFunction)(void (*)(void))responses, METH_FASTCALL,

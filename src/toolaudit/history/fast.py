@@ -14,7 +14,7 @@ full reading's; tests/history/test_fast.py holds the two to it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import toolaudit.history.fast_loop as fast_loop
 from toolaudit.formats.base import JSON_STRING
@@ -46,6 +46,7 @@ from toolaudit.history.model import (
     OTEL,
     Checked,
 )
+from toolaudit.results.conversations import Conversations, Histories, Outcomes
 
 if TYPE_CHECKING:
     from typing_extensions import Buffer  # bytes, a msgspec Raw, a memoryview...
@@ -167,22 +168,34 @@ IN_C = {
     OTEL: ("otel", OTEL_PART),
 }
 _NOT_IN_C = ("", "")
+if fast_loop.SPEEDUPS is not None:  # what counted_in_c's tables are
+    fast_loop.SPEEDUPS.know_tables(Conversations, Histories, Outcomes)
 #: The shapes they also read from a history's JSON text (``chat_json``...), all but OTel's.
 FROM_TEXT = {
     shape: (f"{function}_json", where) for shape, (function, where) in IN_C.items() if shape != OTEL
 }
 
 
-def counted_in_c(messages: list[Any], shape: str, path: str) -> AllAnswered | Checked | None:
+def counted_in_c(
+    messages: list[Any],
+    shape: str,
+    path: str,
+    tables: Conversations | None = None,
+    model: object = None,
+) -> AllAnswered | Checked | Literal[True] | None:
     """``check(messages, shape, path=path, calls=False)`` where the C speedups answer it,
-    building nothing for a history whose every call was answered (most) but its results
-    per tool, :data:`AllAnswered`. None where the speedups are off, do not read this shape,
-    or are not sure."""
+    building nothing for a history whose every call was answered (most): True where they
+    counted it in ``tables`` themselves, as ``tables.count_all_answered(model, ...)``
+    would (where every entry it adds to is there already, its name its own key), else its
+    results per tool, :data:`AllAnswered`. None where the speedups are off, do not read
+    this shape, or are not sure."""
     function, where = IN_C.get(shape, _NOT_IN_C)
     speedups = fast_loop.SPEEDUPS  # (found_in_c's, read here: a call less a history)
-    found = getattr(speedups, function)(messages, NO_NAME) if function and speedups else None
-    if found is None:
+    if not function or speedups is None:
         return None
+    found = getattr(speedups, function)(messages, NO_NAME, tables, model)
+    if found is None or found is True:
+        return found
     if not found[0]:
         return found[1]  # every call answered: its results alone
     return plainly_checked(shape, where, path, len(messages), found)
