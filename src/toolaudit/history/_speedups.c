@@ -78,6 +78,69 @@ same_text(PyObject *a, PyObject *b)
 /* A dict of at most this many entries is read by one walk rather than by lookups. */
 #define SMALL_DICT 4
 
+/* One key of a small dict walked by pick: found[i] = its value where it is the key
+   wanted[i], by identity, else by its text (the key then adopted, see pick). */
+static inline void
+pick_entry(PyObject *key, PyObject *value, const int *wanted, int count, PyObject **found)
+{
+    for (int i = 0; i < count; i++) {
+        if (keys[wanted[i]] == key) {
+            found[i] = value;
+            return;
+        }
+    }
+    for (int i = 0; i < count; i++) {
+        if (same_text(keys[wanted[i]], key)) {
+            found[i] = value;
+            Py_INCREF(key);
+            Py_SETREF(keys[wanted[i]], key);
+            return;
+        }
+    }
+}
+
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+/* CPython 3.11's dict keys object, as Include/internal/pycore_dict.h lays it out: a
+   combined table's entries follow its index, and where every key is an exact str
+   (DICT_KEYS_UNICODE) each is a key and a value. Read so that pick walks a small dict's
+   entries in place: PyDict_Next, a call an entry, was most of what reading a dict cost.
+   Any other dict (split, general, another CPython) is walked by PyDict_Next. */
+typedef struct {
+    Py_ssize_t dk_refcnt;
+    uint8_t dk_log2_size, dk_log2_index_bytes, dk_kind;
+    uint32_t dk_version;
+    Py_ssize_t dk_usable, dk_nentries;
+    char dk_indices[];
+} DictKeys;
+typedef struct {
+    PyObject *key, *value;
+} StrEntry;
+#define DICT_KEYS_UNICODE 1
+
+/* 1 where `dict` was walked in place (every key of it passed to pick_entry), 0 where it
+   is not laid out so. */
+static inline int
+walk_in_place(PyObject *dict, const int *wanted, int count, PyObject **found)
+{
+    PyDictObject *table = (PyDictObject *)dict;
+    const DictKeys *layout = (const DictKeys *)table->ma_keys;
+    if (table->ma_values != NULL || layout->dk_kind != DICT_KEYS_UNICODE)
+        return 0;
+    const StrEntry *entry =
+        (const StrEntry *)(layout->dk_indices + ((size_t)1 << layout->dk_log2_index_bytes));
+    for (Py_ssize_t n = layout->dk_nentries; n > 0; n--, entry++)
+        if (entry->value != NULL) /* (NULL: a deleted entry) */
+            pick_entry(entry->key, entry->value, wanted, count, found);
+    return 1;
+}
+#else
+static inline int
+walk_in_place(PyObject *dict, const int *wanted, int count, PyObject **found)
+{
+    return 0;
+}
+#endif
+
 /* found[i] = get(dict, keys[wanted[i]]) for the `count` keys wanted: where the dict is
    small and its keys are all exact str (a message, a block, a part, a payload: two to
    four keys), by one walk, which spares a lookup for each key it does not hold. A key
@@ -91,30 +154,21 @@ pick(PyObject *dict, const int *wanted, int count, PyObject **found)
         found[i] = NULL;
     Py_ssize_t size = PyDict_GET_SIZE(dict);
     if (size <= SMALL_DICT) {
+        if (walk_in_place(dict, wanted, count, found))
+            return;
         PyObject *key, *value;
         Py_ssize_t position = 0;
         int walked = 1;
         for (Py_ssize_t n = 0; walked && n < size && PyDict_Next(dict, &position, &key, &value);
              n++) {
             walked = PyUnicode_CheckExact(key);
-            int i = 0;
-            while (walked && i < count && keys[wanted[i]] != key)
-                i++;
-            if (walked && i < count) {
-                found[i] = value;
-                continue;
-            }
-            for (i = 0; walked && i < count; i++) {
-                if (same_text(keys[wanted[i]], key)) {
-                    found[i] = value;
-                    Py_INCREF(key);
-                    Py_SETREF(keys[wanted[i]], key);
-                    break;
-                }
-            }
+            if (walked)
+                pick_entry(key, value, wanted, count, found);
         }
         if (walked)
             return;
+        for (int i = 0; i < count; i++)
+            found[i] = NULL; /* (a key of a str subclass: its own == may say otherwise) */
     }
     for (int i = 0; i < count; i++)
         found[i] = get(dict, keys[wanted[i]]);
