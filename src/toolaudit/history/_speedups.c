@@ -66,13 +66,19 @@ static PyObject *s_tool, *s_assistant, *s_function, *s_function_call,
     *s_function_call_output, *s_custom_tool_call, *s_custom_tool_call_output, *s_user,
     *s_tool_use, *s_tool_result, *s_error, *s_tool_call, *s_tool_call_response;
 
+/* Two exact strs of one text. (Their first bytes are compared before the call to memcmp:
+   keys of one length, "role" and "type", "content" and "call_id", mostly differ there.) */
 static inline int
 same_text(PyObject *a, PyObject *b)
 {
     Py_ssize_t length = PyUnicode_GET_LENGTH(a);
-    return a == b || (length == PyUnicode_GET_LENGTH(b) && PyUnicode_KIND(a) == PyUnicode_KIND(b) &&
-                      memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b),
-                             (size_t)length * PyUnicode_KIND(a)) == 0);
+    if (a == b)
+        return 1;
+    if (length != PyUnicode_GET_LENGTH(b) || PyUnicode_KIND(a) != PyUnicode_KIND(b))
+        return 0;
+    const unsigned char *at = PyUnicode_DATA(a), *other = PyUnicode_DATA(b);
+    return length == 0 || (at[0] == other[0] &&
+                           memcmp(at, other, (size_t)length * PyUnicode_KIND(a)) == 0);
 }
 
 /* A dict of at most this many entries is read by one walk rather than by lookups. */
