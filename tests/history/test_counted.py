@@ -16,6 +16,8 @@ from toolaudit.history import check, fast_loop
 from toolaudit.history.check import check_counted
 from toolaudit.history.detect import detect
 from toolaudit.history.model import Checked, ToolOutcome
+from toolaudit.pipeline.options import AuditOptions
+from toolaudit.pipeline.recorder import Recorder
 from toolaudit.results.conversations import Conversations
 
 from .shapes import BY_NAME, SHAPES, build
@@ -85,23 +87,30 @@ def test_any_history_with_any_fault_is_counted_as_the_check_finds_it(
     assert_counted_as_checked(edited(build(BY_NAME[shape], steps), edits), shape, way)
 
 
-def counted_in_tables(histories: list[tuple[Any, Any]], shape: str, way: str) -> Conversations:
+def counted_in_tables(
+    histories: list[tuple[Any, Any]], shape: str, way: str, worded: bool
+) -> Conversations:
     """The audit's tables after counting ``histories`` (model, messages) as the general
-    reader does: in the tables at once where the C speedups can, else what they give."""
-    tables = Conversations(max_keys=5)
+    reader does: in the tables at once where the C speedups can, else what they give
+    (not ``worded``: calls left unanswered as the recorder counts them unworded)."""
+    recorder = Recorder(AuditOptions(max_tools=5), want_rows=False)
+    tally = recorder.tally
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(fast_loop, "SPEEDUPS", SPEEDUPS_BUILT if way == "c" else None)
         for model, messages in histories:
             # (the first history of a log is counted before there are tables)
-            given = tables if tables.all.checked else None
-            found = check_counted(messages, shape, "messages", given, model)
+            found = check_counted(messages, shape, "messages", tally.conversations, model, worded)
             if found is True:
                 assert way == "c", "only the C speedups count in the tables"
+            elif isinstance(found, tuple):
+                assert way == "c" and not worded, "only the C speedups leave problems unworded"
+                recorder.unanswered_history(tally, model, *found)
             elif isinstance(found, dict):
-                tables.count_all_answered(model, found)
+                recorder.all_answered_history(tally, model, found)
             else:
-                tables.count(model, found.problems, found.outcomes)
-    return tables
+                recorder.conversations_of(tally).count(model, found.problems, found.outcomes)
+    assert tally.conversations is not None
+    return tally.conversations
 
 
 def checked_in_tables(histories: list[tuple[Any, Any]], shape: str) -> Conversations:
@@ -119,7 +128,8 @@ ODD_NAMES = ["<other>", "<no name>", "\\<other>", "\\\\<no name>", "\\", "<", "<
 
 @pytest.mark.parametrize("way", WAYS)
 @pytest.mark.parametrize("shape", [shape.name for shape in SHAPES])
-def test_histories_counted_in_the_tables_count_as_checked_ones(way: str, shape: str):
+@pytest.mark.parametrize("worded", [True, False])
+def test_histories_counted_in_the_tables_count_as_checked_ones(way: str, shape: str, worded: bool):
     tools = ["get_weather", *ODD_NAMES, *(f"tool{k}" for k in range(8)), 7, None]
     models = ["gpt-4o", None, *ODD_NAMES, *(f"model{k}" for k in range(8))]
     histories = []
@@ -133,7 +143,7 @@ def test_histories_counted_in_the_tables_count_as_checked_ones(way: str, shape: 
             for kind, value in FAULTS[fault][0]
         ]
         histories.append((models[turn % len(models)], build(BY_NAME[shape], steps)))
-    assert counted_in_tables(histories, shape, way).to_dicts() == (
+    assert counted_in_tables(histories, shape, way, worded).to_dicts() == (
         checked_in_tables(histories, shape).to_dicts()
     )
 

@@ -10,7 +10,7 @@ from toolaudit.errors import OptionError
 from toolaudit.formats.base import is_one_of
 from toolaudit.history.blocks import anthropic, bedrock, gemini, otel
 from toolaudit.history.detect import detect
-from toolaudit.history.fast import FAST, AllAnswered, counted_in_c
+from toolaudit.history.fast import FAST, AllAnswered, LeftUnanswered, counted_in_c
 from toolaudit.history.messages import chat, langchain, responses
 from toolaudit.history.model import (
     ANTHROPIC,
@@ -68,16 +68,18 @@ def check_counted(
     path: str,
     tables: Conversations | None = None,
     model: object = None,
-) -> Checked | AllAnswered | Literal[True]:
+    worded: bool = True,
+) -> Checked | AllAnswered | LeftUnanswered | Literal[True]:
     """``check(messages, shape, path=path, calls=False)``, as the audit counts it: a
     history whose every call was answered and whose results report no failure, where the
     C speedups read it, counted in ``tables`` (the audit's, for ``model``) at once (True)
     where they can, else given as its results per tool alone
     (:data:`~toolaudit.history.fast.AllAnswered`): no Checked built for the commonest
-    history."""
+    history. Not ``worded`` (no report rows to write), one whose only problems are calls
+    left unanswered is given as :data:`~toolaudit.history.fast.LeftUnanswered` there."""
     if type(messages) is list and messages and type(messages[0]) is dict:
         # (a shape C does not read, known or not, is answered, or refused, by check)
-        found = counted_in_c(messages, shape or detect(messages), path, tables, model)
+        found = counted_in_c(messages, shape or detect(messages), path, tables, model, worded)
         if found is not None:
             return found
     return check(messages, shape, path=path, calls=False)

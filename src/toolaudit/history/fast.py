@@ -176,18 +176,27 @@ FROM_TEXT = {
 }
 
 
+#: What checking a history finds where its only problems are calls left without a result
+#: and no result reports a failure, when the problems are counted and not worded (no
+#: report row is written): the calls left, each (call id, name, and where it is), and the
+#: results per tool.
+LeftUnanswered = tuple[list[tuple[Any, ...]], dict[str, int]]
+
+
 def counted_in_c(
     messages: list[Any],
     shape: str,
     path: str,
     tables: Conversations | None = None,
     model: object = None,
-) -> AllAnswered | Checked | Literal[True] | None:
+    worded: bool = True,
+) -> AllAnswered | Checked | LeftUnanswered | Literal[True] | None:
     """``check(messages, shape, path=path, calls=False)`` where the C speedups answer it,
     building nothing for a history whose every call was answered (most): True where they
     counted it in ``tables`` themselves, as ``tables.count_all_answered(model, ...)``
     would (where every entry it adds to is there already, its name its own key), else its
-    results per tool, :data:`AllAnswered`. None where the speedups are off, do not read
+    results per tool, :data:`AllAnswered`; a history with calls left unanswered, not
+    ``worded``, as :data:`LeftUnanswered`. None where the speedups are off, do not read
     this shape, or are not sure."""
     function, where = IN_C.get(shape, _NOT_IN_C)
     speedups = fast_loop.SPEEDUPS  # (found_in_c's, read here: a call less a history)
@@ -198,6 +207,8 @@ def counted_in_c(
         return found
     if not found[0]:
         return found[1]  # every call answered: its results alone
+    if not worded:
+        return found
     return plainly_checked(shape, where, path, len(messages), found)
 
 

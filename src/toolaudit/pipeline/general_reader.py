@@ -205,10 +205,19 @@ class GeneralReader:
         if self._history_calls:
             checked = check_history(history.messages, history.shape, path=history.path)
         else:
+            recorder = self._recorder
             counted = check_counted(
-                history.messages, history.shape, history.path, tally.conversations, extracted.model
+                history.messages,
+                history.shape,
+                history.path,
+                tally.conversations,
+                extracted.model,
+                worded=recorder.rows is not None,  # (no rows: its problems' words unread)
             )
             if counted is True:  # the commonest, counted in the tally's tables already
+                return
+            if isinstance(counted, tuple):  # calls left unanswered, counted without words
+                recorder.unanswered_history(tally, extracted.model, *counted)
                 return
             if not isinstance(counted, Checked):  # every call answered, a first name
                 self._recorder.all_answered_history(tally, extracted.model, counted)
