@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from toolaudit.history import check, fast_loop
 from toolaudit.history.check import check_counted
 from toolaudit.history.detect import detect
+from toolaudit.history.fast import IN_C
 from toolaudit.history.model import Checked, ToolOutcome
 from toolaudit.pipeline.options import AuditOptions
 from toolaudit.pipeline.recorder import Recorder
@@ -22,7 +23,7 @@ from toolaudit.results.conversations import Conversations
 
 from .shapes import BY_NAME, SHAPES, build
 from .test_fast import EDITS, edited
-from .test_pairing import FAULTS
+from .test_pairing import ASK, FAULTS, W
 from .test_repair import STEP
 
 SPEEDUPS_BUILT = fast_loop.SPEEDUPS
@@ -113,9 +114,11 @@ def counted_in_tables(
     return tally.conversations
 
 
-def checked_in_tables(histories: list[tuple[Any, Any]], shape: str) -> Conversations:
+def checked_in_tables(
+    histories: list[tuple[Any, Any]], shape: str, max_keys: int = 5
+) -> Conversations:
     """The same tables, each history checked in full and counted from its Checked."""
-    tables = Conversations(max_keys=5)
+    tables = Conversations(max_keys)
     for model, messages in histories:
         checked = check(messages, shape, path="messages", calls=False)
         tables.count(model, checked.problems, checked.outcomes)
@@ -175,3 +178,34 @@ def test_the_speedups_count_no_history_they_are_not_sure_of(shape: str):
             assert tables.to_dicts() == before, fault
         else:  # no fault in this shape (a place only another provider's rule wants)
             assert not check(messages, shape, calls=False).problems, fault
+
+
+@pytest.mark.skipif(SPEEDUPS_BUILT is None, reason="the C speedups were not built")
+@pytest.mark.parametrize("shape", sorted(IN_C))
+def test_calls_left_unanswered_are_counted_in_the_tables_where_no_row_is_written(shape: str):
+    left = build(BY_NAME[shape], FAULTS["unanswered"][0])
+    clean = build(BY_NAME[shape], FAULTS["clean"][0])
+    renamed = build(BY_NAME[shape], [ASK, ("calls", [("c1", "search")]), ("user", "and?")])
+    two_left = build(BY_NAME[shape], [ASK, ("calls", [("c1", W), ("c2", W)]), ("user", "and?")])
+    histories = [("gpt-4o", left), ("gpt-4o", clean), ("o3", left), ("gpt-4o", renamed)] * 3
+    histories += [("gpt-4o", two_left)] * 2
+    recorder = Recorder(AuditOptions(), want_rows=False)
+    tally = recorder.tally
+    in_tables = []
+    for model, messages in histories:
+        for worded in (True, False):  # (worded: never counted in the tables if left)
+            found = check_counted(messages, shape, "messages", tally.conversations, model, worded)
+            if found is True:
+                in_tables.append((model, messages is left, worded))
+                break
+            if isinstance(found, tuple):
+                recorder.unanswered_history(tally, model, *found)
+                break
+            if isinstance(found, dict):
+                recorder.all_answered_history(tally, model, found)
+                break
+    assert tally.conversations is not None
+    expected = checked_in_tables(histories, shape, max_keys=AuditOptions().max_tools)
+    assert tally.conversations.to_dicts() == expected.to_dicts()
+    assert ("gpt-4o", True, False) in in_tables  # a later one, read and counted in C
+    assert not [worded for _, was_left, worded in in_tables if was_left and worded]

@@ -14,9 +14,10 @@
  *   results:    {tool name: how many results it had}, a name that is not a str counted
  *               under no_name, in the order tools first had a result.
  * tests/history/test_speedups.py holds them to the pure fast path's answers. Given the
- * audit's tables and a model too (messages, no_name, tables, model), they count a history
- * whose every call was answered straight into the tables and answer True, where they can
- * (count_into; know_tables tells them the tables' classes): tests/history/test_counted.py.
+ * audit's tables and a model too (messages, no_name, tables, model, left_too), they count
+ * a history whose every call was answered (or, left_too, whose only problems are calls
+ * left unanswered) straight into the tables and answer True, where they can (count_into;
+ * know_tables tells them the tables' classes): tests/history/test_counted.py.
  * chat_json, responses_json, anthropic_json, bedrock_json and gemini_json
  * (_speedups_json.c) answer the same read straight from a history's JSON text. Both
  * find a history's calls by their ids' text in one table (_call_table.h).
@@ -307,7 +308,10 @@ open_call(PyObject *window, PyObject *seen, PyObject *call_id, PyObject *name,
    tables, told once by know_tables, and where their instances hold the slots counted
    (their member descriptors' offsets). Unknown until told: nothing is counted here. */
 static PyTypeObject *conversations_type, *histories_type, *outcomes_type;
-static Py_ssize_t slot_all, slot_by_model, slot_by_tool, slot_checked, slot_results;
+static Py_ssize_t slot_all, slot_by_model, slot_by_tool, slot_problems_by_tool, slot_checked,
+    slot_with_problems, slot_problems, slot_results;
+/* The code a call left without a result is counted under (history.model.UNANSWERED). */
+static PyObject *unanswered_code;
 
 /* The offset of the slot `name` of the class `cls` (a __slots__ entry): 0, or -1 with an
    error set. */
@@ -327,26 +331,31 @@ slot_offset(PyObject *cls, const char *name, Py_ssize_t *offset)
     return slot ? 0 : -1;
 }
 
-/* know_tables(Conversations, Histories, Outcomes): the classes the counting functions
-   count into (see count_into). */
+/* know_tables(Conversations, Histories, Outcomes, unanswered): the classes the counting
+   functions count into, and the code of a call left unanswered (see count_into). */
 static PyObject *
 know_tables(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 3 || !PyType_Check(args[0]) || !PyType_Check(args[1]) ||
-        !PyType_Check(args[2])) {
-        PyErr_SetString(PyExc_TypeError, "know_tables(Conversations, Histories, Outcomes)");
+    if (nargs != 4 || !PyType_Check(args[0]) || !PyType_Check(args[1]) ||
+        !PyType_Check(args[2]) || !PyUnicode_CheckExact(args[3])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "know_tables(Conversations, Histories, Outcomes, unanswered: str)");
         return NULL;
     }
     if (slot_offset(args[0], "all", &slot_all) || slot_offset(args[0], "by_model", &slot_by_model) ||
         slot_offset(args[0], "by_tool", &slot_by_tool) ||
+        slot_offset(args[0], "problems_by_tool", &slot_problems_by_tool) ||
         slot_offset(args[1], "checked", &slot_checked) ||
+        slot_offset(args[1], "with_problems", &slot_with_problems) ||
+        slot_offset(args[1], "problems", &slot_problems) ||
         slot_offset(args[2], "results", &slot_results))
         return NULL;
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 4; k++)
         Py_INCREF(args[k]);
     Py_XSETREF(conversations_type, (PyTypeObject *)args[0]);
     Py_XSETREF(histories_type, (PyTypeObject *)args[1]);
     Py_XSETREF(outcomes_type, (PyTypeObject *)args[2]);
+    Py_XSETREF(unanswered_code, args[3]);
     Py_RETURN_NONE;
 }
 
@@ -368,62 +377,124 @@ own_key(PyObject *name)
     return first != '<' && first != '\\';
 }
 
-/* The entry of `table` (an exact dict) at `name`, of exact type `type`, whose slot at
-   `offset` holds an exact int: that slot, or NULL (none such: Python counts). */
-static PyObject **
-counter(PyObject *table, PyObject *name, PyTypeObject *type, Py_ssize_t offset)
+/* The entry of `table` (an exact dict) at `name` (its own key), of exact type `type`, or
+   NULL (none such: Python counts). */
+static PyObject *
+entry_of(PyObject *table, PyObject *name, PyTypeObject *type)
 {
     if (table == NULL || !PyDict_CheckExact(table) || !own_key(name))
         return NULL;
     PyObject *entry = get(table, name);
-    if (entry == NULL || !Py_IS_TYPE(entry, type))
-        return NULL;
-    PyObject **slot = slot_of(entry, offset);
-    return *slot != NULL && PyLong_CheckExact(*slot) ? slot : NULL;
+    return entry != NULL && Py_IS_TYPE(entry, type) ? entry : NULL;
 }
 
-/* One more than the int in `slot` by `more`: 0, or -1 with an error set. */
-static int
-add_to(PyObject **slot, long more)
+/* The slot at `offset` of `entry`, where it holds an exact int (else NULL). */
+static PyObject **
+int_slot(PyObject *entry, Py_ssize_t offset)
 {
-    PyObject *sum = PyLong_FromLong(more);
-    PyObject *total = sum == NULL ? NULL : PyNumber_Add(*slot, sum);
-    Py_XDECREF(sum);
+    PyObject **slot = entry == NULL ? NULL : slot_of(entry, offset);
+    return slot != NULL && *slot != NULL && PyLong_CheckExact(*slot) ? slot : NULL;
+}
+
+/* Whether `table` is an exact dict holding an exact int at `key`. */
+static int
+int_entry(PyObject *table, PyObject *key)
+{
+    PyObject *count = table != NULL && PyDict_CheckExact(table) ? get(table, key) : NULL;
+    return count != NULL && PyLong_CheckExact(count);
+}
+
+/* `count` more than `value` (an int): a new reference, or NULL with an error set. */
+static PyObject *
+plus(PyObject *value, long count)
+{
+    PyObject *more = PyLong_FromLong(count);
+    PyObject *total = more == NULL ? NULL : PyNumber_Add(value, more);
+    Py_XDECREF(more);
+    return total;
+}
+
+/* `count` more in the int slot `slot`: 0, or -1 with an error set. */
+static int
+add_to(PyObject **slot, long count)
+{
+    PyObject *total = plus(*slot, count);
     if (total == NULL)
         return -1;
     Py_SETREF(*slot, total);
     return 0;
 }
 
-/* A history whose every call was answered and no result failed, of `model`, counted
-   straight into `tables` (a Conversations) as Conversations.count_all_answered counts it:
-   one more history read, for all and for its model, and each tool's results. Only where
-   every entry it adds to is already there and plain (a name its own key, a count an int):
-   1 counted; 0 not (a first model or tool, a name that may fold...: Python counts it);
-   -1 an error. */
+/* `count` more in `table[key]`, an int there: 0, or -1 with an error set. */
 static int
-count_into(PyObject *tables, PyObject *model, const Results *results)
+add_at(PyObject *table, PyObject *key, long count)
 {
-    if (conversations_type == NULL || tables == NULL || !Py_IS_TYPE(tables, conversations_type))
+    PyObject *total = plus(get(table, key), count);
+    int failed = total == NULL || PyDict_SetItem(table, key, total) < 0;
+    Py_XDECREF(total);
+    return failed ? -1 : 0;
+}
+
+/* The most calls left unanswered a history counted here may have. */
+#define MAX_LEFT 64
+
+/* A history whose only problems are the `left_count` calls `left` (their names) left
+   without a result and none of whose results failed, of `model`, counted straight into
+   `tables` (a Conversations) as Conversations.count_all_answered (none left) or
+   count_results (its problems each a CountedProblem(UNANSWERED, name)) counts it: one
+   more history read, for all and for its model, with a problem if any is left (the
+   code's count, for all, the model and each call's tool), and each tool's results. Only
+   where every entry it adds to is already there and plain (a name its own key, a count
+   an int): 1 counted; 0 not (a first model, tool or problem, a name that may fold...:
+   Python counts it); -1 an error. */
+static int
+count_into(PyObject *tables, PyObject *model, const Results *results, PyObject *const *left,
+           Py_ssize_t left_count)
+{
+    if (conversations_type == NULL || tables == NULL || !Py_IS_TYPE(tables, conversations_type) ||
+        left_count > MAX_LEFT)
         return 0;
-    PyObject *all = *slot_of(tables, slot_all);
-    PyObject **checked[2], **counts[MAX_TOOLS];
-    checked[0] = all != NULL && Py_IS_TYPE(all, histories_type) ? slot_of(all, slot_checked)
-                                                                 : NULL;
-    if (checked[0] == NULL || *checked[0] == NULL || !PyLong_CheckExact(*checked[0]))
-        return 0;
-    checked[1] = counter(*slot_of(tables, slot_by_model), model, histories_type, slot_checked);
-    if (checked[1] == NULL)
-        return 0;
+    PyObject *all = *slot_of(tables, slot_all), *by_tool = *slot_of(tables, slot_by_tool);
+    PyObject *histories[2] = {
+        all != NULL && Py_IS_TYPE(all, histories_type) ? all : NULL,
+        entry_of(*slot_of(tables, slot_by_model), model, histories_type)};
+    PyObject **checked[2], **with_problems[2], **counts[MAX_TOOLS];
+    PyObject *problems[2], *by_code[MAX_LEFT];
+    for (int k = 0; k < 2; k++) {
+        checked[k] = int_slot(histories[k], slot_checked);
+        if (checked[k] == NULL)
+            return 0;
+        if (left_count == 0)
+            continue;
+        with_problems[k] = int_slot(histories[k], slot_with_problems);
+        problems[k] = *slot_of(histories[k], slot_problems);
+        if (with_problems[k] == NULL || !int_entry(problems[k], unanswered_code))
+            return 0;
+    }
+    for (Py_ssize_t k = 0; k < left_count; k++) {
+        by_code[k] = *slot_of(tables, slot_problems_by_tool);
+        by_code[k] = by_code[k] != NULL && PyDict_CheckExact(by_code[k]) && own_key(left[k])
+                         ? get(by_code[k], left[k])
+                         : NULL;
+        if (by_code[k] == NULL || !PyDict_CheckExact(by_code[k]) ||
+            !int_entry(by_code[k], unanswered_code))
+            return 0;
+    }
     for (int k = 0; k < results->size; k++) {
-        counts[k] = counter(*slot_of(tables, slot_by_tool), results->names[k], outcomes_type,
-                            slot_results);
+        counts[k] = int_slot(entry_of(by_tool, results->names[k], outcomes_type), slot_results);
         if (counts[k] == NULL)
             return 0;
     }
     /* every entry is there: counted (each read as it is added to, should two be one) */
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 2; k++) {
         if (add_to(checked[k], 1) < 0)
+            return -1;
+        if (left_count > 0 && (add_to(with_problems[k], 1) < 0 ||
+                               add_at(problems[k], unanswered_code, (long)left_count) < 0))
+            return -1;
+    }
+    for (Py_ssize_t k = 0; k < left_count; k++)
+        if (add_at(by_code[k], unanswered_code, 1) < 0)
             return -1;
     for (int k = 0; k < results->size; k++)
         if (add_to(counts[k], results->counts[k]) < 0)
@@ -432,21 +503,30 @@ count_into(PyObject *tables, PyObject *model, const Results *results)
 }
 
 /* Where a reading may count the history itself: the tables and the model of the third
-   and fourth arguments (tables NULL: not given, the answer is always returned). */
+   and fourth arguments (tables NULL: not given, the answer is always returned), and
+   whether one with calls left unanswered may be counted there too (the fifth: true where
+   no report row is written, so that its problems need no words). */
 typedef struct {
     PyObject *tables, *model;
+    int left_too;
 } Counting;
 
 /* The arguments of a dict reader, `usage` its signature: (messages, no_name) or
-   (messages, no_name, tables, model); 0, or -1 with a TypeError set. */
+   (messages, no_name, tables, model, left_too); 0, or -1 with a TypeError set. */
 static int
 reader_arguments(PyObject *const *args, Py_ssize_t nargs, const char *usage, Counting *counting)
 {
-    if ((nargs != 2 && nargs != 4) || !PyList_Check(args[0])) {
+    if ((nargs != 2 && nargs != 5) || !PyList_Check(args[0])) {
         PyErr_SetString(PyExc_TypeError, usage);
         return -1;
     }
-    *counting = nargs == 4 ? (Counting){args[2], args[3]} : (Counting){NULL, NULL};
+    *counting = (Counting){NULL, NULL, 0};
+    if (nargs == 5) {
+        int left_too = PyObject_IsTrue(args[4]);
+        if (left_too < 0)
+            return -1;
+        *counting = (Counting){args[2], args[3], left_too};
+    }
     return 0;
 }
 
@@ -472,13 +552,19 @@ answer(int sure, PyObject *unanswered, Results *results)
     return found;
 }
 
-/* answer(), or True where the history, read sure and with no call left unanswered, was
-   counted in the tables of `counting` (see count_into). */
+/* answer(), or True where the history, read sure, was counted in the tables of
+   `counting` (see count_into): `unanswered` holds the calls left, each with its name
+   second. */
 static PyObject *
 answer_or_count(int sure, PyObject *unanswered, Results *results, const Counting *counting)
 {
-    if (sure > 0 && counting->tables != NULL && PyList_GET_SIZE(unanswered) == 0) {
-        int counted = count_into(counting->tables, counting->model, results);
+    Py_ssize_t left_count = sure > 0 ? PyList_GET_SIZE(unanswered) : 0;
+    if (sure > 0 && counting->tables != NULL && (left_count == 0 || counting->left_too) &&
+        left_count <= MAX_LEFT) {
+        PyObject *left[MAX_LEFT];
+        for (Py_ssize_t k = 0; k < left_count; k++)
+            left[k] = PyTuple_GET_ITEM(PyList_GET_ITEM(unanswered, k), 1);
+        int counted = count_into(counting->tables, counting->model, results, left, left_count);
         if (counted < 0)
             return NULL;
         if (counted > 0)
@@ -572,23 +658,34 @@ unanswered_calls(const Calls *calls)
     return unanswered;
 }
 
-/* Whether every call of `calls` was answered. */
+/* Whether the history of `calls` may be counted in the tables of `counting`: where
+   every call was answered, or calls were left (their names into `left`, `*left_count` of
+   them) and may be counted. */
 static int
-all_answered(const Calls *calls)
+countable(const Calls *calls, const Counting *counting, PyObject **left, Py_ssize_t *left_count)
 {
-    for (Py_ssize_t place = 0; place < calls->table.count; place++)
-        if (!calls->made[place].answered)
+    *left_count = 0;
+    if (counting->tables == NULL)
+        return 0;
+    for (Py_ssize_t place = 0; place < calls->table.count; place++) {
+        if (calls->made[place].answered)
+            continue;
+        if (!counting->left_too || *left_count == MAX_LEFT)
             return 0;
+        left[(*left_count)++] = calls->made[place].name;
+    }
     return 1;
 }
 
 /* The answer of a reading of `calls` (see answer), the table freed; True where the
-   history was counted in `tables` (see counted). */
+   history was counted in the tables of `counting` (see count_into). */
 static PyObject *
 answer_calls(int sure, Calls *calls, Results *results, const Counting *counting)
 {
-    int counted = sure > 0 && counting->tables != NULL && all_answered(calls)
-                      ? count_into(counting->tables, counting->model, results)
+    PyObject *left[MAX_LEFT];
+    Py_ssize_t left_count;
+    int counted = sure > 0 && countable(calls, counting, left, &left_count)
+                      ? count_into(counting->tables, counting->model, results, left, left_count)
                       : 0;
     if (counted != 0) {
         table_free(&calls->table);
@@ -671,7 +768,9 @@ static PyObject *
 chat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     Counting counting;
-    if (reader_arguments(args, nargs, "chat(messages: list, no_name: str[, tables, model])", &counting) < 0)
+    if (reader_arguments(args, nargs,
+                         "chat(messages: list, no_name: str[, tables, model, left_too])",
+                         &counting) < 0)
         return NULL;
     PyObject *messages = args[0], *no_name = args[1];
     Calls calls = {{NULL}};
@@ -732,7 +831,9 @@ static PyObject *
 responses(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     Counting counting;
-    if (reader_arguments(args, nargs, "responses(messages: list, no_name: str[, tables, model])", &counting) < 0)
+    if (reader_arguments(args, nargs,
+                         "responses(messages: list, no_name: str[, tables, model, left_too])",
+                         &counting) < 0)
         return NULL;
     PyObject *items = args[0], *no_name = args[1];
     Calls calls = {{NULL}};
@@ -870,7 +971,7 @@ static PyObject *
 windowed_blocks(PyObject *const *args, Py_ssize_t nargs, int bedrock)
 {
     Counting counting;
-    if (reader_arguments(args, nargs, "(messages: list, no_name: str[, tables, model])",
+    if (reader_arguments(args, nargs, "(messages: list, no_name: str[, tables, model, left_too])",
                          &counting) < 0)
         return NULL;
     PyObject *messages = args[0], *no_name = args[1];
@@ -1060,7 +1161,8 @@ static PyObject *
 gemini(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     Counting counting;
-    if (reader_arguments(args, nargs, "gemini(messages: list, no_name: str[, tables, model])",
+    if (reader_arguments(args, nargs,
+                         "gemini(messages: list, no_name: str[, tables, model, left_too])",
                          &counting) < 0)
         return NULL;
     PyObject *contents = args[0], *no_name = args[1];
@@ -1141,7 +1243,8 @@ static PyObject *
 otel(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     Counting counting;
-    if (reader_arguments(args, nargs, "otel(messages: list, no_name: str[, tables, model])",
+    if (reader_arguments(args, nargs,
+                         "otel(messages: list, no_name: str[, tables, model, left_too])",
                          &counting) < 0)
         return NULL;
     PyObject *messages = args[0], *no_name = args[1];

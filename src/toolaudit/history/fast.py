@@ -44,6 +44,7 @@ from toolaudit.history.model import (
     OPENAI_CHAT,
     OPENAI_RESPONSES,
     OTEL,
+    UNANSWERED,
     Checked,
 )
 from toolaudit.results.conversations import Conversations, Histories, Outcomes
@@ -167,9 +168,15 @@ IN_C = {
     GEMINI: ("gemini", GEMINI_PART),
     OTEL: ("otel", OTEL_PART),
 }
-_NOT_IN_C = ("", "")
 if fast_loop.SPEEDUPS is not None:  # what counted_in_c's tables are
-    fast_loop.SPEEDUPS.know_tables(Conversations, Histories, Outcomes)
+    fast_loop.SPEEDUPS.know_tables(Conversations, Histories, Outcomes, UNANSWERED)
+#: The C functions of IN_C, looked up once (fast_loop.SPEEDUPS, read at each call, still
+#: turns them off): what counted_in_c calls for every history.
+_IN_C_FUNCTIONS = (
+    {shape: getattr(fast_loop.SPEEDUPS, function) for shape, (function, _) in IN_C.items()}
+    if fast_loop.SPEEDUPS is not None
+    else {}
+)
 #: The shapes they also read from a history's JSON text (``chat_json``...), all but OTel's.
 FROM_TEXT = {
     shape: (f"{function}_json", where) for shape, (function, where) in IN_C.items() if shape != OTEL
@@ -195,21 +202,19 @@ def counted_in_c(
     building nothing for a history whose every call was answered (most): True where they
     counted it in ``tables`` themselves, as ``tables.count_all_answered(model, ...)``
     would (where every entry it adds to is there already, its name its own key), else its
-    results per tool, :data:`AllAnswered`; a history with calls left unanswered, not
-    ``worded``, as :data:`LeftUnanswered`. None where the speedups are off, do not read
-    this shape, or are not sure."""
-    function, where = IN_C.get(shape, _NOT_IN_C)
-    speedups = fast_loop.SPEEDUPS  # (found_in_c's, read here: a call less a history)
-    if not function or speedups is None:
-        return None
-    found = getattr(speedups, function)(messages, NO_NAME, tables, model)
+    results per tool, :data:`AllAnswered`. Not ``worded``, a history whose only problems
+    are calls left unanswered is counted in ``tables`` so too (as the recorder's
+    ``unanswered_history`` would count it), else given as :data:`LeftUnanswered`. None
+    where the speedups are off, do not read this shape, or are not sure."""
+    function = _IN_C_FUNCTIONS.get(shape) if fast_loop.SPEEDUPS is not None else None
+    found = function(messages, NO_NAME, tables, model, not worded) if function else None
     if found is None or found is True:
         return found
     if not found[0]:
         return found[1]  # every call answered: its results alone
     if not worded:
         return found
-    return plainly_checked(shape, where, path, len(messages), found)
+    return plainly_checked(shape, IN_C[shape][1], path, len(messages), found)
 
 
 def checked_from_text(text: Buffer, shape: str, path: str) -> AllAnswered | Checked | None:

@@ -212,7 +212,7 @@ class GeneralReader:
                 history.path,
                 tally.conversations,
                 extracted.model,
-                worded=recorder.rows is not None,  # (no rows: its problems' words unread)
+                recorder.rows is not None,  # worded (no rows: its problems' words unread)
             )
             if counted is True:  # the commonest, counted in the tally's tables already
                 return
