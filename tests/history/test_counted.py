@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 from toolaudit.history import check, fast_loop
 from toolaudit.history.check import check_counted
 from toolaudit.history.detect import detect
-from toolaudit.history.fast import IN_C
+from toolaudit.history.fast import IN_C, counted_answered
 from toolaudit.history.model import Checked, ToolOutcome
 from toolaudit.pipeline.options import AuditOptions
 from toolaudit.pipeline.recorder import Recorder
-from toolaudit.results.conversations import Conversations
+from toolaudit.results.conversations import Conversations, Outcomes
 
 from .shapes import BY_NAME, SHAPES, build
 from .test_fast import EDITS, edited
@@ -209,3 +209,28 @@ def test_calls_left_unanswered_are_counted_in_the_tables_where_no_row_is_written
     assert tally.conversations.to_dicts() == expected.to_dicts()
     assert ("gpt-4o", True, False) in in_tables  # a later one, read and counted in C
     assert not [worded for _, was_left, worded in in_tables if was_left and worded]
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_results_read_elsewhere_are_counted_in_the_tables_as_python_counts_them(way: str):
+    """The pairs' typed path reads a history from its text and hands the recorder its
+    results per tool: counted in the tables in C where they can be, as Python counts."""
+    tools = ["get_weather", *ODD_NAMES, *(f"tool{k}" for k in range(8))]
+    models = ["gpt-4o", None, *ODD_NAMES, *(f"model{k}" for k in range(8))]
+    recorder = Recorder(AuditOptions(max_tools=5), want_rows=False)
+    expected = Conversations(max_keys=5)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fast_loop, "SPEEDUPS", SPEEDUPS_BUILT if way == "c" else None)
+        for turn in range(150):
+            model = models[turn % 3 * turn % len(models)]
+            results = {tools[(turn + k) % len(tools)]: k + turn % 4 + 1 for k in range(turn % 3)}
+            recorder.all_answered_history(recorder.tally, model, results)
+            expected.count(model, [], {tool: Outcomes(results=n) for tool, n in results.items()})
+        tables = recorder.conversations_of(recorder.tally)
+        assert tables.to_dicts() == expected.to_dicts()
+        # a model and a tool the tables hold under their own names: counted in C, if on
+        model, tool = (
+            next(name for name in table if name and name[:1] not in "<\\")
+            for table in (tables.by_model, tables.by_tool)
+        )
+        assert counted_answered(tables, model, {tool: 2}) == (way == "c")

@@ -502,6 +502,37 @@ count_into(PyObject *tables, PyObject *model, const Results *results, PyObject *
     return 1;
 }
 
+/* count_answered(tables, model, results): a history whose every call was answered and no
+   result failed, read elsewhere (from its text: the pairs' typed path), its results per
+   tool given (a dict of ints), counted straight into `tables` as count_into counts it:
+   True, or False where it cannot be (Python counts it). */
+static PyObject *
+count_answered(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "count_answered(tables, model, results)");
+        return NULL;
+    }
+    if (!PyDict_CheckExact(args[2]))
+        Py_RETURN_FALSE; /* a Mapping of another type: Python reads it */
+    Results results = {.size = 0};
+    PyObject *tool, *count;
+    Py_ssize_t position = 0;
+    while (PyDict_Next(args[2], &position, &tool, &count)) {
+        long value = PyLong_CheckExact(count) ? PyLong_AsLong(count) : -1;
+        if (value < 0 || results.size == MAX_TOOLS) {
+            PyErr_Clear(); /* (an int past a long: not counted here) */
+            Py_RETURN_FALSE;
+        }
+        results.names[results.size] = tool;
+        results.counts[results.size++] = value;
+    }
+    int counted = count_into(args[0], args[1], &results, NULL, 0);
+    if (counted < 0)
+        return NULL;
+    return PyBool_FromLong(counted);
+}
+
 /* Where a reading may count the history itself: the tables and the model of the third
    and fourth arguments (tables NULL: not given, the answer is always returned), and
    whether one with calls left unanswered may be counted there too (the fifth: true where
@@ -1276,6 +1307,8 @@ otel(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 static PyMethodDef methods[] = {
     {"know_tables", (PyCFunction)(void (*)(void))know_tables, METH_FASTCALL,
      "Tell the classes of the audit's tables, which the readers then count into."},
+    {"count_answered", (PyCFunction)(void (*)(void))count_answered, METH_FASTCALL,
+     "Count a history whose every call was answered, by its results per tool, in the tables."},
     {"chat", (PyCFunction)(void (*)(void))chat, METH_FASTCALL,
      "An OpenAI Chat history's (unanswered, results), or None when not sure."},
     {"responses", (PyCFunction)(void (*)(void))responses, METH_FASTCALL,

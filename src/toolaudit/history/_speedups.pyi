@@ -1,6 +1,7 @@
 """The commonest histories' pairing, in C (``_speedups.c``; see toolaudit.history.fast);
 the ``_json`` functions (``_speedups_json.c``) read the history from its JSON text."""
 
+from collections.abc import Mapping
 from typing import Literal, Protocol
 
 from typing_extensions import Buffer
@@ -16,6 +17,11 @@ def know_tables(conversations: type, histories: type, outcomes: type, unanswered
     ``Conversations.count_all_answered`` (``count_results``) would, and answers True,
     where every entry it adds to is there already and its name is its own key (else it
     answers as without them)."""
+
+def count_answered(tables: object, model: object, results: Mapping[str, int], /) -> bool:
+    """A history whose every call was answered and no result failed, read elsewhere, its
+    results per tool given, counted in ``tables`` as a dict reader counts one: True, or
+    False where it cannot be (an entry not there yet, a name not its own key...)."""
 
 class DictReader(Protocol):
     """A history's reader, given its messages (a list of dicts) and the name results of a

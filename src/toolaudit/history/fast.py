@@ -13,7 +13,7 @@ full reading's; tests/history/test_fast.py holds the two to it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 import toolaudit.history.fast_loop as fast_loop
@@ -215,6 +215,14 @@ def counted_in_c(
     if not worded:
         return found
     return plainly_checked(shape, IN_C[shape][1], path, len(messages), found)
+
+
+def counted_answered(tables: Conversations, model: object, results: Mapping[str, int]) -> bool:
+    """``tables.count_all_answered(model, results)`` done by the C speedups, where they can
+    (every entry it adds to there already, its name its own key): True; False where they
+    are off or cannot (the caller then counts it)."""
+    speedups = fast_loop.SPEEDUPS
+    return speedups is not None and speedups.count_answered(tables, model, results)
 
 
 def checked_from_text(text: Buffer, shape: str, path: str) -> AllAnswered | Checked | None:

@@ -23,6 +23,7 @@ from toolaudit._version import __version__
 from toolaudit.contract import MALFORMED, format_problems
 from toolaudit.deep.paths import collapsed
 from toolaudit.history import Checked
+from toolaudit.history.fast import counted_answered
 from toolaudit.history.model import UNANSWERED
 from toolaudit.pipeline.judge import Problems, Verdict, reasons
 from toolaudit.pipeline.options import AuditOptions
@@ -309,7 +310,9 @@ class Recorder:
     ) -> None:
         """:meth:`history` of a conversation with no problem (so no row) and no failure:
         its results per tool (see ``toolaudit.history.fast.AllAnswered``)."""
-        self.conversations_of(tally).count_all_answered(model, results)
+        conversations = self.conversations_of(tally)
+        if not counted_answered(conversations, model, results):
+            conversations.count_all_answered(model, results)
 
     def conversations_of(self, tally: Tally) -> Conversations:
         """The conversations counted in ``tally``, new if none was yet."""
