@@ -225,13 +225,16 @@ def counted_answered(tables: Conversations, model: object, results: Mapping[str,
     return speedups is not None and speedups.count_answered(tables, model, results)
 
 
-def checked_from_text(text: Buffer, shape: str, path: str) -> AllAnswered | Checked | None:
+def checked_from_text(
+    text: Buffer, shape: str, path: str, worded: bool = True
+) -> AllAnswered | Checked | LeftUnanswered | None:
     """``check(orjson.loads(text), shape, path=path, calls=False)`` for the commonest
     histories, read by the C speedups straight from ``text``, the JSON text of the
     messages, building no Python object for them: a history whose every call was answered
-    (most) given as its results per tool alone, :data:`AllAnswered`. None where the
-    speedups are off, do not read this shape, or are not sure (then parse the text and
-    check it)."""
+    (most) given as its results per tool alone, :data:`AllAnswered`; not ``worded``, one
+    whose only problems are calls left unanswered as :data:`LeftUnanswered`. None where
+    the speedups are off, do not read this shape, or are not sure (then parse the text
+    and check it)."""
     function, where = FROM_TEXT.get(shape, ("", ""))
     found = found_from_text(function, text) if function else None
     if found is None:
@@ -239,4 +242,6 @@ def checked_from_text(text: Buffer, shape: str, path: str) -> AllAnswered | Chec
     left, results, messages = found
     if not left:
         return results
+    if not worded:
+        return left, results
     return plainly_checked(shape, where, path, messages, (left, results))
