@@ -198,6 +198,8 @@ is_word(PyObject *value, PyObject *constant)
    may, an empty list, a list whose first block reports none, an object with no failure
    flag whose text reports none, null, a boolean or a number. 0: not sure (a text that
    may be a failure, an object of another type), or a failure: Python decides. */
+static int object_no_failure(PyObject *payload, int depth, int error_too);
+
 static int
 no_failure(PyObject *payload, int depth)
 {
@@ -212,11 +214,19 @@ no_failure(PyObject *payload, int depth)
     }
     if (PyList_CheckExact(payload))
         return PyList_GET_SIZE(payload) == 0 || no_failure(PyList_GET_ITEM(payload, 0), depth - 1);
-    if (!PyDict_CheckExact(payload))
+    return PyDict_CheckExact(payload) && object_no_failure(payload, depth, 0);
+}
+
+/* no_failure of an object (an exact dict); `error_too`: not sure either where it holds
+   an `error` that is not null (a Gemini response's, read in the same walk). */
+static int
+object_no_failure(PyObject *payload, int depth, int error_too)
+{
+    static const int wanted[] = {K_IS_ERROR_MCP, K_IS_ERROR, K_TEXT, K_JSON, K_CONTENT, K_ERROR};
+    PyObject *found[6];
+    pick(payload, wanted, error_too ? 6 : 5, found);
+    if (error_too && found[5] != NULL && found[5] != Py_None)
         return 0;
-    static const int wanted[] = {K_IS_ERROR_MCP, K_IS_ERROR, K_TEXT, K_JSON, K_CONTENT};
-    PyObject *found[5];
-    pick(payload, wanted, 5, found);
     if (found[0] == Py_True || found[1] == Py_True)
         return 0;
     for (int k = 2; k < 5; k++)
@@ -1118,13 +1128,9 @@ close_gemini_window(GeminiWindow *window, PyObject *unanswered)
 static int
 gemini_no_failure(PyObject *response)
 {
-    if (response != NULL && PyDict_Check(response)) {
-        if (!PyDict_CheckExact(response))
-            return 0; /* a Mapping of another type: Python reads it */
-        PyObject *error = get(response, keys[K_ERROR]);
-        if (error != NULL && error != Py_None)
-            return 0;
-    }
+    if (response != NULL && PyDict_Check(response))
+        /* (a Mapping of another type: Python reads it) */
+        return PyDict_CheckExact(response) && object_no_failure(response, FAILURE_DEPTH, 1);
     return no_failure(response, FAILURE_DEPTH);
 }
 
