@@ -164,6 +164,11 @@ def test_a_plain_history_is_counted_in_the_tables_once_its_names_are_there():
     assert tables.all.checked == 2
     assert tables.by_model["gpt-4o"].checked == 2
     assert tables.by_tool["get_weather"].results == 4
+    # a request that names no model (Gemini's): its histories are the tables' <no name>
+    assert check_counted(messages, "openai-chat", "messages", tables, None) == {"get_weather": 2}
+    tables.count_all_answered(None, {"get_weather": 2})
+    assert check_counted(messages, "openai-chat", "messages", tables, None) is True
+    assert tables.by_model["<no name>"].checked == 2
 
 
 @pytest.mark.skipif(SPEEDUPS_BUILT is None, reason="the C speedups were not built")

@@ -320,8 +320,9 @@ open_call(PyObject *window, PyObject *seen, PyObject *call_id, PyObject *name,
 static PyTypeObject *conversations_type, *histories_type, *outcomes_type;
 static Py_ssize_t slot_all, slot_by_model, slot_by_tool, slot_problems_by_tool, slot_checked,
     slot_with_problems, slot_problems, slot_results;
-/* The code a call left without a result is counted under (history.model.UNANSWERED). */
-static PyObject *unanswered_code;
+/* The code a call left without a result is counted under (history.model.UNANSWERED), and
+   the key of the histories of no model (folding.NO_NAME, what table_key(None) is). */
+static PyObject *unanswered_code, *no_model;
 
 /* The offset of the slot `name` of the class `cls` (a __slots__ entry): 0, or -1 with an
    error set. */
@@ -341,15 +342,18 @@ slot_offset(PyObject *cls, const char *name, Py_ssize_t *offset)
     return slot ? 0 : -1;
 }
 
-/* know_tables(Conversations, Histories, Outcomes, unanswered): the classes the counting
-   functions count into, and the code of a call left unanswered (see count_into). */
+/* know_tables(Conversations, Histories, Outcomes, unanswered, no_model): the classes the
+   counting functions count into, the code of a call left unanswered and the key of the
+   histories of no model (see count_into). */
 static PyObject *
 know_tables(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 4 || !PyType_Check(args[0]) || !PyType_Check(args[1]) ||
-        !PyType_Check(args[2]) || !PyUnicode_CheckExact(args[3])) {
-        PyErr_SetString(PyExc_TypeError,
-                        "know_tables(Conversations, Histories, Outcomes, unanswered: str)");
+    if (nargs != 5 || !PyType_Check(args[0]) || !PyType_Check(args[1]) ||
+        !PyType_Check(args[2]) || !PyUnicode_CheckExact(args[3]) ||
+        !PyUnicode_CheckExact(args[4])) {
+        PyErr_SetString(
+            PyExc_TypeError,
+            "know_tables(Conversations, Histories, Outcomes, unanswered: str, no_model: str)");
         return NULL;
     }
     if (slot_offset(args[0], "all", &slot_all) || slot_offset(args[0], "by_model", &slot_by_model) ||
@@ -360,12 +364,13 @@ know_tables(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         slot_offset(args[1], "problems", &slot_problems) ||
         slot_offset(args[2], "results", &slot_results))
         return NULL;
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 5; k++)
         Py_INCREF(args[k]);
     Py_XSETREF(conversations_type, (PyTypeObject *)args[0]);
     Py_XSETREF(histories_type, (PyTypeObject *)args[1]);
     Py_XSETREF(outcomes_type, (PyTypeObject *)args[2]);
     Py_XSETREF(unanswered_code, args[3]);
+    Py_XSETREF(no_model, args[4]);
     Py_RETURN_NONE;
 }
 
@@ -465,9 +470,14 @@ count_into(PyObject *tables, PyObject *model, const Results *results, PyObject *
         left_count > MAX_LEFT)
         return 0;
     PyObject *all = *slot_of(tables, slot_all), *by_tool = *slot_of(tables, slot_by_tool);
-    PyObject *histories[2] = {
+    PyObject *by_model = *slot_of(tables, slot_by_model), *histories[2] = {
         all != NULL && Py_IS_TYPE(all, histories_type) ? all : NULL,
-        entry_of(*slot_of(tables, slot_by_model), model, histories_type)};
+        entry_of(by_model, model, histories_type)};
+    if (model == Py_None && by_model != NULL && PyDict_CheckExact(by_model)) {
+        histories[1] = get(by_model, no_model); /* (the histories of no model) */
+        if (histories[1] != NULL && !Py_IS_TYPE(histories[1], histories_type))
+            histories[1] = NULL;
+    }
     PyObject **checked[2], **with_problems[2], **counts[MAX_TOOLS];
     PyObject *problems[2], *by_code[MAX_LEFT];
     for (int k = 0; k < 2; k++) {

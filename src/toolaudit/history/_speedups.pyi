@@ -9,9 +9,12 @@ from typing_extensions import Buffer
 #: A call left without a result: its id, its name, its message's index, its index there.
 Unanswered = tuple[str, object, int, int]
 
-def know_tables(conversations: type, histories: type, outcomes: type, unanswered: str, /) -> None:
-    """The classes of the audit's tables (``toolaudit.results.conversations``) and the
-    code of a call left unanswered: given the tables and a model, a dict reader counts a
+def know_tables(
+    conversations: type, histories: type, outcomes: type, unanswered: str, no_model: str, /
+) -> None:
+    """The classes of the audit's tables (``toolaudit.results.conversations``), the code
+    of a call left unanswered and the key of the histories of no model (the tables'
+    ``table_key(None)``): given the tables and a model, a dict reader counts a
     history whose every call was answered and no result failed (or, ``left_too``, whose
     only problems are calls left unanswered) straight into them, as
     ``Conversations.count_all_answered`` (``count_results``) would, and answers True,

@@ -48,6 +48,7 @@ from toolaudit.history.model import (
     Checked,
 )
 from toolaudit.results.conversations import Conversations, Histories, Outcomes
+from toolaudit.results.folding import table_key
 
 if TYPE_CHECKING:
     from typing_extensions import Buffer  # bytes, a msgspec Raw, a memoryview...
@@ -169,7 +170,7 @@ IN_C = {
     OTEL: ("otel", OTEL_PART),
 }
 if fast_loop.SPEEDUPS is not None:  # what counted_in_c's tables are
-    fast_loop.SPEEDUPS.know_tables(Conversations, Histories, Outcomes, UNANSWERED)
+    fast_loop.SPEEDUPS.know_tables(Conversations, Histories, Outcomes, UNANSWERED, table_key(None))
 #: The C functions of IN_C, looked up once (fast_loop.SPEEDUPS, read at each call, still
 #: turns them off): what counted_in_c calls for every history.
 _IN_C_FUNCTIONS = (
