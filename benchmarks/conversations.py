@@ -20,7 +20,9 @@ before/after side by side, ``--log pairs`` (or ``requests``) measures one log al
 ``--per-line`` counts each command again on the log's first fifth and takes the difference:
 what a line costs, start-up aside, as on the long logs users audit, where the start-up is
 nothing (``PYTHONHASHSEED=0``: the same hash seed in every command, which moves a few
-thousand instructions a line otherwise).
+thousand instructions a line otherwise); ``--in-process`` counts, instead of the command,
+the same audit in one process with the cyclic collector off, whose passes move a
+command's line by thousands of instructions between runs (the steadier measure).
 """
 
 from __future__ import annotations
@@ -316,12 +318,36 @@ def in_process(log: Path, repeat: int) -> None:
         print(f"| {label} | {each:.1f} | {per:.2f} | {seconds / full:.2f}x |")
 
 
+def audit_in_process(log: Path, checked: bool) -> None:
+    """The summary-only audit of ``log`` in this process, with the check or without it, the
+    cyclic collector off once the audit's modules are imported (a first audit of the log's
+    first line): what ``--in-process`` counts, without the collector's passes, which fall
+    at other lines in every tree and move a command's line by thousands of instructions."""
+    import gc
+
+    from toolaudit.pipeline.audit import Audit, AuditOptions
+
+    first = log.with_name(f"{log.stem}-first1.jsonl")
+    if not first.exists():
+        with atomic_path(first) as partial, log.open("rb") as lines:
+            partial.write_bytes(lines.readline())
+    Audit([str(first)]).run(None)
+    gc.disable()
+    Audit([str(log)], options=AuditOptions(conversations=checked)).run(None)
+
+
 def count_instructions(
-    kind: str, argv: list[str], log: Path, per_line: bool, src: str | None
+    kind: str,
+    argv: list[str],
+    log: Path,
+    per_line: bool,
+    src: str | None,
+    in_process: bool = False,
 ) -> None:
     """The check's cost in instructions: the command on ``log`` with it and without it,
     once each; ``per_line``: also on the log's first fifth, and what a line costs (``src``:
-    another checkout's sources, measured instead of these)."""
+    another checkout's sources, measured instead of these; ``in_process``: the audit in
+    one process with the cyclic collector off, :func:`audit_in_process`, not the command)."""
     # (1: the audit found problems, as the check finds in these logs.)
     env = dict(os.environ)
     if per_line:
@@ -330,6 +356,10 @@ def count_instructions(
         env["PYTHONPATH"] = src
 
     def counted(log: Path) -> tuple[int, int]:
+        if in_process:
+            child = [sys.executable, __file__, "--audit-in-process", str(log)]
+            off = callgrind_instructions([*child, "--no-conversations"], env)
+            return off, callgrind_instructions(child, env)
         command = [*argv, str(log)]
         off = callgrind_instructions([*command, "--no-conversations"], env, ok_codes=(0, 1))
         return off, callgrind_instructions(command, env, ok_codes=(0, 1))
@@ -373,11 +403,21 @@ def arguments() -> argparse.Namespace:
         action="store_true",
         help="with --instructions: also a line's cost, the start-up aside (two log lengths)",
     )
+    parser.add_argument(
+        "--in-process",
+        action="store_true",
+        help="with --instructions: the audit in one process, the cyclic collector off",
+    )
+    parser.add_argument("--audit-in-process", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--no-conversations", action="store_true", help=argparse.SUPPRESS)
     return parser.parse_args()
 
 
 def main() -> None:
     args = arguments()
+    if args.audit_in_process is not None:  # a child of --in-process, counted by callgrind
+        audit_in_process(args.audit_in_process, not args.no_conversations)
+        return
     exe = toolaudit_executable()
     progress(f"toolaudit: {source_state()}")
     clock = "cpu_seconds" if args.cpu else "seconds"
@@ -392,7 +432,9 @@ def main() -> None:
         argv = [str(exe), "audit", str(log), "--no-progress", "--format", "json"]
         if args.instructions:
             command = [sys.executable, "-m", "toolaudit", "audit", "--no-progress"]
-            count_instructions(kind, [*command, "--format", "json"], log, args.per_line, args.src)
+            count_instructions(
+                kind, [*command, "--format", "json"], log, args.per_line, args.src, args.in_process
+            )
             continue
         variants = [
             Variant(
@@ -433,5 +475,5 @@ def main() -> None:
 if __name__ == "__main__":
     main()
     given = arguments()
-    if not given.instructions:
+    if not given.instructions and given.audit_in_process is None:
         in_process(log_path("requests", given), given.repeat)

@@ -15,11 +15,15 @@ from hypothesis import strategies as st
 from toolaudit.history import check, fast_loop
 from toolaudit.history.check import check_counted
 from toolaudit.history.detect import detect
+from toolaudit.history.fast import IN_C, counted_answered
 from toolaudit.history.model import Checked, ToolOutcome
+from toolaudit.pipeline.options import AuditOptions
+from toolaudit.pipeline.recorder import Recorder
+from toolaudit.results.conversations import Conversations, Outcomes
 
 from .shapes import BY_NAME, SHAPES, build
 from .test_fast import EDITS, edited
-from .test_pairing import FAULTS
+from .test_pairing import ASK, FAULTS, W
 from .test_repair import STEP
 
 SPEEDUPS_BUILT = fast_loop.SPEEDUPS
@@ -82,3 +86,156 @@ def test_any_history_with_any_fault_is_counted_as_the_check_finds_it(
     way: str, shape: str, steps: list, edits: list
 ):
     assert_counted_as_checked(edited(build(BY_NAME[shape], steps), edits), shape, way)
+
+
+def counted_in_tables(
+    histories: list[tuple[Any, Any]], shape: str, way: str, worded: bool
+) -> Conversations:
+    """The audit's tables after counting ``histories`` (model, messages) as the general
+    reader does: in the tables at once where the C speedups can, else what they give
+    (not ``worded``: calls left unanswered as the recorder counts them unworded)."""
+    recorder = Recorder(AuditOptions(max_tools=5), want_rows=False)
+    tally = recorder.tally
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fast_loop, "SPEEDUPS", SPEEDUPS_BUILT if way == "c" else None)
+        for model, messages in histories:
+            # (the first history of a log is counted before there are tables)
+            found = check_counted(messages, shape, "messages", tally.conversations, model, worded)
+            if found is True:
+                assert way == "c", "only the C speedups count in the tables"
+            elif isinstance(found, tuple):
+                assert way == "c" and not worded, "only the C speedups leave problems unworded"
+                recorder.unanswered_history(tally, model, *found)
+            elif isinstance(found, dict):
+                recorder.all_answered_history(tally, model, found)
+            else:
+                recorder.conversations_of(tally).count(model, found.problems, found.outcomes)
+    assert tally.conversations is not None
+    return tally.conversations
+
+
+def checked_in_tables(
+    histories: list[tuple[Any, Any]], shape: str, max_keys: int = 5
+) -> Conversations:
+    """The same tables, each history checked in full and counted from its Checked."""
+    tables = Conversations(max_keys)
+    for model, messages in histories:
+        checked = check(messages, shape, path="messages", calls=False)
+        tables.count(model, checked.problems, checked.outcomes)
+    return tables
+
+
+#: Names that fold or need escaping, no name, and more than the tables keep (max_keys=5).
+ODD_NAMES = ["<other>", "<no name>", "\\<other>", "\\\\<no name>", "\\", "<", "<x", "\\x", ""]
+
+
+@pytest.mark.parametrize("way", WAYS)
+@pytest.mark.parametrize("shape", [shape.name for shape in SHAPES])
+@pytest.mark.parametrize("worded", [True, False])
+def test_histories_counted_in_the_tables_count_as_checked_ones(way: str, shape: str, worded: bool):
+    tools = ["get_weather", *ODD_NAMES, *(f"tool{k}" for k in range(8)), 7, None]
+    models = ["gpt-4o", None, *ODD_NAMES, *(f"model{k}" for k in range(8))]
+    histories = []
+    for turn in range(120):
+        fault = sorted(FAULTS)[turn % len(FAULTS)] if turn % 3 == 0 else "clean"
+        tool = tools[turn % len(tools)] if turn % 2 else "get_weather"
+        steps = [
+            (kind, [(call[0], tool, *call[2:]) for call in value])
+            if kind in ("calls", "results")
+            else (kind, value)
+            for kind, value in FAULTS[fault][0]
+        ]
+        histories.append((models[turn % len(models)], build(BY_NAME[shape], steps)))
+    assert counted_in_tables(histories, shape, way, worded).to_dicts() == (
+        checked_in_tables(histories, shape).to_dicts()
+    )
+
+
+@pytest.mark.skipif(SPEEDUPS_BUILT is None, reason="the C speedups were not built")
+def test_a_plain_history_is_counted_in_the_tables_once_its_names_are_there():
+    messages = build(BY_NAME["openai-chat"], FAULTS["clean"][0])
+    tables = Conversations()
+    assert check_counted(messages, "openai-chat", "messages", tables, "gpt-4o") == {
+        "get_weather": 2
+    }
+    tables.count_all_answered("gpt-4o", {"get_weather": 2})
+    assert check_counted(messages, "openai-chat", "messages", tables, "gpt-4o") is True
+    assert check_counted(messages, "openai-chat", "messages", tables, "o3") == {"get_weather": 2}
+    assert tables.all.checked == 2
+    assert tables.by_model["gpt-4o"].checked == 2
+    assert tables.by_tool["get_weather"].results == 4
+    # a request that names no model (Gemini's): its histories are the tables' <no name>
+    assert check_counted(messages, "openai-chat", "messages", tables, None) == {"get_weather": 2}
+    tables.count_all_answered(None, {"get_weather": 2})
+    assert check_counted(messages, "openai-chat", "messages", tables, None) is True
+    assert tables.by_model["<no name>"].checked == 2
+
+
+@pytest.mark.skipif(SPEEDUPS_BUILT is None, reason="the C speedups were not built")
+@pytest.mark.parametrize("shape", [shape.name for shape in SHAPES])
+def test_the_speedups_count_no_history_they_are_not_sure_of(shape: str):
+    tables = Conversations()
+    tables.count_all_answered("gpt-4o", {"get_weather": 1})
+    for fault in sorted(set(FAULTS) - {"clean"}):
+        messages = build(BY_NAME[shape], FAULTS[fault][0])
+        before = tables.to_dicts()
+        if check_counted(messages, shape, "messages", tables, "gpt-4o") is not True:
+            assert tables.to_dicts() == before, fault
+        else:  # no fault in this shape (a place only another provider's rule wants)
+            assert not check(messages, shape, calls=False).problems, fault
+
+
+@pytest.mark.skipif(SPEEDUPS_BUILT is None, reason="the C speedups were not built")
+@pytest.mark.parametrize("shape", sorted(IN_C))
+def test_calls_left_unanswered_are_counted_in_the_tables_where_no_row_is_written(shape: str):
+    left = build(BY_NAME[shape], FAULTS["unanswered"][0])
+    clean = build(BY_NAME[shape], FAULTS["clean"][0])
+    renamed = build(BY_NAME[shape], [ASK, ("calls", [("c1", "search")]), ("user", "and?")])
+    two_left = build(BY_NAME[shape], [ASK, ("calls", [("c1", W), ("c2", W)]), ("user", "and?")])
+    histories = [("gpt-4o", left), ("gpt-4o", clean), ("o3", left), ("gpt-4o", renamed)] * 3
+    histories += [("gpt-4o", two_left)] * 2
+    recorder = Recorder(AuditOptions(), want_rows=False)
+    tally = recorder.tally
+    in_tables = []
+    for model, messages in histories:
+        for worded in (True, False):  # (worded: never counted in the tables if left)
+            found = check_counted(messages, shape, "messages", tally.conversations, model, worded)
+            if found is True:
+                in_tables.append((model, messages is left, worded))
+                break
+            if isinstance(found, tuple):
+                recorder.unanswered_history(tally, model, *found)
+                break
+            if isinstance(found, dict):
+                recorder.all_answered_history(tally, model, found)
+                break
+    assert tally.conversations is not None
+    expected = checked_in_tables(histories, shape, max_keys=AuditOptions().max_tools)
+    assert tally.conversations.to_dicts() == expected.to_dicts()
+    assert ("gpt-4o", True, False) in in_tables  # a later one, read and counted in C
+    assert not [worded for _, was_left, worded in in_tables if was_left and worded]
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_results_read_elsewhere_are_counted_in_the_tables_as_python_counts_them(way: str):
+    """The pairs' typed path reads a history from its text and hands the recorder its
+    results per tool: counted in the tables in C where they can be, as Python counts."""
+    tools = ["get_weather", *ODD_NAMES, *(f"tool{k}" for k in range(8))]
+    models = ["gpt-4o", None, *ODD_NAMES, *(f"model{k}" for k in range(8))]
+    recorder = Recorder(AuditOptions(max_tools=5), want_rows=False)
+    expected = Conversations(max_keys=5)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fast_loop, "SPEEDUPS", SPEEDUPS_BUILT if way == "c" else None)
+        for turn in range(150):
+            model = models[turn % 3 * turn % len(models)]
+            results = {tools[(turn + k) % len(tools)]: k + turn % 4 + 1 for k in range(turn % 3)}
+            recorder.all_answered_history(recorder.tally, model, results)
+            expected.count(model, [], {tool: Outcomes(results=n) for tool, n in results.items()})
+        tables = recorder.conversations_of(recorder.tally)
+        assert tables.to_dicts() == expected.to_dicts()
+        # a model and a tool the tables hold under their own names: counted in C, if on
+        model, tool = (
+            next(name for name in table if name and name[:1] not in "<\\")
+            for table in (tables.by_model, tables.by_tool)
+        )
+        assert counted_answered(tables, model, {tool: 2}) == (way == "c")

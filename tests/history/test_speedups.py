@@ -421,3 +421,47 @@ def test_keys_of_any_object_and_dicts_of_any_size_are_read_alike(
         if keying != "a str subclass":  # (a dict holding one is looked up, as Python does)
             assert answered[-1] == answered[0], f"{keying} read otherwise"
     assert answered[0] or fault not in {"clean", "unanswered"}  # the commonest, read in C
+
+
+def with_holes(value: Any, moved: str | None) -> Any:
+    """``value`` with each dict made with a key deleted before its own (a hole among its
+    entries) and ``moved`` deleted and set again (a hole where it was, its entry last)."""
+    if isinstance(value, list):
+        return [with_holes(item, moved) for item in value]
+    if not isinstance(value, dict):
+        return value
+    made = {"gone": None} | {name: with_holes(item, moved) for name, item in value.items()}
+    del made["gone"]
+    if moved in made:
+        made[moved] = made.pop(moved)
+    return made
+
+
+class Attributes:
+    """An object whose ``__dict__`` is a dict sharing its keys with its class's others."""
+
+
+def as_attributes(value: Any) -> Any:
+    """``value`` with each dict an object's ``__dict__`` (a split table, in CPython)."""
+    if isinstance(value, list):
+        return [as_attributes(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    made = Attributes()
+    for name, item in value.items():
+        setattr(made, name, as_attributes(item))
+    return vars(made)
+
+
+@pytest.mark.parametrize("shape", sorted(SPED))
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+@pytest.mark.parametrize("moved", [None, "role", "content", "id", "type"])
+def test_dicts_with_deleted_entries_or_split_keys_are_read_alike(
+    shape: str, fault: str, moved: str | None
+):
+    """The speedups walk a small dict's entries where they lie (CPython 3.11): a dict with
+    deleted entries among its own, or laid out otherwise, answers as Python."""
+    messages = build(BY_NAME[shape], FAULTS[fault][0])
+    plain = agree(shape, messages)
+    assert agree(shape, with_holes(messages, moved)) == plain
+    assert agree(shape, as_attributes(messages)) == plain

@@ -13,7 +13,11 @@
  *               with the part's field last, its call_id None where calls go by name);
  *   results:    {tool name: how many results it had}, a name that is not a str counted
  *               under no_name, in the order tools first had a result.
- * tests/history/test_speedups.py holds them to the pure fast path's answers.
+ * tests/history/test_speedups.py holds them to the pure fast path's answers. Given the
+ * audit's tables and a model too (messages, no_name, tables, model, left_too), they count
+ * a history whose every call was answered (or, left_too, whose only problems are calls
+ * left unanswered) straight into the tables and answer True, where they can (count_into;
+ * know_tables tells them the tables' classes): tests/history/test_counted.py.
  * chat_json, responses_json, anthropic_json, bedrock_json and gemini_json
  * (_speedups_json.c) answer the same read straight from a history's JSON text. Both
  * find a history's calls by their ids' text in one table (_call_table.h).
@@ -23,6 +27,8 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+
+#include <structmember.h>
 
 #include "_call_table.h"
 #include "_speedups_json.h"
@@ -61,17 +67,86 @@ static PyObject *s_tool, *s_assistant, *s_function, *s_function_call,
     *s_function_call_output, *s_custom_tool_call, *s_custom_tool_call_output, *s_user,
     *s_tool_use, *s_tool_result, *s_error, *s_tool_call, *s_tool_call_response;
 
+/* Two exact strs of one text. (Their first bytes are compared before the call to memcmp:
+   keys of one length, "role" and "type", "content" and "call_id", mostly differ there.) */
 static inline int
 same_text(PyObject *a, PyObject *b)
 {
     Py_ssize_t length = PyUnicode_GET_LENGTH(a);
-    return a == b || (length == PyUnicode_GET_LENGTH(b) && PyUnicode_KIND(a) == PyUnicode_KIND(b) &&
-                      memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b),
-                             (size_t)length * PyUnicode_KIND(a)) == 0);
+    if (a == b)
+        return 1;
+    if (length != PyUnicode_GET_LENGTH(b) || PyUnicode_KIND(a) != PyUnicode_KIND(b))
+        return 0;
+    const unsigned char *at = PyUnicode_DATA(a), *other = PyUnicode_DATA(b);
+    return length == 0 || (at[0] == other[0] &&
+                           memcmp(at, other, (size_t)length * PyUnicode_KIND(a)) == 0);
 }
 
 /* A dict of at most this many entries is read by one walk rather than by lookups. */
 #define SMALL_DICT 4
+
+/* One key of a small dict walked by pick: found[i] = its value where it is the key
+   wanted[i], by identity, else by its text (the key then adopted, see pick). */
+static inline void
+pick_entry(PyObject *key, PyObject *value, const int *wanted, int count, PyObject **found)
+{
+    for (int i = 0; i < count; i++) {
+        if (keys[wanted[i]] == key) {
+            found[i] = value;
+            return;
+        }
+    }
+    for (int i = 0; i < count; i++) {
+        if (same_text(keys[wanted[i]], key)) {
+            found[i] = value;
+            Py_INCREF(key);
+            Py_SETREF(keys[wanted[i]], key);
+            return;
+        }
+    }
+}
+
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+/* CPython 3.11's dict keys object, as Include/internal/pycore_dict.h lays it out: a
+   combined table's entries follow its index, and where every key is an exact str
+   (DICT_KEYS_UNICODE) each is a key and a value. Read so that pick walks a small dict's
+   entries in place: PyDict_Next, a call an entry, was most of what reading a dict cost.
+   Any other dict (split, general, another CPython) is walked by PyDict_Next. */
+typedef struct {
+    Py_ssize_t dk_refcnt;
+    uint8_t dk_log2_size, dk_log2_index_bytes, dk_kind;
+    uint32_t dk_version;
+    Py_ssize_t dk_usable, dk_nentries;
+    char dk_indices[];
+} DictKeys;
+typedef struct {
+    PyObject *key, *value;
+} StrEntry;
+#define DICT_KEYS_UNICODE 1
+
+/* 1 where `dict` was walked in place (every key of it passed to pick_entry), 0 where it
+   is not laid out so. */
+static inline int
+walk_in_place(PyObject *dict, const int *wanted, int count, PyObject **found)
+{
+    PyDictObject *table = (PyDictObject *)dict;
+    const DictKeys *layout = (const DictKeys *)table->ma_keys;
+    if (table->ma_values != NULL || layout->dk_kind != DICT_KEYS_UNICODE)
+        return 0;
+    const StrEntry *entry =
+        (const StrEntry *)(layout->dk_indices + ((size_t)1 << layout->dk_log2_index_bytes));
+    for (Py_ssize_t n = layout->dk_nentries; n > 0; n--, entry++)
+        if (entry->value != NULL) /* (NULL: a deleted entry) */
+            pick_entry(entry->key, entry->value, wanted, count, found);
+    return 1;
+}
+#else
+static inline int
+walk_in_place(PyObject *dict, const int *wanted, int count, PyObject **found)
+{
+    return 0;
+}
+#endif
 
 /* found[i] = get(dict, keys[wanted[i]]) for the `count` keys wanted: where the dict is
    small and its keys are all exact str (a message, a block, a part, a payload: two to
@@ -86,30 +161,21 @@ pick(PyObject *dict, const int *wanted, int count, PyObject **found)
         found[i] = NULL;
     Py_ssize_t size = PyDict_GET_SIZE(dict);
     if (size <= SMALL_DICT) {
+        if (walk_in_place(dict, wanted, count, found))
+            return;
         PyObject *key, *value;
         Py_ssize_t position = 0;
         int walked = 1;
         for (Py_ssize_t n = 0; walked && n < size && PyDict_Next(dict, &position, &key, &value);
              n++) {
             walked = PyUnicode_CheckExact(key);
-            int i = 0;
-            while (walked && i < count && keys[wanted[i]] != key)
-                i++;
-            if (walked && i < count) {
-                found[i] = value;
-                continue;
-            }
-            for (i = 0; walked && i < count; i++) {
-                if (same_text(keys[wanted[i]], key)) {
-                    found[i] = value;
-                    Py_INCREF(key);
-                    Py_SETREF(keys[wanted[i]], key);
-                    break;
-                }
-            }
+            if (walked)
+                pick_entry(key, value, wanted, count, found);
         }
         if (walked)
             return;
+        for (int i = 0; i < count; i++)
+            found[i] = NULL; /* (a key of a str subclass: its own == may say otherwise) */
     }
     for (int i = 0; i < count; i++)
         found[i] = get(dict, keys[wanted[i]]);
@@ -132,6 +198,8 @@ is_word(PyObject *value, PyObject *constant)
    may, an empty list, a list whose first block reports none, an object with no failure
    flag whose text reports none, null, a boolean or a number. 0: not sure (a text that
    may be a failure, an object of another type), or a failure: Python decides. */
+static int object_no_failure(PyObject *payload, int depth, int error_too);
+
 static int
 no_failure(PyObject *payload, int depth)
 {
@@ -146,11 +214,19 @@ no_failure(PyObject *payload, int depth)
     }
     if (PyList_CheckExact(payload))
         return PyList_GET_SIZE(payload) == 0 || no_failure(PyList_GET_ITEM(payload, 0), depth - 1);
-    if (!PyDict_CheckExact(payload))
+    return PyDict_CheckExact(payload) && object_no_failure(payload, depth, 0);
+}
+
+/* no_failure of an object (an exact dict); `error_too`: not sure either where it holds
+   an `error` that is not null (a Gemini response's, read in the same walk). */
+static int
+object_no_failure(PyObject *payload, int depth, int error_too)
+{
+    static const int wanted[] = {K_IS_ERROR_MCP, K_IS_ERROR, K_TEXT, K_JSON, K_CONTENT, K_ERROR};
+    PyObject *found[6];
+    pick(payload, wanted, error_too ? 6 : 5, found);
+    if (error_too && found[5] != NULL && found[5] != Py_None)
         return 0;
-    static const int wanted[] = {K_IS_ERROR_MCP, K_IS_ERROR, K_TEXT, K_JSON, K_CONTENT};
-    PyObject *found[5];
-    pick(payload, wanted, 5, found);
     if (found[0] == Py_True || found[1] == Py_True)
         return 0;
     for (int k = 2; k < 5; k++)
@@ -238,6 +314,273 @@ open_call(PyObject *window, PyObject *seen, PyObject *call_id, PyObject *name,
     return failed < 0 ? -1 : 1;
 }
 
+/* Where the audit counts a history (toolaudit.results.conversations): the classes of its
+   tables, told once by know_tables, and where their instances hold the slots counted
+   (their member descriptors' offsets). Unknown until told: nothing is counted here. */
+static PyTypeObject *conversations_type, *histories_type, *outcomes_type;
+static Py_ssize_t slot_all, slot_by_model, slot_by_tool, slot_problems_by_tool, slot_checked,
+    slot_with_problems, slot_problems, slot_results;
+/* The code a call left without a result is counted under (history.model.UNANSWERED), and
+   the key of the histories of no model (folding.NO_NAME, what table_key(None) is). */
+static PyObject *unanswered_code, *no_model;
+
+/* The offset of the slot `name` of the class `cls` (a __slots__ entry): 0, or -1 with an
+   error set. */
+static int
+slot_offset(PyObject *cls, const char *name, Py_ssize_t *offset)
+{
+    PyObject *descriptor = PyObject_GetAttrString(cls, name);
+    if (descriptor == NULL)
+        return -1;
+    int slot = Py_IS_TYPE(descriptor, &PyMemberDescr_Type) &&
+               ((PyMemberDescrObject *)descriptor)->d_member->type == T_OBJECT_EX;
+    if (slot)
+        *offset = ((PyMemberDescrObject *)descriptor)->d_member->offset;
+    Py_DECREF(descriptor);
+    if (!slot)
+        PyErr_Format(PyExc_TypeError, "%s is not a slot", name);
+    return slot ? 0 : -1;
+}
+
+/* know_tables(Conversations, Histories, Outcomes, unanswered, no_model): the classes the
+   counting functions count into, the code of a call left unanswered and the key of the
+   histories of no model (see count_into). */
+static PyObject *
+know_tables(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5 || !PyType_Check(args[0]) || !PyType_Check(args[1]) ||
+        !PyType_Check(args[2]) || !PyUnicode_CheckExact(args[3]) ||
+        !PyUnicode_CheckExact(args[4])) {
+        PyErr_SetString(
+            PyExc_TypeError,
+            "know_tables(Conversations, Histories, Outcomes, unanswered: str, no_model: str)");
+        return NULL;
+    }
+    if (slot_offset(args[0], "all", &slot_all) || slot_offset(args[0], "by_model", &slot_by_model) ||
+        slot_offset(args[0], "by_tool", &slot_by_tool) ||
+        slot_offset(args[0], "problems_by_tool", &slot_problems_by_tool) ||
+        slot_offset(args[1], "checked", &slot_checked) ||
+        slot_offset(args[1], "with_problems", &slot_with_problems) ||
+        slot_offset(args[1], "problems", &slot_problems) ||
+        slot_offset(args[2], "results", &slot_results))
+        return NULL;
+    for (int k = 0; k < 5; k++)
+        Py_INCREF(args[k]);
+    Py_XSETREF(conversations_type, (PyTypeObject *)args[0]);
+    Py_XSETREF(histories_type, (PyTypeObject *)args[1]);
+    Py_XSETREF(outcomes_type, (PyTypeObject *)args[2]);
+    Py_XSETREF(unanswered_code, args[3]);
+    Py_XSETREF(no_model, args[4]);
+    Py_RETURN_NONE;
+}
+
+/* The value of the slot at `offset` of `object`: borrowed, NULL when unset. */
+static inline PyObject **
+slot_of(PyObject *object, Py_ssize_t offset)
+{
+    return (PyObject **)((char *)object + offset);
+}
+
+/* Whether a model's or tool's name is its own key in the tables: an exact str that does
+   not begin as a bucket (`<`) or its escape (`\`) does (folding.NOT_OWN_KEY_STARTS). */
+static int
+own_key(PyObject *name)
+{
+    if (name == NULL || !PyUnicode_CheckExact(name) || PyUnicode_GET_LENGTH(name) == 0)
+        return 0;
+    Py_UCS4 first = PyUnicode_READ_CHAR(name, 0);
+    return first != '<' && first != '\\';
+}
+
+/* The entry of `table` (an exact dict) at `name` (its own key), of exact type `type`, or
+   NULL (none such: Python counts). */
+static PyObject *
+entry_of(PyObject *table, PyObject *name, PyTypeObject *type)
+{
+    if (table == NULL || !PyDict_CheckExact(table) || !own_key(name))
+        return NULL;
+    PyObject *entry = get(table, name);
+    return entry != NULL && Py_IS_TYPE(entry, type) ? entry : NULL;
+}
+
+/* The slot at `offset` of `entry`, where it holds an exact int (else NULL). */
+static PyObject **
+int_slot(PyObject *entry, Py_ssize_t offset)
+{
+    PyObject **slot = entry == NULL ? NULL : slot_of(entry, offset);
+    return slot != NULL && *slot != NULL && PyLong_CheckExact(*slot) ? slot : NULL;
+}
+
+/* Whether `table` is an exact dict holding an exact int at `key`. */
+static int
+int_entry(PyObject *table, PyObject *key)
+{
+    PyObject *count = table != NULL && PyDict_CheckExact(table) ? get(table, key) : NULL;
+    return count != NULL && PyLong_CheckExact(count);
+}
+
+/* `count` more than `value` (an int): a new reference, or NULL with an error set. */
+static PyObject *
+plus(PyObject *value, long count)
+{
+    PyObject *more = PyLong_FromLong(count);
+    PyObject *total = more == NULL ? NULL : PyNumber_Add(value, more);
+    Py_XDECREF(more);
+    return total;
+}
+
+/* `count` more in the int slot `slot`: 0, or -1 with an error set. */
+static int
+add_to(PyObject **slot, long count)
+{
+    PyObject *total = plus(*slot, count);
+    if (total == NULL)
+        return -1;
+    Py_SETREF(*slot, total);
+    return 0;
+}
+
+/* `count` more in `table[key]`, an int there: 0, or -1 with an error set. */
+static int
+add_at(PyObject *table, PyObject *key, long count)
+{
+    PyObject *total = plus(get(table, key), count);
+    int failed = total == NULL || PyDict_SetItem(table, key, total) < 0;
+    Py_XDECREF(total);
+    return failed ? -1 : 0;
+}
+
+/* The most calls left unanswered a history counted here may have. */
+#define MAX_LEFT 64
+
+/* A history whose only problems are the `left_count` calls `left` (their names) left
+   without a result and none of whose results failed, of `model`, counted straight into
+   `tables` (a Conversations) as Conversations.count_all_answered (none left) or
+   count_results (its problems each a CountedProblem(UNANSWERED, name)) counts it: one
+   more history read, for all and for its model, with a problem if any is left (the
+   code's count, for all, the model and each call's tool), and each tool's results. Only
+   where every entry it adds to is already there and plain (a name its own key, a count
+   an int): 1 counted; 0 not (a first model, tool or problem, a name that may fold...:
+   Python counts it); -1 an error. */
+static int
+count_into(PyObject *tables, PyObject *model, const Results *results, PyObject *const *left,
+           Py_ssize_t left_count)
+{
+    if (conversations_type == NULL || tables == NULL || !Py_IS_TYPE(tables, conversations_type) ||
+        left_count > MAX_LEFT)
+        return 0;
+    PyObject *all = *slot_of(tables, slot_all), *by_tool = *slot_of(tables, slot_by_tool);
+    PyObject *by_model = *slot_of(tables, slot_by_model), *histories[2] = {
+        all != NULL && Py_IS_TYPE(all, histories_type) ? all : NULL,
+        entry_of(by_model, model, histories_type)};
+    if (model == Py_None && by_model != NULL && PyDict_CheckExact(by_model)) {
+        histories[1] = get(by_model, no_model); /* (the histories of no model) */
+        if (histories[1] != NULL && !Py_IS_TYPE(histories[1], histories_type))
+            histories[1] = NULL;
+    }
+    PyObject **checked[2], **with_problems[2], **counts[MAX_TOOLS];
+    PyObject *problems[2], *by_code[MAX_LEFT];
+    for (int k = 0; k < 2; k++) {
+        checked[k] = int_slot(histories[k], slot_checked);
+        if (checked[k] == NULL)
+            return 0;
+        if (left_count == 0)
+            continue;
+        with_problems[k] = int_slot(histories[k], slot_with_problems);
+        problems[k] = *slot_of(histories[k], slot_problems);
+        if (with_problems[k] == NULL || !int_entry(problems[k], unanswered_code))
+            return 0;
+    }
+    for (Py_ssize_t k = 0; k < left_count; k++) {
+        by_code[k] = *slot_of(tables, slot_problems_by_tool);
+        by_code[k] = by_code[k] != NULL && PyDict_CheckExact(by_code[k]) && own_key(left[k])
+                         ? get(by_code[k], left[k])
+                         : NULL;
+        if (by_code[k] == NULL || !PyDict_CheckExact(by_code[k]) ||
+            !int_entry(by_code[k], unanswered_code))
+            return 0;
+    }
+    for (int k = 0; k < results->size; k++) {
+        counts[k] = int_slot(entry_of(by_tool, results->names[k], outcomes_type), slot_results);
+        if (counts[k] == NULL)
+            return 0;
+    }
+    /* every entry is there: counted (each read as it is added to, should two be one) */
+    for (int k = 0; k < 2; k++) {
+        if (add_to(checked[k], 1) < 0)
+            return -1;
+        if (left_count > 0 && (add_to(with_problems[k], 1) < 0 ||
+                               add_at(problems[k], unanswered_code, (long)left_count) < 0))
+            return -1;
+    }
+    for (Py_ssize_t k = 0; k < left_count; k++)
+        if (add_at(by_code[k], unanswered_code, 1) < 0)
+            return -1;
+    for (int k = 0; k < results->size; k++)
+        if (add_to(counts[k], results->counts[k]) < 0)
+            return -1;
+    return 1;
+}
+
+/* count_answered(tables, model, results): a history whose every call was answered and no
+   result failed, read elsewhere (from its text: the pairs' typed path), its results per
+   tool given (a dict of ints), counted straight into `tables` as count_into counts it:
+   True, or False where it cannot be (Python counts it). */
+static PyObject *
+count_answered(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "count_answered(tables, model, results)");
+        return NULL;
+    }
+    if (!PyDict_CheckExact(args[2]))
+        Py_RETURN_FALSE; /* a Mapping of another type: Python reads it */
+    Results results = {.size = 0};
+    PyObject *tool, *count;
+    Py_ssize_t position = 0;
+    while (PyDict_Next(args[2], &position, &tool, &count)) {
+        long value = PyLong_CheckExact(count) ? PyLong_AsLong(count) : -1;
+        if (value < 0 || results.size == MAX_TOOLS) {
+            PyErr_Clear(); /* (an int past a long: not counted here) */
+            Py_RETURN_FALSE;
+        }
+        results.names[results.size] = tool;
+        results.counts[results.size++] = value;
+    }
+    int counted = count_into(args[0], args[1], &results, NULL, 0);
+    if (counted < 0)
+        return NULL;
+    return PyBool_FromLong(counted);
+}
+
+/* Where a reading may count the history itself: the tables and the model of the third
+   and fourth arguments (tables NULL: not given, the answer is always returned), and
+   whether one with calls left unanswered may be counted there too (the fifth: true where
+   no report row is written, so that its problems need no words). */
+typedef struct {
+    PyObject *tables, *model;
+    int left_too;
+} Counting;
+
+/* The arguments of a dict reader, `usage` its signature: (messages, no_name) or
+   (messages, no_name, tables, model, left_too); 0, or -1 with a TypeError set. */
+static int
+reader_arguments(PyObject *const *args, Py_ssize_t nargs, const char *usage, Counting *counting)
+{
+    if ((nargs != 2 && nargs != 5) || !PyList_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, usage);
+        return -1;
+    }
+    *counting = (Counting){NULL, NULL, 0};
+    if (nargs == 5) {
+        int left_too = PyObject_IsTrue(args[4]);
+        if (left_too < 0)
+            return -1;
+        *counting = (Counting){args[2], args[3], left_too};
+    }
+    return 0;
+}
+
 /* The answer, or None when not sure (`sure` 0) or NULL on an error (`sure` -1). */
 static PyObject *
 answer(int sure, PyObject *unanswered, Results *results)
@@ -258,6 +601,27 @@ answer(int sure, PyObject *unanswered, Results *results)
     PyObject *found = PyTuple_Pack(2, unanswered, counts);
     Py_DECREF(counts);
     return found;
+}
+
+/* answer(), or True where the history, read sure, was counted in the tables of
+   `counting` (see count_into): `unanswered` holds the calls left, each with its name
+   second. */
+static PyObject *
+answer_or_count(int sure, PyObject *unanswered, Results *results, const Counting *counting)
+{
+    Py_ssize_t left_count = sure > 0 ? PyList_GET_SIZE(unanswered) : 0;
+    if (sure > 0 && counting->tables != NULL && (left_count == 0 || counting->left_too) &&
+        left_count <= MAX_LEFT) {
+        PyObject *left[MAX_LEFT];
+        for (Py_ssize_t k = 0; k < left_count; k++)
+            left[k] = PyTuple_GET_ITEM(PyList_GET_ITEM(unanswered, k), 1);
+        int counted = count_into(counting->tables, counting->model, results, left, left_count);
+        if (counted < 0)
+            return NULL;
+        if (counted > 0)
+            Py_RETURN_TRUE;
+    }
+    return answer(sure, unanswered, results);
 }
 
 /* What the dict readers keep of the calls of a history, by their places in its table
@@ -345,10 +709,42 @@ unanswered_calls(const Calls *calls)
     return unanswered;
 }
 
-/* The answer of a reading of `calls` (see answer), the table freed. */
-static PyObject *
-answer_calls(int sure, Calls *calls, Results *results)
+/* Whether the history of `calls` may be counted in the tables of `counting`: where
+   every call was answered, or calls were left (their names into `left`, `*left_count` of
+   them) and may be counted. */
+static int
+countable(const Calls *calls, const Counting *counting, PyObject **left, Py_ssize_t *left_count)
 {
+    *left_count = 0;
+    if (counting->tables == NULL)
+        return 0;
+    for (Py_ssize_t place = 0; place < calls->table.count; place++) {
+        if (calls->made[place].answered)
+            continue;
+        if (!counting->left_too || *left_count == MAX_LEFT)
+            return 0;
+        left[(*left_count)++] = calls->made[place].name;
+    }
+    return 1;
+}
+
+/* The answer of a reading of `calls` (see answer), the table freed; True where the
+   history was counted in the tables of `counting` (see count_into). */
+static PyObject *
+answer_calls(int sure, Calls *calls, Results *results, const Counting *counting)
+{
+    PyObject *left[MAX_LEFT];
+    Py_ssize_t left_count;
+    int counted = sure > 0 && countable(calls, counting, left, &left_count)
+                      ? count_into(counting->tables, counting->model, results, left, left_count)
+                      : 0;
+    if (counted != 0) {
+        table_free(&calls->table);
+        PyMem_Free(calls->made);
+        if (counted < 0)
+            return NULL;
+        Py_RETURN_TRUE;
+    }
     PyObject *unanswered = sure > 0 ? unanswered_calls(calls) : NULL;
     PyObject *found = sure > 0 && unanswered == NULL ? NULL : answer(sure, unanswered, results);
     Py_XDECREF(unanswered);
@@ -422,10 +818,11 @@ chat_calls(PyObject **field, Py_ssize_t index, Calls *calls)
 static PyObject *
 chat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2 || !PyList_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "chat(messages: list, no_name: str)");
+    Counting counting;
+    if (reader_arguments(args, nargs,
+                         "chat(messages: list, no_name: str[, tables, model, left_too])",
+                         &counting) < 0)
         return NULL;
-    }
     PyObject *messages = args[0], *no_name = args[1];
     Calls calls = {{NULL}};
     Py_ssize_t window = 0; /* the calls from this place on wait for tool messages */
@@ -452,7 +849,7 @@ chat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         else if (is_word(role, s_function) != 0)
             sure = 0;
     }
-    return answer_calls(sure, &calls, &results);
+    return answer_calls(sure, &calls, &results, &counting);
 }
 
 /* A Responses item: 1 read, 0 not sure, -1 error. */
@@ -484,10 +881,11 @@ responses_item(PyObject *item, Py_ssize_t index, Calls *calls, Results *results,
 static PyObject *
 responses(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2 || !PyList_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "responses(messages: list, no_name: str)");
+    Counting counting;
+    if (reader_arguments(args, nargs,
+                         "responses(messages: list, no_name: str[, tables, model, left_too])",
+                         &counting) < 0)
         return NULL;
-    }
     PyObject *items = args[0], *no_name = args[1];
     Calls calls = {{NULL}};
     Results results = {.size = 0};
@@ -500,7 +898,7 @@ responses(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
         sure = responses_item(item, index, &calls, &results, no_name);
     }
-    return answer_calls(sure, &calls, &results);
+    return answer_calls(sure, &calls, &results, &counting);
 }
 
 /* What a block is: a call, a result, neither; or not sure (0), or an error (-1). */
@@ -623,10 +1021,10 @@ message_blocks(PyObject *message, Py_ssize_t index, int bedrock, Calls *calls,
 static PyObject *
 windowed_blocks(PyObject *const *args, Py_ssize_t nargs, int bedrock)
 {
-    if (nargs != 2 || !PyList_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "(messages: list, no_name: str)");
+    Counting counting;
+    if (reader_arguments(args, nargs, "(messages: list, no_name: str[, tables, model, left_too])",
+                         &counting) < 0)
         return NULL;
-    }
     PyObject *messages = args[0], *no_name = args[1];
     Calls calls = {{NULL}};
     Results results = {.size = 0};
@@ -643,7 +1041,7 @@ windowed_blocks(PyObject *const *args, Py_ssize_t nargs, int bedrock)
         window = to; /* the calls this message makes wait for the next */
         sure = message_blocks(message, index, bedrock, &calls, from, to, &results, no_name);
     }
-    return answer_calls(sure, &calls, &results);
+    return answer_calls(sure, &calls, &results, &counting);
 }
 
 static PyObject *
@@ -740,13 +1138,9 @@ close_gemini_window(GeminiWindow *window, PyObject *unanswered)
 static int
 gemini_no_failure(PyObject *response)
 {
-    if (response != NULL && PyDict_Check(response)) {
-        if (!PyDict_CheckExact(response))
-            return 0; /* a Mapping of another type: Python reads it */
-        PyObject *error = get(response, keys[K_ERROR]);
-        if (error != NULL && error != Py_None)
-            return 0;
-    }
+    if (response != NULL && PyDict_Check(response))
+        /* (a Mapping of another type: Python reads it) */
+        return PyDict_CheckExact(response) && object_no_failure(response, FAILURE_DEPTH, 1);
     return no_failure(response, FAILURE_DEPTH);
 }
 
@@ -813,10 +1207,11 @@ gemini_content(PyObject *content, Py_ssize_t index, GeminiWindow *window, Gemini
 static PyObject *
 gemini(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2 || !PyList_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "gemini(messages: list, no_name: str)");
+    Counting counting;
+    if (reader_arguments(args, nargs,
+                         "gemini(messages: list, no_name: str[, tables, model, left_too])",
+                         &counting) < 0)
         return NULL;
-    }
     PyObject *contents = args[0], *no_name = args[1];
     Results results = {.size = 0};
     /* Two windows, swapped: the calls of the content before, and those of this one. */
@@ -841,7 +1236,7 @@ gemini(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     if (sure > 0 && close_gemini_window(window, unanswered) < 0)
         sure = -1;
-    PyObject *found = answer(sure, unanswered, &results);
+    PyObject *found = answer_or_count(sure, unanswered, &results, &counting);
     table_free(&seen);
     Py_XDECREF(unanswered);
     return found;
@@ -894,10 +1289,11 @@ otel_parts(PyObject *message, Py_ssize_t index, PyObject *unpaired, PyObject *ma
 static PyObject *
 otel(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2 || !PyList_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "otel(messages: list, no_name: str)");
+    Counting counting;
+    if (reader_arguments(args, nargs,
+                         "otel(messages: list, no_name: str[, tables, model, left_too])",
+                         &counting) < 0)
         return NULL;
-    }
     PyObject *messages = args[0], *no_name = args[1];
     Results results = {.size = 0};
     PyObject *unpaired = PyDict_New(), *seen = PySet_New(NULL), *unanswered = PyList_New(0);
@@ -917,7 +1313,7 @@ otel(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     if (sure > 0 && close_window(unpaired, unanswered) < 0)
         sure = -1;
-    PyObject *found = answer(sure, unanswered, &results);
+    PyObject *found = answer_or_count(sure, unanswered, &results, &counting);
     Py_XDECREF(unpaired);
     Py_XDECREF(seen);
     Py_XDECREF(unanswered);
@@ -925,6 +1321,10 @@ otel(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 }
 
 static PyMethodDef methods[] = {
+    {"know_tables", (PyCFunction)(void (*)(void))know_tables, METH_FASTCALL,
+     "Tell the classes of the audit's tables, which the readers then count into."},
+    {"count_answered", (PyCFunction)(void (*)(void))count_answered, METH_FASTCALL,
+     "Count a history whose every call was answered, by its results per tool, in the tables."},
     {"chat", (PyCFunction)(void (*)(void))chat, METH_FASTCALL,
      "An OpenAI Chat history's (unanswered, results), or None when not sure."},
     {"responses", (PyCFunction)(void (*)(void))responses, METH_FASTCALL,

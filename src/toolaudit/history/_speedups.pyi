@@ -1,37 +1,54 @@
 """The commonest histories' pairing, in C (``_speedups.c``; see toolaudit.history.fast);
 the ``_json`` functions (``_speedups_json.c``) read the history from its JSON text."""
 
+from collections.abc import Mapping
+from typing import Literal, Protocol
+
 from typing_extensions import Buffer
 
 #: A call left without a result: its id, its name, its message's index, its index there.
 Unanswered = tuple[str, object, int, int]
 
-def chat(messages: list[object], no_name: str, /) -> tuple[list[Unanswered], dict[str, int]] | None:
-    """An OpenAI Chat history's calls left unanswered and results per tool, or None."""
+def know_tables(
+    conversations: type, histories: type, outcomes: type, unanswered: str, no_model: str, /
+) -> None:
+    """The classes of the audit's tables (``toolaudit.results.conversations``), the code
+    of a call left unanswered and the key of the histories of no model (the tables'
+    ``table_key(None)``): given the tables and a model, a dict reader counts a
+    history whose every call was answered and no result failed (or, ``left_too``, whose
+    only problems are calls left unanswered) straight into them, as
+    ``Conversations.count_all_answered`` (``count_results``) would, and answers True,
+    where every entry it adds to is there already and its name is its own key (else it
+    answers as without them)."""
 
-def responses(
-    messages: list[object], no_name: str, /
-) -> tuple[list[Unanswered], dict[str, int]] | None:
-    """An OpenAI Responses history's calls left unanswered and results per tool, or None."""
+def count_answered(tables: object, model: object, results: Mapping[str, int], /) -> bool:
+    """A history whose every call was answered and no result failed, read elsewhere, its
+    results per tool given, counted in ``tables`` as a dict reader counts one: True, or
+    False where it cannot be (an entry not there yet, a name not its own key...)."""
 
-def anthropic(
-    messages: list[object], no_name: str, /
-) -> tuple[list[Unanswered], dict[str, int]] | None:
-    """An Anthropic history's calls left unanswered and results per tool, or None."""
+class DictReader(Protocol):
+    """A history's reader, given its messages (a list of dicts) and the name results of a
+    tool without a usable name are counted under: the calls left unanswered, each (call
+    id, name, message index, index in the message) (Gemini's with its part's field last),
+    and the results per tool; or None, not sure. Given the audit's tables and a model too,
+    True where it counted the history there (see :func:`know_tables`)."""
 
-def bedrock(
-    messages: list[object], no_name: str, /
-) -> tuple[list[Unanswered], dict[str, int]] | None:
-    """A Bedrock Converse history's calls left unanswered and results per tool, or None."""
+    def __call__(
+        self,
+        messages: list[object],
+        no_name: str,
+        tables: object = ...,
+        model: object = ...,
+        left_too: bool = ...,
+        /,
+    ) -> tuple[list[tuple[object, ...]], dict[str, int]] | Literal[True] | None: ...
 
-def gemini(
-    messages: list[object], no_name: str, /
-) -> tuple[list[tuple[object, ...]], dict[str, int]] | None:
-    """A Gemini history's calls left unanswered (each with its part's field last) and
-    results per tool, or None."""
-
-def otel(messages: list[object], no_name: str, /) -> tuple[list[Unanswered], dict[str, int]] | None:
-    """An OpenTelemetry GenAI history's calls left unanswered and results per tool, or None."""
+chat: DictReader  #: OpenAI Chat
+responses: DictReader  #: OpenAI Responses
+anthropic: DictReader  #: Anthropic
+bedrock: DictReader  #: Bedrock Converse
+gemini: DictReader  #: Gemini
+otel: DictReader  #: OpenTelemetry GenAI
 
 #: What a ``_json`` function answers: ``(unanswered, results)`` as its dict function
 #: answers of ``orjson.loads(text)``, and how many messages the history holds.

@@ -4,13 +4,13 @@ tools' outcomes counted. Linear in the messages; bad data is a Problem, never ra
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from toolaudit.errors import OptionError
 from toolaudit.formats.base import is_one_of
 from toolaudit.history.blocks import anthropic, bedrock, gemini, otel
 from toolaudit.history.detect import detect
-from toolaudit.history.fast import FAST, AllAnswered, counted_in_c
+from toolaudit.history.fast import FAST, AllAnswered, LeftUnanswered, counted_in_c
 from toolaudit.history.messages import chat, langchain, responses
 from toolaudit.history.model import (
     ANTHROPIC,
@@ -30,6 +30,9 @@ from toolaudit.history.outcomes import outcomes
 from toolaudit.history.pairing import Pairing
 from toolaudit.history.reader import Reader
 from toolaudit.values import kind_phrase
+
+if TYPE_CHECKING:
+    from toolaudit.results.conversations import Conversations
 
 #: How each shape's messages are read into turns.
 READERS: dict[str, Callable[[Reader, int, Mapping[str, Any]], Turn]] = {
@@ -59,14 +62,24 @@ def check(
     return examine(messages, shape, path, calls=calls)[0]
 
 
-def check_counted(messages: object, shape: str | None, path: str) -> Checked | AllAnswered:
+def check_counted(
+    messages: object,
+    shape: str | None,
+    path: str,
+    tables: Conversations | None = None,
+    model: object = None,
+    worded: bool = True,
+) -> Checked | AllAnswered | LeftUnanswered | Literal[True]:
     """``check(messages, shape, path=path, calls=False)``, as the audit counts it: a
-    history whose every call was answered and whose results report no failure given as
-    its results per tool alone (:data:`~toolaudit.history.fast.AllAnswered`) where the C
-    speedups read it, no Checked built for the commonest history."""
+    history whose every call was answered and whose results report no failure, where the
+    C speedups read it, counted in ``tables`` (the audit's, for ``model``) at once (True)
+    where they can, else given as its results per tool alone
+    (:data:`~toolaudit.history.fast.AllAnswered`): no Checked built for the commonest
+    history. Not ``worded`` (no report rows to write), one whose only problems are calls
+    left unanswered is given as :data:`~toolaudit.history.fast.LeftUnanswered` there."""
     if type(messages) is list and messages and type(messages[0]) is dict:
         # (a shape C does not read, known or not, is answered, or refused, by check)
-        found = counted_in_c(messages, shape or detect(messages), path)
+        found = counted_in_c(messages, shape or detect(messages), path, tables, model, worded)
         if found is not None:
             return found
     return check(messages, shape, path=path, calls=False)

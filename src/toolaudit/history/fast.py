@@ -13,8 +13,8 @@ full reading's; tests/history/test_fast.py holds the two to it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Literal
 
 import toolaudit.history.fast_loop as fast_loop
 from toolaudit.formats.base import JSON_STRING
@@ -44,8 +44,11 @@ from toolaudit.history.model import (
     OPENAI_CHAT,
     OPENAI_RESPONSES,
     OTEL,
+    UNANSWERED,
     Checked,
 )
+from toolaudit.results.conversations import Conversations, Histories, Outcomes
+from toolaudit.results.folding import table_key
 
 if TYPE_CHECKING:
     from typing_extensions import Buffer  # bytes, a msgspec Raw, a memoryview...
@@ -166,35 +169,73 @@ IN_C = {
     GEMINI: ("gemini", GEMINI_PART),
     OTEL: ("otel", OTEL_PART),
 }
-_NOT_IN_C = ("", "")
+if fast_loop.SPEEDUPS is not None:  # what counted_in_c's tables are
+    fast_loop.SPEEDUPS.know_tables(Conversations, Histories, Outcomes, UNANSWERED, table_key(None))
+#: The C functions of IN_C, looked up once (fast_loop.SPEEDUPS, read at each call, still
+#: turns them off): what counted_in_c calls for every history.
+_IN_C_FUNCTIONS = (
+    {shape: getattr(fast_loop.SPEEDUPS, function) for shape, (function, _) in IN_C.items()}
+    if fast_loop.SPEEDUPS is not None
+    else {}
+)
 #: The shapes they also read from a history's JSON text (``chat_json``...), all but OTel's.
 FROM_TEXT = {
     shape: (f"{function}_json", where) for shape, (function, where) in IN_C.items() if shape != OTEL
 }
 
 
-def counted_in_c(messages: list[Any], shape: str, path: str) -> AllAnswered | Checked | None:
+#: What checking a history finds where its only problems are calls left without a result
+#: and no result reports a failure, when the problems are counted and not worded (no
+#: report row is written): the calls left, each (call id, name, and where it is), and the
+#: results per tool.
+LeftUnanswered = tuple[list[tuple[Any, ...]], dict[str, int]]
+
+
+def counted_in_c(
+    messages: list[Any],
+    shape: str,
+    path: str,
+    tables: Conversations | None = None,
+    model: object = None,
+    worded: bool = True,
+) -> AllAnswered | Checked | LeftUnanswered | Literal[True] | None:
     """``check(messages, shape, path=path, calls=False)`` where the C speedups answer it,
-    building nothing for a history whose every call was answered (most) but its results
-    per tool, :data:`AllAnswered`. None where the speedups are off, do not read this shape,
-    or are not sure."""
-    function, where = IN_C.get(shape, _NOT_IN_C)
-    speedups = fast_loop.SPEEDUPS  # (found_in_c's, read here: a call less a history)
-    found = getattr(speedups, function)(messages, NO_NAME) if function and speedups else None
-    if found is None:
-        return None
+    building nothing for a history whose every call was answered (most): True where they
+    counted it in ``tables`` themselves, as ``tables.count_all_answered(model, ...)``
+    would (where every entry it adds to is there already, its name its own key), else its
+    results per tool, :data:`AllAnswered`. Not ``worded``, a history whose only problems
+    are calls left unanswered is counted in ``tables`` so too (as the recorder's
+    ``unanswered_history`` would count it), else given as :data:`LeftUnanswered`. None
+    where the speedups are off, do not read this shape, or are not sure."""
+    function = _IN_C_FUNCTIONS.get(shape) if fast_loop.SPEEDUPS is not None else None
+    found = function(messages, NO_NAME, tables, model, not worded) if function else None
+    if found is None or found is True:
+        return found
     if not found[0]:
         return found[1]  # every call answered: its results alone
-    return plainly_checked(shape, where, path, len(messages), found)
+    if not worded:
+        return found
+    return plainly_checked(shape, IN_C[shape][1], path, len(messages), found)
 
 
-def checked_from_text(text: Buffer, shape: str, path: str) -> AllAnswered | Checked | None:
+def counted_answered(tables: Conversations, model: object, results: Mapping[str, int]) -> bool:
+    """``tables.count_all_answered(model, results)`` done by the C speedups, where they can
+    (every entry it adds to there already, its name its own key): True; False where they
+    are off or cannot (the caller then counts it)."""
+    speedups = fast_loop.SPEEDUPS
+    return speedups is not None and speedups.count_answered(tables, model, results)
+
+
+def checked_from_text(
+    text: Buffer, shape: str, path: str, worded: bool = True
+) -> AllAnswered | Checked | LeftUnanswered | None:
     """``check(orjson.loads(text), shape, path=path, calls=False)`` for the commonest
     histories, read by the C speedups straight from ``text``, the JSON text of the
     messages, building no Python object for them: a history whose every call was answered
-    (most) given as its results per tool alone, :data:`AllAnswered`. None where the
-    speedups are off, do not read this shape, or are not sure (then parse the text and
-    check it)."""
+    (most) given as its results per tool alone, :data:`AllAnswered`; not ``worded``, one
+    whose only problems are calls left unanswered as :data:`LeftUnanswered`. None where
+    the speedups are off, do not read this shape, or are not sure (then parse the text
+    and check it)."""
     function, where = FROM_TEXT.get(shape, ("", ""))
     found = found_from_text(function, text) if function else None
     if found is None:
@@ -202,4 +243,6 @@ def checked_from_text(text: Buffer, shape: str, path: str) -> AllAnswered | Chec
     left, results, messages = found
     if not left:
         return results
+    if not worded:
+        return left, results
     return plainly_checked(shape, where, path, messages, (left, results))

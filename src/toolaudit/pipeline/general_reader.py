@@ -205,8 +205,21 @@ class GeneralReader:
         if self._history_calls:
             checked = check_history(history.messages, history.shape, path=history.path)
         else:
-            counted = check_counted(history.messages, history.shape, history.path)
-            if not isinstance(counted, Checked):  # the commonest: every call answered
+            recorder = self._recorder
+            counted = check_counted(
+                history.messages,
+                history.shape,
+                history.path,
+                tally.conversations,
+                extracted.model,
+                recorder.rows is not None,  # worded (no rows: its problems' words unread)
+            )
+            if counted is True:  # the commonest, counted in the tally's tables already
+                return
+            if isinstance(counted, tuple):  # calls left unanswered, counted without words
+                recorder.unanswered_history(tally, extracted.model, *counted)
+                return
+            if not isinstance(counted, Checked):  # every call answered, a first name
                 self._recorder.all_answered_history(tally, extracted.model, counted)
                 return
             checked = counted

@@ -23,6 +23,8 @@ from toolaudit._version import __version__
 from toolaudit.contract import MALFORMED, ToolValidator, format_problems
 from toolaudit.deep.paths import collapsed
 from toolaudit.history import Checked
+from toolaudit.history.fast import counted_answered
+from toolaudit.history.model import UNANSWERED
 from toolaudit.pipeline.judge import Problems, Verdict, object_verdict, reasons
 from toolaudit.pipeline.options import AuditOptions
 from toolaudit.pipeline.rows import (
@@ -36,7 +38,7 @@ from toolaudit.pipeline.rows import (
     valid_row_writer,
     writable,
 )
-from toolaudit.results.conversations import Conversations
+from toolaudit.results.conversations import Conversations, CountedProblem
 from toolaudit.results.grouping import Groups
 from toolaudit.results.source_status import SourceStatus
 from toolaudit.results.summary import SAMPLE_ROWS, Summary
@@ -333,9 +335,7 @@ class Recorder:
     def history(self, tally: Tally, where: Where, checked: Checked) -> None:
         """The conversation a record carries, checked: its problems and its tools'
         outcomes counted in ``tally``, a report row per problem (``where``: the record)."""
-        conversations = tally.conversations
-        if conversations is None:
-            conversations = tally.conversations = Conversations(self._max_keys)
+        conversations = self.conversations_of(tally)
         problems = checked.problems
         conversations.count(where.model, problems, checked.outcomes)
         for problem in problems:
@@ -357,10 +357,33 @@ class Recorder:
     ) -> None:
         """:meth:`history` of a conversation with no problem (so no row) and no failure:
         its results per tool (see ``toolaudit.history.fast.AllAnswered``)."""
+        conversations = self.conversations_of(tally)
+        if not counted_answered(conversations, model, results):
+            conversations.count_all_answered(model, results)
+
+    def conversations_of(self, tally: Tally) -> Conversations:
+        """The conversations counted in ``tally``, new if none was yet."""
         conversations = tally.conversations
         if conversations is None:
             conversations = tally.conversations = Conversations(self._max_keys)
-        conversations.count_all_answered(model, results)
+        return conversations
+
+    def unanswered_history(
+        self,
+        tally: Tally,
+        model: str | None,
+        left: list[tuple[Any, ...]],
+        results: Mapping[str, int],
+    ) -> None:
+        """:meth:`history` of a conversation whose only problems are calls left without a
+        result (``left``: each call's id, name, and where it is) and none of whose results
+        failed, where no rows are kept: its problems counted by their tools alone, unworded
+        (see ``toolaudit.history.fast.LeftUnanswered``)."""
+        problems = [
+            CountedProblem(UNANSWERED, name if isinstance(name, str) else None)
+            for _, name, *_ in left
+        ]
+        self.conversations_of(tally).count_results(model, problems, results)
 
     def history_call(self, tally: Tally, where: Where, path: str, verdict: Verdict) -> None:
         """A call a record's conversation holds (--history), judged: counted in

@@ -17,7 +17,7 @@ import orjson
 from toolaudit.formats.typed_requests import RequestHistories
 from toolaudit.history import Checked
 from toolaudit.history import check as check_history
-from toolaudit.history.fast import AllAnswered, checked_from_text
+from toolaudit.history.fast import AllAnswered, LeftUnanswered, checked_from_text
 from toolaudit.jsonutil import orjson_may_differ
 
 #: What :meth:`TypedHistories.check` says of a line the general path must read.
@@ -32,12 +32,15 @@ class TypedHistories:
     def __init__(self) -> None:
         self._requests = RequestHistories()
 
-    def check(self, request: Any, line: bytes) -> Checked | AllAnswered | object | None:
+    def check(
+        self, request: Any, line: bytes, worded: bool = True
+    ) -> Checked | AllAnswered | LeftUnanswered | object | None:
         """The checked conversation of a decoded ``request`` found on ``line`` (where
         every call was answered and no result failed, read from its text, only its results
-        per tool: ``AllAnswered``); None where it carries none; :data:`UNREAD` where the
-        general path must read the line. Nothing is counted here: the reader counts the
-        line once it has read it whole."""
+        per tool: ``AllAnswered``; not ``worded``, no report row to write, one whose only
+        problems are calls left unanswered: ``LeftUnanswered``); None where it carries
+        none; :data:`UNREAD` where the general path must read the line. Nothing is counted
+        here: the reader counts the line once it has read it whole."""
         try:
             told = self._requests.told(request)
         except orjson.JSONDecodeError:
@@ -47,7 +50,7 @@ class TypedHistories:
             # a text with a number orjson may read otherwise, so what they answer is
             # what the general path finds, whichever way it parses the line.
             shape, path, text = told
-            found = checked_from_text(text, shape, path)
+            found = checked_from_text(text, shape, path, worded)
             if found is not None:
                 return found
         if orjson_may_differ(line):

@@ -208,6 +208,7 @@ class TypedReader:
         tools = toolset.names
         valid = recorder.ok.append
         rows = recorder.valid_rows
+        worded = recorder.rows is not None  # (no rows: a problem's words are never read)
         add_row = rows.append if rows is not None else None
         valid_row = recorder.valid_row
         grouped = recorder.grouped
@@ -248,7 +249,7 @@ class TypedReader:
                     decoders, tools = toolset.decoders, toolset.names
                 if request_of is not None:
                     assert histories is not None
-                    checked = histories.check(request_of(record), line)
+                    checked = histories.check(request_of(record), line, worded)
                     if checked is UNREAD:
                         return position
                 # (``failed`` is read after the loop: the call that broke it.)
@@ -442,6 +443,9 @@ def _history(
     tally = tally if tally is not None else recorder.tally
     if type(checked) is dict:  # the commonest: every call answered, no failure
         recorder.all_answered_history(tally, model, checked)
+        return
+    if type(checked) is tuple:  # calls left unanswered, counted without words
+        recorder.unanswered_history(tally, model, *checked)
         return
     assert isinstance(checked, Checked)
     recorder.history(tally, Where(recorder.source, lineno, model=model), checked)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from toolaudit.results.counts import Counts, merged_counts, sorted_counts
 from toolaudit.results.folding import (
@@ -43,6 +43,14 @@ class OutcomeLike(Protocol):
     def retried(self) -> int: ...
     @property
     def recovered(self) -> int: ...
+
+
+class CountedProblem(NamedTuple):
+    """A problem as the tables count it: its code and its call's tool, not where it is
+    or why (a :class:`ProblemLike`)."""
+
+    code: str
+    tool: str | None
 
 
 @dataclass(slots=True)
@@ -177,6 +185,18 @@ class Conversations:
             self.by_model.get(model) if model and model[:1] not in NOT_OWN_KEY_STARTS else None
         )
         (self._histories_of(model) if histories is None else histories).checked += 1
+        self._count_results(results)
+
+    def count_results(
+        self, model: str | None, problems: Sequence[ProblemLike], results: Mapping[str, int]
+    ) -> None:
+        """:meth:`count` of a history with ``problems`` and no failure among its results:
+        only how many results each tool had."""
+        self.count(model, problems, {})
+        self._count_results(results)
+
+    def _count_results(self, results: Mapping[str, int]) -> None:
+        """How many results each tool had, none a failure."""
         by_tool = self.by_tool
         for tool, count in results.items():
             outcomes = by_tool.get(tool) if tool[:1] not in NOT_OWN_KEY_STARTS else None
