@@ -106,7 +106,7 @@ pick_entry(PyObject *key, PyObject *value, const int *wanted, int count, PyObjec
     }
 }
 
-#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000 && !defined(PYPY_VERSION)
 /* CPython 3.11's dict keys object, as Include/internal/pycore_dict.h lays it out: a
    combined table's entries follow its index, and where every key is an exact str
    (DICT_KEYS_UNICODE) each is a key and a value. Read so that pick walks a small dict's
