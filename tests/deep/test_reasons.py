@@ -27,6 +27,11 @@ def test_limits_equal_as_keys_are_each_worded_as_they_came() -> None:
     assert sentence(("constraint", "maxLength", 1.0, "ab")) == 'at most 1.0 character, got 2: "ab"'
     assert sentence(("constraint", "maximum", 10.0, 11)) == "maximum 10.0, got 11"
     assert sentence(("constraint", "maximum", 10, 11)) == "maximum 10, got 11"
+    # -0.0 == 0.0, of one type: each still shown as it came, in either order.
+    assert sentence(("constraint", "maximum", 0.0, 1)) == "maximum 0.0, got 1"
+    assert sentence(("constraint", "maximum", -0.0, 1)) == "maximum -0.0, got 1"
+    assert sentence(("constraint", "minimum", -0.0, -1)) == "minimum -0.0, got -1"
+    assert sentence(("constraint", "minimum", 0.0, -1)) == "minimum 0.0, got -1"
 
 
 def test_kept_words_are_the_words_worded_each_time(monkeypatch: pytest.MonkeyPatch) -> None:

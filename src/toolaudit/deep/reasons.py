@@ -162,11 +162,15 @@ def _constraint(keyword: str, limit: Any, value: Any) -> str:
     if keyword == "uniqueItems":
         first, again = limit
         return f"items must be unique, and items {first} and {again} are equal"
-    try:
-        # (The limit's type too: 1 and 1.0 are equal keys, but each is shown as it came.)
-        rule = _RULES[keyword, limit, type(limit)]
-    except TypeError:  # a limit with no hash
-        rule = _rule((keyword, limit, type(limit)))
+    if type(limit) is float and limit == 0:
+        # -0.0 and 0.0 are one key, of one type, but each is shown as it came.
+        rule = _rule((keyword, limit, float))
+    else:
+        try:
+            # (The limit's type too: 1 and 1.0 are equal keys, but each is shown as it came.)
+            rule = _RULES[keyword, limit, type(limit)]
+        except TypeError:  # a limit with no hash
+            rule = _rule((keyword, limit, type(limit)))
     if keyword in ("minLength", "maxLength"):
         return f"{rule}, got {len(value)}: {shown(value)}"
     if keyword in ("minItems", "maxItems"):
