@@ -231,7 +231,7 @@ class Recorder:
                 if row is not None:
                     self._add(row)
                 continue
-            tally.count_problems(tool, counted(problems) if self._deep else problems)
+            self._count_problems(tally, tool, problems)
             if row is not None:
                 if self.rows is not None:
                     self._add(row)
@@ -249,9 +249,9 @@ class Recorder:
             return False
         if tally is None:
             tally = self.tally
-        if len(tally.samples) < SAMPLE_ROWS or len(self.tally.samples) < SAMPLE_ROWS:
+        if not self._samples_full(tally):
             return False  # a sample may take its row (see calls)
-        tally.count_problems(tool, counted(problems) if self._deep else problems)
+        self._count_problems(tally, tool, problems)
         return True
 
     def failing_call(
@@ -274,12 +274,7 @@ class Recorder:
         if tally is None:
             tally = self.tally
         rows = self.rows
-        if (
-            rows is None
-            or not self._encoded
-            or len(tally.samples) < SAMPLE_ROWS
-            or len(self.tally.samples) < SAMPLE_ROWS
-        ):
+        if rows is None or not self._encoded or not self._samples_full(tally):
             where = Where(self.source, line, 0, call_id, model)
             self.call(tally, where, object_verdict(tool, arguments, problems))
             return
@@ -288,8 +283,18 @@ class Recorder:
         errors, why = tool.errors_explained(arguments, problems)
         name = tool.name
         row = self.failing_row(line, 0, call_id, name, model, errors, why)
-        tally.count_problems(name, counted(problems) if self._deep else problems)
+        self._count_problems(tally, name, problems)
         rows.append(row)
+
+    def _samples_full(self, tally: Tally) -> bool:
+        """Whether no sample, of ``tally`` or of the audit's, may take another failing
+        call's row (see :meth:`calls`)."""
+        return len(tally.samples) >= SAMPLE_ROWS and len(self.tally.samples) >= SAMPLE_ROWS
+
+    def _count_problems(self, tally: Tally, tool: str | None, problems: Problems) -> None:
+        """A failing call of ``tool`` counted in ``tally``: in deep mode, its errors by
+        their paths with indices collapsed (:func:`counted`)."""
+        tally.count_problems(tool, counted(problems) if self._deep else problems)
 
     def _row_of(self, where: Where, verdict: str | Verdict, sample: bool) -> Any:
         """The row of a call, if the report or (``sample``) the samples may want it (a
@@ -393,7 +398,7 @@ class Recorder:
         if not problems:
             calls.count_one_ok(tool)
             return
-        calls.count_problems(tool, counted(problems) if self._deep else problems)
+        self._count_problems(calls, tool, problems)
         if self.rows is not None:
             row = history_call_row(
                 where.source,
