@@ -12,6 +12,7 @@ from toolaudit.results.counts import Counts, RecordCounts, merged_counts
 from toolaudit.results.folding import (
     DEFAULT_MAX_PARAMS,
     DEFAULT_MAX_TOOLS,
+    NOT_OWN_KEY_STARTS,
     OTHER,
     Folding,
     table_key,
@@ -25,8 +26,6 @@ if TYPE_CHECKING:
 
 #: The subject of ``malformed:text``: a call found in a message's text.
 IN_TEXT = "text"
-#: The first characters of the names that table_key may change.
-_ESCAPABLE = "<\\"
 
 
 class Tally(RecordCounts):
@@ -88,7 +87,7 @@ class Tally(RecordCounts):
     def count_one_ok(self, name: str | None) -> None:
         """Count one valid call (where batching them is not possible)."""
         # Only a name that starts like a bucket's key can need escaping: skip the call.
-        name = name if name and name[0] not in _ESCAPABLE else table_key(name)
+        name = name if name and name[0] not in NOT_OWN_KEY_STARTS else table_key(name)
         tool = self.by_tool.get(name)
         if tool is None:
             _, tool = self._tool(name)
@@ -98,7 +97,7 @@ class Tally(RecordCounts):
     def count_cut_off(self, name: str | None) -> None:
         """Count, besides, that a call just counted came from a response that hit its
         length limit."""
-        name = name if name and name[0] not in _ESCAPABLE else table_key(name)
+        name = name if name and name[0] not in NOT_OWN_KEY_STARTS else table_key(name)
         tool = self.by_tool.get(name)
         if tool is None:  # folded into <other>, where it was counted
             tool = self.by_tool[OTHER]
@@ -106,7 +105,7 @@ class Tally(RecordCounts):
 
     def count_problems(self, name: str | None, problems: Iterable[tuple[str, str]]) -> None:
         """Count one invalid call and its problems."""
-        name = name if name and name[0] not in _ESCAPABLE else table_key(name)
+        name = name if name and name[0] not in NOT_OWN_KEY_STARTS else table_key(name)
         tool = self.by_tool.get(name)
         key = name
         if tool is None:
@@ -122,7 +121,7 @@ class Tally(RecordCounts):
                 tool.calls_in_text += 1
             elif kind in PARAMETER_KINDS:
                 # Parameter names come from JSON objects: always strings.
-                if subject[:1] in _ESCAPABLE:
+                if subject[:1] in NOT_OWN_KEY_STARTS:
                     subject = table_key(subject)
                 kinds = tool.by_param.get(subject)
                 if kinds is None:
