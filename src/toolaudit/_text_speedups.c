@@ -241,87 +241,8 @@ decimal(long long number, char *out)
     return length;
 }
 
-/* valid_row_line((head, tools, models, otherwise), line, index, call_id, tool, model): see the
-   top. The parts kept for `tool` and `model` are looked up in `tools` and `models` (dicts
-   the Python writer fills); where one is missing, the id is no string or null, or a string
-   has no UTF-8 (a lone surrogate), or a number is past 64 bits, the line is
-   `otherwise(line, index, call_id, tool, model)`: the Python writer's. */
-static PyObject *
-valid_row_line(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    PyObject *parts = nargs == 6 ? args[0] : NULL;
-    if (parts == NULL || !PyTuple_CheckExact(parts) || PyTuple_GET_SIZE(parts) != 4 ||
-        !PyBytes_Check(PyTuple_GET_ITEM(parts, 0)) ||
-        !PyDict_CheckExact(PyTuple_GET_ITEM(parts, 1)) ||
-        !PyDict_CheckExact(PyTuple_GET_ITEM(parts, 2))) {
-        PyErr_SetString(PyExc_TypeError, "valid_row_line((head, tools, models, otherwise), "
-                                         "line, index, call_id, tool, model)");
-        return NULL;
-    }
-    PyObject *head = PyTuple_GET_ITEM(parts, 0), *tools = PyTuple_GET_ITEM(parts, 1);
-    PyObject *models = PyTuple_GET_ITEM(parts, 2), *otherwise = PyTuple_GET_ITEM(parts, 3);
-    PyObject *const *row = args + 1;
-    PyObject *call_id = row[2], *tool_part = NULL, *tail = NULL;
-    const char *id_text = NULL;
-    Py_ssize_t id_length = 0;
-    long long line = -1, index = -1;
-    if (PyUnicode_CheckExact(row[3]) && (row[4] == Py_None || PyUnicode_CheckExact(row[4])) &&
-        PyLong_CheckExact(row[0]) && PyLong_CheckExact(row[1])) {
-        tool_part = PyDict_GetItemWithError(tools, row[3]);
-        tail = tool_part == NULL ? NULL : PyDict_GetItemWithError(models, row[4]);
-        if (tail == NULL && PyErr_Occurred())
-            return NULL;
-    }
-    if (tail != NULL) {
-        if (PyUnicode_CheckExact(call_id)) {
-            id_text = PyUnicode_AsUTF8AndSize(call_id, &id_length);
-            if (id_text == NULL) /* a lone surrogate: orjson refuses it too */
-                PyErr_Clear();
-        }
-        line = PyLong_AsLongLong(row[0]);
-        index = PyLong_AsLongLong(row[1]);
-        if ((line == -1 || index == -1) && PyErr_Occurred()) { /* past 64 bits */
-            PyErr_Clear();
-            tail = NULL;
-        }
-    }
-    if (tail == NULL || (id_text == NULL && call_id != Py_None))
-        return PyObject_Vectorcall(otherwise, row, 5, NULL);
-    char numbers[2][24];
-    int line_length = decimal(line, numbers[0]), index_length = decimal(index, numbers[1]);
-    static const char index_key[] = ",\"index\":", id_key[] = ",\"id\":";
-    const Py_ssize_t index_key_length = sizeof index_key - 1, id_key_length = sizeof id_key - 1;
-    if (!PyBytes_Check(tool_part) || !PyBytes_Check(tail)) {
-        PyErr_SetString(PyExc_TypeError, "valid_row_line: the parts kept must be bytes");
-        return NULL;
-    }
-    Py_ssize_t id_size =
-        id_text == NULL ? 4 : json_string((const unsigned char *)id_text, id_length, NULL);
-    Py_ssize_t size = PyBytes_GET_SIZE(head) + line_length + index_key_length + index_length +
-                      id_key_length + id_size + PyBytes_GET_SIZE(tool_part) +
-                      PyBytes_GET_SIZE(tail);
-    PyObject *made = PyBytes_FromStringAndSize(NULL, size);
-    if (made == NULL)
-        return NULL;
-    char *out = PyBytes_AS_STRING(made);
-#define PUT(text, length) (memcpy(out, (text), (size_t)(length)), out += (length))
-    PUT(PyBytes_AS_STRING(head), PyBytes_GET_SIZE(head));
-    PUT(numbers[0], line_length);
-    PUT(index_key, index_key_length);
-    PUT(numbers[1], index_length);
-    PUT(id_key, id_key_length);
-    if (id_text == NULL)
-        PUT("null", 4);
-    else
-        out += json_string((const unsigned char *)id_text, id_length, out);
-    PUT(PyBytes_AS_STRING(tool_part), PyBytes_GET_SIZE(tool_part));
-    PUT(PyBytes_AS_STRING(tail), PyBytes_GET_SIZE(tail));
-#undef PUT
-    return made;
-}
-
-/* A failing row's line, written in two passes over the same steps: the first (`out` NULL)
-   counts its bytes, the second writes them. */
+/* A row's line, written in two passes over the same steps: the first (`out` NULL) counts
+   its bytes, the second writes them. */
 typedef struct {
     char *out;
     Py_ssize_t size;
@@ -354,20 +275,97 @@ put_string(Line *line, PyObject *text)
     return 1;
 }
 
+/* A row's line and index (row[0] and row[1], exact ints) in decimal, at `numbers` with their
+   `lengths`: 1, or 0 where one is past 64 bits (the Python writer's then). */
+static int
+row_numbers(PyObject *const *row, char numbers[2][24], int lengths[2])
+{
+    for (int i = 0; i < 2; i++) {
+        long long number = PyLong_AsLongLong(row[i]);
+        if (number == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return 0;
+        }
+        lengths[i] = decimal(number, numbers[i]);
+    }
+    return 1;
+}
+
+/* A row's place after its head: its line, its index and its id (`call_id`, an exact str or
+   None); 0 where the id has no UTF-8 (a lone surrogate: orjson refuses it too). */
+static int
+put_place(Line *line, const char numbers[2][24], const int lengths[2], PyObject *call_id)
+{
+    put(line, numbers[0], lengths[0]);
+    put(line, ",\"index\":", 9);
+    put(line, numbers[1], lengths[1]);
+    put(line, ",\"id\":", 6);
+    if (call_id == Py_None) {
+        put(line, "null", 4);
+        return 1;
+    }
+    return put_string(line, call_id);
+}
+
+/* valid_row_line((head, tools, models, otherwise), line, index, call_id, tool, model): see the
+   top. The parts kept for `tool` and `model` are looked up in `tools` and `models` (dicts
+   the Python writer fills); where one is missing, the id is no string or null, or a string
+   has no UTF-8 (a lone surrogate), or a number is past 64 bits, the line is
+   `otherwise(line, index, call_id, tool, model)`: the Python writer's. */
+static PyObject *
+valid_row_line(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *parts = nargs == 6 ? args[0] : NULL;
+    if (parts == NULL || !PyTuple_CheckExact(parts) || PyTuple_GET_SIZE(parts) != 4 ||
+        !PyBytes_Check(PyTuple_GET_ITEM(parts, 0)) ||
+        !PyDict_CheckExact(PyTuple_GET_ITEM(parts, 1)) ||
+        !PyDict_CheckExact(PyTuple_GET_ITEM(parts, 2))) {
+        PyErr_SetString(PyExc_TypeError, "valid_row_line((head, tools, models, otherwise), "
+                                         "line, index, call_id, tool, model)");
+        return NULL;
+    }
+    PyObject *head = PyTuple_GET_ITEM(parts, 0), *tools = PyTuple_GET_ITEM(parts, 1);
+    PyObject *models = PyTuple_GET_ITEM(parts, 2), *otherwise = PyTuple_GET_ITEM(parts, 3);
+    PyObject *const *row = args + 1;
+    PyObject *call_id = row[2], *tool_part = NULL, *tail = NULL;
+    if (PyUnicode_CheckExact(row[3]) && (row[4] == Py_None || PyUnicode_CheckExact(row[4])) &&
+        PyLong_CheckExact(row[0]) && PyLong_CheckExact(row[1])) {
+        tool_part = PyDict_GetItemWithError(tools, row[3]);
+        tail = tool_part == NULL ? NULL : PyDict_GetItemWithError(models, row[4]);
+        if (tail == NULL && PyErr_Occurred())
+            return NULL;
+    }
+    char numbers[2][24];
+    int lengths[2];
+    Line counted = {NULL, PyBytes_GET_SIZE(head)};
+    if (tail == NULL || !(call_id == Py_None || PyUnicode_CheckExact(call_id)) ||
+        !row_numbers(row, numbers, lengths) || !put_place(&counted, numbers, lengths, call_id))
+        return PyObject_Vectorcall(otherwise, row, 5, NULL);
+    if (!PyBytes_Check(tool_part) || !PyBytes_Check(tail)) {
+        PyErr_SetString(PyExc_TypeError, "valid_row_line: the parts kept must be bytes");
+        return NULL;
+    }
+    PyObject *made =
+        PyBytes_FromStringAndSize(NULL, counted.size + PyBytes_GET_SIZE(tool_part) +
+                                            PyBytes_GET_SIZE(tail));
+    if (made == NULL)
+        return NULL;
+    Line written = {PyBytes_AS_STRING(made), 0};
+    put(&written, PyBytes_AS_STRING(head), PyBytes_GET_SIZE(head));
+    put_place(&written, numbers, lengths, call_id);
+    put(&written, PyBytes_AS_STRING(tool_part), PyBytes_GET_SIZE(tool_part));
+    put(&written, PyBytes_AS_STRING(tail), PyBytes_GET_SIZE(tail));
+    return made;
+}
+
 /* The steps of failing_row_line's line after its head; 0 where a part is not what it
    writes (checked in the first pass: the second then writes them all). */
 static int
 put_failing_row(Line *line, const char numbers[2][24], const int lengths[2],
                 PyObject *const *row)
 {
-    PyObject *call_id = row[2], *model = row[4], *errors = row[5], *why = row[6];
-    put(line, numbers[0], lengths[0]);
-    put(line, ",\"index\":", 9);
-    put(line, numbers[1], lengths[1]);
-    put(line, ",\"id\":", 6);
-    if (call_id == Py_None)
-        put(line, "null", 4);
-    else if (!put_string(line, call_id))
+    PyObject *model = row[4], *errors = row[5], *why = row[6];
+    if (!put_place(line, numbers, lengths, row[2]))
         return 0;
     put(line, ",\"tool\":", 8);
     if (!put_string(line, row[3]))
@@ -427,16 +425,8 @@ failing_row_line(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                    PyUnicode_CheckExact(row[3]) &&
                    (row[4] == Py_None || PyUnicode_CheckExact(row[4])) &&
                    PyList_CheckExact(row[5]) && PyDict_CheckExact(row[6]);
-    for (int i = 0; writable && i < 2; i++) {
-        long long number = PyLong_AsLongLong(row[i]);
-        if (number == -1 && PyErr_Occurred()) { /* past 64 bits */
-            PyErr_Clear();
-            writable = 0;
-        } else {
-            lengths[i] = decimal(number, numbers[i]);
-        }
-    }
-    if (!writable || !put_failing_row(&counted, numbers, lengths, row))
+    if (!writable || !row_numbers(row, numbers, lengths) ||
+        !put_failing_row(&counted, numbers, lengths, row))
         return PyObject_Vectorcall(otherwise, row, 7, NULL);
     PyObject *made = PyBytes_FromStringAndSize(NULL, counted.size);
     if (made == NULL)
