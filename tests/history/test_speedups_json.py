@@ -481,6 +481,45 @@ def test_a_key_given_twice_where_the_check_skips_it_is_answered():
     assert holds(OPENAI_CHAT, text)
 
 
+#: Every key a text reader looks for (history/_speedups_json.c's names), matched where it
+#: is written as it is, its closing quote right after (named_key), before it is scanned.
+NAMED_KEYS = [
+    "role", "tool_call_id", "name", "content", "function_call", "tool_calls", "id",
+    "function", "type", "call_id", "output", "is_error", "tool_use_id", "toolUse",
+    "toolResult", "toolUseId", "status", "isError", "text", "json", "error", "parts",
+    "functionCall", "functionResponse", "function_response", "response",
+]  # fmt: skip
+#: Keys written near a named key, as a key and what follows it up to its colon: longer,
+#: shorter, a letter escaped (the first, the last), the closing quote escaped (a longer key),
+#: a space or a line before the colon, in capitals; and the key itself.
+NEAR_KEYS = [
+    lambda key: f'"{key}x"', lambda key: f'"{key[:-1]}"', lambda key: f'"{key[:-1]}\\u0065"',
+    lambda key: f'"\\u00{ord(key[0]):02x}{key[1:]}"', lambda key: f'"{key}\\"x"',
+    lambda key: f'"{key}" ', lambda key: f'"{key}"\n', lambda key: f'"{key.upper()}"',
+    lambda key: f'"{key}"',
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("fault", ["clean", "unanswered", "orphan", "duplicate call id"])
+def test_keys_written_near_a_named_key_are_read_as_orjson_reads_them(shape: str, fault: str):
+    text = orjson.dumps(build(BY_NAME[shape], FAULTS[fault][0]))
+    for key in NAMED_KEYS:
+        written = f'"{key}"'.encode()
+        if written not in text:
+            continue
+        for near in NEAR_KEYS:
+            replaced = text.replace(written, near(key).encode())
+            answered = holds(shape, replaced)
+            if "\\" not in near(key):  # no escape: as sure as the dict function
+                by_dict = FROM_TEXT[shape][1](orjson.loads(replaced), NO_NAME)
+                assert answered == (by_dict is not None), replaced
+            for cut in (1, 2, len(key), len(key) + 2):  # the text ending in it or after it
+                holds(shape, replaced[: replaced.find(near(key).encode()) + cut])
+        assert holds(shape, text.replace(written, f'"{key}" '.encode())) == holds(shape, text)
+    assert holds(shape, text) == (fault in ("clean", "unanswered"))
+
+
 def test_every_cut_of_a_history_is_left_to_python():
     for shape in SHAPES:
         text = orjson.dumps(build(BY_NAME[shape], FAULTS["clean"][0]))

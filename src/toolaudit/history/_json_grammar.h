@@ -338,17 +338,42 @@ next_element(Byte *p, Byte end, int first, unsigned char close)
     return at < end ? 1 : -1;
 }
 
+/* Past the colon after a key (*p past the key's closing quote): 1, or 0 malformed. */
+static inline int
+past_colon(Byte *p, Byte end)
+{
+    Byte at = *p < end && **p == ':' ? *p : space(*p, end); /* the commonest: no space */
+    if (at >= end || *at != ':')
+        return 0;
+    *p = space(at + 1, end);
+    return 1;
+}
+
 /* Past an object's key and its colon (*p at the key's quote): the key's text. */
 static int
 scan_key(Byte *p, Byte end, Span *key)
 {
     if (*p >= end || **p != '"' || !scan_string(p, end, key))
         return 0;
-    Byte at = space(*p, end);
-    if (at >= end || *at != ':')
-        return 0;
-    *p = space(at + 1, end);
-    return 1;
+    return past_colon(p, end);
+}
+
+/* Which of the `count` keys named the key at `at` (its opening quote) spells as it is
+   written, its closing quote right after: that name's place, or `count` where none does.
+   A name holds no quote, backslash, control byte or byte past ASCII, so a key that
+   matches is that very string, read whole, with no escape; one that matches none spells
+   none of them unescaped (its bytes differ from each name and its quote). Most keys of the
+   objects read are named: this spares scanning them. */
+static inline int
+named_key(Byte at, Byte end, const Name *names, int count)
+{
+    Py_ssize_t room = end - at - 1; /* the bytes after the opening quote */
+    int k = 0;
+    while (k < count && (room <= names[k].length || at[1 + names[k].length] != '"' ||
+                         at[1] != (unsigned char)names[k].text[0] ||
+                         memcmp(at + 1, names[k].text, (size_t)names[k].length) != 0))
+        k++;
+    return k;
 }
 
 static int
@@ -416,13 +441,18 @@ read_object_with(Byte *p, Byte end, int depth, const Name *names, int count, Fie
         int more = next_element(p, end, first, '}');
         if (more <= 0)
             return more == 0;
-        Span key;
-        if (!scan_key(p, end, &key) || key.escaped || *p >= end)
+        if (**p != '"')
             return 0;
-        int k = 0;
-        while (k < count && (names[k].length != key.length || names[k].text[0] != key.at[0] ||
-                             memcmp(names[k].text, key.at, (size_t)key.length) != 0))
-            k++;
+        int k = named_key(*p, end, names, count);
+        if (k < count)
+            *p += names[k].length + 2;
+        else {
+            Span key;
+            if (!scan_string(p, end, &key) || key.escaped)
+                return 0; /* a key escaped may spell a key named */
+        }
+        if (!past_colon(p, end) || *p >= end)
+            return 0;
         if (k < count) {
             if (found & (1u << k))
                 return 0;
