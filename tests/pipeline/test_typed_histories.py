@@ -324,3 +324,22 @@ def test_an_api_told_by_one_field_is_the_one_the_fields_tell(fields: set[str], t
     expected = shape_by_fields(request)
     if expected is not None and expected != UNTOLD and HISTORY_FIELDS[expected] in request:
         assert via is not None and via[0] == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(sorted(REQUEST_TOOLS)), st.sampled_from([[], "x"])),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_the_tools_of_the_request_before_tell_no_other_api(requests: list[Any]) -> None:
+    # One reader, its last tools kept, tells each request as a fresh reader does.
+    histories = RequestHistories()
+    for provider, messages in requests:
+        tools = next(iter(REQUEST_TOOLS[provider].values()))
+        decoded = RequestHistories_decoder.decode(
+            orjson.dumps({"messages": messages, "tools": tools})
+        )
+        assert histories.told(decoded) == RequestHistories().told(decoded)

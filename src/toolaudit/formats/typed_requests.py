@@ -45,11 +45,15 @@ class RequestHistories:
     """Reads the conversation of each request the typed path decoded; keeps the tool
     lists it parsed (a log's requests repeat the same few), by their text."""
 
-    __slots__ = ("_shapes", "_tools")
+    __slots__ = ("_last_shape", "_last_tools", "_shapes", "_tools")
 
     def __init__(self) -> None:
         self._tools: dict[bytes, Any] = {}
         self._shapes: dict[bytes, str | UnsetType | None] = {}
+        # The last request's tools (their text) and the shape they told: a log's requests
+        # mostly repeat the tools of the one before, compared at once, not copied and hashed.
+        self._last_tools: Raw | None = None
+        self._last_shape: str | None = None
 
     def history(self, request: Any) -> History | None:
         """The conversation of a decoded request (its struct), as
@@ -67,7 +71,11 @@ class RequestHistories:
         if request.contents is UNSET and request.messages is not UNSET and tools is not UNSET:
             # The commonest request: messages and tools, which tell its API before any
             # other field (request_shape reads them first): by their text, kept.
-            shape = self._tools_shape(bytes(tools))
+            if tools == self._last_tools:
+                shape = self._last_shape
+            else:
+                shape = self._tools_shape(bytes(tools))
+                self._last_tools, self._last_shape = tools, shape
             if shape is not None:
                 return shape, "request.messages", request.messages
         shape = _told_by_one_field(request) or shape_by_fields(self._view(request, frozenset()))

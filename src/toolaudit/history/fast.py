@@ -31,7 +31,6 @@ from toolaudit.history.fast_loop import (
     Loop,
     Open,
     answered_in_c,
-    found_from_text,
     plainly_checked,
     reports_failure,
 )
@@ -234,10 +233,14 @@ def checked_from_text(
     messages, building no Python object for them: a history whose every call was answered
     (most) given as its results per tool alone, :data:`AllAnswered`; not ``worded``, one
     whose only problems are calls left unanswered as :data:`LeftUnanswered`. None where
-    the speedups are off, do not read this shape, or are not sure (then parse the text
-    and check it)."""
+    the speedups are off, do not read this shape, or are not sure (a text orjson may refuse
+    or read otherwise, an escape in a string the check reads...: then parse the text and
+    check it). ``text`` is any buffer (bytes, a msgspec ``Raw``, a memoryview); the C
+    function (``chat_json``, ``anthropic_json``...) is called here, with no Python call
+    between: this runs once a pair's line."""
+    speedups = fast_loop.SPEEDUPS
     function, where = FROM_TEXT.get(shape, ("", ""))
-    found = found_from_text(function, text) if function else None
+    found = getattr(speedups, function)(text, NO_NAME) if function and speedups else None
     if found is None:
         return None
     left, results, messages = found

@@ -4,16 +4,13 @@ calls to list, the calls left unanswered."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from toolaudit.compiled import speedups
 from toolaudit.formats.base import ABSENT
 from toolaudit.history.model import NO_NAME, Checked, HistoryCall, Problem, ToolOutcome
 from toolaudit.history.pairing import unanswered
 from toolaudit.history.signals import SUSPECT_STARTS, failed_payload
-
-if TYPE_CHECKING:
-    from typing_extensions import Buffer  # bytes, a msgspec Raw, a memoryview...
 
 #: A call the loop holds: its name, its message's index, its index in the message, and
 #: (Gemini) the field that holds it in its part.
@@ -120,17 +117,6 @@ def found_in_c(function: str, messages: list[Any]) -> tuple[list[Any], dict[str,
     """What the C speedups' ``function`` answers of ``messages``: the calls left
     unanswered and the results per tool; None where they are off or not sure."""
     return None if SPEEDUPS is None else getattr(SPEEDUPS, function)(messages, NO_NAME)
-
-
-def found_from_text(function: str, text: Buffer) -> tuple[list[Any], dict[str, int], int] | None:
-    """What the C speedups' ``function`` (``chat_json``, ``anthropic_json``...) answers of
-    ``text``, the JSON text of a history's messages (bytes, a msgspec ``Raw``, a
-    memoryview), with no Python object built for it: the calls left unanswered, the results
-    per tool, the count of messages, as :func:`answered_in_c` finds them in
-    ``orjson.loads(text)``. None where the speedups are off or not sure (a text orjson may
-    refuse or read otherwise, an escape in a string the check reads...): the caller then
-    parses the text and checks it."""
-    return None if SPEEDUPS is None else getattr(SPEEDUPS, function)(text, NO_NAME)
 
 
 def plainly_checked(
