@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 from toolaudit.history import check, fast_loop
 from toolaudit.history.check import check_counted
 from toolaudit.history.detect import detect
-from toolaudit.history.fast import IN_C, counted_answered
+from toolaudit.history.fast import FROM_TEXT, IN_C, checked_from_text, counted_answered
 from toolaudit.history.model import Checked, ToolOutcome
 from toolaudit.pipeline.options import AuditOptions
 from toolaudit.pipeline.recorder import Recorder
@@ -129,12 +130,13 @@ def checked_in_tables(
 ODD_NAMES = ["<other>", "<no name>", "\\<other>", "\\\\<no name>", "\\", "<", "<x", "\\x", ""]
 
 
-@pytest.mark.parametrize("way", WAYS)
-@pytest.mark.parametrize("shape", [shape.name for shape in SHAPES])
-@pytest.mark.parametrize("worded", [True, False])
-def test_histories_counted_in_the_tables_count_as_checked_ones(way: str, shape: str, worded: bool):
-    tools = ["get_weather", *ODD_NAMES, *(f"tool{k}" for k in range(8)), 7, None]
-    models = ["gpt-4o", None, *ODD_NAMES, *(f"model{k}" for k in range(8))]
+TOOLS = [f"tool{k}" for k in range(8)]
+MODELS = ["gpt-4o", None, *ODD_NAMES, *(f"model{k}" for k in range(8))]
+
+
+def odd_histories(shape: str, tools: list[Any]) -> list[tuple[Any, Any]]:
+    """120 histories of ``shape``, each of a model of MODELS, a third with a fault, each
+    other one calling a tool of ``tools`` (the rest get_weather)."""
     histories = []
     for turn in range(120):
         fault = sorted(FAULTS)[turn % len(FAULTS)] if turn % 3 == 0 else "clean"
@@ -145,7 +147,15 @@ def test_histories_counted_in_the_tables_count_as_checked_ones(way: str, shape: 
             else (kind, value)
             for kind, value in FAULTS[fault][0]
         ]
-        histories.append((models[turn % len(models)], build(BY_NAME[shape], steps)))
+        histories.append((MODELS[turn % len(MODELS)], build(BY_NAME[shape], steps)))
+    return histories
+
+
+@pytest.mark.parametrize("way", WAYS)
+@pytest.mark.parametrize("shape", [shape.name for shape in SHAPES])
+@pytest.mark.parametrize("worded", [True, False])
+def test_histories_counted_in_the_tables_count_as_checked_ones(way: str, shape: str, worded: bool):
+    histories = odd_histories(shape, ["get_weather", *ODD_NAMES, *TOOLS, 7, None])
     assert counted_in_tables(histories, shape, way, worded).to_dicts() == (
         checked_in_tables(histories, shape).to_dicts()
     )
@@ -239,3 +249,58 @@ def test_results_read_elsewhere_are_counted_in_the_tables_as_python_counts_them(
             for table in (tables.by_model, tables.by_tool)
         )
         assert counted_answered(tables, model, {tool: 2}) == (way == "c")
+
+
+@pytest.mark.skipif(SPEEDUPS_BUILT is None, reason="the C speedups were not built")
+@pytest.mark.parametrize("shape", sorted(FROM_TEXT))
+def test_histories_read_from_text_and_counted_in_the_tables_count_as_checked_ones(shape: str):
+    """The pairs' typed path hands the text reader the tables once it has read the line:
+    a history whose every call was answered is counted there in C where it can be, as
+    the recorder counts what the reader answers without them."""
+    histories = odd_histories(shape, ["get_weather", *ODD_NAMES, *TOOLS, None])
+    recorder = Recorder(AuditOptions(max_tools=5), want_rows=False)
+    tally = recorder.tally
+    counted = 0
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fast_loop, "SPEEDUPS", SPEEDUPS_BUILT)
+        for model, messages in histories:
+            text = orjson.dumps(messages)
+            found = checked_from_text(text, shape, "messages", False, tally.conversations, model)
+            if found is True:
+                counted += 1
+                continue
+            without = checked_from_text(text, shape, "messages", False)
+            assert found == without  # not counted: answered as without the tables
+            if found is None:
+                found = check_counted(messages, shape, "messages")
+            if isinstance(found, tuple):
+                recorder.unanswered_history(tally, model, *found)
+            elif isinstance(found, dict):
+                recorder.all_answered_history(tally, model, found)
+            else:
+                assert found is not True
+                recorder.conversations_of(tally).count(model, found.problems, found.outcomes)
+    assert tally.conversations is not None
+    expected = checked_in_tables(histories, shape)
+    assert tally.conversations.to_dicts() == expected.to_dicts()
+    assert counted > 0  # plain ones, once their names are in the tables as their own keys
+
+
+@pytest.mark.skipif(SPEEDUPS_BUILT is None, reason="the C speedups were not built")
+@pytest.mark.parametrize("shape", sorted(FROM_TEXT))
+def test_a_history_read_from_text_is_counted_for_its_own_model(shape: str):
+    text = orjson.dumps(build(BY_NAME[shape], FAULTS["clean"][0]))
+    tables = Conversations()
+    for model in ("gpt-4o", None, "o3"):
+        tables.count_all_answered(model, {"get_weather": 2})
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fast_loop, "SPEEDUPS", SPEEDUPS_BUILT)
+        for model in ("gpt-4o", "gpt-4o", None, "o3", "o1"):
+            found = checked_from_text(text, shape, "messages", True, tables, model)
+            if model == "o1":  # none of its histories in the tables yet: Python counts it
+                assert found == {"get_weather": 2}
+            else:
+                assert found is True
+    by_model = {model: histories.checked for model, histories in tables.by_model.items()}
+    assert by_model == {"gpt-4o": 3, "<no name>": 2, "o3": 2}
+    assert tables.all.checked == 7 and tables.by_tool["get_weather"].results == 14

@@ -584,6 +584,31 @@ def test_many_calls_are_found_and_more_tools_than_counted_left_to_python():
     assert holds(OPENAI_CHAT, orjson.dumps(many_calls))
 
 
+@pytest.mark.parametrize("count", [15, 16, 17, 31, 32, 33, 63, 64, 65, 129])
+def test_calls_and_blocks_past_those_a_reading_holds_itself_are_kept(count: int):
+    # (a reading holds 32 calls and 16 blocks itself, then allocates: FIRST_CALLS...)
+    calls = [(f"c{k}", W) for k in range(count)]
+    for shape in SHAPES:
+        for batch in (min(count, 64), 1):  # a message of up to 64 calls, or one a message
+            steps: list[Any] = [ASK]
+            for start in range(0, count, batch):
+                done = calls[start : start + batch]
+                steps += [("calls", done), ("results", [(i, n, False) for i, n in done])]
+            steps[-1][1].pop()  # the last call left unanswered
+            text = orjson.dumps(build(BY_NAME[shape], steps))
+            assert holds(shape, text), (shape, count, batch)
+            assert FROM_TEXT[shape][0](text, NO_NAME)[0][0][0] == f"c{count - 1}"
+    for shape in SHAPES:  # every call left: each one's id and place read after growing
+        texts = [
+            orjson.dumps(
+                build(BY_NAME[shape], [ASK, ("calls", [(f"{p}{k}", W) for k in range(count)])])
+            )
+            for p in ("a", "b")
+        ]
+        for text in texts:
+            assert holds(shape, text) == (count <= 64 or shape not in (OPENAI_CHAT, GEMINI))
+
+
 # -- the wrapper ------------------------------------------------------------------------
 
 

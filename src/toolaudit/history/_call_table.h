@@ -119,7 +119,7 @@ table_add(CallTable *table, IdText id)
    of them), grown after table_add to one entry per call the table has room for: the
    array, moved or not, or NULL with a MemoryError set (`array` then still the reader's to
    free). */
-static void *
+static inline void *
 table_array(const CallTable *table, void *array, size_t size, Py_ssize_t *room)
 {
     if (*room >= table->capacity)

@@ -238,15 +238,7 @@ object_no_failure(PyObject *payload, int depth, int error_too)
 /* signals._DEPTH: how deep failed_payload looks. */
 #define FAILURE_DEPTH 4
 
-/* Each tool's results so far, in the order tools first had one: a small array compared by
-   text (a dict would hash every name, a new str on every logged line). A history of more
-   tools than it holds is left to Python. */
-#define MAX_TOOLS 32
-typedef struct {
-    PyObject *names[MAX_TOOLS]; /* borrowed from the history, or no_name */
-    long counts[MAX_TOOLS];
-    int size;
-} Results;
+/* (Results, each tool's results so far, and MAX_TOOLS are in _speedups_json.h.) */
 
 /* One more result of the tool named `name` (no_name unless an exact str): 1, or 0 when
    there are too many tools to count here. */
@@ -461,8 +453,8 @@ add_at(PyObject *table, PyObject *key, long count)
    code's count, for all, the model and each call's tool), and each tool's results. Only
    where every entry it adds to is already there and plain (a name its own key, a count
    an int): 1 counted; 0 not (a first model, tool or problem, a name that may fold...:
-   Python counts it); -1 an error. */
-static int
+   Python counts it); -1 an error. (The text readers count so too: _speedups_json.h.) */
+int
 count_into(PyObject *tables, PyObject *model, const Results *results, PyObject *const *left,
            Py_ssize_t left_count)
 {

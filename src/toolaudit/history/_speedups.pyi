@@ -6,9 +6,6 @@ from typing import Literal, Protocol
 
 from typing_extensions import Buffer
 
-#: A call left without a result: its id, its name, its message's index, its index there.
-Unanswered = tuple[str, object, int, int]
-
 def know_tables(
     conversations: type, histories: type, outcomes: type, unanswered: str, no_model: str, /
 ) -> None:
@@ -50,23 +47,19 @@ bedrock: DictReader  #: Bedrock Converse
 gemini: DictReader  #: Gemini
 otel: DictReader  #: OpenTelemetry GenAI
 
-#: What a ``_json`` function answers: ``(unanswered, results)`` as its dict function
-#: answers of ``orjson.loads(text)``, and how many messages the history holds.
-FromText = tuple[list[Unanswered], dict[str, int], int]
+class TextReader(Protocol):
+    """A history's reader, given its JSON text (any buffer) and the name results of a
+    tool without a usable name are counted under: what its dict function answers of
+    ``orjson.loads(text)`` and the count of messages, or None. Given the audit's tables
+    and a model too, True where every call was answered and it counted the history there
+    as ``count_answered`` would (see :func:`know_tables`)."""
 
-def chat_json(text: Buffer, no_name: str, /) -> FromText | None:
-    """``chat(orjson.loads(text), no_name)`` and the count of messages, or None."""
+    def __call__(
+        self, text: Buffer, no_name: str, tables: object = ..., model: object = ..., /
+    ) -> tuple[list[tuple[object, ...]], dict[str, int], int] | Literal[True] | None: ...
 
-def responses_json(text: Buffer, no_name: str, /) -> FromText | None:
-    """``responses(orjson.loads(text), no_name)`` and the count of items, or None."""
-
-def anthropic_json(text: Buffer, no_name: str, /) -> FromText | None:
-    """``anthropic(orjson.loads(text), no_name)`` and the count of messages, or None."""
-
-def bedrock_json(text: Buffer, no_name: str, /) -> FromText | None:
-    """``bedrock(orjson.loads(text), no_name)`` and the count of messages, or None."""
-
-def gemini_json(
-    text: Buffer, no_name: str, /
-) -> tuple[list[tuple[object, ...]], dict[str, int], int] | None:
-    """``gemini(orjson.loads(text), no_name)`` and the count of contents, or None."""
+chat_json: TextReader  #: ``chat(orjson.loads(text), no_name)`` and the count of messages
+responses_json: TextReader  #: ``responses(...)`` and the count of items
+anthropic_json: TextReader  #: ``anthropic(...)`` and the count of messages
+bedrock_json: TextReader  #: ``bedrock(...)`` and the count of messages
+gemini_json: TextReader  #: ``gemini(...)`` and the count of contents

@@ -7,7 +7,10 @@
  * responses, ...) answers, with the count of messages: (unanswered, results,
  * message_count); or None wherever that answer is None, and wherever this reading is not
  * sure. It builds no Python object for the history: orjson's objects cost twice the check
- * itself.
+ * itself. Given the summary's tables and the record's model too ((text, no_name, tables,
+ * model): the pairs' typed path, once it has read the rest of the line), a history whose
+ * every call was answered is counted there as count_answered counts it (count_into) and
+ * the answer is True, where count_into can count it; else the answer as above.
  *
  * Not sure, so that Python parses the text and decides (never a wrong answer):
  *   - any text orjson would refuse or may read otherwise: the grammar, the escapes (a
@@ -23,6 +26,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -32,8 +36,6 @@
 
 /* signals._DEPTH: how deep a result's content is looked into for a failure. */
 #define FAILURE_DEPTH 4
-/* The tools counted (as _speedups.c's MAX_TOOLS): a history of more is left to Python. */
-#define MAX_TOOLS 32
 /* _speedups.c's WINDOW_SIZE: a Chat message or a Gemini content of more calls is left to
    Python, as there. */
 #define WINDOW_SIZE 64
@@ -170,6 +172,21 @@ typedef struct {
     int answered, field;
 } Call;
 
+/* A call or a result (`kind`: A_CALL, A_RESULT) of a message, its place `j` there. */
+enum { NOT_SURE = 0, A_CALL = 1, A_RESULT = 2, NEITHER = 3 };
+typedef struct Block {
+    int kind;
+    Field id, name;
+    Py_ssize_t j;
+    int field; /* a Gemini call's: its part's field */
+} Block;
+
+/* The calls and blocks a Reading holds itself (on read_history's stack), as many as the
+   table's first two sizes (16, 32) and a message's blocks mostly: most histories then
+   allocate neither (their growth was two allocations a history, 1k instructions). */
+#define FIRST_CALLS 32
+#define FIRST_BLOCKS 16
+
 typedef struct {
     CallTable table; /* every call's id, by its place in `calls` */
     Call *calls;     /* every call, in history order */
@@ -182,23 +199,35 @@ typedef struct {
     int tool_count;
     Byte end;
     /* the calls and results of the message being read, as its blocks are met */
-    struct Block *blocks;
+    Block *blocks;
     Py_ssize_t block_count, block_capacity;
     int content_sure; /* a Chat message's content read in place: no failure in it */
     int failed;       /* a MemoryError is set */
     int by_id;  /* Gemini: -1 until the first call or response tells how it pairs */
     /* Anthropic's, Bedrock's or Gemini's block (a part); `field` set by Gemini's */
     int (*read_block)(Byte *p, Byte end, Field *id, Field *name, int *field);
+    Call first_calls[FIRST_CALLS];    /* `calls` until more are wanted */
+    Block first_blocks[FIRST_BLOCKS]; /* `blocks` likewise */
 } Reading;
 
-/* A call or a result (`kind`: A_CALL, A_RESULT) of a message, its place `j` there. */
-enum { NOT_SURE = 0, A_CALL = 1, A_RESULT = 2, NEITHER = 3 };
-typedef struct Block {
-    int kind;
-    Field id, name;
-    Py_ssize_t j;
-    int field; /* a Gemini call's: its part's field */
-} Block;
+/* `array` (of `*room` entries of `size` bytes; `first` where it is the Reading's own)
+   grown to `wanted` entries: the array, moved or not, or NULL with a MemoryError set
+   (`array` then still to be freed). */
+static void *
+grown(void *array, void *first, size_t size, Py_ssize_t *room, Py_ssize_t wanted)
+{
+    if (*room >= wanted)
+        return array;
+    void *more = array == first ? PyMem_Malloc((size_t)wanted * size)
+                                : PyMem_Realloc(array, (size_t)wanted * size);
+    if (more == NULL)
+        return PyErr_NoMemory();
+    if (array == first)
+        memcpy(more, first, (size_t)*room * size);
+    *room = wanted;
+    return more;
+}
+
 
 /* A new call's place in `calls`, its id (at NULL: none) kept in the table: the place, -1
    where a call had this id before, -2 an error (a MemoryError set). */
@@ -207,7 +236,8 @@ new_call(Reading *reading, Span id)
 {
     Py_ssize_t place = table_add(&reading->table, (IdText){id.at, id.length, 1});
     if (place >= 0) {
-        Call *calls = table_array(&reading->table, reading->calls, sizeof(Call), &reading->room);
+        Call *calls = grown(reading->calls, reading->first_calls, sizeof(Call), &reading->room,
+                            reading->table.capacity);
         if (calls == NULL)
             place = -2;
         else
@@ -289,15 +319,13 @@ keep_block(Reading *reading, int kind, const Field *id, const Field *name, Py_ss
            int field)
 {
     if (reading->block_count == reading->block_capacity) {
-        Py_ssize_t capacity = reading->block_capacity ? reading->block_capacity * 2 : 16;
-        Block *blocks = PyMem_Realloc(reading->blocks, (size_t)capacity * sizeof(Block));
+        Block *blocks = grown(reading->blocks, reading->first_blocks, sizeof(Block),
+                              &reading->block_capacity, reading->block_capacity * 2);
         if (blocks == NULL) {
-            PyErr_NoMemory();
             reading->failed = 1;
             return 0;
         }
         reading->blocks = blocks;
-        reading->block_capacity = capacity;
     }
     reading->blocks[reading->block_count++] = (Block){kind, *id, *name, j, field};
     return 1;
@@ -774,6 +802,41 @@ answer(const Reading *reading, Py_ssize_t messages, PyObject *no_name)
     return found;
 }
 
+/* Whether every call read was answered. */
+static int
+all_answered(const Reading *reading)
+{
+    for (Py_ssize_t place = 0; place < reading->table.count; place++)
+        if (!reading->calls[place].answered)
+            return 0;
+    return 1;
+}
+
+/* A history read whole, every call answered, counted straight into `tables` for `model`
+   as count_answered counts its results per tool: 1, 0 where count_into cannot (Python
+   counts it from the answer), -1 an error. */
+static int
+count_read(const Reading *reading, PyObject *no_name, PyObject *tables, PyObject *model)
+{
+    Results results = {.size = 0};
+    int counted = 1;
+    for (int k = 0; k < reading->tool_count; k++) {
+        Span tool = reading->tools[k];
+        PyObject *name = tool.at == reading->no_name.at ? Py_NewRef(no_name) : text_of(tool);
+        if (name == NULL) {
+            counted = -1;
+            break;
+        }
+        results.names[results.size] = name;
+        results.counts[results.size++] = reading->results[k];
+    }
+    if (counted > 0)
+        counted = count_into(tables, model, &results, NULL, 0);
+    for (int k = 0; k < results.size; k++)
+        Py_DECREF(results.names[k]);
+    return counted;
+}
+
 /* Reads the history's messages one by one with `read`: 1 read (*messages: how many), 0
    not sure, -1 an error. */
 static int
@@ -806,15 +869,20 @@ read_messages(Reading *reading, Byte p, ReadMessage read, Py_ssize_t *messages)
 static PyObject *
 read_history(PyObject *const *args, Py_ssize_t nargs, ReadMessage read)
 {
-    if (nargs != 2 || !PyUnicode_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "(text: a buffer of JSON, no_name: str)");
+    if ((nargs != 2 && nargs != 4) || !PyUnicode_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "(text: a buffer of JSON, no_name: str[, tables, model])");
         return NULL;
     }
     Py_buffer view;
     if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0)
         return NULL;
     Reading reading;
-    memset(&reading, 0, sizeof reading);
+    memset(&reading, 0, offsetof(Reading, first_calls)); /* (the arrays need no zeros) */
+    reading.calls = reading.first_calls;
+    reading.room = FIRST_CALLS;
+    reading.blocks = reading.first_blocks;
+    reading.block_capacity = FIRST_BLOCKS;
     reading.by_id = -1;
     reading.end = (Byte)view.buf + view.len;
     PyObject *found = NULL;
@@ -822,14 +890,21 @@ read_history(PyObject *const *args, Py_ssize_t nargs, ReadMessage read)
     const char *no_name = PyUnicode_AsUTF8AndSize(args[1], &no_name_length);
     if (no_name != NULL) {
         reading.no_name = (Span){(Byte)no_name, no_name_length, 0};
-        int sure = read_messages(&reading, (Byte)view.buf, read, &messages);
-        found = sure > 0 ? answer(&reading, messages, args[1]) : sure == 0 ? Py_NewRef(Py_None) : NULL;
+        int sure = read_messages(&reading, (Byte)view.buf, read, &messages), counted = 0;
+        if (sure > 0 && nargs == 4 && all_answered(&reading))
+            counted = count_read(&reading, args[1], args[2], args[3]);
+        if (counted != 0) /* counted (True), or an error */
+            found = counted > 0 ? Py_NewRef(Py_True) : NULL;
+        else
+            found = sure > 0 ? answer(&reading, messages, args[1]) : sure == 0 ? Py_NewRef(Py_None) : NULL;
     }
     if (reading.failed)
         Py_CLEAR(found);
-    PyMem_Free(reading.calls);
+    if (reading.calls != reading.first_calls)
+        PyMem_Free(reading.calls);
     table_free(&reading.table);
-    PyMem_Free(reading.blocks);
+    if (reading.blocks != reading.first_blocks)
+        PyMem_Free(reading.blocks);
     PyBuffer_Release(&view);
     return found;
 }

@@ -11,4 +11,20 @@ PyObject *bedrock_json(PyObject *module, PyObject *const *args, Py_ssize_t nargs
 PyObject *gemini_json(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 int init_speedups_json(void);
 
+/* What _speedups.c shares with the text readers: each tool's results of a history, and
+   their counting straight into the summary's tables. */
+
+/* Each tool's results so far, in the order tools first had one: a small array compared by
+   text (a dict would hash every name, a new str on every logged line). A history of more
+   tools than it holds is left to Python. */
+#define MAX_TOOLS 32
+typedef struct {
+    PyObject *names[MAX_TOOLS]; /* borrowed from the history, or no_name */
+    long counts[MAX_TOOLS];
+    int size;
+} Results;
+
+int count_into(PyObject *tables, PyObject *model, const Results *results, PyObject *const *left,
+               Py_ssize_t left_count);
+
 #endif

@@ -226,8 +226,13 @@ def counted_answered(tables: Conversations, model: object, results: Mapping[str,
 
 
 def checked_from_text(
-    text: Buffer, shape: str, path: str, worded: bool = True
-) -> AllAnswered | Checked | LeftUnanswered | None:
+    text: Buffer,
+    shape: str,
+    path: str,
+    worded: bool = True,
+    tables: Conversations | None = None,
+    model: object = None,
+) -> AllAnswered | Checked | LeftUnanswered | Literal[True] | None:
     """``check(orjson.loads(text), shape, path=path, calls=False)`` for the commonest
     histories, read by the C speedups straight from ``text``, the JSON text of the
     messages, building no Python object for them: a history whose every call was answered
@@ -237,12 +242,17 @@ def checked_from_text(
     or read otherwise, an escape in a string the check reads...: then parse the text and
     check it). ``text`` is any buffer (bytes, a msgspec ``Raw``, a memoryview); the C
     function (``chat_json``, ``anthropic_json``...) is called here, with no Python call
-    between: this runs once a pair's line."""
+    between: this runs once a pair's line. Given ``tables``, a history whose every call
+    was answered is counted there for ``model`` by the C function itself where it can
+    (as :func:`counted_answered` counts its results): True."""
     speedups = fast_loop.SPEEDUPS
     function, where = FROM_TEXT.get(shape, ("", ""))
-    found = getattr(speedups, function)(text, NO_NAME) if function and speedups else None
-    if found is None:
+    if not function or speedups is None:
         return None
+    read = getattr(speedups, function)
+    found = read(text, NO_NAME) if tables is None else read(text, NO_NAME, tables, model)
+    if found is None or found is True:
+        return found
     left, results, messages = found
     if not left:
         return results

@@ -10,7 +10,7 @@ left to the general path whole: :data:`UNREAD`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
@@ -19,6 +19,9 @@ from toolaudit.history import Checked
 from toolaudit.history import check as check_history
 from toolaudit.history.fast import AllAnswered, LeftUnanswered, checked_from_text
 from toolaudit.jsonutil import orjson_may_differ
+
+if TYPE_CHECKING:
+    from toolaudit.results.conversations import Conversations
 
 #: What :meth:`TypedHistories.check` says of a line the general path must read.
 UNREAD = object()
@@ -33,14 +36,22 @@ class TypedHistories:
         self._requests = RequestHistories()
 
     def check(
-        self, request: Any, line: bytes, worded: bool = True
-    ) -> Checked | AllAnswered | LeftUnanswered | object | None:
+        self,
+        request: Any,
+        line: bytes,
+        worded: bool = True,
+        tables: Conversations | None = None,
+        model: str | None = None,
+    ) -> Checked | AllAnswered | LeftUnanswered | Literal[True] | object | None:
         """The checked conversation of a decoded ``request`` found on ``line`` (where
         every call was answered and no result failed, read from its text, only its results
         per tool: ``AllAnswered``; not ``worded``, no report row to write, one whose only
         problems are calls left unanswered: ``LeftUnanswered``); None where it carries
         none; :data:`UNREAD` where the general path must read the line. Nothing is counted
-        here: the reader counts the line once it has read it whole."""
+        here unless ``tables`` are given (the reader has read the line whole, and counts
+        nothing after it that may fail): then a history whose every call was answered,
+        read from its text, may be counted there for ``model`` by the C reader itself, as
+        ``Recorder.all_answered_history`` counts it: True."""
         try:
             told = self._requests.told(request)
         except orjson.JSONDecodeError:
@@ -50,7 +61,7 @@ class TypedHistories:
             # a text with a number orjson may read otherwise, so what they answer is
             # what the general path finds, whichever way it parses the line.
             shape, path, text = told
-            found = checked_from_text(text, shape, path, worded)
+            found = checked_from_text(text, shape, path, worded, tables, model)
             if found is not None:
                 return found
         if orjson_may_differ(line):

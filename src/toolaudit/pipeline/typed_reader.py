@@ -247,11 +247,6 @@ class TypedReader:
                         return position
                     toolset = found_toolset
                     decoders, tools = toolset.decoders, toolset.names
-                if request_of is not None:
-                    assert histories is not None
-                    checked = histories.check(request_of(record), line, worded)
-                    if checked is UNREAD:
-                        return position
                 # (``failed`` is read after the loop: the call that broke it.)
                 for failed, (_, name, arguments) in enumerate(calls):  # noqa: B007
                     decoder = decoders[name]
@@ -276,6 +271,19 @@ class TypedReader:
                         scoring = scorer.typed_calls(line, shape.format, model, calls)
                         if scoring is None:
                             return position
+                    if request_of is not None:
+                        assert histories is not None
+                        # The line read whole, nothing counted yet: where no more than
+                        # its calls is counted after (no group, no row, no score), the C
+                        # reader counts a history whose every call was answered itself.
+                        tables = (
+                            recorder.tally.conversations
+                            if not grouped and add_row is None and scoring is None
+                            else None
+                        )
+                        checked = histories.check(request_of(record), line, worded, tables, model)
+                        if checked is UNREAD:
+                            return position
                     group = recorder.tally_for(None, model) if grouped else None
                     count = group.count_one_ok if group is not None else valid
                     for index, (call_id, name, _) in enumerate(calls):
@@ -285,7 +293,7 @@ class TypedReader:
                             add_row(valid_row(first_line + position, index, call_id, tool, model))
                     if scoring is not None:
                         _score(scorer, scoring, recorder, group, first_line + position)
-                    if checked is not None:
+                    if checked is not None and checked is not True:  # (True: counted)
                         _history(checked, recorder, group, first_line + position, model)
                     continue
                 if may_read_as_zero(line):
@@ -298,6 +306,11 @@ class TypedReader:
                 if scorer is not None:
                     scoring = scorer.typed_calls(line, shape.format, model, calls)
                     if scoring is None:
+                        return position
+                if request_of is not None:
+                    assert histories is not None
+                    checked = histories.check(request_of(record), line, worded)
+                    if checked is UNREAD:
                         return position
                 lineno = first_line + position
                 tally = recorder.tally_for(None, model) if grouped else None
