@@ -306,6 +306,61 @@ def test_a_content_read_in_place_that_the_reader_is_not_sure_of(content: bytes):
         holds(shape, unsure)
 
 
+#: Result contents written as one text block is (scan_text_block), and near it.
+TEXT_BLOCKS = [
+    b'[{"text":"sunny"}]', b'[{"text":"Error: no city"}]', b'[{"text":"An error"}]',
+    b'[{"text":"{\\"a\\":1}"}]', b'[{"text":"\\u0045rror"}]', b'[{"text":"\\nsunny"}]',
+    b'[{"text":""}]', b'[{"text":"sunny"},{"text":"Error"}]', b'[{"text":"sunny"} ]',
+    b'[{"text":"sunny" }]', b'[ {"text":"sunny"}]', b'[{"text": "sunny"}]',
+    b'[{"text":"sunny","status":"error"}]', b'[{"text":"sunny","isError":true}]',
+    b'[{"text":"sunny","text":"Error"}]', b'[{"text":1}]', b'[{"text":null}]',
+    b'[{"text":"sun\x01ny"}]', b'[{"text":"sunny\xff"}]', b'[{"text":"sunny}]"}]',
+    b'[{"text":"sunny"}]]', b'[{"text":"sunny"}}', b'[{"text":"sunny"', b'[{"text":"',
+    b'[{"texts":"sunny"}]', b'[{"tex":"sunny"}]', b'[[{"text":"Error"}]]',
+    b'[[[{"text":"Error"}]]]', b'[' * 61 + b'{"text":"x"}' + b']' * 61,
+    b'[' * 62 + b'{"text":"x"}' + b']' * 62,
+]  # fmt: skip
+
+
+#: Result contents written as one pair of a key not read is (scan_plain_pair), and near it.
+PLAIN_PAIRS = [
+    b'{"output":"sunny"}', b'{"result":"Error"}', b'{"output":1}', b'{"output":""}',
+    b'{"output" :"sunny"}', b'{"output":"sunny" }', b'{ "output":"sunny"}',
+    b'{"output":"sunny","error":"x"}', b'{"output":"sunny","output":"x"}', b'{"error":"x"}',
+    b'{"text":"Error"}', b'{"content":"Error"}', b'{"isError":"x"}', b'{"is_error":"x"}',
+    b'{"json":"x"}', b'{"\\u0065rror":"x"}', b'{"out\\"put":"x"}', b'{"output":"sunny"',
+    b'{"output":"sunny"}}', b'{"output":"sun\x01ny"}', b'{"output":"\\u0045"}', b'{"":"x"}',
+    b'{"errors":"x"}', b'{"erro":"x"}',
+]  # fmt: skip
+
+#: Those the text reader is as sure of as the dict function.
+AS_SURE = [
+    b'[{"text":"sunny"}]', b'[{"text":"Error: no city"}]', b'[{"text":"An error"}]',
+    b'[{"text":""}]', b'[{"text":"sunny"} ]', b'[ {"text":"sunny"}]', b'[{"text": "sunny"}]',
+    b'[{"text":"sunny"},{"text":"Error"}]', b'[{"text":"sunny","status":"error"}]',
+    b'[{"text":1}]', b'[{"text":null}]', b'[{"texts":"sunny"}]', b'[[{"text":"Error"}]]',
+    b'[[[{"text":"Error"}]]]', b'{"output":"sunny"}', b'{"result":"Error"}', b'{"output":1}',
+    b'{"output" :"sunny"}', b'{"output":"sunny" }', b'{"error":"x"}', b'{"text":"Error"}',
+    b'{"errors":"x"}', b'{"":"x"}',
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("content", TEXT_BLOCKS + PLAIN_PAIRS, ids=repr)
+@pytest.mark.parametrize("shape", [ANTHROPIC, BEDROCK, OPENAI_CHAT, OPENAI_RESPONSES, GEMINI])
+def test_a_result_written_plainly_is_read_as_any_content(shape: str, content: bytes):
+    clean = orjson.dumps(build(BY_NAME[shape], FAULTS["clean"][0]))
+    sunny = b'{"output":"sunny"}' if shape == GEMINI else b'"sunny"'  # Gemini's response
+    assert sunny in clean
+    for text in (clean.replace(sunny, content, 1), clean.replace(sunny, content)):
+        answered = holds(shape, text)
+        try:
+            by_dict = FROM_TEXT[shape][1](orjson.loads(text), NO_NAME)
+        except orjson.JSONDecodeError:
+            continue
+        if content in AS_SURE:
+            assert answered == (by_dict is not None), text  # as sure as the dict function
+
+
 def test_a_surrogate_pair_is_read():
     assert holds(OPENAI_CHAT, CLEAN_CHAT.replace(b"What", b"\\ud83d\\ude00 What"))
 

@@ -89,6 +89,49 @@ read_inside(void *state, int key, Byte *p, Byte end, int depth)
     return scan_no_failure(p, end, inside->levels - 1, depth, 0, &inside->sure[key]);
 }
 
+/* A content of one text block written without a space, [{"text":"..."}] (Bedrock's tool
+   results, most of them), read as scan_no_failure reads it, with none of its steps (the
+   array's first element read for its flags and text, its text's first character): 1 read
+   (*p past it, *sure set), 0 where the content is not written so (scan_no_failure reads
+   it, from its start). */
+static int
+scan_text_block(Byte *p, Byte end, int levels, int depth, int *sure)
+{
+    static const char opening[] = "[{\"text\":\"";
+    Py_ssize_t length = sizeof(opening) - 2; /* up to the text's quote */
+    Byte at = *p + length;
+    Span text;
+    if (levels < 2 || depth + 1 >= MAX_DEPTH || end - *p <= length ||
+        memcmp(*p, opening, (size_t)length + 1) != 0 || !scan_string(&at, end, &text) ||
+        end - at < 2 || at[0] != '}' || at[1] != ']')
+        return 0;
+    *sure = scalar_no_failure(*p + length, end, levels - 2);
+    *p = at + 2;
+    return 1;
+}
+
+/* A content of one pair written without a space, {"key":"..."}, its key none of the
+   `keys` scan_no_failure reads (Gemini's responses, {"output":"..."}, most of them), read
+   as scan_no_failure reads it, with none of its steps: a key it does not read and its value
+   skipped, it surely reports no failure, however deep it is read. 1 read (*p past it,
+   *sure set), 0 where the content is not written so (scan_no_failure reads it). */
+static int
+scan_plain_pair(Byte *p, Byte end, int depth, const Name *keys, int *sure)
+{
+    Byte at = *p + 1;
+    Span key, value;
+    if (depth >= MAX_DEPTH || end - at < 2 || *at != '"' ||
+        named_key(at, end, keys, FAILURE_KEYS) < FAILURE_KEYS || !scan_string(&at, end, &key) ||
+        key.escaped || end - at < 2 || at[0] != ':' || at[1] != '"')
+        return 0;
+    at++;
+    if (!scan_string(&at, end, &value) || at >= end || *at != '}')
+        return 0;
+    *sure = 1;
+    *p = at + 1;
+    return 1;
+}
+
 /* The content at *p (at nesting `depth`), read once: *p past it, 1; 0 malformed or too
    deep. *sure: 1 when it surely reports no failure, read `levels` down (and, `with_error`,
    with no `error` in it: _speedups.c's gemini_no_failure), else 0. */
@@ -98,6 +141,9 @@ scan_no_failure(Byte *p, Byte end, int levels, int depth, int with_error, int *s
     static const Name keys[FAILURE_KEYS] = {NAME("isError"), NAME("is_error"), NAME("text"),
                                             NAME("json"),    NAME("content"),  NAME("error")};
     Byte at = *p;
+    if (*at == '[' ? scan_text_block(p, end, levels, depth, sure)
+                   : *at == '{' && scan_plain_pair(p, end, depth, keys, sure))
+        return 1;
     if (levels <= 0 || (*at != '[' && *at != '{')) {
         *sure = scalar_no_failure(at, end, levels);
         return skip_value(p, end, depth);
