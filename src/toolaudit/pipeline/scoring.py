@@ -10,6 +10,7 @@ a chunk of a streamed response). See docs/evaluation.md.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, BinaryIO
@@ -24,7 +25,7 @@ from toolaudit.results.correct_calls import CorrectCalls
 from toolaudit.results.ground_truth import GroundTruth
 from toolaudit.results.summary import Summary
 from toolaudit.results.tally import Tally
-from toolaudit.truth import match
+from toolaudit.truth import line_scores, match
 from toolaudit.truth.entries import Expected
 from toolaudit.truth.expectations import Expectations
 from toolaudit.truth.match import MadeCall, Score, no_record, surely_correct
@@ -134,6 +135,27 @@ class Scorer:
         if self.out is not None:
             self.out.write(dump_score(correct_row(entry, one.index, model, where)))
         return True
+
+    def flat_kernel(self) -> Callable[[bytes, Tally], bool] | None:
+        """``kernel(line, tally)``, True when it has scored and counted a flat call's line
+        (its entry surely answered right: :mod:`toolaudit.truth.line_scores`) before the
+        reader counts it in ``tally``; None where the kernel is not used (another match,
+        ``--scores`` lines to write, an id at a dotted path). False leaves the line to
+        :meth:`typed_flat` and :meth:`typed`, nothing changed."""
+        expectations = self.expectations
+        key = expectations.key if expectations.key is not None else "id"
+        entries = self._entries
+        if (
+            not (line_scores.KERNEL_ON and match.QUICK_CORRECT)
+            or expectations.match != "default"
+            or self.out is not None
+            or "." in key
+            or type(entries) is not dict  # (the kernel looks ids up in a dict)
+        ):
+            return None
+        return functools.partial(
+            line_scores.kernel(), key, entries, self.scored, self._correct.shapes
+        )
 
     # -- the typed path's lines ------------------------------------------------------
     #

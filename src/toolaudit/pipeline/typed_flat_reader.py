@@ -66,6 +66,8 @@ class TypedFlatReader:
         failing_call = recorder.failing_call
         scorer = self._scorer
         scoring = None
+        # (A grouped audit's tally is known only once the line is counted: not here.)
+        quick = scorer.flat_kernel() if scorer is not None and not grouped else None
         end = len(lines)
         position = start
         failing = 0
@@ -88,9 +90,12 @@ class TypedFlatReader:
                             # general path (past 1e-10000, the line is malformed:json).
                             return position
                         if scorer is not None:
-                            scoring = scorer.typed_flat(line, None)
-                            if scoring is None:
-                                return position
+                            if quick is not None and quick(line, recorder.tally):
+                                scoring = None  # scored and counted, surely right
+                            else:
+                                scoring = scorer.typed_flat(line, None)
+                                if scoring is None:
+                                    return position
                         tool = call.tool
                         group = tally_for(None, call.model) if grouped else None
                         if group is not None:
@@ -143,9 +148,12 @@ class TypedFlatReader:
                         return position  # its group is named by the value: the general path's
                     model = None
                 if scorer is not None:
-                    scoring = scorer.typed_flat(line, record)
-                    if scoring is None:
-                        return position
+                    if quick is not None and quick(line, recorder.tally):
+                        scoring = None  # scored and counted, surely right
+                    else:
+                        scoring = scorer.typed_flat(line, record)
+                        if scoring is None:
+                            return position
                 tally = tally_for(None, model) if grouped else None
                 lineno = first_line + position
                 if judge_by is None:

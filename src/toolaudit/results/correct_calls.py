@@ -56,6 +56,13 @@ class CorrectCalls:
     def __init__(self) -> None:
         self._shapes: dict[_Key, _Shape] = {}
 
+    @property
+    def shapes(self) -> dict[_Key, _Shape]:
+        """The shapes counted so far, by (id(section), category, tool, parameters): a
+        kernel that tells a correct entry itself raises its shape's ``waiting`` here
+        (:mod:`toolaudit.truth.line_scores`), once :meth:`count` has added the first."""
+        return self._shapes
+
     def count(
         self, section: GroundTruth, category: str | None, tool: str, parameters: tuple[str, ...]
     ) -> None:

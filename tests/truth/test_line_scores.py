@@ -1,0 +1,373 @@
+"""The kernel that scores a flat call's line when its entry is surely answered right
+(:mod:`toolaudit.truth.line_scores`, ``_line_scores.c``): C and its pure twin answer
+alike and change the same things, a line either tells correct is correct as the full
+comparison scores it, and audits give the same summary and report with the kernel in C,
+in Python, and off, on generated eval sets with every kind of difference (values of
+every JSON type, escapes, numbers written differently, keys reordered or given twice,
+whitespace, unicode, ids as integers, repeated, absent or without an entry)."""
+
+from __future__ import annotations
+
+import io
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from toolaudit.pipeline.audit import Audit, AuditOptions
+from toolaudit.schemas import schema_set
+from toolaudit.sources import Source
+from toolaudit.truth import line_scores, match
+from toolaudit.truth.entries import Expected, ExpectedCall
+from toolaudit.truth.expectations import load_expectations
+from toolaudit.truth.match import MadeCall, score
+
+from .test_typed_scoring import TOOLS as TYPED_TOOLS
+
+C = line_scores.SPEEDUPS
+needs_c = pytest.mark.skipif(C is None, reason="the C kernel was not built")
+
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.sampled_from([0, 1, -1, 7, 10**15, 10**16])
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from([0.0, -0.0, 1.0, 0.1, 1.5, 1e20, 1e-7, 123.456e5])
+    | st.text(max_size=6)
+    | st.sampled_from(["", "a", 'q"uote', "back\\slash", "tab\t", "é", "😀", "\u2028"])
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(["a", "b", "c", "é"]), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+ARGUMENTS = st.dictionaries(st.sampled_from(["city", "days", "near", "q", "ü"]), VALUES, max_size=4)
+
+
+@st.composite
+def written(draw: st.DrawFn, value: object) -> str:
+    """``value`` as JSON text, written one of the ways a log may write it."""
+    space = draw(st.sampled_from(["", " ", "\n\t "]))
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, int):
+        return draw(st.sampled_from([str(value), f"{value}.0", f"{value}e0", f"{value}E+00"]))
+    if isinstance(value, float):
+        forms = [json.dumps(value), orjson.dumps(value).decode(), f"{value:.17g}"]
+        if value.is_integer() and abs(value) < 1e15:
+            forms.append(str(int(value)))
+        return draw(st.sampled_from(forms))
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=draw(st.booleans()))
+    if isinstance(value, list):
+        items = [draw(written(item)) for item in value]
+        return "[" + space + ("," + space).join(items) + "]"
+    assert isinstance(value, dict)
+    pairs = [(key, draw(written(item))) for key, item in value.items()]
+    pairs = draw(st.permutations(pairs)) if pairs else pairs
+    if pairs and draw(st.integers(0, 9)) == 0:
+        pairs.append(draw(st.sampled_from(pairs)))  # a key given twice
+    text = ("," + space).join(
+        json.dumps(key, ensure_ascii=draw(st.booleans())) + ":" + space + item
+        for key, item in pairs
+    )
+    return "{" + space + text + space + "}"
+
+
+#: How a line's arguments may differ from the entry's.
+CHANGES = ("same", "same", "same", "value", "drop", "extra", "tool", "string")
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> tuple[bytes, dict[str, Any], str]:
+    """A flat line and the literal arguments of its entry (id ``e1``, or 1 as digits),
+    with what was changed between them."""
+    literal = draw(ARGUMENTS)
+    made = dict(literal)
+    change = draw(st.sampled_from(CHANGES))
+    name = "get"
+    if change == "value" and made:
+        made[draw(st.sampled_from(sorted(made)))] = draw(VALUES)
+    elif change == "drop" and made:
+        made.pop(draw(st.sampled_from(sorted(made))))
+    elif change == "extra":
+        made["extra"] = draw(VALUES)
+    elif change == "tool":
+        name = "set"
+    arguments = draw(written(made))
+    if change == "string":
+        arguments = json.dumps(arguments)  # arguments given as a string
+    id_text = draw(st.sampled_from(['"e1"', "1", "-0", "1.0", "true", '"e\\u0031"', '"e2"']))
+    fields = [f'"id": {id_text}', f'"name": "{name}"', f'"arguments": {arguments}']
+    fields += draw(
+        st.lists(
+            st.sampled_from(
+                [
+                    '"model": "m"',
+                    '"model": [[[1]]]',
+                    f'"id": {id_text}',
+                    '"name": "get"',
+                    '"n": 12345678901234567',
+                    '"x": 1e400',
+                    '"x": 1E-99',
+                    '"y": "\\n"',
+                ]
+            ),
+            max_size=2,
+        )
+    )
+    if draw(st.integers(0, 5)) == 0:
+        fields = [field for field in fields if not field.startswith('"id"')]
+    line = "{" + ", ".join(draw(st.permutations(fields))) + "}"
+    return line.encode(), literal, change
+
+
+class Tally:
+    def __init__(self, ground_truth: object) -> None:
+        self.ground_truth = ground_truth
+
+
+class Shape:
+    def __init__(self) -> None:
+        self.waiting = 0
+
+
+def state(literal: dict[str, Any], draw_scored: bool, known: bool, section: object) -> tuple:
+    entry = Expected("e1", (ExpectedCall("get", literal=literal),), category="c")
+    entries = {"e1": entry, "1": Expected("1", (ExpectedCall("get", literal=literal),))}
+    scored: dict[str, None] = {"e1": None} if draw_scored else {}
+    shapes = {}
+    if known:
+        for one in entries.values():
+            shapes[(id(section), one.category, "get", tuple(literal))] = Shape()
+    return entries, scored, shapes
+
+
+@needs_c
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases(), st.booleans(), st.booleans(), st.booleans())
+def test_c_and_the_twin_answer_alike_and_only_for_right_answers(
+    case: tuple[bytes, dict[str, Any], str], already: bool, known: bool, no_section: bool
+) -> None:
+    line, literal, _ = case
+    section = object()
+    tally = Tally(None if no_section else section)
+    answers, states = [], []
+    for kernel in (C.correct_flat, line_scores.correct_flat):
+        entries, scored, shapes = state(literal, already, known, section)
+        answers.append(kernel("id", entries, scored, shapes, line, tally))
+        states.append((list(scored), sorted(shape.waiting for shape in shapes.values())))
+    assert answers[0] == answers[1]
+    assert states[0] == states[1]
+    if answers[0]:
+        record = orjson.loads(line)
+        entry = entries[str(record["id"])]
+        made = [MadeCall(0, record["name"], record["arguments"])]
+        match.QUICK_CORRECT = False
+        try:
+            assert score(entry, made).correct
+        finally:
+            match.QUICK_CORRECT = True
+
+
+#: The arguments the entry of ``test_what_the_kernel_tells`` expects, as a line gives them.
+RIGHT = '{"a": 1, "b": [true, null, "x"]}'
+
+
+def flat(arguments: str = RIGHT, head: str = '"id": "e1", "name": "get"', tail: str = "}") -> str:
+    return "{" + head + ', "arguments": ' + arguments + tail
+
+
+@needs_c
+@pytest.mark.parametrize(
+    ("line", "told"),
+    [
+        (flat(), True),
+        ('{"arguments":{"b":[true,null,"x"],"a":1},"name":"get","id":"e1"} ', True),
+        (flat(head='"id": 1, "name": "get"'), True),
+        (flat('{"a": 1.0, "b": [true, null, "x"]}'), False),
+        (flat('{"a": 1, "a": 1, "b": [true, null, "x"]}'), False),
+        (flat('{"a": 1, "b": [true, null, "\\u0078"]}'), False),
+        (flat(head='"id": "e1", "id": "e1", "name": "get"'), False),
+        (flat('{"a": 1, "b": [true, null]}'), False),
+        (flat(tail=', "n": 1234567890123456}'), False),
+        (flat(tail=', "f": 1e100}'), False),
+        (flat(head='"id": "e1", "name": "put"'), False),
+        (flat('{"a": true, "b": [true, null, "x"]}'), False),
+        (flat(head='"name": "get"'), False),
+        (flat(tail=""), False),
+        (flat('"' + RIGHT.replace('"', "'") + '"'), False),
+    ],
+)
+def test_what_the_kernel_tells(line: str, told: bool) -> None:
+    literal = {"a": 1, "b": [True, None, "x"]}
+    section = object()
+    for kernel in (C.correct_flat, line_scores.correct_flat):
+        entries, scored, shapes = state(literal, False, True, section)
+        assert kernel("id", entries, scored, shapes, line.encode(), Tally(section)) is told
+        assert bool(scored) is told
+        assert sum(shape.waiting for shape in shapes.values()) == told
+
+
+@needs_c
+def test_nothing_is_told_of_an_unknown_shape_a_scored_id_or_a_tally_without_ground_truth():
+    line = b'{"id": "e1", "name": "get", "arguments": {"a": 1}}'
+    section = object()
+    for kernel in (C.correct_flat, line_scores.correct_flat):
+        for already, known, tally in (
+            (True, True, Tally(section)),
+            (False, False, Tally(section)),
+            (False, True, Tally(None)),
+            (False, True, Tally(object())),  # another section's shapes
+        ):
+            entries, scored, shapes = state({"a": 1}, already, known, section)
+            assert not kernel("id", entries, scored, shapes, line, tally)
+            assert all(shape.waiting == 0 for shape in shapes.values())
+        entries, scored, shapes = state({"a": 1}, False, True, section)
+        assert kernel("id", entries, scored, shapes, line, Tally(section))
+        assert not kernel("id", entries, scored, shapes, line, Tally(section))  # scored now
+
+
+#: The typed scoring tests' tool (a parameter with a default), and another.
+TOOLS = {**TYPED_TOOLS, "set": {"parameters": {"properties": {"city": {"type": "string"}}}}}
+
+
+@st.composite
+def eval_sets(draw: st.DrawFn) -> tuple[bytes, bytes]:
+    """A flat log and its expected file: most records answered right, written any way."""
+    log, expected = [], []
+    shapes = draw(
+        st.lists(
+            st.fixed_dictionaries(
+                {"city": st.sampled_from(["Oslo", "Zürich", 'a"b'])},
+                optional={"days": st.sampled_from([3, 4, 1.0]), "near": VALUES},
+            ),
+            min_size=1,
+            max_size=3,
+        )
+    )
+    for number in range(draw(st.integers(1, 30))):
+        literal = draw(st.sampled_from(shapes))
+        id = draw(st.sampled_from([f"e{number}", number, "e0", None]))
+        tool = draw(st.sampled_from(["get", "get", "get", "set"]))
+        made = dict(literal)
+        if draw(st.integers(0, 4)) == 0:
+            made["city"] = "Bergen"
+        if draw(st.integers(0, 6)) == 0:
+            made.pop("days", None)
+        fields = [f'"name": "{tool}"', f'"arguments": {draw(written(made))}']
+        if id is not None:
+            fields.append(f'"id": {json.dumps(id)}')
+        if draw(st.booleans()):
+            fields.append(f'"model": "{draw(st.sampled_from(["m1", "m2"]))}"')
+        log.append("{" + ", ".join(draw(st.permutations(fields))) + "}")
+        if id is not None and str(id) != "e0" and draw(st.integers(0, 5)):
+            category = draw(st.sampled_from([None, "a", "b"]))
+            entry: dict[str, Any] = {"id": id, "calls": [{"name": "get", "arguments": literal}]}
+            if draw(st.integers(0, 8)) == 0:
+                entry["calls"] = []
+            if category is not None:
+                entry["category"] = category
+            expected.append(json.dumps(entry, ensure_ascii=draw(st.booleans())))
+    expected.append('{"id": "e0", "calls": [{"name": "get", "arguments": {"city": "Oslo"}}]}')
+    expected.append('{"id": "never", "calls": []}')
+    return ("\n".join(log) + "\n").encode(), ("\n".join(expected) + "\n").encode()
+
+
+def audited(log: bytes, expected: Path, **options: Any) -> tuple[bytes, bytes, dict[str, Any]]:
+    schemas = schema_set(TOOLS)
+    expectations = load_expectations([str(expected)], schemas=schemas)
+    writes_scores = options.pop("scores")
+    run = Audit(
+        [Source("-")],
+        schemas,
+        AuditOptions(**options),
+        stdin=io.BytesIO(log),
+        expectations=expectations,
+    )
+    report, scores = io.BytesIO(), io.BytesIO()
+    summary = run.run(report, scores if writes_scores else None)
+    return report.getvalue(), scores.getvalue(), summary.to_dict()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(eval_sets(), st.booleans(), st.booleans())
+def test_audits_are_alike_with_the_kernel_in_c_in_python_and_off(
+    files: tuple[bytes, bytes], grouped: bool, scores: bool
+) -> None:
+    log, expected_lines = files
+    options: dict[str, Any] = {"scores": scores}
+    if grouped:
+        options["group_by"] = ("model",)
+    with tempfile.TemporaryDirectory() as directory:
+        expected = Path(directory) / "expected.jsonl"
+        expected.write_bytes(expected_lines)
+        results = [audited(log, expected, **options)]
+        compiled = line_scores.SPEEDUPS
+        line_scores.SPEEDUPS = None
+        try:
+            results.append(audited(log, expected, **options))
+        finally:
+            line_scores.SPEEDUPS = compiled
+        line_scores.KERNEL_ON = False
+        try:
+            results.append(audited(log, expected, **options))
+        finally:
+            line_scores.KERNEL_ON = True
+    assert results[0] == results[1] == results[2]
+
+
+def test_the_kernel_counts_a_flat_log_s_right_answers(tmp_path: Path) -> None:
+    lines = [
+        f'{{"id": "e{n}", "name": "get", "arguments": {{"city": "Oslo", "days": {n % 3}}}}}'
+        for n in range(40)
+    ]
+    expected = tmp_path / "expected.jsonl"
+    expected.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": f"e{n}",
+                    "calls": [
+                        {
+                            "name": "get",
+                            "arguments": {"city": "Oslo", "days": n % 3 if n % 5 else 9},
+                        }
+                    ],
+                }
+            )
+            + "\n"
+            for n in range(40)
+        )
+    )
+    told = []
+    real = line_scores.kernel
+
+    def counting() -> Any:
+        kernel = real()
+
+        def counted(*args: Any) -> bool:
+            told.append(kernel(*args))
+            return told[-1]
+
+        return counted
+
+    line_scores.kernel = counting
+    try:
+        _, _, summary = audited(("\n".join(lines) + "\n").encode(), expected, scores=False)
+    finally:
+        line_scores.kernel = real
+    outcomes = summary["ground_truth"]["outcomes"]
+    assert (outcomes["correct"], outcomes["incorrect"]) == (32, 8)
+    # Every right answer but the first of its shape (one: a category, a tool and the
+    # parameters' names), told by the kernel.
+    assert sum(told) == 32 - 1
