@@ -106,7 +106,9 @@ def cases(draw: st.DrawFn) -> tuple[bytes, dict[str, Any], str]:
     arguments = draw(written(made))
     if change == "string":
         arguments = json.dumps(arguments)  # arguments given as a string
-    id_text = draw(st.sampled_from(['"e1"', "1", "-0", "1.0", "true", '"e\\u0031"', '"e2"']))
+    id_text = draw(
+        st.sampled_from(['"e1"', "1", "-0", "1.0", "true", '"e\\u0031"', '"e2"', '"none"'])
+    )
     fields = [f'"id": {id_text}', f'"name": "{name}"', f'"arguments": {arguments}']
     fields += draw(
         st.lists(
@@ -136,47 +138,100 @@ class Tally:
         self.ground_truth = ground_truth
 
 
+class Section:
+    def __init__(self, samples: int) -> None:
+        self.samples = [{}] * samples
+
+
 class Shape:
     def __init__(self) -> None:
         self.waiting = 0
 
 
-def state(literal: dict[str, Any], draw_scored: bool, known: bool, section: object) -> tuple:
-    entry = Expected("e1", (ExpectedCall("get", literal=literal),), category="c")
-    entries = {"e1": entry, "1": Expected("1", (ExpectedCall("get", literal=literal),))}
-    scored: dict[str, None] = {"e1": None} if draw_scored else {}
-    shapes = {}
+class Shapes:
+    """A shapes table (``table``) whose ``first`` keeps the shape it is called for, and
+    the keys it was called for (``firsts``)."""
+
+    def __init__(self) -> None:
+        self.table: dict[tuple, Shape] = {}
+        self.firsts: list[tuple] = []
+
+    def first(self, section: object, *key: object) -> None:
+        self.firsts.append(key)
+        self.table[(id(section), *key)] = Shape()
+
+    def told(self) -> list[tuple]:
+        """The keys (past the section) counted or first added."""
+        return [key[1:] for key, shape in self.table.items() if shape.waiting] + self.firsts
+
+    def score_flat(self, kernel: Any, entries: dict, scored: dict, line: bytes, tally: Any) -> bool:
+        return kernel("id", entries, scored, self.table, 5, self.first, line, tally)
+
+
+def state(literal: dict[str, Any], already: bool, known: bool, section: object) -> tuple:
+    """Entries e1 and 1 of one call to ``get``, ``none`` of none; e1 scored already or
+    not; every shape their entries may have counted already, or none."""
+    call = ExpectedCall("get", literal=literal)
+    entries = {
+        "e1": Expected("e1", (call,), category="c"),
+        "1": Expected("1", (call,)),
+        "none": Expected("none", (), category="c"),
+    }
+    scored: dict[str, None] = {"e1": None} if already else {}
+    shapes = Shapes()
     if known:
-        for one in entries.values():
-            shapes[(id(section), one.category, "get", tuple(literal))] = Shape()
+        parameters = tuple(literal)
+        for category in ("c", None):
+            for made in ("get", "set"):
+                shapes.table[(id(section), category, None, (), made, 0)] = Shape()
+                for mask in range(1 << len(parameters)):
+                    key = (id(section), category, "get", parameters, made, mask)
+                    shapes.table[key] = Shape()
     return entries, scored, shapes
 
 
+def score_key(line: bytes, entries: dict[str, Expected], section: object) -> tuple:
+    """The shape key of the line's entry, as the full comparison scores it."""
+    record = orjson.loads(line)
+    entry = entries[str(record["id"])]
+    made = [MadeCall(0, record["name"], record["arguments"])]
+    match.QUICK_CORRECT = False
+    try:
+        found = score(entry, made)
+    finally:
+        match.QUICK_CORRECT = True
+    if not entry.calls:
+        assert found.outcome == "unwanted_call"
+        return (entry.category, None, (), record["name"], 0)
+    call = entry.calls[0]
+    assert call.literal is not None
+    mask = sum(1 << index for index, (_, _, ok) in enumerate(found.parameters) if not ok)
+    parameters = tuple(call.literal)
+    assert found.outcome == ("correct" if not mask and record["name"] == call.name else "incorrect")
+    return (entry.category, call.name, parameters, record["name"], mask)
+
+
 @needs_c
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(cases(), st.booleans(), st.booleans(), st.booleans())
-def test_c_and_the_twin_answer_alike_and_only_for_right_answers(
-    case: tuple[bytes, dict[str, Any], str], already: bool, known: bool, no_section: bool
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases(), st.booleans(), st.booleans(), st.booleans(), st.sampled_from([0, 4, 5]))
+def test_c_and_the_twin_answer_alike_and_count_the_shape_the_comparison_gives(
+    case: tuple[bytes, dict[str, Any], str],
+    already: bool,
+    known: bool,
+    no_section: bool,
+    samples: int,
 ) -> None:
     line, literal, _ = case
-    section = object()
+    section = Section(samples)
     tally = Tally(None if no_section else section)
     answers, states = [], []
-    for kernel in (C.correct_flat, line_scores.correct_flat):
+    for kernel in (C.score_flat, line_scores.score_flat):
         entries, scored, shapes = state(literal, already, known, section)
-        answers.append(kernel("id", entries, scored, shapes, line, tally))
-        states.append((list(scored), sorted(shape.waiting for shape in shapes.values())))
+        answers.append(shapes.score_flat(kernel, entries, scored, line, tally))
+        states.append((list(scored), shapes.told()))
     assert answers[0] == answers[1]
     assert states[0] == states[1]
-    if answers[0]:
-        record = orjson.loads(line)
-        entry = entries[str(record["id"])]
-        made = [MadeCall(0, record["name"], record["arguments"])]
-        match.QUICK_CORRECT = False
-        try:
-            assert score(entry, made).correct
-        finally:
-            match.QUICK_CORRECT = True
+    assert states[0][1] == ([score_key(line, entries, section)] if answers[0] else [])
 
 
 #: The arguments the entry of ``test_what_the_kernel_tells`` expects, as a line gives them.
@@ -187,54 +242,86 @@ def flat(arguments: str = RIGHT, head: str = '"id": "e1", "name": "get"', tail: 
     return "{" + head + ', "arguments": ' + arguments + tail
 
 
+#: The shapes ``test_what_the_kernel_tells`` names: (tool, parameters, tool made, mask).
+SHAPES = {
+    "right": ("get", ("a", "b"), "get", 0),
+    "a wrong": ("get", ("a", "b"), "get", 1),
+    "b wrong": ("get", ("a", "b"), "get", 2),
+    "another tool": ("get", ("a", "b"), "set", 3),
+    "unwanted": (None, (), "get", 0),
+}
+
+
 @needs_c
 @pytest.mark.parametrize(
     ("line", "told"),
     [
-        (flat(), True),
-        ('{"arguments":{"b":[true,null,"x"],"a":1},"name":"get","id":"e1"} ', True),
-        (flat(head='"id": 1, "name": "get"'), True),
-        (flat('{"a": 1.0, "b": [true, null, "x"]}'), False),
-        (flat('{"a": 1, "a": 1, "b": [true, null, "x"]}'), False),
-        (flat('{"a": 1, "b": [true, null, "\\u0078"]}'), False),
-        (flat(head='"id": "e1", "id": "e1", "name": "get"'), False),
-        (flat('{"a": 1, "b": [true, null]}'), False),
-        (flat(tail=', "n": 1234567890123456}'), False),
-        (flat(tail=', "f": 1e100}'), False),
-        (flat(head='"id": "e1", "name": "put"'), False),
-        (flat('{"a": true, "b": [true, null, "x"]}'), False),
-        (flat(head='"name": "get"'), False),
-        (flat(tail=""), False),
-        (flat('"' + RIGHT.replace('"', "'") + '"'), False),
+        (flat(), "right"),
+        ('{"arguments":{"b":[true,null,"x"],"a":1},"name":"get","id":"e1"} ', "right"),
+        (flat(head='"id": 1, "name": "get"'), "right"),
+        (flat(head='"id": "none", "name": "get"'), "unwanted"),
+        (flat(head='"id": "e1", "name": "set"'), "another tool"),
+        (flat('{"a": 2, "b": [true, null, "x"]}'), "a wrong"),
+        (flat('{"a": true, "b": [true, null, "x"]}'), "a wrong"),
+        (flat('{"a": "1", "b": [true, null, "x"]}'), "a wrong"),
+        (flat('{"a": 1, "b": [true, null]}'), "b wrong"),
+        (flat('{"b": [true, null, "y"], "a": 1}'), "b wrong"),  # told by the literal's order
+        (flat('{"b": [true, null, "x"], "a": 0}'), "a wrong"),
+        (flat('{"a": 1, "b": [true, null, "y"]}'), "b wrong"),
+        (flat('{"a": 1, "b": {"x": 1}}'), "b wrong"),
+        (flat('{"a": 1.0, "b": [true, null, "x"]}'), None),  # 1 == 1.0: Python's
+        (flat('{"a": 1, "b": [true, null, "x"], "c": 1}'), None),  # unexpected
+        (flat('{"a": 1}'), None),  # missing (a default may stand in)
+        (flat('{"a": 1, "c": [true, null, "x"]}'), None),  # missing and unexpected
+        (flat('{"a": 1, "b": [true, null, "x\ty"]}'), None),  # a raw tab: no JSON
+        (flat('{"a": 1, "a": 1, "b": [true, null, "x"]}'), None),
+        (flat('{"a": 1, "b": [true, null, "\\u0078"]}'), None),
+        (flat(head='"id": "e1", "id": "e1", "name": "get"'), None),
+        (flat(tail=', "n": 1234567890123456}'), None),
+        (flat(tail=', "f": 1e100}'), None),
+        (flat(head='"id": "e1", "name": "p\\u0075t"'), None),
+        (flat(head='"name": "get"'), None),
+        (flat(tail=""), None),
+        (flat('"' + RIGHT.replace('"', "'") + '"'), None),
     ],
 )
-def test_what_the_kernel_tells(line: str, told: bool) -> None:
+def test_what_the_kernel_tells(line: str, told: str | None) -> None:
     literal = {"a": 1, "b": [True, None, "x"]}
-    section = object()
-    for kernel in (C.correct_flat, line_scores.correct_flat):
+    section = Section(5)
+    for kernel in (C.score_flat, line_scores.score_flat):
         entries, scored, shapes = state(literal, False, True, section)
-        assert kernel("id", entries, scored, shapes, line.encode(), Tally(section)) is told
-        assert bool(scored) is told
-        assert sum(shape.waiting for shape in shapes.values()) == told
+        answer = shapes.score_flat(kernel, entries, scored, line.encode(), Tally(section))
+        assert answer is (told is not None)
+        assert bool(scored) is answer
+        assert [key[1:] for key in shapes.told()] == ([] if told is None else [SHAPES[told]])
+        assert not shapes.firsts
 
 
 @needs_c
-def test_nothing_is_told_of_an_unknown_shape_a_scored_id_or_a_tally_without_ground_truth():
-    line = b'{"id": "e1", "name": "get", "arguments": {"a": 1}}'
-    section = object()
-    for kernel in (C.correct_flat, line_scores.correct_flat):
-        for already, known, tally in (
-            (True, True, Tally(section)),
-            (False, False, Tally(section)),
-            (False, True, Tally(None)),
-            (False, True, Tally(object())),  # another section's shapes
+def test_nothing_is_told_of_a_scored_id_or_a_tally_without_ground_truth_and_a_new_shape_is_added():
+    right = b'{"id": "e1", "name": "get", "arguments": {"a": 1}}'
+    wrong = b'{"id": "e1", "name": "get", "arguments": {"a": 2}}'
+    section = Section(5)
+    for kernel in (C.score_flat, line_scores.score_flat):
+        for line, already, tally in (
+            (right, True, Tally(section)),
+            (right, False, Tally(None)),
+            (wrong, False, Tally(Section(4))),  # a sample still wanted
         ):
-            entries, scored, shapes = state({"a": 1}, already, known, section)
-            assert not kernel("id", entries, scored, shapes, line, tally)
-            assert all(shape.waiting == 0 for shape in shapes.values())
-        entries, scored, shapes = state({"a": 1}, False, True, section)
-        assert kernel("id", entries, scored, shapes, line, Tally(section))
-        assert not kernel("id", entries, scored, shapes, line, Tally(section))  # scored now
+            entries, scored, shapes = state({"a": 1}, already, True, section)
+            assert not shapes.score_flat(kernel, entries, scored, line, tally)
+            assert not shapes.told()
+        for line, known, tally in (
+            (right, True, Tally(section)),
+            (wrong, True, Tally(section)),
+            (right, False, Tally(section)),  # added by first()
+            (wrong, True, Tally(Section(5))),  # another section's: first() too
+        ):
+            entries, scored, shapes = state({"a": 1}, False, known, section)
+            assert shapes.score_flat(kernel, entries, scored, line, tally)
+            assert len(shapes.told()) == 1
+            assert bool(shapes.firsts) is (not known or tally.ground_truth is not section)
+            assert not shapes.score_flat(kernel, entries, scored, line, tally)  # scored now
 
 
 #: The typed scoring tests' tool (a parameter with a default), and another.
@@ -326,7 +413,9 @@ def test_audits_are_alike_with_the_kernel_in_c_in_python_and_off(
     assert results[0] == results[1] == results[2]
 
 
-def test_the_kernel_counts_a_flat_log_s_right_answers(tmp_path: Path) -> None:
+def test_the_kernel_counts_a_flat_log_s_entries_but_the_samples(
+    tmp_path: Path,
+) -> None:
     lines = [
         f'{{"id": "e{n}", "name": "get", "arguments": {{"city": "Oslo", "days": {n % 3}}}}}'
         for n in range(40)
@@ -368,6 +457,35 @@ def test_the_kernel_counts_a_flat_log_s_right_answers(tmp_path: Path) -> None:
         line_scores.kernel = real
     outcomes = summary["ground_truth"]["outcomes"]
     assert (outcomes["correct"], outcomes["incorrect"]) == (32, 8)
-    # Every right answer but the first of its shape (one: a category, a tool and the
-    # parameters' names), told by the kernel.
-    assert sum(told) == 32 - 1
+    # Every right answer, and every wrong one (days) past the five kept as samples.
+    assert sum(told) == 32 + (8 - 5)
+
+
+@needs_c
+@pytest.mark.parametrize(
+    ("literal", "arguments", "entry_id", "line_id"),
+    [
+        # Another parameter's mismatch path would name "a" too (value:a.b touches a).
+        ({"a": 1, "a.b": 2}, '{"a": 1, "a.b": 3}', "e1", '"e1"'),
+        ({"a": 1, "b[0]": 2}, '{"a": 1, "b[0]": 3}', "e1", '"e1"'),
+        # -0 is the id 0, not the entry "-0".
+        ({"a": 1}, '{"a": 1}', "-0", "-0"),
+        # -0.0 and 0.0 are equal: which way it is counted is the comparison's to say.
+        ({"a": 0.0}, '{"a": -0.0}', "e1", '"e1"'),
+        ({"a": -0.0}, '{"a": 0.0}', "e1", '"e1"'),
+        # Equal objects but for a key given twice: the last counts.
+        ({"a": {"x": 1}}, '{"a": {"x": 1, "x": 1}}', "e1", '"e1"'),
+        # An integer past a long long against its own digits.
+        ({"a": 2**63}, '{"a": 922337203685477}', "e1", '"e1"'),
+    ],
+)
+def test_what_the_kernel_leaves_to_python(
+    literal: dict[str, Any], arguments: str, entry_id: str, line_id: str
+) -> None:
+    line = ('{"id": ' + line_id + ', "name": "get", "arguments": ' + arguments + "}").encode()
+    section = Section(5)
+    for kernel in (C.score_flat, line_scores.score_flat):
+        entries = {entry_id: Expected(entry_id, (ExpectedCall("get", literal=literal),))}
+        shapes = Shapes()
+        assert not shapes.score_flat(kernel, entries, {}, line, Tally(section))
+        assert not shapes.told()

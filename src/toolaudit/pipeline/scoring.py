@@ -21,8 +21,8 @@ from toolaudit.formats import Extracted, UnknownShape, extract
 from toolaudit.formats.flat import FLAT
 from toolaudit.jsonutil import dumps_any, may_hold_long_integers
 from toolaudit.pipeline.scored_lines import LineIds, TypedLine, read_exactly, typed_made_calls
-from toolaudit.results.correct_calls import CorrectCalls
-from toolaudit.results.ground_truth import GroundTruth
+from toolaudit.results.entry_shapes import EntryShapes
+from toolaudit.results.ground_truth import SAMPLE_ENTRIES, GroundTruth
 from toolaudit.results.summary import Summary
 from toolaudit.results.tally import Tally
 from toolaudit.truth import line_scores, match
@@ -46,9 +46,9 @@ class Scorer:
             if expectations.key is not None and expectations.match == "default"
             else None
         )
-        #: The entries of one call told correct at once, counted per shape (see
-        #: :mod:`toolaudit.results.correct_calls`); settled by :meth:`count_unscored`.
-        self._correct = CorrectCalls()
+        #: The entries of one call (or none) counted per shape (see
+        #: :mod:`toolaudit.results.entry_shapes`); settled by :meth:`count_unscored`.
+        self._shapes = EntryShapes()
         #: The expected file's entries, by id (looked up once a record).
         self._entries = expectations.entries.entries
 
@@ -131,16 +131,16 @@ class Scorer:
             return False
         literal = call.literal  # (most entries: their parameters without making Accepts)
         parameters = tuple(literal if literal is not None else call.parameters)
-        self._correct.count(_section(tally), entry.category, call.name, parameters)
+        self._shapes.count(_section(tally), entry.category, call.name, parameters)
         if self.out is not None:
             self.out.write(dump_score(correct_row(entry, one.index, model, where)))
         return True
 
     def flat_kernel(self) -> Callable[[bytes, Tally], bool] | None:
         """``kernel(line, tally)``, True when it has scored and counted a flat call's line
-        (its entry surely answered right: :mod:`toolaudit.truth.line_scores`) before the
-        reader counts it in ``tally``; None where the kernel is not used (another match,
-        ``--scores`` lines to write, an id at a dotted path). False leaves the line to
+        by its entry's shape (:mod:`toolaudit.truth.line_scores`) before the reader counts
+        it in ``tally``; None where the kernel is not used (another match, ``--scores``
+        lines to write, an id at a dotted path). False leaves the line to
         :meth:`typed_flat` and :meth:`typed`, nothing changed."""
         expectations = self.expectations
         key = expectations.key if expectations.key is not None else "id"
@@ -153,8 +153,15 @@ class Scorer:
             or type(entries) is not dict  # (the kernel looks ids up in a dict)
         ):
             return None
+        shapes = self._shapes
         return functools.partial(
-            line_scores.kernel(), key, entries, self.scored, self._correct.shapes
+            line_scores.kernel(),
+            key,
+            entries,
+            self.scored,
+            shapes.shapes,
+            SAMPLE_ENTRIES,
+            shapes.first,
         )
 
     # -- the typed path's lines ------------------------------------------------------
@@ -254,7 +261,7 @@ class Scorer:
     def count_unscored(self, tallies: Iterable[Tally]) -> None:
         """Once every record is counted: each tally's records that were not scored
         (and the entries counted per shape, added to their tallies)."""
-        self._correct.settle()
+        self._shapes.settle()
         for tally in tallies:
             ground_truth = tally.ground_truth or GroundTruth()
             ground_truth.unscored = tally.records - ground_truth.total

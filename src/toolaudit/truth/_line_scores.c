@@ -1,23 +1,28 @@
-/* A flat call's line scored in C when its entry is answered right: an optional speedup
- * of toolaudit.pipeline.scoring (its pure twin: toolaudit.truth.line_scores, whose
+/* A flat call's line scored in C when its score is sure: an optional speedup of
+ * toolaudit.pipeline.scoring (its pure twin: toolaudit.truth.line_scores, whose
  * docstring says what is told here and why each case left alone is left).
  *
- * correct_flat(key, entries, scored, shapes, line, tally) says True when it has scored
- * and counted the line's record: the line is one JSON object whose key `key` holds an
- * id (a string, or an integer's digits) that `entries` (id -> Expected) has and that
- * `scored` does not yet hold; the entry expects one call, given as literal values
- * (ExpectedCall.literal, an exact dict); the line's "name" is that call's name and its
- * "arguments" are those values: the same JSON types and values, objects' keys in any
- * order. The entry's shape, (id(section), category, tool, parameters) with section the
- * tally's ground truth, must be one `shapes` (CorrectCalls' table) holds already: then
- * its `waiting` is raised and the id put in `scored`, as CorrectCalls.count would.
+ * score_flat(key, entries, scored, shapes, most_samples, first, line, tally) says True
+ * when it has scored and counted the line's record: the line is one JSON object whose key `key`
+ * holds an id (a string, or an integer's digits) that `entries` (id -> Expected) has and
+ * that `scored` does not yet hold; the entry expects one call, given as literal values
+ * (ExpectedCall.literal, an exact dict), or none; the line's "name" is a string and its
+ * "arguments" an object. The entry is then scored by its shape: correct (the same tool,
+ * the same values: the same JSON types, objects' keys in any order), incorrect (the same
+ * tool and parameters, some values surely different; or another tool), or an unwanted
+ * call; and counted by its shape's key, (id(section), category, tool or None,
+ * parameters, tool made, mask of the parameters that failed), section the tally's
+ * ground truth: the `waiting` of the shape `shapes` (EntryShapes' table) holds under it
+ * raised, or, for a shape's first entry, first(section, category, tool, parameters,
+ * made, mask) called (EntryShapes.first: GroundTruth.add adds it, in the order it makes
+ * the section's tallies); the id put in `scored`. An entry not correct is counted only once the section holds
+ * `most_samples` samples (the first incorrect entries are kept whole, by Python).
  *
  * Any other answer is False, with nothing changed: a backslash anywhere in the line, a
  * run of 16 digits or more (an integer orjson may read as a float), an exponent of three
  * digits or more, nesting deeper than MAX_DEPTH, a control character in a string, a key
- * of the three given twice, a number whose type or value is not the literal's (1 vs 1.0,
- * -0.0 vs 0.0: the Python scorer decides those), a key given twice in the arguments, a
- * shape not yet counted, or anything this scanner does not read.
+ * of the three given twice, a value compare_value is not sure of, a parameter missing or
+ * unexpected, or anything this scanner does not read.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -32,7 +37,7 @@ typedef struct {
     const char *end;
 } Cursor;
 
-static PyObject *CALLS, *LITERAL, *NAME, *CATEGORY, *GROUND_TRUTH, *WAITING, *ONE;
+static PyObject *CALLS, *LITERAL, *NAME, *CATEGORY, *GROUND_TRUTH, *SAMPLES, *WAITING, *ONE;
 
 static void
 skip_space(Cursor *c)
@@ -214,145 +219,234 @@ same_text(const char *start, const char *stop, PyObject *text)
     return size == stop - start && memcmp(utf8, start, (size_t)size) == 0;
 }
 
-static int same_value(Cursor *c, PyObject *literal, int depth);
+/* What a value of the line is to a literal value, as the exact comparison
+ * (toolaudit.values.json_equal) tells them apart: SAME (equal, and of the same JSON type
+ * at every depth: what a correct entry needs), DIFFERENT (surely not equal), or UNSURE,
+ * for Python to decide: 1 against 1.0, -0.0 against 0.0, a key given twice, a literal
+ * of a type the expected file does not give, past this scanner's limits. */
+enum { UNSURE = -1, DIFFERENT = 0, SAME = 1 };
 
-/* The object at the cursor (its '{' next) against the dict `literal`: the same keys,
- * none given twice, each value the same. */
+/* The worse of two answers of a container's members: UNSURE, then DIFFERENT. */
+#define WORSE(a, b) ((a) < (b) ? (a) : (b))
+
+/* The JSON type of a literal value (OTHER_KIND: a type msgspec does not decode JSON to). */
+enum { STRING_KIND, INTEGER_KIND, FLOAT_KIND, SINGLETON_KIND, ARRAY_KIND, OBJECT_KIND, OTHER_KIND };
+
 static int
-same_object(Cursor *c, PyObject *literal, int depth)
+kind_of(PyObject *literal)
+{
+    if (literal == Py_True || literal == Py_False || literal == Py_None)
+        return SINGLETON_KIND;
+    if (PyUnicode_CheckExact(literal))
+        return STRING_KIND;
+    if (PyLong_CheckExact(literal))
+        return INTEGER_KIND;
+    if (PyFloat_CheckExact(literal))
+        return FLOAT_KIND;
+    if (PyList_CheckExact(literal))
+        return ARRAY_KIND;
+    if (PyDict_CheckExact(literal))
+        return OBJECT_KIND;
+    return OTHER_KIND;
+}
+
+static int compare_value(Cursor *c, PyObject *literal, int depth);
+
+/* A value of another JSON type than the literal's, read: DIFFERENT. */
+static int
+other_type(Cursor *c, int depth)
+{
+    return skip_value(c, depth) ? DIFFERENT : UNSURE;
+}
+
+/* The object at the cursor (its '{' next) against the dict `literal`. With `mask` (the
+ * call's arguments themselves) its keys must be the literal's, none missing or
+ * unexpected (Python knows the defaults), and each parameter that differs is marked in
+ * *mask by its position among the literal's keys; inside them, other keys differ. */
+static int
+compare_object(Cursor *c, PyObject *literal, int depth, unsigned long long *mask)
 {
     const char *starts[MAX_KEYS], *stops[MAX_KEYS];
-    Py_ssize_t count = 0;
-    if (!PyDict_CheckExact(literal) || depth >= MAX_DEPTH)
-        return 0;
+    Py_ssize_t count = 0, hint = 0, hint_index = 0;
+    int answer = SAME, next;
+    if (depth >= MAX_DEPTH)
+        return UNSURE;
     if (opens_empty(c, '}'))
-        return PyDict_GET_SIZE(literal) == 0;
-    for (;;) {
+        return PyDict_GET_SIZE(literal) == 0 ? SAME : mask != NULL ? UNSURE : DIFFERENT;
+    do {
         const char *start, *stop;
         if (count == MAX_KEYS || !read_key(c, &start, &stop))
-            return 0;
+            return UNSURE;
         for (Py_ssize_t i = 0; i < count; i++)
             if (stops[i] - starts[i] == stop - start &&
                 memcmp(starts[i], start, (size_t)(stop - start)) == 0)
-                return 0; /* a key given twice */
+                return UNSURE; /* a key given twice: the last counts */
         starts[count] = start;
         stops[count] = stop;
         count++;
+        /* Most lines give the keys in the literal's order: the one after the last
+         * found is tried first. */
         PyObject *key, *value = NULL, *candidate;
-        Py_ssize_t position = 0;
-        while (PyDict_Next(literal, &position, &key, &candidate))
-            if (PyUnicode_CheckExact(key) && same_text(start, stop, key)) {
-                value = candidate;
-                break;
+        Py_ssize_t position = hint, index = hint_index, found = -1;
+        if (PyDict_Next(literal, &position, &key, &candidate) && PyUnicode_CheckExact(key) &&
+            same_text(start, stop, key)) {
+            value = candidate;
+            found = index;
+        }
+        else {
+            position = index = 0;
+            while (PyDict_Next(literal, &position, &key, &candidate)) {
+                if (PyUnicode_CheckExact(key) && same_text(start, stop, key)) {
+                    value = candidate;
+                    found = index;
+                    break;
+                }
+                index++;
             }
-        if (value == NULL || !same_value(c, value, depth + 1))
-            return 0;
-        int next = after_member(c, '}');
-        if (next != MORE)
-            return next == CLOSED && count == PyDict_GET_SIZE(literal);
-    }
+        }
+        hint = position;
+        hint_index = found + 1;
+        int one;
+        if (value != NULL)
+            one = compare_value(c, value, depth + 1);
+        else if (mask != NULL)
+            return UNSURE; /* a parameter not expected */
+        else
+            one = other_type(c, depth + 1);
+        if (one == UNSURE)
+            return UNSURE;
+        if (one == DIFFERENT && mask != NULL) {
+            if (found >= 64)
+                return UNSURE;
+            *mask |= 1ULL << found;
+        }
+        answer = WORSE(answer, one);
+    } while ((next = after_member(c, '}')) == MORE);
+    if (next != CLOSED)
+        return UNSURE;
+    if (count != PyDict_GET_SIZE(literal))
+        return mask != NULL ? UNSURE : DIFFERENT;
+    return answer;
 }
 
 static int
-same_array(Cursor *c, PyObject *literal, int depth)
+compare_array(Cursor *c, PyObject *literal, int depth)
 {
-    Py_ssize_t index = 0, size;
-    if (!PyList_CheckExact(literal) || depth >= MAX_DEPTH)
-        return 0;
-    size = PyList_GET_SIZE(literal);
+    Py_ssize_t index = 0, size = PyList_GET_SIZE(literal);
+    int answer = SAME, next;
+    if (depth >= MAX_DEPTH)
+        return UNSURE;
     if (opens_empty(c, ']'))
-        return size == 0;
-    int next;
+        return size == 0 ? SAME : DIFFERENT;
     do {
-        if (index >= size || !same_value(c, PyList_GET_ITEM(literal, index), depth + 1))
-            return 0;
+        int one = index < size ? compare_value(c, PyList_GET_ITEM(literal, index), depth + 1)
+                               : other_type(c, depth + 1);
+        if (one == UNSURE)
+            return UNSURE;
+        answer = WORSE(answer, one);
         index++;
     } while ((next = after_member(c, ']')) == MORE);
-    return next == CLOSED && index == size;
+    if (next != CLOSED)
+        return UNSURE;
+    return index == size ? answer : DIFFERENT;
 }
 
 /* An integer token [start, stop) of fewer than LONG_RUN digits against an exact int. */
 static int
-same_integer(const char *start, const char *stop, PyObject *literal)
+compare_integer(const char *start, const char *stop, PyObject *literal)
 {
     char digits[LONG_RUN + 2];
     int overflow;
-    if (!PyLong_CheckExact(literal) || stop - start > LONG_RUN)
-        return 0;
+    if (stop - start > LONG_RUN)
+        return UNSURE;
     memcpy(digits, start, (size_t)(stop - start));
     digits[stop - start] = '\0';
     long long value = PyLong_AsLongLongAndOverflow(literal, &overflow);
     if (overflow || (value == -1 && PyErr_Occurred())) {
         PyErr_Clear();
-        return 0;
+        return UNSURE;
     }
-    return strtoll(digits, NULL, 10) == value;
+    return strtoll(digits, NULL, 10) == value ? SAME : DIFFERENT;
 }
 
-/* A fractional token against an exact float: the same double, bit for bit. */
+/* A fractional token against an exact float: SAME bit for bit, UNSURE when only equal
+ * (-0.0 and 0.0). */
 static int
-same_double(const char *start, const char *stop, PyObject *literal)
+compare_double(const char *start, const char *stop, PyObject *literal)
 {
     char text[128];
-    if (!PyFloat_CheckExact(literal) || stop - start >= (Py_ssize_t)sizeof text)
-        return 0;
+    if (stop - start >= (Py_ssize_t)sizeof text)
+        return UNSURE;
     memcpy(text, start, (size_t)(stop - start));
     text[stop - start] = '\0';
     double value = PyOS_string_to_double(text, NULL, NULL);
     if (value == -1.0 && PyErr_Occurred()) {
         PyErr_Clear();
-        return 0;
+        return UNSURE;
     }
     double expected = PyFloat_AS_DOUBLE(literal);
-    return memcmp(&value, &expected, sizeof value) == 0;
+    if (memcmp(&value, &expected, sizeof value) == 0)
+        return SAME;
+    return value == expected ? UNSURE : DIFFERENT;
 }
 
-/* The value at the cursor against the literal value: the same JSON type and value. */
+/* The value at the cursor against the literal value (see SAME, DIFFERENT, UNSURE). */
 static int
-same_value(Cursor *c, PyObject *literal, int depth)
+compare_value(Cursor *c, PyObject *literal, int depth)
 {
     const char *start, *stop;
+    int kind = kind_of(literal);
+    if (kind == OTHER_KIND)
+        return UNSURE;
     skip_space(c);
     if (c->at >= c->end)
-        return 0;
+        return UNSURE;
     switch (*c->at) {
     case '"':
-        return read_string(c, &start, &stop) && PyUnicode_CheckExact(literal) &&
-               same_text(start, stop, literal);
+        if (!read_string(c, &start, &stop))
+            return UNSURE;
+        return kind == STRING_KIND && same_text(start, stop, literal) ? SAME : DIFFERENT;
     case 't':
-        return read_word(c, "true", 4) && literal == Py_True;
+        return !read_word(c, "true", 4) ? UNSURE : literal == Py_True ? SAME : DIFFERENT;
     case 'f':
-        return read_word(c, "false", 5) && literal == Py_False;
+        return !read_word(c, "false", 5) ? UNSURE : literal == Py_False ? SAME : DIFFERENT;
     case 'n':
-        return read_word(c, "null", 4) && literal == Py_None;
+        return !read_word(c, "null", 4) ? UNSURE : literal == Py_None ? SAME : DIFFERENT;
     case '{':
-        return same_object(c, literal, depth);
+        return kind == OBJECT_KIND ? compare_object(c, literal, depth, NULL) : other_type(c, depth);
     case '[':
-        return same_array(c, literal, depth);
+        return kind == ARRAY_KIND ? compare_array(c, literal, depth) : other_type(c, depth);
     default: {
         start = c->at;
-        int kind = read_number(c);
-        if (kind == INTEGER)
-            return same_integer(start, c->at, literal);
-        if (kind == FRACTIONAL)
-            return same_double(start, c->at, literal);
-        return 0;
+        int number = read_number(c);
+        if (number == NOT_NUMBER)
+            return UNSURE;
+        if (kind == INTEGER_KIND)
+            return number == INTEGER ? compare_integer(start, c->at, literal) : UNSURE;
+        if (kind == FLOAT_KIND)
+            return number == FRACTIONAL ? compare_double(start, c->at, literal) : UNSURE;
+        return DIFFERENT;
     }
     }
 }
 
-/* Whether the line holds a run of LONG_RUN digits or more. */
+#define IS_DIGIT(c) ((c) >= '0' && (c) <= '9')
+
+/* Whether the line holds a run of LONG_RUN digits or more. Such a run holds a byte at a
+ * multiple of LONG_RUN: only the runs through those bytes are measured. */
 static int
-has_long_run(const char *at, const char *end)
+has_long_run(const char *text, Py_ssize_t size)
 {
-    int run = 0;
-    for (; at < end; at++) {
-        if (*at >= '0' && *at <= '9') {
-            if (++run >= LONG_RUN)
-                return 1;
-        }
-        else
-            run = 0;
+    for (Py_ssize_t at = 0; at < size; at += LONG_RUN) {
+        if (!IS_DIGIT(text[at]))
+            continue;
+        Py_ssize_t first = at, last = at;
+        while (first > 0 && IS_DIGIT(text[first - 1]))
+            first--;
+        while (last + 1 < size && IS_DIGIT(text[last + 1]))
+            last++;
+        if (last - first + 1 >= LONG_RUN)
+            return 1;
     }
     return 0;
 }
@@ -421,9 +515,9 @@ id_of(Field *id)
     return PyUnicode_DecodeUTF8(id->start, id->stop - id->start, NULL);
 }
 
-/* The key of CorrectCalls' table for the entry's shape in `section`. */
+/* The names of a literal's parameters, in order. */
 static PyObject *
-shape_key(PyObject *section, PyObject *category, PyObject *tool, PyObject *literal)
+parameters_of(PyObject *literal)
 {
     PyObject *parameters = PyTuple_New(PyDict_GET_SIZE(literal));
     if (parameters == NULL)
@@ -434,80 +528,163 @@ shape_key(PyObject *section, PyObject *category, PyObject *tool, PyObject *liter
         Py_INCREF(key);
         PyTuple_SET_ITEM(parameters, index++, key);
     }
-    PyObject *where = PyLong_FromVoidPtr(section);
-    if (where == NULL) {
-        Py_DECREF(parameters);
-        return NULL;
-    }
-    PyObject *result = PyTuple_Pack(4, where, category, tool, parameters);
-    Py_DECREF(where);
-    Py_DECREF(parameters);
-    return result;
+    return parameters;
 }
 
-/* The part of correct_flat past the line's reading: 1 counted, 0 not, -1 error. */
+/* Whether a parameter's name holds '.' or '[': the mismatch paths of another parameter
+ * could then name it too (results are counted per name by prefix: match._touches). */
 static int
-count_correct(PyObject *entries, PyObject *scored, PyObject *shapes, PyObject *id,
-              Field *name, Field *arguments, PyObject *section)
+names_nest(PyObject *parameters)
 {
-    PyObject *entry = PyDict_GetItemWithError(entries, id);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(parameters); i++) {
+        PyObject *name = PyTuple_GET_ITEM(parameters, i);
+        if (!PyUnicode_CheckExact(name) ||
+            PyUnicode_FindChar(name, '.', 0, PY_SSIZE_T_MAX, 1) != -1 ||
+            PyUnicode_FindChar(name, '[', 0, PY_SSIZE_T_MAX, 1) != -1)
+            return 1;
+    }
+    return 0;
+}
+
+/* An entry's scoring as its shape's key tells it: the expected tool (None: no call),
+ * its parameters, the tool made, the parameters that failed. */
+typedef struct {
+    PyObject *tool, *parameters, *made;
+    unsigned long long mask;
+    int correct;
+} Scored;
+
+/* The entry's one call (or none) against the line's: 1 told (into `scored`, whose
+ * references the caller releases), 0 left to Python, -1 an error. */
+static int
+score_call(PyObject *calls, Field *name, Field *arguments, Scored *scored)
+{
+    Cursor c = {name->start, name->stop};
+    const char *start, *stop;
+    if (!read_string(&c, &start, &stop) || *arguments->start != '{')
+        return 0; /* (arguments that are no object: the extractor's to read) */
+    if (PyTuple_GET_SIZE(calls) == 0) { /* none expected, one made: unwanted */
+        scored->tool = Py_NewRef(Py_None);
+        scored->parameters = PyTuple_New(0);
+        scored->made = PyUnicode_DecodeUTF8(start, stop - start, NULL);
+        return scored->parameters != NULL && scored->made != NULL ? 1 : -1;
+    }
+    PyObject *call = PyTuple_GET_ITEM(calls, 0);
+    PyObject *literal = PyObject_GetAttr(call, LITERAL);
+    if (literal == NULL)
+        return -1;
+    int answer = 0;
+    scored->tool = PyObject_GetAttr(call, NAME);
+    if (scored->tool == NULL)
+        goto error;
+    if (!PyDict_CheckExact(literal) || !PyUnicode_CheckExact(scored->tool) ||
+        PyDict_GET_SIZE(literal) > 64)
+        goto done;
+    scored->parameters = parameters_of(literal);
+    if (scored->parameters == NULL)
+        goto error;
+    if (!same_text(start, stop, scored->tool)) { /* another tool: every parameter fails */
+        scored->made = PyUnicode_DecodeUTF8(start, stop - start, NULL);
+        if (scored->made == NULL)
+            goto error;
+        Py_ssize_t size = PyDict_GET_SIZE(literal);
+        scored->mask = size == 64 ? ~0ULL : (1ULL << size) - 1;
+        answer = 1;
+        goto done;
+    }
+    c.at = arguments->start;
+    c.end = arguments->stop;
+    int compared = compare_object(&c, literal, 1, &scored->mask);
+    if (compared == UNSURE || (compared == DIFFERENT && names_nest(scored->parameters)))
+        goto done;
+    scored->made = Py_NewRef(scored->tool);
+    scored->correct = compared == SAME;
+    answer = 1;
+    goto done;
+error:
+    answer = -1;
+done:
+    Py_DECREF(literal);
+    return answer;
+}
+
+/* What score_flat is given besides the line and its tally. */
+typedef struct {
+    PyObject *entries, *scored, *shapes, *first;
+    Py_ssize_t most_samples;
+} Scorer;
+
+/* The part of score_flat past the line's reading: 1 counted, 0 not, -1 an error. */
+static int
+count_scored(Scorer *scorer, PyObject *id, Field *name, Field *arguments, PyObject *section)
+{
+    PyObject *entry = PyDict_GetItemWithError(scorer->entries, id);
     if (entry == NULL)
         return PyErr_Occurred() ? -1 : 0;
-    int known = PyDict_Contains(scored, id);
+    int known = PyDict_Contains(scorer->scored, id);
     if (known != 0)
         return known < 0 ? -1 : 0; /* an id already scored: Python counts it */
     int answer = 0;
-    PyObject *calls = NULL, *call = NULL, *literal = NULL, *tool = NULL, *category = NULL;
+    Scored scored = {NULL, NULL, NULL, 0, 0};
+    PyObject *calls = NULL, *category = NULL, *samples = NULL, *where = NULL, *mask = NULL;
     PyObject *key = NULL, *shape = NULL, *waiting = NULL, *raised = NULL;
     calls = PyObject_GetAttr(entry, CALLS);
     if (calls == NULL)
         goto error;
-    if (!PyTuple_CheckExact(calls) || PyTuple_GET_SIZE(calls) != 1)
+    if (!PyTuple_CheckExact(calls) || PyTuple_GET_SIZE(calls) > 1)
         goto done;
-    call = PyTuple_GET_ITEM(calls, 0);
-    literal = PyObject_GetAttr(call, LITERAL);
-    tool = PyObject_GetAttr(call, NAME);
-    if (literal == NULL || tool == NULL)
-        goto error;
-    if (!PyDict_CheckExact(literal) || !PyUnicode_CheckExact(tool))
+    answer = score_call(calls, name, arguments, &scored);
+    if (answer != 1)
         goto done;
-    Cursor c = {name->start, name->stop};
-    const char *start, *stop;
-    if (!read_string(&c, &start, &stop) || !same_text(start, stop, tool))
-        goto done;
-    c.at = arguments->start;
-    c.end = arguments->stop;
-    if (*c.at != '{' || !same_object(&c, literal, 1))
-        goto done;
+    answer = 0;
+    if (!scored.correct) { /* kept as a sample while the section wants some */
+        samples = PyObject_GetAttr(section, SAMPLES);
+        if (samples == NULL)
+            goto error;
+        if (!PyList_CheckExact(samples) || PyList_GET_SIZE(samples) < scorer->most_samples)
+            goto done;
+    }
     category = PyObject_GetAttr(entry, CATEGORY);
-    if (category == NULL)
+    where = PyLong_FromVoidPtr(section);
+    mask = PyLong_FromUnsignedLongLong(scored.mask);
+    if (category == NULL || where == NULL || mask == NULL)
         goto error;
-    key = shape_key(section, category, tool, literal);
+    key = PyTuple_Pack(6, where, category, scored.tool, scored.parameters, scored.made, mask);
     if (key == NULL)
         goto error;
-    shape = PyDict_GetItemWithError(shapes, key);
-    if (shape == NULL) {
-        if (PyErr_Occurred())
+    shape = PyDict_GetItemWithError(scorer->shapes, key);
+    if (shape != NULL) {
+        waiting = PyObject_GetAttr(shape, WAITING);
+        if (waiting == NULL)
             goto error;
-        goto done; /* the shape's first entry: CorrectCalls.count adds it */
+        raised = PyNumber_Add(waiting, ONE);
+        if (raised == NULL || PyObject_SetAttr(shape, WAITING, raised) < 0)
+            goto error;
     }
-    waiting = PyObject_GetAttr(shape, WAITING);
-    if (waiting == NULL)
+    else if (PyErr_Occurred())
         goto error;
-    raised = PyNumber_Add(waiting, ONE);
-    if (raised == NULL || PyObject_SetAttr(shape, WAITING, raised) < 0)
-        goto error;
-    if (PyDict_SetItem(scored, id, Py_None) < 0)
+    else { /* the shape's first entry: added by GroundTruth.add, the shape kept */
+        PyObject *arguments[] = {section, category, scored.tool, scored.parameters,
+                                 scored.made, mask};
+        raised = PyObject_Vectorcall(scorer->first, arguments, 6, NULL);
+        if (raised == NULL)
+            goto error;
+    }
+    if (PyDict_SetItem(scorer->scored, id, Py_None) < 0)
         goto error;
     answer = 1;
     goto done;
 error:
     answer = -1;
 done:
+    Py_XDECREF(scored.tool);
+    Py_XDECREF(scored.parameters);
+    Py_XDECREF(scored.made);
     Py_XDECREF(calls);
-    Py_XDECREF(literal);
-    Py_XDECREF(tool);
     Py_XDECREF(category);
+    Py_XDECREF(samples);
+    Py_XDECREF(where);
+    Py_XDECREF(mask);
     Py_XDECREF(key);
     Py_XDECREF(waiting);
     Py_XDECREF(raised);
@@ -515,24 +692,27 @@ done:
 }
 
 static PyObject *
-correct_flat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+score_flat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError,
-                        "correct_flat(key, entries, scored, shapes, line, tally)");
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError, "score_flat(key, entries, scored, shapes, "
+                                         "most_samples, first, line, tally)");
         return NULL;
     }
-    PyObject *key = args[0], *entries = args[1], *scored = args[2], *shapes = args[3];
-    PyObject *line = args[4], *tally = args[5];
-    if (!PyUnicode_CheckExact(key) || !PyDict_CheckExact(entries) ||
-        !PyDict_CheckExact(scored) || !PyDict_CheckExact(shapes) || !PyBytes_Check(line)) {
-        PyErr_SetString(PyExc_TypeError, "correct_flat: str, dict, dict, dict, bytes");
+    PyObject *key = args[0], *line = args[6], *tally = args[7];
+    Scorer scorer = {args[1], args[2], args[3], args[5], PyLong_AsSsize_t(args[4])};
+    if (scorer.most_samples == -1 && PyErr_Occurred())
+        return NULL;
+    if (!PyUnicode_CheckExact(key) || !PyDict_CheckExact(scorer.entries) ||
+        !PyDict_CheckExact(scorer.scored) || !PyDict_CheckExact(scorer.shapes) ||
+        !PyBytes_Check(line)) {
+        PyErr_SetString(PyExc_TypeError, "score_flat: str, dict, dict, dict, int, _, bytes");
         return NULL;
     }
     const char *text = PyBytes_AS_STRING(line);
     Py_ssize_t size = PyBytes_GET_SIZE(line);
-    if (memchr(text, '\\', (size_t)size) != NULL || has_long_run(text, text + size))
+    if (memchr(text, '\\', (size_t)size) != NULL || has_long_run(text, size))
         Py_RETURN_FALSE;
     Py_ssize_t key_size;
     const char *key_text = PyUnicode_AsUTF8AndSize(key, &key_size);
@@ -553,11 +733,9 @@ correct_flat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyObject *id_text = id_of(&id);
     if (id_text == NULL) {
         Py_DECREF(section);
-        if (PyErr_Occurred())
-            return NULL;
         Py_RETURN_FALSE;
     }
-    int answer = count_correct(entries, scored, shapes, id_text, &name, &arguments, section);
+    int answer = count_scored(&scorer, id_text, &name, &arguments, section);
     Py_DECREF(id_text);
     Py_DECREF(section);
     if (answer < 0)
@@ -566,8 +744,8 @@ correct_flat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 }
 
 static PyMethodDef methods[] = {
-    {"correct_flat", (PyCFunction)(void (*)(void))correct_flat, METH_FASTCALL,
-     "A flat call's line scored and counted when its entry is surely answered right."},
+    {"score_flat", (PyCFunction)(void (*)(void))score_flat, METH_FASTCALL,
+     "A flat call's line scored and counted by its entry's shape, when that is sure."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -583,10 +761,11 @@ PyInit__line_scores(void)
     NAME = PyUnicode_InternFromString("name");
     CATEGORY = PyUnicode_InternFromString("category");
     GROUND_TRUTH = PyUnicode_InternFromString("ground_truth");
+    SAMPLES = PyUnicode_InternFromString("samples");
     WAITING = PyUnicode_InternFromString("waiting");
     ONE = PyLong_FromLong(1);
     if (CALLS == NULL || LITERAL == NULL || NAME == NULL || CATEGORY == NULL ||
-        GROUND_TRUTH == NULL || WAITING == NULL || ONE == NULL)
+        GROUND_TRUTH == NULL || SAMPLES == NULL || WAITING == NULL || ONE == NULL)
         return NULL;
     return PyModule_Create(&module);
 }

@@ -1,28 +1,35 @@
-"""A flat call's line scored at once when its entry is surely answered right: one call
-that reads the line's id, name and arguments and compares them with the entry's literal
-values, without parsing the line into Python objects (``_line_scores.c``; this module
-is its pure twin, which answers alike: tests/truth/test_line_scores.py).
+"""A flat call's line scored at once when its score is sure: one call that reads the
+line's id, name and arguments and compares them with the entry's literal values, without
+parsing the line into Python objects (``_line_scores.c``; this module is its pure twin,
+which answers alike: tests/truth/test_line_scores.py).
 
-Most scored records of a flat log are entries of one call answered right. The Python
-scorer parses such a line again, makes its call, dumps both argument objects sorted and
-compares the texts (:func:`~toolaudit.truth.match.surely_correct`), then counts the
-entry per shape (:class:`~toolaudit.results.correct_calls.CorrectCalls`). Here the
-line's text is compared with the literal values themselves, and the shape's count
-raised, when nothing can differ from that path:
+Most scored records of a flat log are entries of one call answered by one call. The
+Python scorer parses such a line again, makes its call, compares it with the expected
+one, makes a Score and counts it (a dozen counters and multisets). Here the line's text
+is compared with the literal values themselves, and the entry counted by its shape
+(:class:`~toolaudit.results.entry_shapes.EntryShapes`), when nothing can differ from
+that path:
 
 - the line is one JSON object (UTF-8: the reader has checked it) with no backslash
   anywhere (no escape to decode), no run of :data:`LONG_RUN` digits (an integer orjson
   may read as a float), no exponent of three digits (a number orjson may refuse),
   nesting less deep than :data:`MAX_DEPTH`, objects of at most :data:`MAX_KEYS` keys in
-  its arguments, and its id key, ``name`` and ``arguments`` each given once;
+  its arguments, its id key, ``name`` and ``arguments`` each given once, the name a
+  string and the arguments an object;
 - the id (a string, or an integer's digits; not ``-0``) names an entry not yet scored,
-  of one expected call given as literal values (``ExpectedCall.literal``);
-- the name is the call's, and the arguments are its values: the same JSON type and
-  value at every depth (strings byte for byte, integers as integers, fractions as the
-  same double bit for bit, objects' keys in any order but none given twice);
-- the entry's shape is one :class:`CorrectCalls` counts already (its first entry is
-  added by :meth:`~toolaudit.results.ground_truth.GroundTruth.add`, which keeps the
-  order of the section's tallies).
+  of one expected call given as literal values (``ExpectedCall.literal``), or of none;
+- the entry is then ``correct`` (the same tool; its parameters, none missing, none
+  unexpected, each the same JSON type and value at every depth: strings byte for byte,
+  integers as integers, fractions as the same double bit for bit, objects' keys in any
+  order but none given twice), ``incorrect`` (the same tool and parameters, some
+  values surely different, as :func:`compare` tells; or another tool) or an
+  ``unwanted_call`` (none expected);
+- an entry not correct comes once the section holds its samples (the first incorrect
+  entries are kept whole, by Python).
+
+It is then counted by its shape (:class:`EntryShapes`): the shape's count raised, or its
+first entry added by :meth:`~toolaudit.results.ground_truth.GroundTruth.add` (which
+keeps the order of the section's tallies) through ``first``.
 
 Anything else answers False with nothing changed, and the scorer reads the line as
 before: ``1`` against ``1.0``, ``-0.0`` against ``0.0``, a parameter left out that may
@@ -49,7 +56,7 @@ MAX_DEPTH = 64
 #: Whether the scorer uses the kernel at all (tests turn it off, to compare).
 KERNEL_ON = True
 
-#: ``correct_flat(key, entries, scored, shapes, line, tally)``: the C kernel, or None.
+#: The C kernel (its ``score_flat`` is this module's), or None.
 SPEEDUPS = speedups("toolaudit.truth._line_scores")
 
 _LONG_DIGITS = re.compile(rb"[0-9]{%d}" % LONG_RUN)
@@ -98,30 +105,76 @@ def _depth_ok(value: object, depth: int) -> bool:
     return True
 
 
-def same_value(made: object, literal: object) -> bool:
-    """Whether a value of the line (as :func:`_parsed` reads it) is the literal value."""
+#: What a value of the line is to a literal value (see :func:`compare`).
+UNSURE, DIFFERENT, SAME = -1, 0, 1
+
+_SINGLETONS = (True, False, None)
+
+
+def compare(made: object, literal: object) -> int:
+    """What a value of the line (as :func:`_parsed` reads it) is to a literal value, as
+    the exact comparison (:func:`~toolaudit.values.json_equal`) tells them apart:
+    SAME (equal, and of the same JSON type at every depth), DIFFERENT (surely not
+    equal), or UNSURE: ``1`` against ``1.0``, ``-0.0`` against ``0.0``, a key given
+    twice, a literal of a type the expected file does not give."""
+    kind = type(literal)
+    if kind not in (str, int, float, list, dict) and not any(literal is one for one in _SINGLETONS):
+        return UNSURE
     if isinstance(made, _Object):
-        if type(literal) is not dict or len(made) != len(literal) or len(made) > MAX_KEYS:
-            return False
-        keys = [key for key, _ in made]
-        if len(set(keys)) != len(keys):
-            return False
-        return all(key in literal and same_value(value, literal[key]) for key, value in made)
+        return _compare_object(made, literal, None) if kind is dict else DIFFERENT
     if isinstance(made, list):
-        return (
-            type(literal) is list
-            and len(made) == len(literal)
-            and all(same_value(item, one) for item, one in zip(made, literal, strict=True))
-        )
+        if kind is not list:
+            return DIFFERENT
+        assert isinstance(literal, list)
+        answer = SAME
+        for item, one in zip(made, literal, strict=False):
+            found = compare(item, one)
+            if found == UNSURE:
+                return UNSURE
+            answer = min(answer, found)
+        return answer if len(made) == len(literal) else DIFFERENT
     if isinstance(made, _Number):
-        if made.fractional:
-            return type(literal) is float and struct.pack("<d", float(made.text)) == struct.pack(
-                "<d", literal
-            )
-        return type(literal) is int and int(made.text) == literal
+        if type(literal) is int:
+            if made.fractional or not -(2**63) <= literal < 2**63:  # (C's long long)
+                return UNSURE
+            return SAME if int(made.text) == literal else DIFFERENT
+        if type(literal) is float:
+            if not made.fractional:
+                return UNSURE
+            value = float(made.text)
+            if struct.pack("<d", value) == struct.pack("<d", literal):
+                return SAME
+            return UNSURE if value == literal else DIFFERENT
+        return DIFFERENT
     if type(made) is str:
-        return type(literal) is str and made == literal
-    return made is literal  # true, false, null
+        return SAME if kind is str and made == literal else DIFFERENT
+    return SAME if made is literal else DIFFERENT  # true, false, null
+
+
+def _compare_object(made: _Object, literal: Any, failed: list[int] | None) -> int:
+    """:func:`compare` of an object; with ``failed`` (the call's arguments themselves),
+    its keys must be the literal's (else UNSURE: Python knows the defaults), and the
+    positions of the parameters that differ are added to it."""
+    keys = [key for key, _ in made]
+    if len(made) > MAX_KEYS or len(set(keys)) != len(keys):
+        return UNSURE
+    positions = {key: index for index, key in enumerate(literal)}
+    answer = SAME
+    for key, value in made:
+        if key not in literal:
+            if failed is not None:
+                return UNSURE
+            answer = min(answer, DIFFERENT)
+            continue
+        found = compare(value, literal[key])
+        if found == UNSURE:
+            return UNSURE
+        if found == DIFFERENT and failed is not None:
+            failed.append(positions[key])
+        answer = min(answer, found)
+    if len(made) != len(literal):
+        return UNSURE if failed is not None else DIFFERENT
+    return answer
 
 
 def _id_text(value: object) -> str | None:
@@ -132,11 +185,13 @@ def _id_text(value: object) -> str | None:
     return None
 
 
-def correct_flat(
+def score_flat(
     key: str,
     entries: dict[str, Any],
     scored: dict[str, None],
     shapes: dict[Any, Any],
+    most_samples: int,
+    first: Callable[..., object],
     line: bytes,
     tally: Any,
 ) -> bool:
@@ -158,7 +213,8 @@ def correct_flat(
         if field in fields:
             return False
         fields[field] = value
-    if len(fields) != 3 or tally.ground_truth is None:
+    section = tally.ground_truth
+    if len(fields) != 3 or section is None:
         return False
     entry_id = _id_text(fields["id"])
     if entry_id is None:
@@ -166,24 +222,48 @@ def correct_flat(
     entry = entries.get(entry_id)
     if entry is None or entry_id in scored:
         return False
-    calls = entry.calls
-    if type(calls) is not tuple or len(calls) != 1:
-        return False
-    call = calls[0]
-    literal, tool = call.literal, call.name
-    made_name, arguments = fields["name"], fields["arguments"]
-    if type(literal) is not dict or type(tool) is not str or made_name != tool:
-        return False
-    if not isinstance(arguments, _Object) or not same_value(arguments, literal):
-        return False
-    shape = shapes.get((id(tally.ground_truth), entry.category, tool, tuple(literal)))
+    shape = _shape_of(entry, fields["name"], fields["arguments"])
     if shape is None:
         return False
-    shape.waiting += 1
+    correct, tool, parameters, made, mask = shape
+    if not correct and len(section.samples) < most_samples:
+        return False
+    counted = shapes.get((id(section), entry.category, tool, parameters, made, mask))
+    if counted is not None:
+        counted.waiting += 1
+    else:  # the shape's first entry: added by GroundTruth.add, the shape kept
+        first(section, entry.category, tool, parameters, made, mask)
     scored[entry_id] = None
     return True
 
 
-def kernel() -> Callable[[str, dict[str, Any], dict[str, None], dict[Any, Any], bytes, Any], bool]:
-    """``correct_flat`` in C where it was built, else this module's."""
-    return SPEEDUPS.correct_flat if SPEEDUPS is not None else correct_flat
+def _shape_of(
+    entry: Any, made: object, arguments: object
+) -> tuple[bool, str | None, tuple[str, ...], str, int] | None:
+    """Whether the entry is correct, and its shape's key past its section and category,
+    where it is sure; else None."""
+    calls = entry.calls
+    if type(calls) is not tuple or len(calls) > 1:
+        return None
+    if type(made) is not str or not isinstance(arguments, _Object):
+        return None
+    if not calls:
+        return False, None, (), made, 0
+    literal, tool = calls[0].literal, calls[0].name
+    if type(literal) is not dict or type(tool) is not str or len(literal) > 64:
+        return None
+    parameters = tuple(literal)
+    if made != tool:
+        return False, tool, parameters, made, (1 << len(parameters)) - 1
+    failed: list[int] = []
+    found = _compare_object(arguments, literal, failed)
+    if found == UNSURE:
+        return None
+    if found == DIFFERENT and any("." in name or "[" in name for name in parameters):
+        return None  # another parameter's mismatch paths could name this one
+    return found == SAME, tool, parameters, tool, sum(1 << index for index in failed)
+
+
+def kernel() -> Callable[..., bool]:
+    """``score_flat`` in C where it was built, else this module's."""
+    return SPEEDUPS.score_flat if SPEEDUPS is not None else score_flat
