@@ -147,13 +147,10 @@ class TypedFlatReader:
                     if model is not None and grouped:
                         return position  # its group is named by the value: the general path's
                     model = None
-                if scorer is not None:
-                    if quick is not None and quick(line, recorder.tally):
-                        scoring = None  # scored and counted, surely right
-                    else:
-                        scoring = scorer.typed_flat(line, record)
-                        if scoring is None:
-                            return position
+                if scorer is not None and quick is None:
+                    scoring = scorer.typed_flat(line, record)
+                    if scoring is None:
+                        return position
                 tally = tally_for(None, model) if grouped else None
                 lineno = first_line + position
                 if judge_by is None:
@@ -177,12 +174,17 @@ class TypedFlatReader:
                         tally.count_one_ok(judge_by.name)
                     if add_row is not None:
                         add_row(valid_row(lineno, 0, flat_call_id(record), judge_by.name, model))
-                if scorer is not None and scoring is not None:
-                    scorer.typed(
-                        scoring,
-                        recorder.tally if tally is None else tally,
-                        (recorder.source, lineno),
-                    )
+                if scorer is not None:
+                    counted_in = recorder.tally if tally is None else tally
+                    if quick is not None:
+                        # Scored once counted (a row's making may fail: the general path
+                        # then reads the line, not yet scored). typed_flat reads such a
+                        # line (no long integer: left above) under the default match.
+                        if quick(line, counted_in):
+                            continue
+                        scoring = scorer.typed_flat(line, record)
+                    if scoring is not None:
+                        scorer.typed(scoring, counted_in, (recorder.source, lineno))
             return end
         except KeyboardInterrupt:  # the audit counts the lines before this one as read
             self.interrupted_at = first_line + position
