@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolaudit.pipeline.audit import Audit, AuditOptions
+from toolaudit.pipeline.scoring import correct_row, dump_score
 from toolaudit.schemas import schema_set
 from toolaudit.sources import Source
 from toolaudit.truth import line_scores, match
@@ -164,8 +165,16 @@ class Shapes:
         """The keys (past the section) counted or first added."""
         return [key[1:] for key, shape in self.table.items() if shape.waiting] + self.firsts
 
-    def score_flat(self, kernel: Any, entries: dict, scored: dict, line: bytes, tally: Any) -> bool:
-        return kernel("id", entries, scored, self.table, 5, self.first, line, tally)
+    def score_flat(
+        self, kernel: Any, entries: dict, scored: dict, line: bytes, tally: Any, rows: Any = None
+    ) -> bool:
+        """The kernel's answer; with ``rows`` (a list), the --scores lines it writes."""
+        write, source = (
+            (rows.append, b'"logs/a \xc3\xa9.jsonl"') if rows is not None else (None, None)
+        )
+        return kernel(
+            "id", entries, scored, self.table, 5, self.first, write, source, line, tally, 7
+        )
 
 
 def state(literal: dict[str, Any], already: bool, known: bool, section: object) -> tuple:
@@ -213,13 +222,21 @@ def score_key(line: bytes, entries: dict[str, Expected], section: object) -> tup
 
 @needs_c
 @settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(cases(), st.booleans(), st.booleans(), st.booleans(), st.sampled_from([0, 4, 5]))
+@given(
+    cases(),
+    st.booleans(),
+    st.booleans(),
+    st.booleans(),
+    st.sampled_from([0, 4, 5]),
+    st.booleans(),
+)
 def test_c_and_the_twin_answer_alike_and_count_the_shape_the_comparison_gives(
     case: tuple[bytes, dict[str, Any], str],
     already: bool,
     known: bool,
     no_section: bool,
     samples: int,
+    scores: bool,
 ) -> None:
     line, literal, _ = case
     section = Section(samples)
@@ -227,11 +244,18 @@ def test_c_and_the_twin_answer_alike_and_count_the_shape_the_comparison_gives(
     answers, states = [], []
     for kernel in (C.score_flat, line_scores.score_flat):
         entries, scored, shapes = state(literal, already, known, section)
-        answers.append(shapes.score_flat(kernel, entries, scored, line, tally))
-        states.append((list(scored), shapes.told()))
+        rows: list[bytes] | None = [] if scores else None
+        answers.append(shapes.score_flat(kernel, entries, scored, line, tally, rows))
+        states.append((list(scored), shapes.told(), rows))
     assert answers[0] == answers[1]
     assert states[0] == states[1]
     assert states[0][1] == ([score_key(line, entries, section)] if answers[0] else [])
+    if scores and answers[0]:
+        record = orjson.loads(line)
+        entry = entries[str(record["id"])]
+        model = record.get("model")
+        row = correct_row(entry, 0, model if type(model) is str else None, ("logs/a é.jsonl", 7))
+        assert states[0][2] == [dump_score(row)]
 
 
 #: The arguments the entry of ``test_what_the_kernel_tells`` expects, as a line gives them.
@@ -489,3 +513,35 @@ def test_what_the_kernel_leaves_to_python(
         shapes = Shapes()
         assert not shapes.score_flat(kernel, entries, {}, line, Tally(section))
         assert not shapes.told()
+
+
+@needs_c
+@pytest.mark.parametrize(
+    ("category", "told"), [(None, True), ("é", True), ('a"b', False), ("a\nb", False)]
+)
+def test_a_scores_line_is_written_for_a_category_orjson_writes_as_it_is(
+    category: str | None, told: bool
+) -> None:
+    line = b'{"model": "m", "id": "e1", "name": "get", "arguments": {"a": 1}}'
+    section = Section(5)
+    for kernel in (C.score_flat, line_scores.score_flat):
+        entries = {
+            "e1": Expected("e1", (ExpectedCall("get", literal={"a": 1}),), category=category)
+        }
+        rows: list[bytes] = []
+        assert Shapes().score_flat(kernel, entries, {}, line, Tally(section), rows) is told
+        expected = correct_row(entries["e1"], 0, "m", ("logs/a é.jsonl", 7))
+        assert rows == ([dump_score(expected)] if told else [])
+        assert Shapes().score_flat(kernel, entries, {}, line, Tally(section)) is True
+
+
+@needs_c
+@pytest.mark.parametrize(("model", "written"), [('"m"', "m"), ("5", None), ("null", None)])
+def test_a_scores_line_names_the_model_only_a_string_gives(model: str, written: str | None):
+    line = ('{"id": "e1", "name": "get", "arguments": {}, "model": ' + model + "}").encode()
+    for kernel in (C.score_flat, line_scores.score_flat):
+        entries = {"e1": Expected("e1", (ExpectedCall("get", literal={}),))}
+        rows: list[bytes] = []
+        assert Shapes().score_flat(kernel, entries, {}, line, Tally(Section(0)), rows)
+        expected = correct_row(entries["e1"], 0, written, ("logs/a é.jsonl", 7))
+        assert rows == [dump_score(expected)]

@@ -136,23 +136,30 @@ class Scorer:
             self.out.write(dump_score(correct_row(entry, one.index, model, where)))
         return True
 
-    def flat_kernel(self) -> Callable[[bytes, Tally], bool] | None:
-        """``kernel(line, tally)``, True when it has scored and counted a flat call's line
-        by its entry's shape (:mod:`toolaudit.truth.line_scores`) before the reader counts
-        it in ``tally``; None where the kernel is not used (another match, ``--scores``
-        lines to write, an id at a dotted path). False leaves the line to
-        :meth:`typed_flat` and :meth:`typed`, nothing changed."""
+    def flat_kernel(self, source: str) -> Callable[[bytes, Tally, int], bool] | None:
+        """``kernel(line, tally, line_number)``, True when it has scored and counted a
+        flat call's line of ``source`` by its entry's shape, and written its ``--scores``
+        line if any (:mod:`toolaudit.truth.line_scores`); None where the kernel is not
+        used (another match, an id at a dotted path or at one of the fields it reads).
+        False leaves the line to :meth:`typed_flat` and :meth:`typed`, nothing changed."""
         expectations = self.expectations
         key = expectations.key if expectations.key is not None else "id"
         entries = self._entries
         if (
             not (line_scores.KERNEL_ON and match.QUICK_CORRECT)
             or expectations.match != "default"
-            or self.out is not None
             or "." in key
+            or key in ("name", "arguments", "model")
             or type(entries) is not dict  # (the kernel looks ids up in a dict)
         ):
             return None
+        write, source_json = None, None
+        if self.out is not None:
+            try:
+                source_json = orjson.dumps(source)
+            except TypeError:  # (a lone surrogate: dump_score writes it another way)
+                return None
+            write = self.out.write
         shapes = self._shapes
         return functools.partial(
             line_scores.kernel(),
@@ -162,6 +169,8 @@ class Scorer:
             shapes.shapes,
             SAMPLE_ENTRIES,
             shapes.first,
+            write,
+            source_json,
         )
 
     # -- the typed path's lines ------------------------------------------------------

@@ -67,7 +67,7 @@ class TypedFlatReader:
         scorer = self._scorer
         scoring = None
         # (A grouped audit's tally is known only once the line is counted: not here.)
-        quick = scorer.flat_kernel() if scorer is not None and not grouped else None
+        quick = scorer.flat_kernel(recorder.source) if scorer is not None and not grouped else None
         end = len(lines)
         position = start
         failing = 0
@@ -90,7 +90,9 @@ class TypedFlatReader:
                             # general path (past 1e-10000, the line is malformed:json).
                             return position
                         if scorer is not None:
-                            if quick is not None and quick(line, recorder.tally):
+                            if quick is not None and quick(
+                                line, recorder.tally, first_line + position
+                            ):
                                 scoring = None  # scored and counted, surely right
                             else:
                                 scoring = scorer.typed_flat(line, None)
@@ -180,7 +182,7 @@ class TypedFlatReader:
                         # Scored once counted (a row's making may fail: the general path
                         # then reads the line, not yet scored). typed_flat reads such a
                         # line (no long integer: left above) under the default match.
-                        if quick(line, counted_in):
+                        if quick(line, counted_in, lineno):
                             continue
                         scoring = scorer.typed_flat(line, record)
                     if scoring is not None:

@@ -2,26 +2,30 @@
  * toolaudit.pipeline.scoring (its pure twin: toolaudit.truth.line_scores, whose
  * docstring says what is told here and why each case left alone is left).
  *
- * score_flat(key, entries, scored, shapes, most_samples, first, line, tally) says True
- * when it has scored and counted the line's record: the line is one JSON object whose key `key`
- * holds an id (a string, or an integer's digits) that `entries` (id -> Expected) has and
- * that `scored` does not yet hold; the entry expects one call, given as literal values
- * (ExpectedCall.literal, an exact dict), or none; the line's "name" is a string and its
- * "arguments" an object. The entry is then scored by its shape: correct (the same tool,
- * the same values: the same JSON types, objects' keys in any order), incorrect (the same
- * tool and parameters, some values surely different; or another tool), or an unwanted
- * call; and counted by its shape's key, (id(section), category, tool or None,
- * parameters, tool made, mask of the parameters that failed), section the tally's
- * ground truth: the `waiting` of the shape `shapes` (EntryShapes' table) holds under it
- * raised, or, for a shape's first entry, first(section, category, tool, parameters,
- * made, mask) called (EntryShapes.first: GroundTruth.add adds it, in the order it makes
- * the section's tallies); the id put in `scored`. An entry not correct is counted only once the section holds
- * `most_samples` samples (the first incorrect entries are kept whole, by Python).
+ * score_flat(key, entries, scored, shapes, most_samples, first, write, source, line,
+ * tally, line_number) says True when it has scored and counted the line's record: the
+ * line is one JSON object whose key `key` holds an id (a string, or an integer's
+ * digits) that `entries` (id -> Expected) has and that `scored` does not yet hold; the
+ * entry expects one call, given as literal values (ExpectedCall.literal, an exact dict),
+ * or none; the line's "name" is a string and its "arguments" an object. The entry is
+ * then scored by its shape: correct (the same tool, the same values: the same JSON
+ * types, objects' keys in any order), incorrect (the same tool and parameters, some
+ * values surely different; or another tool), or an unwanted call; and counted by its
+ * shape's key, (id(section), category, tool or None, parameters, tool made, mask of the
+ * parameters that failed), section the tally's ground truth: the `waiting` of the shape
+ * `shapes` (EntryShapes' table) holds under it raised, or, for a shape's first entry,
+ * first(section, category, tool, parameters, made, mask) called (EntryShapes.first:
+ * GroundTruth.add adds it, in the order it makes the section's tallies); the id put in
+ * `scored`. An entry not correct is counted only once the section holds `most_samples`
+ * samples (the first incorrect entries are kept whole, by Python). With `write` (the
+ * --scores file's write; `source`: the source's JSON), only a correct entry is told,
+ * whose line is written here as pipeline.scoring.correct_row is (its category, if any,
+ * a string orjson writes as it is; the model the line's "model" if a string).
  *
  * Any other answer is False, with nothing changed: a backslash anywhere in the line, a
  * run of 16 digits or more (an integer orjson may read as a float), an exponent of three
  * digits or more, nesting deeper than MAX_DEPTH, a control character in a string, a key
- * of the three given twice, a value compare_value is not sure of, a parameter missing or
+ * of the four it reads given twice, a value compare_value is not sure of, a parameter missing or
  * unexpected, or anything this scanner does not read.
  */
 #define PY_SSIZE_T_CLEAN
@@ -456,10 +460,15 @@ typedef struct {
     int seen;
 } Field;
 
-/* The line's top-level object read: the values of `key`, "name" and "arguments". */
+/* The fields of a flat call's line the kernel reads. */
+typedef struct {
+    Field id, name, arguments, model;
+} Fields;
+
+/* The line's top-level object read: the values of `key`, "name", "arguments" and
+ * "model" (`key` is none of the three: the Python side does not call it so). */
 static int
-read_fields(Cursor *c, const char *key, Py_ssize_t key_size, Field *id, Field *name,
-            Field *arguments)
+read_fields(Cursor *c, const char *key, Py_ssize_t key_size, Fields *fields)
 {
     skip_space(c);
     if (c->at >= c->end || *c->at != '{' || opens_empty(c, '}'))
@@ -473,11 +482,13 @@ read_fields(Cursor *c, const char *key, Py_ssize_t key_size, Field *id, Field *n
         Py_ssize_t size = stop - start;
         Field *field = NULL;
         if (size == key_size && memcmp(start, key, (size_t)size) == 0)
-            field = id;
+            field = &fields->id;
         else if (size == 4 && memcmp(start, "name", 4) == 0)
-            field = name;
+            field = &fields->name;
         else if (size == 9 && memcmp(start, "arguments", 9) == 0)
-            field = arguments;
+            field = &fields->arguments;
+        else if (size == 5 && memcmp(start, "model", 5) == 0)
+            field = &fields->model;
         const char *value = c->at;
         if (!skip_value(c, 1))
             return 0;
@@ -612,12 +623,81 @@ done:
 typedef struct {
     PyObject *entries, *scored, *shapes, *first;
     Py_ssize_t most_samples;
+    /* --scores: out.write and the source's JSON (bytes), or None; the line's number. */
+    PyObject *write, *source;
+    Py_ssize_t line;
 } Scorer;
+
+/* Whether a str is written by orjson as its UTF-8 between quotes (no character it
+ * escapes); its UTF-8 in *text. */
+static int
+plain_string(PyObject *value, const char **text, Py_ssize_t *size)
+{
+    *text = PyUnicode_AsUTF8AndSize(value, size);
+    if (*text == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < *size; i++) {
+        unsigned char byte = (unsigned char)(*text)[i];
+        if (byte < 0x20 || byte == '"' || byte == '\\')
+            return 0;
+    }
+    return 1;
+}
+
+/* The --scores line of a correct entry of one call answered by the line's one call, as
+ * pipeline.scoring.correct_row and dump_score write it. */
+static PyObject *
+correct_row(Scorer *scorer, Fields *fields, const char *category, Py_ssize_t category_size)
+{
+    char number[32];
+    Field *id = &fields->id;
+    const char *model = "null", *source = PyBytes_AS_STRING(scorer->source);
+    Py_ssize_t model_size = 4;
+    Py_ssize_t number_size = snprintf(number, sizeof number, "%zd", scorer->line);
+    if (fields->model.seen && *fields->model.start == '"') {
+        model = fields->model.start;
+        model_size = fields->model.stop - fields->model.start;
+    }
+    /* (The id: a string's text with its quotes, or an integer's digits to quote.) */
+    int quoted = *id->start == '"';
+    const char *parts[] = {
+        "{\"id\":", quoted ? "" : "\"", id->start, quoted ? "" : "\"", ",\"category\":",
+        category_size < 0 ? "null" : "\"", category != NULL ? category : "",
+        category_size < 0 ? "" : "\"", ",\"model\":", model,
+        ",\"outcome\":\"correct\",\"correct\":true,\"mismatches\":[],\"pairing\":[[0,0]],"
+        "\"source\":", source, ",\"line\":", number, "}\n",
+    };
+    /* (-1: a constant part, its length its own.) */
+    Py_ssize_t sizes[] = {
+        -1, -1, id->stop - id->start, -1, -1, -1, category_size < 0 ? 0 : category_size, -1,
+        -1, model_size, -1, PyBytes_GET_SIZE(scorer->source), -1, number_size, -1,
+    };
+    Py_ssize_t total = 0, count = (Py_ssize_t)(sizeof sizes / sizeof sizes[0]);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (sizes[i] < 0)
+            sizes[i] = (Py_ssize_t)strlen(parts[i]);
+        total += sizes[i];
+    }
+    PyObject *row = PyBytes_FromStringAndSize(NULL, total);
+    if (row == NULL)
+        return NULL;
+    char *at = PyBytes_AS_STRING(row);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        memcpy(at, parts[i], (size_t)sizes[i]);
+        at += sizes[i];
+    }
+    return row;
+}
 
 /* The part of score_flat past the line's reading: 1 counted, 0 not, -1 an error. */
 static int
-count_scored(Scorer *scorer, PyObject *id, Field *name, Field *arguments, PyObject *section)
+count_scored(Scorer *scorer, PyObject *id, Fields *fields, PyObject *section)
 {
+    Field *name = &fields->name, *arguments = &fields->arguments;
+    const char *category_text = NULL;
+    Py_ssize_t category_size = -1;
     PyObject *entry = PyDict_GetItemWithError(scorer->entries, id);
     if (entry == NULL)
         return PyErr_Occurred() ? -1 : 0;
@@ -645,9 +725,17 @@ count_scored(Scorer *scorer, PyObject *id, Field *name, Field *arguments, PyObje
             goto done;
     }
     category = PyObject_GetAttr(entry, CATEGORY);
+    if (category == NULL)
+        goto error;
+    if (scorer->write != Py_None) { /* a --scores line: the correct one's, in C */
+        if (!scored.correct ||
+            (category != Py_None && !(PyUnicode_CheckExact(category) &&
+                                      plain_string(category, &category_text, &category_size))))
+            goto done;
+    }
     where = PyLong_FromVoidPtr(section);
     mask = PyLong_FromUnsignedLongLong(scored.mask);
-    if (category == NULL || where == NULL || mask == NULL)
+    if (where == NULL || mask == NULL)
         goto error;
     key = PyTuple_Pack(6, where, category, scored.tool, scored.parameters, scored.made, mask);
     if (key == NULL)
@@ -672,6 +760,16 @@ count_scored(Scorer *scorer, PyObject *id, Field *name, Field *arguments, PyObje
     }
     if (PyDict_SetItem(scorer->scored, id, Py_None) < 0)
         goto error;
+    if (scorer->write != Py_None) {
+        PyObject *row = correct_row(scorer, fields, category_text, category_size);
+        if (row == NULL)
+            goto error;
+        PyObject *written = PyObject_CallOneArg(scorer->write, row);
+        Py_DECREF(row);
+        if (written == NULL)
+            goto error;
+        Py_DECREF(written);
+    }
     answer = 1;
     goto done;
 error:
@@ -695,19 +793,22 @@ static PyObject *
 score_flat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    if (nargs != 8) {
+    if (nargs != 11) {
         PyErr_SetString(PyExc_TypeError, "score_flat(key, entries, scored, shapes, "
-                                         "most_samples, first, line, tally)");
+                                         "most_samples, first, write, source, line, tally, "
+                                         "line_number)");
         return NULL;
     }
-    PyObject *key = args[0], *line = args[6], *tally = args[7];
-    Scorer scorer = {args[1], args[2], args[3], args[5], PyLong_AsSsize_t(args[4])};
-    if (scorer.most_samples == -1 && PyErr_Occurred())
+    PyObject *key = args[0], *line = args[8], *tally = args[9];
+    Scorer scorer = {args[1], args[2], args[3], args[5], PyLong_AsSsize_t(args[4]),
+                     args[6], args[7], PyLong_AsSsize_t(args[10])};
+    if ((scorer.most_samples == -1 || scorer.line == -1) && PyErr_Occurred())
         return NULL;
     if (!PyUnicode_CheckExact(key) || !PyDict_CheckExact(scorer.entries) ||
         !PyDict_CheckExact(scorer.scored) || !PyDict_CheckExact(scorer.shapes) ||
-        !PyBytes_Check(line)) {
-        PyErr_SetString(PyExc_TypeError, "score_flat: str, dict, dict, dict, int, _, bytes");
+        !PyBytes_Check(line) || (scorer.write != Py_None && !PyBytes_Check(scorer.source))) {
+        PyErr_SetString(PyExc_TypeError, "score_flat: str, dict, dict, dict, int, _, _, "
+                                         "bytes (with write), bytes, _, int");
         return NULL;
     }
     const char *text = PyBytes_AS_STRING(line);
@@ -718,10 +819,10 @@ score_flat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     const char *key_text = PyUnicode_AsUTF8AndSize(key, &key_size);
     if (key_text == NULL)
         return NULL;
-    Field id = {0}, name = {0}, arguments = {0};
+    Fields fields = {{0}, {0}, {0}, {0}};
     Cursor c = {text, text + size};
-    if (!read_fields(&c, key_text, key_size, &id, &name, &arguments) || !id.seen ||
-        !name.seen || !arguments.seen)
+    if (!read_fields(&c, key_text, key_size, &fields) || !fields.id.seen || !fields.name.seen ||
+        !fields.arguments.seen)
         Py_RETURN_FALSE;
     PyObject *section = PyObject_GetAttr(tally, GROUND_TRUTH);
     if (section == NULL)
@@ -730,12 +831,12 @@ score_flat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         Py_DECREF(section);
         Py_RETURN_FALSE;
     }
-    PyObject *id_text = id_of(&id);
+    PyObject *id_text = id_of(&fields.id);
     if (id_text == NULL) {
         Py_DECREF(section);
         Py_RETURN_FALSE;
     }
-    int answer = count_scored(&scorer, id_text, &name, &arguments, section);
+    int answer = count_scored(&scorer, id_text, &fields, section);
     Py_DECREF(id_text);
     Py_DECREF(section);
     if (answer < 0)

@@ -11,9 +11,13 @@ def score_flat(
     shapes: dict[Any, Any],
     most_samples: int,
     first: Callable[..., object],
+    write: Callable[[bytes], object] | None,
+    source: bytes | None,
     line: bytes,
     tally: Any,
+    line_number: int,
     /,
 ) -> bool:
-    """True when the line's record was scored and counted by its entry's shape; False,
-    with nothing changed, leaves it to the Python scorer."""
+    """True when the line's record was scored and counted by its entry's shape (and its
+    --scores line written, with ``write``); False, with nothing changed, leaves it to
+    the Python scorer."""

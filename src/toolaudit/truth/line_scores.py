@@ -14,8 +14,8 @@ that path:
   anywhere (no escape to decode), no run of :data:`LONG_RUN` digits (an integer orjson
   may read as a float), no exponent of three digits (a number orjson may refuse),
   nesting less deep than :data:`MAX_DEPTH`, objects of at most :data:`MAX_KEYS` keys in
-  its arguments, its id key, ``name`` and ``arguments`` each given once, the name a
-  string and the arguments an object;
+  its arguments, its id key, ``name``, ``arguments`` and ``model`` each given once, the
+  name a string and the arguments an object;
 - the id (a string, or an integer's digits; not ``-0``) names an entry not yet scored,
   of one expected call given as literal values (``ExpectedCall.literal``), or of none;
 - the entry is then ``correct`` (the same tool; its parameters, none missing, none
@@ -25,7 +25,8 @@ that path:
   values surely different, as :func:`compare` tells; or another tool) or an
   ``unwanted_call`` (none expected);
 - an entry not correct comes once the section holds its samples (the first incorrect
-  entries are kept whole, by Python).
+  entries are kept whole, by Python); with ``--scores``, only a correct one, whose line
+  is written here (its category, if any, a string orjson writes as it is).
 
 It is then counted by its shape (:class:`EntryShapes`): the shape's count raised, or its
 first entry added by :meth:`~toolaudit.results.ground_truth.GroundTruth.add` (which
@@ -43,6 +44,8 @@ import re
 import struct
 from collections.abc import Callable
 from typing import Any
+
+import orjson
 
 from toolaudit.compiled import speedups
 
@@ -192,11 +195,15 @@ def score_flat(
     shapes: dict[Any, Any],
     most_samples: int,
     first: Callable[..., object],
+    write: Callable[[bytes], object] | None,
+    source: bytes | None,
     line: bytes,
     tally: Any,
+    line_number: int,
 ) -> bool:
     """The kernel's answer for one line (see the module docstring): True when it has
-    scored and counted the line's record."""
+    scored and counted the line's record (and, with ``write``, written its
+    ``--scores`` line: ``source`` is its source's JSON)."""
     if b"\\" in line or _LONG_DIGITS.search(line):
         return False
     try:
@@ -207,14 +214,14 @@ def score_flat(
         return False
     fields: dict[str, object] = {}
     for name, value in record:
-        field = "id" if name == key else name if name in ("name", "arguments") else None
+        field = "id" if name == key else name if name in _FIELDS else None
         if field is None:
             continue
         if field in fields:
             return False
         fields[field] = value
     section = tally.ground_truth
-    if len(fields) != 3 or section is None:
+    if not {"id", "name", "arguments"} <= fields.keys() or section is None:
         return False
     entry_id = _id_text(fields["id"])
     if entry_id is None:
@@ -228,13 +235,44 @@ def score_flat(
     correct, tool, parameters, made, mask = shape
     if not correct and len(section.samples) < most_samples:
         return False
+    category = entry.category
+    if write is not None and not (correct and (category is None or _plain(category))):
+        return False  # (a --scores line: the correct one's, written here)
     counted = shapes.get((id(section), entry.category, tool, parameters, made, mask))
     if counted is not None:
         counted.waiting += 1
     else:  # the shape's first entry: added by GroundTruth.add, the shape kept
         first(section, entry.category, tool, parameters, made, mask)
     scored[entry_id] = None
+    if write is not None:
+        assert source is not None
+        model = fields.get("model")
+        row = {
+            "id": entry_id,
+            "category": category,
+            "model": model if type(model) is str else None,
+            "outcome": "correct",
+            "correct": True,
+            "mismatches": [],
+            "pairing": [[0, 0]],
+            "source": orjson.loads(source),
+            "line": line_number,
+        }
+        write(orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE))
     return True
+
+
+#: The fields of the line read besides the id (a model given twice is left to Python).
+_FIELDS = ("name", "arguments", "model")
+
+
+def _plain(text: str) -> bool:
+    """Whether orjson writes the str as its UTF-8 between quotes (nothing escaped)."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return not any(character < " " or character in '"\\' for character in text)
 
 
 def _shape_of(
