@@ -2,13 +2,14 @@
 
 ``toolaudit.history._speedups`` (the conversation check), ``toolaudit._text_speedups``
 (the searches of a line's numbers, a call's report line),
-``toolaudit.formats._stream_speedups`` (the typed stream reader's commonest lines) and
-``toolaudit.deep._walk_speedups`` (deep mode's valid leaves) are built when a C compiler
-is there; where it is not, the build goes on without them (``optional``) and the
-pure-Python twins run alone, with the same answers (tests/history/test_speedups*.py,
-tests/test_number_searches.py, tests/pipeline/test_rows.py,
-tests/pipeline/test_stream_speedups.py and tests/deep/test_walk_speedups.py hold each
-pair to it).
+``toolaudit.formats._stream_speedups`` (the typed stream reader's commonest lines),
+``toolaudit.deep._walk_speedups`` (deep mode's valid leaves) and
+``toolaudit.truth._line_scores`` (a flat call's line scored when surely right) are built
+when a C compiler is there; where it is not, the build goes on without them
+(``optional``) and the pure-Python twins run alone, with the same answers
+(tests/history/test_speedups*.py, tests/test_number_searches.py,
+tests/pipeline/test_rows.py, tests/pipeline/test_stream_speedups.py,
+tests/deep/test_walk_speedups.py and tests/truth/test_line_scores.py hold each pair to it).
 """
 
 from setuptools import Extension, setup
@@ -36,6 +37,11 @@ setup(
         Extension(
             "toolaudit.deep._walk_speedups",
             ["src/toolaudit/deep/_walk_speedups.c"],
+            optional=True,
+        ),
+        Extension(
+            "toolaudit.truth._line_scores",
+            ["src/toolaudit/truth/_line_scores.c"],
             optional=True,
         ),
     ]

@@ -10,6 +10,7 @@ a chunk of a streamed response). See docs/evaluation.md.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, BinaryIO
@@ -20,11 +21,11 @@ from toolaudit.formats import Extracted, UnknownShape, extract
 from toolaudit.formats.flat import FLAT
 from toolaudit.jsonutil import dumps_any, may_hold_long_integers
 from toolaudit.pipeline.scored_lines import LineIds, TypedLine, read_exactly, typed_made_calls
-from toolaudit.results.correct_calls import CorrectCalls
-from toolaudit.results.ground_truth import GroundTruth
+from toolaudit.results.entry_shapes import EntryShapes
+from toolaudit.results.ground_truth import SAMPLE_ENTRIES, GroundTruth
 from toolaudit.results.summary import Summary
 from toolaudit.results.tally import Tally
-from toolaudit.truth import match
+from toolaudit.truth import line_scores, match
 from toolaudit.truth.entries import Expected
 from toolaudit.truth.expectations import Expectations
 from toolaudit.truth.match import MadeCall, Score, no_record, surely_correct
@@ -45,9 +46,9 @@ class Scorer:
             if expectations.key is not None and expectations.match == "default"
             else None
         )
-        #: The entries of one call told correct at once, counted per shape (see
-        #: :mod:`toolaudit.results.correct_calls`); settled by :meth:`count_unscored`.
-        self._correct = CorrectCalls()
+        #: The entries of one call (or none) counted per shape (see
+        #: :mod:`toolaudit.results.entry_shapes`); settled by :meth:`count_unscored`.
+        self._shapes = EntryShapes()
         #: The expected file's entries, by id (looked up once a record).
         self._entries = expectations.entries.entries
 
@@ -130,10 +131,47 @@ class Scorer:
             return False
         literal = call.literal  # (most entries: their parameters without making Accepts)
         parameters = tuple(literal if literal is not None else call.parameters)
-        self._correct.count(_section(tally), entry.category, call.name, parameters)
+        self._shapes.count(_section(tally), entry.category, call.name, parameters)
         if self.out is not None:
             self.out.write(dump_score(correct_row(entry, one.index, model, where)))
         return True
+
+    def flat_kernel(self, source: str) -> Callable[[bytes, Tally, int], bool] | None:
+        """``kernel(line, tally, line_number)``, True when it has scored and counted a
+        flat call's line of ``source`` by its entry's shape, and written its ``--scores``
+        line if any (:mod:`toolaudit.truth.line_scores`); None where the kernel is not
+        used (another match, an id at a dotted path or at one of the fields it reads).
+        False leaves the line to :meth:`typed_flat` and :meth:`typed`, nothing changed."""
+        expectations = self.expectations
+        key = expectations.key if expectations.key is not None else "id"
+        entries = self._entries
+        if (
+            not (line_scores.KERNEL_ON and match.QUICK_CORRECT)
+            or expectations.match != "default"
+            or "." in key
+            or key in ("name", "arguments", "model")
+            or type(entries) is not dict  # (the kernel looks ids up in a dict)
+        ):
+            return None
+        write, source_json = None, None
+        if self.out is not None:
+            try:
+                source_json = orjson.dumps(source)
+            except TypeError:  # (a lone surrogate: dump_score writes it another way)
+                return None
+            write = self.out.write
+        shapes = self._shapes
+        return functools.partial(
+            line_scores.kernel(),
+            key,
+            entries,
+            self.scored,
+            shapes.shapes,
+            SAMPLE_ENTRIES,
+            shapes.first,
+            write,
+            source_json,
+        )
 
     # -- the typed path's lines ------------------------------------------------------
     #
@@ -232,7 +270,7 @@ class Scorer:
     def count_unscored(self, tallies: Iterable[Tally]) -> None:
         """Once every record is counted: each tally's records that were not scored
         (and the entries counted per shape, added to their tallies)."""
-        self._correct.settle()
+        self._shapes.settle()
         for tally in tallies:
             ground_truth = tally.ground_truth or GroundTruth()
             ground_truth.unscored = tally.records - ground_truth.total

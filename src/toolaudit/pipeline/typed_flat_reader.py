@@ -66,6 +66,8 @@ class TypedFlatReader:
         failing_call = recorder.failing_call
         scorer = self._scorer
         scoring = None
+        # (A grouped audit's tally is known only once the line is counted: not here.)
+        quick = scorer.flat_kernel(recorder.source) if scorer is not None and not grouped else None
         end = len(lines)
         position = start
         failing = 0
@@ -88,9 +90,14 @@ class TypedFlatReader:
                             # general path (past 1e-10000, the line is malformed:json).
                             return position
                         if scorer is not None:
-                            scoring = scorer.typed_flat(line, None)
-                            if scoring is None:
-                                return position
+                            if quick is not None and quick(
+                                line, recorder.tally, first_line + position
+                            ):
+                                scoring = None  # scored and counted, surely right
+                            else:
+                                scoring = scorer.typed_flat(line, None)
+                                if scoring is None:
+                                    return position
                         tool = call.tool
                         group = tally_for(None, call.model) if grouped else None
                         if group is not None:
@@ -142,7 +149,7 @@ class TypedFlatReader:
                     if model is not None and grouped:
                         return position  # its group is named by the value: the general path's
                     model = None
-                if scorer is not None:
+                if scorer is not None and quick is None:
                     scoring = scorer.typed_flat(line, record)
                     if scoring is None:
                         return position
@@ -169,12 +176,17 @@ class TypedFlatReader:
                         tally.count_one_ok(judge_by.name)
                     if add_row is not None:
                         add_row(valid_row(lineno, 0, flat_call_id(record), judge_by.name, model))
-                if scorer is not None and scoring is not None:
-                    scorer.typed(
-                        scoring,
-                        recorder.tally if tally is None else tally,
-                        (recorder.source, lineno),
-                    )
+                if scorer is not None:
+                    counted_in = recorder.tally if tally is None else tally
+                    if quick is not None:
+                        # Scored once counted (a row's making may fail: the general path
+                        # then reads the line, not yet scored). typed_flat reads such a
+                        # line (no long integer: left above) under the default match.
+                        if quick(line, counted_in, lineno):
+                            continue
+                        scoring = scorer.typed_flat(line, record)
+                    if scoring is not None:
+                        scorer.typed(scoring, counted_in, (recorder.source, lineno))
             return end
         except KeyboardInterrupt:  # the audit counts the lines before this one as read
             self.interrupted_at = first_line + position

@@ -1,0 +1,872 @@
+/* A flat call's line scored in C when its score is sure: an optional speedup of
+ * toolaudit.pipeline.scoring (its pure twin: toolaudit.truth.line_scores, whose
+ * docstring says what is told here and why each case left alone is left).
+ *
+ * score_flat(key, entries, scored, shapes, most_samples, first, write, source, line,
+ * tally, line_number) says True when it has scored and counted the line's record: the
+ * line is one JSON object whose key `key` holds an id (a string, or an integer's
+ * digits) that `entries` (id -> Expected) has and that `scored` does not yet hold; the
+ * entry expects one call, given as literal values (ExpectedCall.literal, an exact dict),
+ * or none; the line's "name" is a string and its "arguments" an object. The entry is
+ * then scored by its shape: correct (the same tool, the same values: the same JSON
+ * types, objects' keys in any order), incorrect (the same tool and parameters, some
+ * values surely different; or another tool), or an unwanted call; and counted by its
+ * shape's key, (id(section), category, tool or None, parameters, tool made, mask of the
+ * parameters that failed), section the tally's ground truth: the `waiting` of the shape
+ * `shapes` (EntryShapes' table) holds under it raised, or, for a shape's first entry,
+ * first(section, category, tool, parameters, made, mask) called (EntryShapes.first:
+ * GroundTruth.add adds it, in the order it makes the section's tallies); the id put in
+ * `scored`. An entry not correct is counted only once the section holds `most_samples`
+ * samples (the first incorrect entries are kept whole, by Python). With `write` (the
+ * --scores file's write; `source`: the source's JSON), only a correct entry is told,
+ * whose line is written here as pipeline.scoring.correct_row is (its category, if any,
+ * a string orjson writes as it is; the model the line's "model" if a string).
+ *
+ * Any other answer is False, with nothing changed: a backslash anywhere in the line, a
+ * run of 16 digits or more (an integer orjson may read as a float), an exponent of three
+ * digits or more, nesting deeper than MAX_DEPTH, a control character in a string, a key
+ * of the four it reads given twice, a value compare_value is not sure of, a parameter missing or
+ * unexpected, or anything this scanner does not read.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+#define MAX_DEPTH 64
+#define MAX_KEYS 64
+#define LONG_RUN 16
+
+typedef struct {
+    const char *at;
+    const char *end;
+} Cursor;
+
+static PyObject *CALLS, *LITERAL, *NAME, *CATEGORY, *GROUND_TRUTH, *SAMPLES, *WAITING, *ONE;
+
+static void
+skip_space(Cursor *c)
+{
+    while (c->at < c->end &&
+           (*c->at == ' ' || *c->at == '\t' || *c->at == '\n' || *c->at == '\r'))
+        c->at++;
+}
+
+/* A string token from its opening quote; its content (no escape: the line has none) in
+ * [*start, *stop). 0 when it is not one. */
+static int
+read_string(Cursor *c, const char **start, const char **stop)
+{
+    if (c->at >= c->end || *c->at != '"')
+        return 0;
+    const char *p = c->at + 1;
+    *start = p;
+    while (p < c->end && *p != '"') {
+        if ((unsigned char)*p < 0x20)
+            return 0;
+        p++;
+    }
+    if (p >= c->end)
+        return 0;
+    *stop = p;
+    c->at = p + 1;
+    return 1;
+}
+
+enum { NOT_NUMBER = 0, INTEGER = 1, FRACTIONAL = 2 };
+
+/* A number token: INTEGER (no fraction, no exponent) or FRACTIONAL; NOT_NUMBER for
+ * anything else, or an exponent of three digits or more. */
+static int
+read_number(Cursor *c)
+{
+    const char *p = c->at, *end = c->end;
+    int kind = INTEGER;
+    if (p < end && *p == '-')
+        p++;
+    if (p >= end)
+        return NOT_NUMBER;
+    if (*p == '0')
+        p++;
+    else if (*p >= '1' && *p <= '9')
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+    else
+        return NOT_NUMBER;
+    if (p < end && *p == '.') {
+        p++;
+        const char *digits = p;
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+        if (p == digits)
+            return NOT_NUMBER;
+        kind = FRACTIONAL;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < end && (*p == '+' || *p == '-'))
+            p++;
+        const char *digits = p;
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+        if (p == digits || p - digits > 2)
+            return NOT_NUMBER;
+        kind = FRACTIONAL;
+    }
+    c->at = p;
+    return kind;
+}
+
+static int
+read_word(Cursor *c, const char *word, size_t length)
+{
+    if ((size_t)(c->end - c->at) < length || memcmp(c->at, word, length) != 0)
+        return 0;
+    c->at += length;
+    return 1;
+}
+
+/* An object's key and its colon, from the space before it: the key's content in
+ * [*start, *stop). */
+static int
+read_key(Cursor *c, const char **start, const char **stop)
+{
+    skip_space(c);
+    if (!read_string(c, start, stop))
+        return 0;
+    skip_space(c);
+    if (c->at >= c->end || *c->at != ':')
+        return 0;
+    c->at++;
+    return 1;
+}
+
+/* Past an opening bracket: whether `close` follows at once (then read). */
+static int
+opens_empty(Cursor *c, char close)
+{
+    c->at++;
+    skip_space(c);
+    if (c->at < c->end && *c->at == close) {
+        c->at++;
+        return 1;
+    }
+    return 0;
+}
+
+enum { BROKEN = -1, CLOSED = 0, MORE = 1 };
+
+/* After a member of a container: CLOSED (`close` read), MORE (a comma read) or BROKEN. */
+static int
+after_member(Cursor *c, char close)
+{
+    skip_space(c);
+    if (c->at >= c->end)
+        return BROKEN;
+    if (*c->at == close) {
+        c->at++;
+        return CLOSED;
+    }
+    if (*c->at != ',')
+        return BROKEN;
+    c->at++;
+    return MORE;
+}
+
+/* Any JSON value, read and not kept: 0 when it is not one this scanner reads. */
+static int
+skip_value(Cursor *c, int depth)
+{
+    const char *start, *stop;
+    skip_space(c);
+    if (c->at >= c->end)
+        return 0;
+    switch (*c->at) {
+    case '"':
+        return read_string(c, &start, &stop);
+    case 't':
+        return read_word(c, "true", 4);
+    case 'f':
+        return read_word(c, "false", 5);
+    case 'n':
+        return read_word(c, "null", 4);
+    case '[':
+    case '{': {
+        int object = *c->at == '{';
+        char close = object ? '}' : ']';
+        if (depth >= MAX_DEPTH)
+            return 0;
+        if (opens_empty(c, close))
+            return 1;
+        int next;
+        do {
+            if ((object && !read_key(c, &start, &stop)) || !skip_value(c, depth + 1))
+                return 0;
+        } while ((next = after_member(c, close)) == MORE);
+        return next == CLOSED;
+    }
+    default:
+        return read_number(c) != NOT_NUMBER;
+    }
+}
+
+/* Whether [start, stop) holds exactly the UTF-8 of the str `text`. -1 on an error (a
+ * lone surrogate in the str), cleared by the caller's answer of 0. */
+static int
+same_text(const char *start, const char *stop, PyObject *text)
+{
+    Py_ssize_t size;
+    const char *utf8 = PyUnicode_AsUTF8AndSize(text, &size);
+    if (utf8 == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    return size == stop - start && memcmp(utf8, start, (size_t)size) == 0;
+}
+
+/* What a value of the line is to a literal value, as the exact comparison
+ * (toolaudit.values.json_equal) tells them apart: SAME (equal, and of the same JSON type
+ * at every depth: what a correct entry needs), DIFFERENT (surely not equal), or UNSURE,
+ * for Python to decide: 1 against 1.0, -0.0 against 0.0, a key given twice, a literal
+ * of a type the expected file does not give, past this scanner's limits. */
+enum { UNSURE = -1, DIFFERENT = 0, SAME = 1 };
+
+/* The worse of two answers of a container's members: UNSURE, then DIFFERENT. */
+#define WORSE(a, b) ((a) < (b) ? (a) : (b))
+
+/* The JSON type of a literal value (OTHER_KIND: a type msgspec does not decode JSON to). */
+enum { STRING_KIND, INTEGER_KIND, FLOAT_KIND, SINGLETON_KIND, ARRAY_KIND, OBJECT_KIND, OTHER_KIND };
+
+static int
+kind_of(PyObject *literal)
+{
+    if (literal == Py_True || literal == Py_False || literal == Py_None)
+        return SINGLETON_KIND;
+    if (PyUnicode_CheckExact(literal))
+        return STRING_KIND;
+    if (PyLong_CheckExact(literal))
+        return INTEGER_KIND;
+    if (PyFloat_CheckExact(literal))
+        return FLOAT_KIND;
+    if (PyList_CheckExact(literal))
+        return ARRAY_KIND;
+    if (PyDict_CheckExact(literal))
+        return OBJECT_KIND;
+    return OTHER_KIND;
+}
+
+static int compare_value(Cursor *c, PyObject *literal, int depth);
+
+/* A value of another JSON type than the literal's, read: DIFFERENT. */
+static int
+other_type(Cursor *c, int depth)
+{
+    return skip_value(c, depth) ? DIFFERENT : UNSURE;
+}
+
+/* The object at the cursor (its '{' next) against the dict `literal`. With `mask` (the
+ * call's arguments themselves) its keys must be the literal's, none missing or
+ * unexpected (Python knows the defaults), and each parameter that differs is marked in
+ * *mask by its position among the literal's keys; inside them, other keys differ. */
+static int
+compare_object(Cursor *c, PyObject *literal, int depth, unsigned long long *mask)
+{
+    const char *starts[MAX_KEYS], *stops[MAX_KEYS];
+    Py_ssize_t count = 0, hint = 0, hint_index = 0;
+    int answer = SAME, next;
+    if (depth >= MAX_DEPTH)
+        return UNSURE;
+    if (opens_empty(c, '}'))
+        return PyDict_GET_SIZE(literal) == 0 ? SAME : mask != NULL ? UNSURE : DIFFERENT;
+    do {
+        const char *start, *stop;
+        if (count == MAX_KEYS || !read_key(c, &start, &stop))
+            return UNSURE;
+        for (Py_ssize_t i = 0; i < count; i++)
+            if (stops[i] - starts[i] == stop - start &&
+                memcmp(starts[i], start, (size_t)(stop - start)) == 0)
+                return UNSURE; /* a key given twice: the last counts */
+        starts[count] = start;
+        stops[count] = stop;
+        count++;
+        /* Most lines give the keys in the literal's order: the one after the last
+         * found is tried first. */
+        PyObject *key, *value = NULL, *candidate;
+        Py_ssize_t position = hint, index = hint_index, found = -1;
+        if (PyDict_Next(literal, &position, &key, &candidate) && PyUnicode_CheckExact(key) &&
+            same_text(start, stop, key)) {
+            value = candidate;
+            found = index;
+        }
+        else {
+            position = index = 0;
+            while (PyDict_Next(literal, &position, &key, &candidate)) {
+                if (PyUnicode_CheckExact(key) && same_text(start, stop, key)) {
+                    value = candidate;
+                    found = index;
+                    break;
+                }
+                index++;
+            }
+        }
+        hint = position;
+        hint_index = found + 1;
+        int one;
+        if (value != NULL)
+            one = compare_value(c, value, depth + 1);
+        else if (mask != NULL)
+            return UNSURE; /* a parameter not expected */
+        else
+            one = other_type(c, depth + 1);
+        if (one == UNSURE)
+            return UNSURE;
+        if (one == DIFFERENT && mask != NULL) {
+            if (found >= 64)
+                return UNSURE;
+            *mask |= 1ULL << found;
+        }
+        answer = WORSE(answer, one);
+    } while ((next = after_member(c, '}')) == MORE);
+    if (next != CLOSED)
+        return UNSURE;
+    if (count != PyDict_GET_SIZE(literal))
+        return mask != NULL ? UNSURE : DIFFERENT;
+    return answer;
+}
+
+static int
+compare_array(Cursor *c, PyObject *literal, int depth)
+{
+    Py_ssize_t index = 0, size = PyList_GET_SIZE(literal);
+    int answer = SAME, next;
+    if (depth >= MAX_DEPTH)
+        return UNSURE;
+    if (opens_empty(c, ']'))
+        return size == 0 ? SAME : DIFFERENT;
+    do {
+        int one = index < size ? compare_value(c, PyList_GET_ITEM(literal, index), depth + 1)
+                               : other_type(c, depth + 1);
+        if (one == UNSURE)
+            return UNSURE;
+        answer = WORSE(answer, one);
+        index++;
+    } while ((next = after_member(c, ']')) == MORE);
+    if (next != CLOSED)
+        return UNSURE;
+    return index == size ? answer : DIFFERENT;
+}
+
+/* An integer token [start, stop) of fewer than LONG_RUN digits against an exact int. */
+static int
+compare_integer(const char *start, const char *stop, PyObject *literal)
+{
+    char digits[LONG_RUN + 2];
+    int overflow;
+    if (stop - start > LONG_RUN)
+        return UNSURE;
+    memcpy(digits, start, (size_t)(stop - start));
+    digits[stop - start] = '\0';
+    long long value = PyLong_AsLongLongAndOverflow(literal, &overflow);
+    if (overflow || (value == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        return UNSURE;
+    }
+    return strtoll(digits, NULL, 10) == value ? SAME : DIFFERENT;
+}
+
+/* A fractional token against an exact float: SAME bit for bit, UNSURE when only equal
+ * (-0.0 and 0.0). */
+static int
+compare_double(const char *start, const char *stop, PyObject *literal)
+{
+    char text[128];
+    if (stop - start >= (Py_ssize_t)sizeof text)
+        return UNSURE;
+    memcpy(text, start, (size_t)(stop - start));
+    text[stop - start] = '\0';
+    double value = PyOS_string_to_double(text, NULL, NULL);
+    if (value == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return UNSURE;
+    }
+    double expected = PyFloat_AS_DOUBLE(literal);
+    if (memcmp(&value, &expected, sizeof value) == 0)
+        return SAME;
+    return value == expected ? UNSURE : DIFFERENT;
+}
+
+/* The value at the cursor against the literal value (see SAME, DIFFERENT, UNSURE). */
+static int
+compare_value(Cursor *c, PyObject *literal, int depth)
+{
+    const char *start, *stop;
+    int kind = kind_of(literal);
+    if (kind == OTHER_KIND)
+        return UNSURE;
+    skip_space(c);
+    if (c->at >= c->end)
+        return UNSURE;
+    switch (*c->at) {
+    case '"':
+        if (!read_string(c, &start, &stop))
+            return UNSURE;
+        return kind == STRING_KIND && same_text(start, stop, literal) ? SAME : DIFFERENT;
+    case 't':
+        return !read_word(c, "true", 4) ? UNSURE : literal == Py_True ? SAME : DIFFERENT;
+    case 'f':
+        return !read_word(c, "false", 5) ? UNSURE : literal == Py_False ? SAME : DIFFERENT;
+    case 'n':
+        return !read_word(c, "null", 4) ? UNSURE : literal == Py_None ? SAME : DIFFERENT;
+    case '{':
+        return kind == OBJECT_KIND ? compare_object(c, literal, depth, NULL) : other_type(c, depth);
+    case '[':
+        return kind == ARRAY_KIND ? compare_array(c, literal, depth) : other_type(c, depth);
+    default: {
+        start = c->at;
+        int number = read_number(c);
+        if (number == NOT_NUMBER)
+            return UNSURE;
+        if (kind == INTEGER_KIND)
+            return number == INTEGER ? compare_integer(start, c->at, literal) : UNSURE;
+        if (kind == FLOAT_KIND)
+            return number == FRACTIONAL ? compare_double(start, c->at, literal) : UNSURE;
+        return DIFFERENT;
+    }
+    }
+}
+
+#define IS_DIGIT(c) ((c) >= '0' && (c) <= '9')
+
+/* Whether the line holds a run of LONG_RUN digits or more. Such a run holds a byte at a
+ * multiple of LONG_RUN: only the runs through those bytes are measured. */
+static int
+has_long_run(const char *text, Py_ssize_t size)
+{
+    for (Py_ssize_t at = 0; at < size; at += LONG_RUN) {
+        if (!IS_DIGIT(text[at]))
+            continue;
+        Py_ssize_t first = at, last = at;
+        while (first > 0 && IS_DIGIT(text[first - 1]))
+            first--;
+        while (last + 1 < size && IS_DIGIT(text[last + 1]))
+            last++;
+        if (last - first + 1 >= LONG_RUN)
+            return 1;
+    }
+    return 0;
+}
+
+typedef struct {
+    const char *start, *stop; /* the value's text */
+    int seen;
+} Field;
+
+/* The fields of a flat call's line the kernel reads. */
+typedef struct {
+    Field id, name, arguments, model;
+} Fields;
+
+/* The line's top-level object read: the values of `key`, "name", "arguments" and
+ * "model" (`key` is none of the three: the Python side does not call it so). */
+static int
+read_fields(Cursor *c, const char *key, Py_ssize_t key_size, Fields *fields)
+{
+    skip_space(c);
+    if (c->at >= c->end || *c->at != '{' || opens_empty(c, '}'))
+        return 0;
+    int next;
+    do {
+        const char *start, *stop;
+        if (!read_key(c, &start, &stop))
+            return 0;
+        skip_space(c);
+        Py_ssize_t size = stop - start;
+        Field *field = NULL;
+        if (size == key_size && memcmp(start, key, (size_t)size) == 0)
+            field = &fields->id;
+        else if (size == 4 && memcmp(start, "name", 4) == 0)
+            field = &fields->name;
+        else if (size == 9 && memcmp(start, "arguments", 9) == 0)
+            field = &fields->arguments;
+        else if (size == 5 && memcmp(start, "model", 5) == 0)
+            field = &fields->model;
+        const char *value = c->at;
+        if (!skip_value(c, 1))
+            return 0;
+        if (field != NULL) {
+            if (field->seen)
+                return 0; /* given twice: the last counts, left to Python */
+            field->seen = 1;
+            field->start = value;
+            field->stop = c->at;
+        }
+    } while ((next = after_member(c, '}')) == MORE);
+    skip_space(c);
+    return next == CLOSED && c->at == c->end;
+}
+
+/* The id's text as entries are keyed: a string's content, an integer's digits ("-0",
+ * which reads 0, is left to Python). NULL, with no error set, when it is neither. */
+static PyObject *
+id_of(Field *id)
+{
+    Cursor c = {id->start, id->stop};
+    const char *start, *stop;
+    if (*id->start == '"') {
+        if (!read_string(&c, &start, &stop))
+            return NULL;
+        PyObject *text = PyUnicode_DecodeUTF8(start, stop - start, NULL);
+        if (text == NULL)
+            PyErr_Clear(); /* not UTF-8 (the readers check it first) */
+        return text;
+    }
+    if (read_number(&c) != INTEGER || c.at != id->stop)
+        return NULL;
+    if (id->stop - id->start == 2 && memcmp(id->start, "-0", 2) == 0)
+        return NULL;
+    return PyUnicode_DecodeUTF8(id->start, id->stop - id->start, NULL);
+}
+
+/* The names of a literal's parameters, in order. */
+static PyObject *
+parameters_of(PyObject *literal)
+{
+    PyObject *parameters = PyTuple_New(PyDict_GET_SIZE(literal));
+    if (parameters == NULL)
+        return NULL;
+    PyObject *key, *value;
+    Py_ssize_t position = 0, index = 0;
+    while (PyDict_Next(literal, &position, &key, &value)) {
+        Py_INCREF(key);
+        PyTuple_SET_ITEM(parameters, index++, key);
+    }
+    return parameters;
+}
+
+/* Whether a parameter's name holds '.' or '[': the mismatch paths of another parameter
+ * could then name it too (results are counted per name by prefix: match._touches). */
+static int
+names_nest(PyObject *parameters)
+{
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(parameters); i++) {
+        PyObject *name = PyTuple_GET_ITEM(parameters, i);
+        if (!PyUnicode_CheckExact(name) ||
+            PyUnicode_FindChar(name, '.', 0, PY_SSIZE_T_MAX, 1) != -1 ||
+            PyUnicode_FindChar(name, '[', 0, PY_SSIZE_T_MAX, 1) != -1)
+            return 1;
+    }
+    return 0;
+}
+
+/* An entry's scoring as its shape's key tells it: the expected tool (None: no call),
+ * its parameters, the tool made, the parameters that failed. */
+typedef struct {
+    PyObject *tool, *parameters, *made;
+    unsigned long long mask;
+    int correct;
+} Scored;
+
+/* The entry's one call (or none) against the line's: 1 told (into `scored`, whose
+ * references the caller releases), 0 left to Python, -1 an error. */
+static int
+score_call(PyObject *calls, Field *name, Field *arguments, Scored *scored)
+{
+    Cursor c = {name->start, name->stop};
+    const char *start, *stop;
+    if (!read_string(&c, &start, &stop) || *arguments->start != '{')
+        return 0; /* (arguments that are no object: the extractor's to read) */
+    if (PyTuple_GET_SIZE(calls) == 0) { /* none expected, one made: unwanted */
+        scored->tool = Py_NewRef(Py_None);
+        scored->parameters = PyTuple_New(0);
+        scored->made = PyUnicode_DecodeUTF8(start, stop - start, NULL);
+        return scored->parameters != NULL && scored->made != NULL ? 1 : -1;
+    }
+    PyObject *call = PyTuple_GET_ITEM(calls, 0);
+    PyObject *literal = PyObject_GetAttr(call, LITERAL);
+    if (literal == NULL)
+        return -1;
+    int answer = 0;
+    scored->tool = PyObject_GetAttr(call, NAME);
+    if (scored->tool == NULL)
+        goto error;
+    if (!PyDict_CheckExact(literal) || !PyUnicode_CheckExact(scored->tool) ||
+        PyDict_GET_SIZE(literal) > 64)
+        goto done;
+    scored->parameters = parameters_of(literal);
+    if (scored->parameters == NULL)
+        goto error;
+    if (!same_text(start, stop, scored->tool)) { /* another tool: every parameter fails */
+        scored->made = PyUnicode_DecodeUTF8(start, stop - start, NULL);
+        if (scored->made == NULL)
+            goto error;
+        Py_ssize_t size = PyDict_GET_SIZE(literal);
+        scored->mask = size == 64 ? ~0ULL : (1ULL << size) - 1;
+        answer = 1;
+        goto done;
+    }
+    c.at = arguments->start;
+    c.end = arguments->stop;
+    int compared = compare_object(&c, literal, 1, &scored->mask);
+    if (compared == UNSURE || (compared == DIFFERENT && names_nest(scored->parameters)))
+        goto done;
+    scored->made = Py_NewRef(scored->tool);
+    scored->correct = compared == SAME;
+    answer = 1;
+    goto done;
+error:
+    answer = -1;
+done:
+    Py_DECREF(literal);
+    return answer;
+}
+
+/* What score_flat is given besides the line and its tally. */
+typedef struct {
+    PyObject *entries, *scored, *shapes, *first;
+    Py_ssize_t most_samples;
+    /* --scores: out.write and the source's JSON (bytes), or None; the line's number. */
+    PyObject *write, *source;
+    Py_ssize_t line;
+} Scorer;
+
+/* Whether a str is written by orjson as its UTF-8 between quotes (no character it
+ * escapes); its UTF-8 in *text. */
+static int
+plain_string(PyObject *value, const char **text, Py_ssize_t *size)
+{
+    *text = PyUnicode_AsUTF8AndSize(value, size);
+    if (*text == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < *size; i++) {
+        unsigned char byte = (unsigned char)(*text)[i];
+        if (byte < 0x20 || byte == '"' || byte == '\\')
+            return 0;
+    }
+    return 1;
+}
+
+/* The --scores line of a correct entry of one call answered by the line's one call, as
+ * pipeline.scoring.correct_row and dump_score write it. */
+static PyObject *
+correct_row(Scorer *scorer, Fields *fields, const char *category, Py_ssize_t category_size)
+{
+    char number[32];
+    Field *id = &fields->id;
+    const char *model = "null", *source = PyBytes_AS_STRING(scorer->source);
+    Py_ssize_t model_size = 4;
+    Py_ssize_t number_size = snprintf(number, sizeof number, "%zd", scorer->line);
+    if (fields->model.seen && *fields->model.start == '"') {
+        model = fields->model.start;
+        model_size = fields->model.stop - fields->model.start;
+    }
+    /* (The id: a string's text with its quotes, or an integer's digits to quote.) */
+    int quoted = *id->start == '"';
+    const char *parts[] = {
+        "{\"id\":", quoted ? "" : "\"", id->start, quoted ? "" : "\"", ",\"category\":",
+        category_size < 0 ? "null" : "\"", category != NULL ? category : "",
+        category_size < 0 ? "" : "\"", ",\"model\":", model,
+        ",\"outcome\":\"correct\",\"correct\":true,\"mismatches\":[],\"pairing\":[[0,0]],"
+        "\"source\":", source, ",\"line\":", number, "}\n",
+    };
+    /* (-1: a constant part, its length its own.) */
+    Py_ssize_t sizes[] = {
+        -1, -1, id->stop - id->start, -1, -1, -1, category_size < 0 ? 0 : category_size, -1,
+        -1, model_size, -1, PyBytes_GET_SIZE(scorer->source), -1, number_size, -1,
+    };
+    Py_ssize_t total = 0, count = (Py_ssize_t)(sizeof sizes / sizeof sizes[0]);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (sizes[i] < 0)
+            sizes[i] = (Py_ssize_t)strlen(parts[i]);
+        total += sizes[i];
+    }
+    PyObject *row = PyBytes_FromStringAndSize(NULL, total);
+    if (row == NULL)
+        return NULL;
+    char *at = PyBytes_AS_STRING(row);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        memcpy(at, parts[i], (size_t)sizes[i]);
+        at += sizes[i];
+    }
+    return row;
+}
+
+/* The part of score_flat past the line's reading: 1 counted, 0 not, -1 an error. */
+static int
+count_scored(Scorer *scorer, PyObject *id, Fields *fields, PyObject *section)
+{
+    Field *name = &fields->name, *arguments = &fields->arguments;
+    const char *category_text = NULL;
+    Py_ssize_t category_size = -1;
+    PyObject *entry = PyDict_GetItemWithError(scorer->entries, id);
+    if (entry == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    int known = PyDict_Contains(scorer->scored, id);
+    if (known != 0)
+        return known < 0 ? -1 : 0; /* an id already scored: Python counts it */
+    int answer = 0;
+    Scored scored = {NULL, NULL, NULL, 0, 0};
+    PyObject *calls = NULL, *category = NULL, *samples = NULL, *where = NULL, *mask = NULL;
+    PyObject *key = NULL, *shape = NULL, *waiting = NULL, *raised = NULL;
+    calls = PyObject_GetAttr(entry, CALLS);
+    if (calls == NULL)
+        goto error;
+    if (!PyTuple_CheckExact(calls) || PyTuple_GET_SIZE(calls) > 1)
+        goto done;
+    answer = score_call(calls, name, arguments, &scored);
+    if (answer != 1)
+        goto done;
+    answer = 0;
+    if (!scored.correct) { /* kept as a sample while the section wants some */
+        samples = PyObject_GetAttr(section, SAMPLES);
+        if (samples == NULL)
+            goto error;
+        if (!PyList_CheckExact(samples) || PyList_GET_SIZE(samples) < scorer->most_samples)
+            goto done;
+    }
+    category = PyObject_GetAttr(entry, CATEGORY);
+    if (category == NULL)
+        goto error;
+    if (scorer->write != Py_None) { /* a --scores line: the correct one's, in C */
+        if (!scored.correct ||
+            (category != Py_None && !(PyUnicode_CheckExact(category) &&
+                                      plain_string(category, &category_text, &category_size))))
+            goto done;
+    }
+    where = PyLong_FromVoidPtr(section);
+    mask = PyLong_FromUnsignedLongLong(scored.mask);
+    if (where == NULL || mask == NULL)
+        goto error;
+    key = PyTuple_Pack(6, where, category, scored.tool, scored.parameters, scored.made, mask);
+    if (key == NULL)
+        goto error;
+    shape = PyDict_GetItemWithError(scorer->shapes, key);
+    if (shape != NULL) {
+        waiting = PyObject_GetAttr(shape, WAITING);
+        if (waiting == NULL)
+            goto error;
+        raised = PyNumber_Add(waiting, ONE);
+        if (raised == NULL || PyObject_SetAttr(shape, WAITING, raised) < 0)
+            goto error;
+    }
+    else if (PyErr_Occurred())
+        goto error;
+    else { /* the shape's first entry: added by GroundTruth.add, the shape kept */
+        PyObject *arguments[] = {section, category, scored.tool, scored.parameters,
+                                 scored.made, mask};
+        raised = PyObject_Vectorcall(scorer->first, arguments, 6, NULL);
+        if (raised == NULL)
+            goto error;
+    }
+    if (PyDict_SetItem(scorer->scored, id, Py_None) < 0)
+        goto error;
+    if (scorer->write != Py_None) {
+        PyObject *row = correct_row(scorer, fields, category_text, category_size);
+        if (row == NULL)
+            goto error;
+        PyObject *written = PyObject_CallOneArg(scorer->write, row);
+        Py_DECREF(row);
+        if (written == NULL)
+            goto error;
+        Py_DECREF(written);
+    }
+    answer = 1;
+    goto done;
+error:
+    answer = -1;
+done:
+    Py_XDECREF(scored.tool);
+    Py_XDECREF(scored.parameters);
+    Py_XDECREF(scored.made);
+    Py_XDECREF(calls);
+    Py_XDECREF(category);
+    Py_XDECREF(samples);
+    Py_XDECREF(where);
+    Py_XDECREF(mask);
+    Py_XDECREF(key);
+    Py_XDECREF(waiting);
+    Py_XDECREF(raised);
+    return answer;
+}
+
+static PyObject *
+score_flat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 11) {
+        PyErr_SetString(PyExc_TypeError, "score_flat(key, entries, scored, shapes, "
+                                         "most_samples, first, write, source, line, tally, "
+                                         "line_number)");
+        return NULL;
+    }
+    PyObject *key = args[0], *line = args[8], *tally = args[9];
+    Scorer scorer = {args[1], args[2], args[3], args[5], PyLong_AsSsize_t(args[4]),
+                     args[6], args[7], PyLong_AsSsize_t(args[10])};
+    if ((scorer.most_samples == -1 || scorer.line == -1) && PyErr_Occurred())
+        return NULL;
+    if (!PyUnicode_CheckExact(key) || !PyDict_CheckExact(scorer.entries) ||
+        !PyDict_CheckExact(scorer.scored) || !PyDict_CheckExact(scorer.shapes) ||
+        !PyBytes_Check(line) || (scorer.write != Py_None && !PyBytes_Check(scorer.source))) {
+        PyErr_SetString(PyExc_TypeError, "score_flat: str, dict, dict, dict, int, _, _, "
+                                         "bytes (with write), bytes, _, int");
+        return NULL;
+    }
+    const char *text = PyBytes_AS_STRING(line);
+    Py_ssize_t size = PyBytes_GET_SIZE(line);
+    if (memchr(text, '\\', (size_t)size) != NULL || has_long_run(text, size))
+        Py_RETURN_FALSE;
+    Py_ssize_t key_size;
+    const char *key_text = PyUnicode_AsUTF8AndSize(key, &key_size);
+    if (key_text == NULL)
+        return NULL;
+    Fields fields = {{0}, {0}, {0}, {0}};
+    Cursor c = {text, text + size};
+    if (!read_fields(&c, key_text, key_size, &fields) || !fields.id.seen || !fields.name.seen ||
+        !fields.arguments.seen)
+        Py_RETURN_FALSE;
+    PyObject *section = PyObject_GetAttr(tally, GROUND_TRUTH);
+    if (section == NULL)
+        return NULL;
+    if (section == Py_None) {
+        Py_DECREF(section);
+        Py_RETURN_FALSE;
+    }
+    PyObject *id_text = id_of(&fields.id);
+    if (id_text == NULL) {
+        Py_DECREF(section);
+        Py_RETURN_FALSE;
+    }
+    int answer = count_scored(&scorer, id_text, &fields, section);
+    Py_DECREF(id_text);
+    Py_DECREF(section);
+    if (answer < 0)
+        return NULL;
+    return PyBool_FromLong(answer);
+}
+
+static PyMethodDef methods[] = {
+    {"score_flat", (PyCFunction)(void (*)(void))score_flat, METH_FASTCALL,
+     "A flat call's line scored and counted by its entry's shape, when that is sure."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "toolaudit.truth._line_scores", NULL, -1, methods,
+};
+
+PyMODINIT_FUNC
+PyInit__line_scores(void)
+{
+    CALLS = PyUnicode_InternFromString("calls");
+    LITERAL = PyUnicode_InternFromString("literal");
+    NAME = PyUnicode_InternFromString("name");
+    CATEGORY = PyUnicode_InternFromString("category");
+    GROUND_TRUTH = PyUnicode_InternFromString("ground_truth");
+    SAMPLES = PyUnicode_InternFromString("samples");
+    WAITING = PyUnicode_InternFromString("waiting");
+    ONE = PyLong_FromLong(1);
+    if (CALLS == NULL || LITERAL == NULL || NAME == NULL || CATEGORY == NULL ||
+        GROUND_TRUTH == NULL || SAMPLES == NULL || WAITING == NULL || ONE == NULL)
+        return NULL;
+    return PyModule_Create(&module);
+}

@@ -1,0 +1,23 @@
+"""A flat call's line scored when its score is sure, in C (``_line_scores.c``; its pure
+twin and what it tells: toolaudit.truth.line_scores)."""
+
+from collections.abc import Callable
+from typing import Any
+
+def score_flat(
+    key: str,
+    entries: dict[str, Any],
+    scored: dict[str, None],
+    shapes: dict[Any, Any],
+    most_samples: int,
+    first: Callable[..., object],
+    write: Callable[[bytes], object] | None,
+    source: bytes | None,
+    line: bytes,
+    tally: Any,
+    line_number: int,
+    /,
+) -> bool:
+    """True when the line's record was scored and counted by its entry's shape (and its
+    --scores line written, with ``write``); False, with nothing changed, leaves it to
+    the Python scorer."""

@@ -1,0 +1,547 @@
+"""The kernel that scores a flat call's line when its entry is surely answered right
+(:mod:`toolaudit.truth.line_scores`, ``_line_scores.c``): C and its pure twin answer
+alike and change the same things, a line either tells correct is correct as the full
+comparison scores it, and audits give the same summary and report with the kernel in C,
+in Python, and off, on generated eval sets with every kind of difference (values of
+every JSON type, escapes, numbers written differently, keys reordered or given twice,
+whitespace, unicode, ids as integers, repeated, absent or without an entry)."""
+
+from __future__ import annotations
+
+import io
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from toolaudit.pipeline.audit import Audit, AuditOptions
+from toolaudit.pipeline.scoring import correct_row, dump_score
+from toolaudit.schemas import schema_set
+from toolaudit.sources import Source
+from toolaudit.truth import line_scores, match
+from toolaudit.truth.entries import Expected, ExpectedCall
+from toolaudit.truth.expectations import load_expectations
+from toolaudit.truth.match import MadeCall, score
+
+from .test_typed_scoring import TOOLS as TYPED_TOOLS
+
+C = line_scores.SPEEDUPS
+needs_c = pytest.mark.skipif(C is None, reason="the C kernel was not built")
+
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.sampled_from([0, 1, -1, 7, 10**15, 10**16])
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from([0.0, -0.0, 1.0, 0.1, 1.5, 1e20, 1e-7, 123.456e5])
+    | st.text(max_size=6)
+    | st.sampled_from(["", "a", 'q"uote', "back\\slash", "tab\t", "é", "😀", "\u2028"])
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(["a", "b", "c", "é"]), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+ARGUMENTS = st.dictionaries(st.sampled_from(["city", "days", "near", "q", "ü"]), VALUES, max_size=4)
+
+
+@st.composite
+def written(draw: st.DrawFn, value: object) -> str:
+    """``value`` as JSON text, written one of the ways a log may write it."""
+    space = draw(st.sampled_from(["", " ", "\n\t "]))
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, int):
+        return draw(st.sampled_from([str(value), f"{value}.0", f"{value}e0", f"{value}E+00"]))
+    if isinstance(value, float):
+        forms = [json.dumps(value), orjson.dumps(value).decode(), f"{value:.17g}"]
+        if value.is_integer() and abs(value) < 1e15:
+            forms.append(str(int(value)))
+        return draw(st.sampled_from(forms))
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=draw(st.booleans()))
+    if isinstance(value, list):
+        items = [draw(written(item)) for item in value]
+        return "[" + space + ("," + space).join(items) + "]"
+    assert isinstance(value, dict)
+    pairs = [(key, draw(written(item))) for key, item in value.items()]
+    pairs = draw(st.permutations(pairs)) if pairs else pairs
+    if pairs and draw(st.integers(0, 9)) == 0:
+        pairs.append(draw(st.sampled_from(pairs)))  # a key given twice
+    text = ("," + space).join(
+        json.dumps(key, ensure_ascii=draw(st.booleans())) + ":" + space + item
+        for key, item in pairs
+    )
+    return "{" + space + text + space + "}"
+
+
+#: How a line's arguments may differ from the entry's.
+CHANGES = ("same", "same", "same", "value", "drop", "extra", "tool", "string")
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> tuple[bytes, dict[str, Any], str]:
+    """A flat line and the literal arguments of its entry (id ``e1``, or 1 as digits),
+    with what was changed between them."""
+    literal = draw(ARGUMENTS)
+    made = dict(literal)
+    change = draw(st.sampled_from(CHANGES))
+    name = "get"
+    if change == "value" and made:
+        made[draw(st.sampled_from(sorted(made)))] = draw(VALUES)
+    elif change == "drop" and made:
+        made.pop(draw(st.sampled_from(sorted(made))))
+    elif change == "extra":
+        made["extra"] = draw(VALUES)
+    elif change == "tool":
+        name = "set"
+    arguments = draw(written(made))
+    if change == "string":
+        arguments = json.dumps(arguments)  # arguments given as a string
+    id_text = draw(
+        st.sampled_from(['"e1"', "1", "-0", "1.0", "true", '"e\\u0031"', '"e2"', '"none"'])
+    )
+    fields = [f'"id": {id_text}', f'"name": "{name}"', f'"arguments": {arguments}']
+    fields += draw(
+        st.lists(
+            st.sampled_from(
+                [
+                    '"model": "m"',
+                    '"model": [[[1]]]',
+                    f'"id": {id_text}',
+                    '"name": "get"',
+                    '"n": 12345678901234567',
+                    '"x": 1e400',
+                    '"x": 1E-99',
+                    '"y": "\\n"',
+                ]
+            ),
+            max_size=2,
+        )
+    )
+    if draw(st.integers(0, 5)) == 0:
+        fields = [field for field in fields if not field.startswith('"id"')]
+    line = "{" + ", ".join(draw(st.permutations(fields))) + "}"
+    return line.encode(), literal, change
+
+
+class Tally:
+    def __init__(self, ground_truth: object) -> None:
+        self.ground_truth = ground_truth
+
+
+class Section:
+    def __init__(self, samples: int) -> None:
+        self.samples = [{}] * samples
+
+
+class Shape:
+    def __init__(self) -> None:
+        self.waiting = 0
+
+
+class Shapes:
+    """A shapes table (``table``) whose ``first`` keeps the shape it is called for, and
+    the keys it was called for (``firsts``)."""
+
+    def __init__(self) -> None:
+        self.table: dict[tuple, Shape] = {}
+        self.firsts: list[tuple] = []
+
+    def first(self, section: object, *key: object) -> None:
+        self.firsts.append(key)
+        self.table[(id(section), *key)] = Shape()
+
+    def told(self) -> list[tuple]:
+        """The keys (past the section) counted or first added."""
+        return [key[1:] for key, shape in self.table.items() if shape.waiting] + self.firsts
+
+    def score_flat(
+        self, kernel: Any, entries: dict, scored: dict, line: bytes, tally: Any, rows: Any = None
+    ) -> bool:
+        """The kernel's answer; with ``rows`` (a list), the --scores lines it writes."""
+        write, source = (
+            (rows.append, b'"logs/a \xc3\xa9.jsonl"') if rows is not None else (None, None)
+        )
+        return kernel(
+            "id", entries, scored, self.table, 5, self.first, write, source, line, tally, 7
+        )
+
+
+def state(literal: dict[str, Any], already: bool, known: bool, section: object) -> tuple:
+    """Entries e1 and 1 of one call to ``get``, ``none`` of none; e1 scored already or
+    not; every shape their entries may have counted already, or none."""
+    call = ExpectedCall("get", literal=literal)
+    entries = {
+        "e1": Expected("e1", (call,), category="c"),
+        "1": Expected("1", (call,)),
+        "none": Expected("none", (), category="c"),
+    }
+    scored: dict[str, None] = {"e1": None} if already else {}
+    shapes = Shapes()
+    if known:
+        parameters = tuple(literal)
+        for category in ("c", None):
+            for made in ("get", "set"):
+                shapes.table[(id(section), category, None, (), made, 0)] = Shape()
+                for mask in range(1 << len(parameters)):
+                    key = (id(section), category, "get", parameters, made, mask)
+                    shapes.table[key] = Shape()
+    return entries, scored, shapes
+
+
+def score_key(line: bytes, entries: dict[str, Expected], section: object) -> tuple:
+    """The shape key of the line's entry, as the full comparison scores it."""
+    record = orjson.loads(line)
+    entry = entries[str(record["id"])]
+    made = [MadeCall(0, record["name"], record["arguments"])]
+    match.QUICK_CORRECT = False
+    try:
+        found = score(entry, made)
+    finally:
+        match.QUICK_CORRECT = True
+    if not entry.calls:
+        assert found.outcome == "unwanted_call"
+        return (entry.category, None, (), record["name"], 0)
+    call = entry.calls[0]
+    assert call.literal is not None
+    mask = sum(1 << index for index, (_, _, ok) in enumerate(found.parameters) if not ok)
+    parameters = tuple(call.literal)
+    assert found.outcome == ("correct" if not mask and record["name"] == call.name else "incorrect")
+    return (entry.category, call.name, parameters, record["name"], mask)
+
+
+@needs_c
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    cases(),
+    st.booleans(),
+    st.booleans(),
+    st.booleans(),
+    st.sampled_from([0, 4, 5]),
+    st.booleans(),
+)
+def test_c_and_the_twin_answer_alike_and_count_the_shape_the_comparison_gives(
+    case: tuple[bytes, dict[str, Any], str],
+    already: bool,
+    known: bool,
+    no_section: bool,
+    samples: int,
+    scores: bool,
+) -> None:
+    line, literal, _ = case
+    section = Section(samples)
+    tally = Tally(None if no_section else section)
+    answers, states = [], []
+    for kernel in (C.score_flat, line_scores.score_flat):
+        entries, scored, shapes = state(literal, already, known, section)
+        rows: list[bytes] | None = [] if scores else None
+        answers.append(shapes.score_flat(kernel, entries, scored, line, tally, rows))
+        states.append((list(scored), shapes.told(), rows))
+    assert answers[0] == answers[1]
+    assert states[0] == states[1]
+    assert states[0][1] == ([score_key(line, entries, section)] if answers[0] else [])
+    if scores and answers[0]:
+        record = orjson.loads(line)
+        entry = entries[str(record["id"])]
+        model = record.get("model")
+        row = correct_row(entry, 0, model if type(model) is str else None, ("logs/a é.jsonl", 7))
+        assert states[0][2] == [dump_score(row)]
+
+
+#: The arguments the entry of ``test_what_the_kernel_tells`` expects, as a line gives them.
+RIGHT = '{"a": 1, "b": [true, null, "x"]}'
+
+
+def flat(arguments: str = RIGHT, head: str = '"id": "e1", "name": "get"', tail: str = "}") -> str:
+    return "{" + head + ', "arguments": ' + arguments + tail
+
+
+#: The shapes ``test_what_the_kernel_tells`` names: (tool, parameters, tool made, mask).
+SHAPES = {
+    "right": ("get", ("a", "b"), "get", 0),
+    "a wrong": ("get", ("a", "b"), "get", 1),
+    "b wrong": ("get", ("a", "b"), "get", 2),
+    "another tool": ("get", ("a", "b"), "set", 3),
+    "unwanted": (None, (), "get", 0),
+}
+
+
+@needs_c
+@pytest.mark.parametrize(
+    ("line", "told"),
+    [
+        (flat(), "right"),
+        ('{"arguments":{"b":[true,null,"x"],"a":1},"name":"get","id":"e1"} ', "right"),
+        (flat(head='"id": 1, "name": "get"'), "right"),
+        (flat(head='"id": "none", "name": "get"'), "unwanted"),
+        (flat(head='"id": "e1", "name": "set"'), "another tool"),
+        (flat('{"a": 2, "b": [true, null, "x"]}'), "a wrong"),
+        (flat('{"a": true, "b": [true, null, "x"]}'), "a wrong"),
+        (flat('{"a": "1", "b": [true, null, "x"]}'), "a wrong"),
+        (flat('{"a": 1, "b": [true, null]}'), "b wrong"),
+        (flat('{"b": [true, null, "y"], "a": 1}'), "b wrong"),  # told by the literal's order
+        (flat('{"b": [true, null, "x"], "a": 0}'), "a wrong"),
+        (flat('{"a": 1, "b": [true, null, "y"]}'), "b wrong"),
+        (flat('{"a": 1, "b": {"x": 1}}'), "b wrong"),
+        (flat('{"a": 1.0, "b": [true, null, "x"]}'), None),  # 1 == 1.0: Python's
+        (flat('{"a": 1, "b": [true, null, "x"], "c": 1}'), None),  # unexpected
+        (flat('{"a": 1}'), None),  # missing (a default may stand in)
+        (flat('{"a": 1, "c": [true, null, "x"]}'), None),  # missing and unexpected
+        (flat('{"a": 1, "b": [true, null, "x\ty"]}'), None),  # a raw tab: no JSON
+        (flat('{"a": 1, "a": 1, "b": [true, null, "x"]}'), None),
+        (flat('{"a": 1, "b": [true, null, "\\u0078"]}'), None),
+        (flat(head='"id": "e1", "id": "e1", "name": "get"'), None),
+        (flat(tail=', "n": 1234567890123456}'), None),
+        (flat(tail=', "f": 1e100}'), None),
+        (flat(head='"id": "e1", "name": "p\\u0075t"'), None),
+        (flat(head='"name": "get"'), None),
+        (flat(tail=""), None),
+        (flat('"' + RIGHT.replace('"', "'") + '"'), None),
+    ],
+)
+def test_what_the_kernel_tells(line: str, told: str | None) -> None:
+    literal = {"a": 1, "b": [True, None, "x"]}
+    section = Section(5)
+    for kernel in (C.score_flat, line_scores.score_flat):
+        entries, scored, shapes = state(literal, False, True, section)
+        answer = shapes.score_flat(kernel, entries, scored, line.encode(), Tally(section))
+        assert answer is (told is not None)
+        assert bool(scored) is answer
+        assert [key[1:] for key in shapes.told()] == ([] if told is None else [SHAPES[told]])
+        assert not shapes.firsts
+
+
+@needs_c
+def test_nothing_is_told_of_a_scored_id_or_a_tally_without_ground_truth_and_a_new_shape_is_added():
+    right = b'{"id": "e1", "name": "get", "arguments": {"a": 1}}'
+    wrong = b'{"id": "e1", "name": "get", "arguments": {"a": 2}}'
+    section = Section(5)
+    for kernel in (C.score_flat, line_scores.score_flat):
+        for line, already, tally in (
+            (right, True, Tally(section)),
+            (right, False, Tally(None)),
+            (wrong, False, Tally(Section(4))),  # a sample still wanted
+        ):
+            entries, scored, shapes = state({"a": 1}, already, True, section)
+            assert not shapes.score_flat(kernel, entries, scored, line, tally)
+            assert not shapes.told()
+        for line, known, tally in (
+            (right, True, Tally(section)),
+            (wrong, True, Tally(section)),
+            (right, False, Tally(section)),  # added by first()
+            (wrong, True, Tally(Section(5))),  # another section's: first() too
+        ):
+            entries, scored, shapes = state({"a": 1}, False, known, section)
+            assert shapes.score_flat(kernel, entries, scored, line, tally)
+            assert len(shapes.told()) == 1
+            assert bool(shapes.firsts) is (not known or tally.ground_truth is not section)
+            assert not shapes.score_flat(kernel, entries, scored, line, tally)  # scored now
+
+
+#: The typed scoring tests' tool (a parameter with a default), and another.
+TOOLS = {**TYPED_TOOLS, "set": {"parameters": {"properties": {"city": {"type": "string"}}}}}
+
+
+@st.composite
+def eval_sets(draw: st.DrawFn) -> tuple[bytes, bytes]:
+    """A flat log and its expected file: most records answered right, written any way."""
+    log, expected = [], []
+    shapes = draw(
+        st.lists(
+            st.fixed_dictionaries(
+                {"city": st.sampled_from(["Oslo", "Zürich", 'a"b'])},
+                optional={"days": st.sampled_from([3, 4, 1.0]), "near": VALUES},
+            ),
+            min_size=1,
+            max_size=3,
+        )
+    )
+    for number in range(draw(st.integers(1, 30))):
+        literal = draw(st.sampled_from(shapes))
+        id = draw(st.sampled_from([f"e{number}", number, "e0", None]))
+        tool = draw(st.sampled_from(["get", "get", "get", "set"]))
+        made = dict(literal)
+        if draw(st.integers(0, 4)) == 0:
+            made["city"] = "Bergen"
+        if draw(st.integers(0, 6)) == 0:
+            made.pop("days", None)
+        fields = [f'"name": "{tool}"', f'"arguments": {draw(written(made))}']
+        if id is not None:
+            fields.append(f'"id": {json.dumps(id)}')
+        if draw(st.booleans()):
+            fields.append(f'"model": "{draw(st.sampled_from(["m1", "m2"]))}"')
+        log.append("{" + ", ".join(draw(st.permutations(fields))) + "}")
+        if id is not None and str(id) != "e0" and draw(st.integers(0, 5)):
+            category = draw(st.sampled_from([None, "a", "b"]))
+            entry: dict[str, Any] = {"id": id, "calls": [{"name": "get", "arguments": literal}]}
+            if draw(st.integers(0, 8)) == 0:
+                entry["calls"] = []
+            if category is not None:
+                entry["category"] = category
+            expected.append(json.dumps(entry, ensure_ascii=draw(st.booleans())))
+    expected.append('{"id": "e0", "calls": [{"name": "get", "arguments": {"city": "Oslo"}}]}')
+    expected.append('{"id": "never", "calls": []}')
+    return ("\n".join(log) + "\n").encode(), ("\n".join(expected) + "\n").encode()
+
+
+def audited(log: bytes, expected: Path, **options: Any) -> tuple[bytes, bytes, dict[str, Any]]:
+    schemas = schema_set(TOOLS)
+    expectations = load_expectations([str(expected)], schemas=schemas)
+    writes_scores = options.pop("scores")
+    run = Audit(
+        [Source("-")],
+        schemas,
+        AuditOptions(**options),
+        stdin=io.BytesIO(log),
+        expectations=expectations,
+    )
+    report, scores = io.BytesIO(), io.BytesIO()
+    summary = run.run(report, scores if writes_scores else None)
+    return report.getvalue(), scores.getvalue(), summary.to_dict()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(eval_sets(), st.booleans(), st.booleans())
+def test_audits_are_alike_with_the_kernel_in_c_in_python_and_off(
+    files: tuple[bytes, bytes], grouped: bool, scores: bool
+) -> None:
+    log, expected_lines = files
+    options: dict[str, Any] = {"scores": scores}
+    if grouped:
+        options["group_by"] = ("model",)
+    with tempfile.TemporaryDirectory() as directory:
+        expected = Path(directory) / "expected.jsonl"
+        expected.write_bytes(expected_lines)
+        results = [audited(log, expected, **options)]
+        compiled = line_scores.SPEEDUPS
+        line_scores.SPEEDUPS = None
+        try:
+            results.append(audited(log, expected, **options))
+        finally:
+            line_scores.SPEEDUPS = compiled
+        line_scores.KERNEL_ON = False
+        try:
+            results.append(audited(log, expected, **options))
+        finally:
+            line_scores.KERNEL_ON = True
+    assert results[0] == results[1] == results[2]
+
+
+def test_the_kernel_counts_a_flat_log_s_entries_but_the_samples(
+    tmp_path: Path,
+) -> None:
+    lines = [
+        f'{{"id": "e{n}", "name": "get", "arguments": {{"city": "Oslo", "days": {n % 3}}}}}'
+        for n in range(40)
+    ]
+    expected = tmp_path / "expected.jsonl"
+    expected.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": f"e{n}",
+                    "calls": [
+                        {
+                            "name": "get",
+                            "arguments": {"city": "Oslo", "days": n % 3 if n % 5 else 9},
+                        }
+                    ],
+                }
+            )
+            + "\n"
+            for n in range(40)
+        )
+    )
+    told = []
+    real = line_scores.kernel
+
+    def counting() -> Any:
+        kernel = real()
+
+        def counted(*args: Any) -> bool:
+            told.append(kernel(*args))
+            return told[-1]
+
+        return counted
+
+    line_scores.kernel = counting
+    try:
+        _, _, summary = audited(("\n".join(lines) + "\n").encode(), expected, scores=False)
+    finally:
+        line_scores.kernel = real
+    outcomes = summary["ground_truth"]["outcomes"]
+    assert (outcomes["correct"], outcomes["incorrect"]) == (32, 8)
+    # Every right answer, and every wrong one (days) past the five kept as samples.
+    assert sum(told) == 32 + (8 - 5)
+
+
+@needs_c
+@pytest.mark.parametrize(
+    ("literal", "arguments", "entry_id", "line_id"),
+    [
+        # Another parameter's mismatch path would name "a" too (value:a.b touches a).
+        ({"a": 1, "a.b": 2}, '{"a": 1, "a.b": 3}', "e1", '"e1"'),
+        ({"a": 1, "b[0]": 2}, '{"a": 1, "b[0]": 3}', "e1", '"e1"'),
+        # -0 is the id 0, not the entry "-0".
+        ({"a": 1}, '{"a": 1}', "-0", "-0"),
+        # -0.0 and 0.0 are equal: which way it is counted is the comparison's to say.
+        ({"a": 0.0}, '{"a": -0.0}', "e1", '"e1"'),
+        ({"a": -0.0}, '{"a": 0.0}', "e1", '"e1"'),
+        # Equal objects but for a key given twice: the last counts.
+        ({"a": {"x": 1}}, '{"a": {"x": 1, "x": 1}}', "e1", '"e1"'),
+        # An integer past a long long against its own digits.
+        ({"a": 2**63}, '{"a": 922337203685477}', "e1", '"e1"'),
+    ],
+)
+def test_what_the_kernel_leaves_to_python(
+    literal: dict[str, Any], arguments: str, entry_id: str, line_id: str
+) -> None:
+    line = ('{"id": ' + line_id + ', "name": "get", "arguments": ' + arguments + "}").encode()
+    section = Section(5)
+    for kernel in (C.score_flat, line_scores.score_flat):
+        entries = {entry_id: Expected(entry_id, (ExpectedCall("get", literal=literal),))}
+        shapes = Shapes()
+        assert not shapes.score_flat(kernel, entries, {}, line, Tally(section))
+        assert not shapes.told()
+
+
+@needs_c
+@pytest.mark.parametrize(
+    ("category", "told"), [(None, True), ("é", True), ('a"b', False), ("a\nb", False)]
+)
+def test_a_scores_line_is_written_for_a_category_orjson_writes_as_it_is(
+    category: str | None, told: bool
+) -> None:
+    line = b'{"model": "m", "id": "e1", "name": "get", "arguments": {"a": 1}}'
+    section = Section(5)
+    for kernel in (C.score_flat, line_scores.score_flat):
+        entries = {
+            "e1": Expected("e1", (ExpectedCall("get", literal={"a": 1}),), category=category)
+        }
+        rows: list[bytes] = []
+        assert Shapes().score_flat(kernel, entries, {}, line, Tally(section), rows) is told
+        expected = correct_row(entries["e1"], 0, "m", ("logs/a é.jsonl", 7))
+        assert rows == ([dump_score(expected)] if told else [])
+        assert Shapes().score_flat(kernel, entries, {}, line, Tally(section)) is True
+
+
+@needs_c
+@pytest.mark.parametrize(("model", "written"), [('"m"', "m"), ("5", None), ("null", None)])
+def test_a_scores_line_names_the_model_only_a_string_gives(model: str, written: str | None):
+    line = ('{"id": "e1", "name": "get", "arguments": {}, "model": ' + model + "}").encode()
+    for kernel in (C.score_flat, line_scores.score_flat):
+        entries = {"e1": Expected("e1", (ExpectedCall("get", literal={}),))}
+        rows: list[bytes] = []
+        assert Shapes().score_flat(kernel, entries, {}, line, Tally(Section(0)), rows)
+        expected = correct_row(entries["e1"], 0, written, ("logs/a é.jsonl", 7))
+        assert rows == [dump_score(expected)]
