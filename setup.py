@@ -4,8 +4,8 @@
 (the searches of a line's numbers, a call's report line),
 ``toolaudit.formats._stream_speedups`` (the typed stream reader's commonest lines),
 ``toolaudit.deep._walk_speedups`` (deep mode's valid leaves) and
-``toolaudit.truth._line_scores`` (a flat call's line scored when surely right) are built
-when a C compiler is there; where it is not, the build goes on without them
+``toolaudit.truth._line_scores`` (a flat call's line scored when its score is sure) are
+built when a C compiler is there; where it is not, the build goes on without them
 (``optional``) and the pure-Python twins run alone, with the same answers
 (tests/history/test_speedups*.py, tests/test_number_searches.py,
 tests/pipeline/test_rows.py, tests/pipeline/test_stream_speedups.py,
