@@ -108,7 +108,9 @@ class EntryShapes:
             outcome = "unwanted_call"
         else:
             outcome = "correct" if made == tool and not mask else "incorrect"
-        shape = _shape(section, category, tool, parameters, made, mask, outcome)
+        # Whether each parameter matched (else: a failure, when incorrect).
+        matches = tuple(made == tool and not mask >> index & 1 for index in range(len(parameters)))
+        shape = _shape(section, category, tool, parameters, made, matches, outcome)
         if shape is not None and outcome in section.outcomes:
             # Every counter it counts in is there already: add() would make none, only
             # count (the first of a shape is often another's like but for one name).
@@ -116,8 +118,8 @@ class EntryShapes:
             self._shapes[key] = shape
             return
         matched = tuple(
-            (tool, name, made == tool and not mask >> index & 1)
-            for index, name in enumerate(parameters)
+            (tool, name, match)
+            for name, match in zip(parameters, matches, strict=True)
             if tool is not None
         )
         section.add(
@@ -125,7 +127,7 @@ class EntryShapes:
             [made],
             [tool] if tool is not None else [],
         )
-        shape = _shape(section, category, tool, parameters, made, mask, outcome)
+        shape = _shape(section, category, tool, parameters, made, matches, outcome)
         if shape is not None:  # (None: the name made was folded, as later ones may be)
             self._shapes[key] = shape
 
@@ -155,7 +157,7 @@ def _shape(
     tool: str | None,
     parameters: tuple[str, ...],
     made: str,
-    mask: int,
+    matches: tuple[bool, ...],
     outcome: str,
 ) -> _Shape | None:
     """The counters an entry of this shape counts in, as GroundTruth.add counts it; None
@@ -187,9 +189,9 @@ def _shape(
         tallies = ((by_category, one), (expected_tally, one))
     by_parameter = section.by_parameter.get(tool, {}) if tool is not None else {}
     counters = []
-    for index, name in enumerate(parameters):
+    for name, match in zip(parameters, matches, strict=True):
         parameter = by_parameter.get(name)
         if parameter is None:
             return None
-        counters.append((parameter, made == tool and not mask >> index & 1))
+        counters.append((parameter, match))
     return _Shape(section, outcome, tallies, tuple(counters))
