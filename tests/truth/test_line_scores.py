@@ -20,12 +20,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolaudit.pipeline.audit import Audit, AuditOptions
-from toolaudit.pipeline.scoring import correct_row, dump_score
+from toolaudit.pipeline.scoring import dump_score
 from toolaudit.schemas import schema_set
 from toolaudit.sources import Source
 from toolaudit.truth import line_scores, match
 from toolaudit.truth.entries import Expected, ExpectedCall
 from toolaudit.truth.expectations import load_expectations
+from toolaudit.truth.line_scores import correct_row
 from toolaudit.truth.match import MadeCall, score
 
 from .test_typed_scoring import TOOLS as TYPED_TOOLS

@@ -28,6 +28,7 @@ from toolaudit.results.tally import Tally
 from toolaudit.truth import line_scores, match
 from toolaudit.truth.entries import Expected
 from toolaudit.truth.expectations import Expectations
+from toolaudit.truth.line_scores import correct_row
 from toolaudit.truth.match import MadeCall, Score, no_record, surely_correct
 
 
@@ -314,24 +315,6 @@ def score_row(
     row = score.to_dict()
     scored = {"id": row.pop("id"), "category": row.pop("category"), "model": model}
     return {**scored, **row, "source": where[0], "line": where[1]}
-
-
-def correct_row(
-    entry: Expected, index: int, model: object, where: tuple[str | None, int | None]
-) -> dict[str, Any]:
-    """The ``--scores`` line of an entry of one call answered right by the call at
-    ``index``: :func:`score_row` of its Score."""
-    return {
-        "id": entry.id,
-        "category": entry.category,
-        "model": model,
-        "outcome": "correct",
-        "correct": True,
-        "mismatches": [],
-        "pairing": [[index, 0]],
-        "source": where[0],
-        "line": where[1],
-    }
 
 
 def dump_score(row: Mapping[str, Any]) -> bytes:

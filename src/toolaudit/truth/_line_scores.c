@@ -19,7 +19,7 @@
  * `scored`. An entry not correct is counted only once the section holds `most_samples`
  * samples (the first incorrect entries are kept whole, by Python). With `write` (the
  * --scores file's write; `source`: the source's JSON), only a correct entry is told,
- * whose line is written here as pipeline.scoring.correct_row is (its category, if any,
+ * whose line is written here as truth.line_scores.correct_row is (its category, if any,
  * a string orjson writes as it is; the model the line's "model" if a string).
  *
  * Any other answer is False, with nothing changed: a backslash anywhere in the line, a
@@ -647,7 +647,7 @@ plain_string(PyObject *value, const char **text, Py_ssize_t *size)
 }
 
 /* The --scores line of a correct entry of one call answered by the line's one call, as
- * pipeline.scoring.correct_row and dump_score write it. */
+ * truth.line_scores.correct_row and pipeline.scoring.dump_score write it. */
 static PyObject *
 correct_row(Scorer *scorer, Fields *fields, const char *category, Py_ssize_t category_size)
 {

@@ -43,11 +43,14 @@ import json
 import re
 import struct
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from toolaudit.compiled import speedups
+
+if TYPE_CHECKING:
+    from toolaudit.truth.entries import Expected
 
 #: Digits in a row from which a line is left to Python (orjson reads 19 as a float).
 LONG_RUN = 16
@@ -247,17 +250,9 @@ def score_flat(
     if write is not None:
         assert source is not None
         model = fields.get("model")
-        row = {
-            "id": entry_id,
-            "category": category,
-            "model": model if type(model) is str else None,
-            "outcome": "correct",
-            "correct": True,
-            "mismatches": [],
-            "pairing": [[0, 0]],
-            "source": orjson.loads(source),
-            "line": line_number,
-        }
+        row = correct_row(
+            entry, 0, model if type(model) is str else None, (orjson.loads(source), line_number)
+        )
         write(orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE))
     return True
 
@@ -300,6 +295,25 @@ def _shape_of(
     if found == DIFFERENT and any("." in name or "[" in name for name in parameters):
         return None  # another parameter's mismatch paths could name this one
     return found == SAME, tool, parameters, tool, sum(1 << index for index in failed)
+
+
+def correct_row(
+    entry: Expected, index: int, model: object, where: tuple[str | None, int | None]
+) -> dict[str, Any]:
+    """The ``--scores`` line of an entry of one call answered right by the call at
+    ``index`` (what :func:`toolaudit.pipeline.scoring.score_row` makes of its Score;
+    the C kernel writes the same bytes)."""
+    return {
+        "id": entry.id,
+        "category": entry.category,
+        "model": model,
+        "outcome": "correct",
+        "correct": True,
+        "mismatches": [],
+        "pairing": [[index, 0]],
+        "source": where[0],
+        "line": where[1],
+    }
 
 
 def kernel() -> Callable[..., bool]:
