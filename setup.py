@@ -4,12 +4,14 @@
 (the searches of a line's numbers, a call's report line),
 ``toolaudit.formats._stream_speedups`` (the typed stream reader's commonest lines),
 ``toolaudit.deep._walk_speedups`` (deep mode's valid leaves) and
-``toolaudit.truth._line_scores`` (a flat call's line scored when its score is sure) are
+``toolaudit.truth._line_scores`` (a flat call's line scored when its score is sure) and
+``toolaudit.truth._expected_lines`` (an expected file's commonest lines read) are
 built when a C compiler is there; where it is not, the build goes on without them
 (``optional``) and the pure-Python twins run alone, with the same answers
 (tests/history/test_speedups*.py, tests/test_number_searches.py,
 tests/pipeline/test_rows.py, tests/pipeline/test_stream_speedups.py,
-tests/deep/test_walk_speedups.py and tests/truth/test_line_scores.py hold each pair to it).
+tests/deep/test_walk_speedups.py, tests/truth/test_line_scores.py and
+tests/truth/test_expected_lines.py hold each pair to it).
 """
 
 from setuptools import Extension, setup
@@ -42,6 +44,11 @@ setup(
         Extension(
             "toolaudit.truth._line_scores",
             ["src/toolaudit/truth/_line_scores.c"],
+            optional=True,
+        ),
+        Extension(
+            "toolaudit.truth._expected_lines",
+            ["src/toolaudit/truth/_expected_lines.c"],
             optional=True,
         ),
     ]

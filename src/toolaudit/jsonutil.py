@@ -24,6 +24,10 @@ from toolaudit.compiled import speedups
 _TEXT_SPEEDUPS = speedups("toolaudit._text_speedups")
 _NUMBER_MARKS_IN_C = _TEXT_SPEEDUPS.number_marks if _TEXT_SPEEDUPS is not None else None
 _A_LONG_RUN, _AN_EXPONENT = 1, 2
+#: ``number_marks`` for callers in C, and the bits of its answer that
+#: :func:`orjson_may_differ` tests.
+NUMBER_MARKS_IN_C = _NUMBER_MARKS_IN_C
+ORJSON_MAY_DIFFER_MARKS = _A_LONG_RUN | _AN_EXPONENT
 
 # A run of 19 digits may be an integer beyond 64 bits. Found by mapping every
 # digit to "0" and everything else to " ", then looking for nineteen "0"s: ten

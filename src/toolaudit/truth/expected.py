@@ -21,12 +21,19 @@ from __future__ import annotations
 import contextlib
 import gc
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 import orjson
 
+from toolaudit.compiled import speedups
 from toolaudit.errors import ExpectedError
-from toolaudit.jsonutil import BeyondExactReading, loads_exact, orjson_may_differ
+from toolaudit.jsonutil import (
+    NUMBER_MARKS_IN_C,
+    ORJSON_MAY_DIFFER_MARKS,
+    BeyondExactReading,
+    loads_exact,
+    orjson_may_differ,
+)
 from toolaudit.schemas.files import loads_json, read_whole
 from toolaudit.truth.entries import (
     BFCL_COMPARE,
@@ -43,7 +50,7 @@ from toolaudit.truth.entries import (
     bfcl_category,
     id_text,
 )
-from toolaudit.truth.native import is_accept_object, native_calls
+from toolaudit.truth.native import is_accept_object, is_literal, native_calls
 from toolaudit.values import shown, value_kind
 
 __all__ = [
@@ -94,52 +101,96 @@ def no_collection() -> Iterator[None]:
 
 
 def _read_lines(data: bytes, path: str, where: str) -> ExpectedSet:
-    entries: dict[str, Expected] = {}
-    problems: list[LocatedProblem] = []
-    # The line of each id whose line could not be read (an entry's is its own).
-    unread_line_of: dict[str, int] = {}
-    # (msgspec is loaded only for an expected file, never for a plain audit.)
-    from toolaudit.truth.typed_lines import typed_entry
+    from toolaudit.truth.typed_lines import DecodeError, decoders
 
-    for number, line in enumerate(data.splitlines(), start=1):
+    reading = _Reading(path, where)
+
+    if _LINES_IN_C is not None and NUMBER_MARKS_IN_C is not None:
+        # The commonest lines read in C, any other handed to read_line, in order.
+        _LINES_IN_C.read_lines(
+            data,
+            path,
+            *decoders(),
+            is_literal,
+            NUMBER_MARKS_IN_C,
+            ORJSON_MAY_DIFFER_MARKS,
+            reading.entries,
+            reading.unread_line_of,
+            reading.read_line,
+            reading.expected_twice,
+            DecodeError,
+            Expected,
+            ExpectedCall,
+        )
+    else:
+        for number, line in enumerate(data.splitlines(), start=1):
+            reading.read_line(line, number)
+    return ExpectedSet(reading.entries, reading.problems)
+
+
+#: The expected file's lines walked in C (``_expected_lines.c``), or None: the loop
+#: over them above is its twin (tests/truth/test_expected_lines.py).
+_LINES_IN_C = speedups("toolaudit.truth._expected_lines")
+
+
+class _Reading:
+    """The entries and problems of one expected file, read a line at a time."""
+
+    __slots__ = ("entries", "path", "problems", "typed_entry", "unread_line_of", "where")
+
+    def __init__(self, path: str, where: str) -> None:
+        # (msgspec is loaded only for an expected file, never for a plain audit.)
+        from toolaudit.truth.typed_lines import typed_entry
+
+        self.typed_entry = typed_entry
+        self.path = path
+        self.where = where
+        self.entries: dict[str, Expected] = {}
+        self.problems: list[LocatedProblem] = []
+        # The line of each id whose line could not be read (an entry's is its own).
+        self.unread_line_of: dict[str, int] = {}
+
+    def read_line(self, line: bytes, number: int) -> None:
+        """Read the line numbered ``number``: its entry, or its problem."""
         if not line.strip():
-            continue
+            return
+        entries, unread_line_of, path = self.entries, self.unread_line_of, self.path
         # A line of fewer brackets than the limit cannot nest deeper: most lines.
         shallow = line.count(b"{") + line.count(b"[") <= MAX_DEPTH
         # Most lines: decoded and checked by msgspec; any other is read below.
-        entry = typed_entry(line, path, number) if shallow else None
+        entry = self.typed_entry(line, path, number) if shallow else None
         if entry is not None:
             if entry.id in entries or entry.id in unread_line_of:
-                first = _first_line(entry.id, entries, unread_line_of)
-                raise _expected_twice(where, entry.id, first, number)
+                self.expected_twice(entry.id, number)
             entries[entry.id] = entry
-            continue
+            return
         try:
             document = _loaded(line)
         except orjson.JSONDecodeError as error:
-            problems.append(LocatedProblem(path, number, f"not valid JSON ({error})"))
-            continue
+            self.problems.append(LocatedProblem(path, number, f"not valid JSON ({error})"))
+            return
         except BeyondExactReading as error:
-            problems.append(LocatedProblem(path, number, f"not read: {error}"))
-            continue
+            self.problems.append(LocatedProblem(path, number, f"not read: {error}"))
+            return
         id = id_text(document.get("id")) if isinstance(document, Mapping) else None
         if id is not None and (id in entries or id in unread_line_of):
-            raise _expected_twice(where, id, _first_line(id, entries, unread_line_of), number)
+            self.expected_twice(id, number)
         try:
             entries[_id_of(id)] = read_entry(
                 document, source=path, line=number, check_depth=not shallow
             )
         except UnreadableEntry as error:
-            problems.append(LocatedProblem(path, number, str(error)))
+            self.problems.append(LocatedProblem(path, number, str(error)))
             if id is not None:
                 unread_line_of[id] = number
-    return ExpectedSet(entries, problems)
 
-
-def _first_line(id: str, entries: Mapping[str, Expected], unread_line_of: Mapping[str, int]) -> int:
-    """The line an id was first expected on: its entry's, or its unreadable line's."""
-    entry = entries.get(id)
-    return entry.line if entry is not None else unread_line_of[id]
+    def expected_twice(self, id: str, number: int) -> NoReturn:
+        """Raise the error of an id expected again on line ``number``."""
+        entry = self.entries.get(id)
+        first = entry.line if entry is not None else self.unread_line_of[id]
+        raise ExpectedError(
+            f"{self.where}: id {id!r} is expected twice, on lines {first} and {number}"
+        )
 
 
 def _loaded(line: bytes) -> Any:
@@ -155,10 +206,6 @@ def _loaded(line: bytes) -> Any:
         except (ValueError, RecursionError):
             pass  # not JSON, or nested too deep for it: orjson reads it, or says why not
     return loads_json(line)
-
-
-def _expected_twice(where: str, id: str, first: int, number: int) -> ExpectedError:
-    return ExpectedError(f"{where}: id {id!r} is expected twice, on lines {first} and {number}")
 
 
 def _id_of(id: str | None) -> str:

@@ -60,6 +60,16 @@ def _decoders() -> tuple[Callable[[bytes], Any], Callable[[bytes], Any]]:
     )
 
 
+#: What the decoders raise for a line they refuse.
+DecodeError = msgspec.DecodeError
+
+
+def decoders() -> tuple[Callable[[bytes], Any], Callable[[bytes], Any]]:
+    """The decoders of native lines whose arguments are literal values only, and of
+    those whose arguments are any values (then each to be checked by ``is_literal``)."""
+    return _decoders()
+
+
 def typed_entry(line: bytes, source: str, number: int) -> Expected | None:
     """The entry of one expected line (nesting less deep than the reading's limit), or
     None: :func:`~toolaudit.truth.expected.read_entry` reads it."""

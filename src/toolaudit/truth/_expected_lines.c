@@ -1,0 +1,407 @@
+/* The expected file's lines walked in C: an optional speedup of
+ * toolaudit.truth.expected._read_lines, whose pure twin is that module's loop over
+ * data.splitlines() (tests/truth/test_expected_lines.py holds the two to the same
+ * entries, problems and errors).
+ *
+ * read_lines(data, source, literal, any_arguments, is_literal, marks, mask, entries,
+ * unread_line_of, other, twice, decode_error, expected_type, call_type) walks data's lines as bytes.splitlines cuts
+ * them (at \n, \r and \r\n), numbered from 1, and for each:
+ *
+ * - a blank line (nothing but ASCII whitespace, as bytes.strip strips it) is skipped;
+ * - the commonest line, a native line of literal arguments, is read here: it nests
+ *   no more than MAX_DEPTH brackets, is valid UTF-8 (as bytes.decode judges it), holds
+ *   no number orjson may read apart (marks(line) & mask is 0: jsonutil's
+ *   orjson_may_differ) and is decoded by `literal` (typed_lines' decoder of literal
+ *   arguments), or else by `any_arguments` with every argument literal (is_literal:
+ *   no accept object in it). Its Expected is made as typed_lines.typed_entry makes it (the same
+ *   class, the same values in its slots, ExpectedCall's `literal` the decoded
+ *   arguments), put in `entries` under its id; an id that `entries` or `unread_line_of`
+ *   holds already is told to twice(id, number), which raises ExpectedError;
+ * - any other line (deeper, not UTF-8, a number read exactly, refused by both decoders
+ *   (decode_error or RecursionError), an accept object among its arguments) is handed whole to other(line, number), the
+ *   reading's own step for one line, which reads it, or words its problem, exactly as
+ *   the loop without this module would: in the order of the lines.
+ *
+ * Returns None; an error of `other`, `twice` or an unexpected one of `literal` is
+ * raised as it is, the entries read so far left in `entries`.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+#define MAX_DEPTH 64
+
+static PyObject *ID, *CALLS, *ORDER, *CATEGORY, *NAME, *ARGUMENTS, *LITERAL, *ARGUMENTS_SLOT,
+    *SHAPE, *SOURCE, *LINE, *NATIVE, *ANY;
+
+/* Where each slot of a made class is kept: its offset in the object, or -1 where it is
+ * not a plain slot (then set by name). */
+#define MOST_SLOTS 8
+
+typedef struct {
+    PyTypeObject *type;
+    int count;
+    PyObject **names;
+    Py_ssize_t offsets[MOST_SLOTS];
+} Slots;
+
+typedef struct {
+    Slots expected_slots, call_slots;
+    PyObject *source, *literal, *any_arguments, *is_literal, *marks, *entries, *unread, *other,
+        *twice, *decode_error;
+    PyTypeObject *expected_type, *call_type;
+    long mask;
+} Reading;
+
+/* Whether bytes.strip() would leave nothing of the line. */
+static int
+blank(const unsigned char *at, const unsigned char *end)
+{
+    for (; at < end; at++) {
+        unsigned char c = *at;
+        if (!(c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\x0b' || c == '\x0c'))
+            return 0;
+    }
+    return 1;
+}
+
+/* The slots `names` of `type` found: each a plain slot (a member descriptor of an object,
+ * writable, of a class that sets attributes the generic way) kept by its offset, any
+ * other set by name. 0, or -1 on an error. */
+static int
+find_slots(Slots *slots, PyTypeObject *type, PyObject **names, int count)
+{
+    slots->type = type;
+    slots->count = count;
+    slots->names = names;
+    int plain = type->tp_setattro == PyObject_GenericSetAttr;
+    for (int i = 0; i < count; i++) {
+        slots->offsets[i] = -1;
+        PyObject *descriptor = PyObject_GetAttr((PyObject *)type, names[i]);
+        if (descriptor == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+                return -1;
+            PyErr_Clear();
+            continue;
+        }
+        if (plain && Py_IS_TYPE(descriptor, &PyMemberDescr_Type)) {
+            PyMemberDef *member = ((PyMemberDescrObject *)descriptor)->d_member;
+            if (member->type == T_OBJECT_EX && !(member->flags & READONLY))
+                slots->offsets[i] = member->offset;
+        }
+        Py_DECREF(descriptor);
+    }
+    return 0;
+}
+
+/* An object of a slotted class made without its __init__, each slot given its value
+ * (a new object's slots are empty): NULL on an error. */
+static PyObject *
+slotted(Slots *slots, PyObject **values)
+{
+    PyTypeObject *type = slots->type;
+    PyObject *made = type->tp_alloc(type, 0);
+    if (made == NULL)
+        return NULL;
+    for (int i = 0; i < slots->count; i++) {
+        Py_ssize_t offset = slots->offsets[i];
+        if (offset >= 0)
+            *(PyObject **)((char *)made + offset) = Py_NewRef(values[i]);
+        else if (PyObject_SetAttr(made, slots->names[i], values[i]) < 0) {
+            Py_DECREF(made);
+            return NULL;
+        }
+    }
+    return made;
+}
+
+/* The calls of a decoded line: None for "any", else a tuple of ExpectedCall made from
+ * each call's name and literal arguments. NULL with *unsure set (no error) for a value
+ * of another kind (the decoder allows none: left to `other` all the same). */
+static PyObject *
+expected_calls(Reading *r, PyObject *written, int *unsure)
+{
+    if (PyUnicode_Check(written)) {
+        int any = PyUnicode_Compare(written, ANY);
+        if (any == -1 && PyErr_Occurred())
+            return NULL;
+        if (any != 0) {
+            *unsure = 1;
+            return NULL;
+        }
+        Py_RETURN_NONE;
+    }
+    if (!PyList_Check(written)) {
+        *unsure = 1;
+        return NULL;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(written);
+    PyObject *calls = PyTuple_New(count);
+    if (calls == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *call = PyList_GET_ITEM(written, i);
+        PyObject *name = PyObject_GetAttr(call, NAME);
+        PyObject *arguments = name ? PyObject_GetAttr(call, ARGUMENTS) : NULL;
+        PyObject *made = NULL;
+        if (arguments != NULL) {
+            PyObject *values[] = {name, Py_None, arguments};
+            made = slotted(&r->call_slots, values);
+        }
+        Py_XDECREF(name);
+        Py_XDECREF(arguments);
+        if (made == NULL) {
+            Py_DECREF(calls);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(calls, i, made);
+    }
+    return calls;
+}
+
+/* Whether each argument of each call `any_arguments` decoded is literal (is_literal,
+ * asked only of what is not a scalar or a list): 1, 0 or -1 on an error. */
+static int
+all_literal(Reading *r, PyObject *written)
+{
+    if (!PyList_Check(written))
+        return 1;  /* "any" */
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(written); i++) {
+        PyObject *arguments = PyObject_GetAttr(PyList_GET_ITEM(written, i), ARGUMENTS);
+        if (arguments == NULL)
+            return -1;
+        if (!PyDict_Check(arguments)) {
+            Py_DECREF(arguments);
+            return 0;
+        }
+        Py_ssize_t at = 0;
+        PyObject *key, *value;
+        int literal = 1;
+        while (literal == 1 && PyDict_Next(arguments, &at, &key, &value)) {
+            if (PyUnicode_CheckExact(value) || PyLong_CheckExact(value) ||
+                PyFloat_CheckExact(value) || PyBool_Check(value) || value == Py_None ||
+                PyList_CheckExact(value))
+                continue;
+            PyObject *told = PyObject_CallOneArg(r->is_literal, value);
+            literal = told == NULL ? -1 : PyObject_IsTrue(told);
+            Py_XDECREF(told);
+        }
+        Py_DECREF(arguments);
+        if (literal != 1)
+            return literal;
+    }
+    return 1;
+}
+
+/* The entry of a line `literal` decoded (`read`), put in `entries`: 1 done, 0 left to
+ * `other` (nothing changed), -1 an error. */
+static int
+add_entry(Reading *r, PyObject *read, Py_ssize_t number)
+{
+    int unsure = 0, done = -1;
+    PyObject *id = NULL, *written = NULL, *calls = NULL, *order = NULL, *category = NULL,
+             *line = NULL, *entry = NULL;
+    PyObject *read_id = PyObject_GetAttr(read, ID);
+    if (read_id == NULL)
+        goto finally;
+    /* (An integer id is kept as its digits; msgspec refuses true.) */
+    id = PyUnicode_CheckExact(read_id) ? Py_NewRef(read_id) : PyObject_Str(read_id);
+    Py_DECREF(read_id);
+    if (id == NULL || (written = PyObject_GetAttr(read, CALLS)) == NULL)
+        goto finally;
+    calls = expected_calls(r, written, &unsure);
+    if (calls == NULL) {
+        done = unsure ? 0 : -1;
+        goto finally;
+    }
+    if ((order = PyObject_GetAttr(read, ORDER)) == NULL ||
+        (category = PyObject_GetAttr(read, CATEGORY)) == NULL ||
+        (line = PyLong_FromSsize_t(number)) == NULL)
+        goto finally;
+    PyObject *values[] = {id, calls, order, category, NATIVE, r->source, line};
+    entry = slotted(&r->expected_slots, values);
+    if (entry == NULL)
+        goto finally;
+    int known = PyDict_Contains(r->entries, id);
+    if (known == 0)
+        known = PyDict_Contains(r->unread, id);
+    if (known < 0)
+        goto finally;
+    if (known) {
+        PyObject *told = PyObject_CallFunction(r->twice, "On", id, number);
+        Py_XDECREF(told);
+        if (told != NULL)
+            PyErr_SetString(PyExc_RuntimeError, "twice() returned: it raises");
+        goto finally;
+    }
+    if (PyDict_SetItem(r->entries, id, entry) < 0)
+        goto finally;
+    done = 1;
+finally:
+    Py_XDECREF(id);
+    Py_XDECREF(written);
+    Py_XDECREF(calls);
+    Py_XDECREF(order);
+    Py_XDECREF(category);
+    Py_XDECREF(line);
+    Py_XDECREF(entry);
+    return done;
+}
+
+/* Whether `literal` may read the line (the tests typed_entry makes before decoding): 1,
+ * 0 or -1 on an error. */
+static int
+readable(Reading *r, const unsigned char *at, const unsigned char *end, PyObject *line)
+{
+    Py_ssize_t brackets = 0;
+    int ascii = 1;
+    for (const unsigned char *c = at; c < end; c++) {
+        if (*c == '{' || *c == '[')
+            brackets++;
+        else if (*c >= 0x80)
+            ascii = 0;
+    }
+    if (brackets > MAX_DEPTH)
+        return 0;  /* perhaps deeper than the reading's limit: the reading tells */
+    if (!ascii) {
+        PyObject *text = PyUnicode_DecodeUTF8((const char *)at, end - at, "strict");
+        if (text == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
+                return -1;
+            PyErr_Clear();
+            return 0;  /* msgspec does not check the UTF-8 of what it skips */
+        }
+        Py_DECREF(text);
+    }
+    PyObject *marks = PyObject_CallOneArg(r->marks, line);
+    if (marks == NULL)
+        return -1;
+    long found = PyLong_AsLong(marks);
+    Py_DECREF(marks);
+    if (found == -1 && PyErr_Occurred())
+        return -1;
+    return (found & r->mask) == 0;
+}
+
+/* The line decoded by `decode`: NULL with *refused set (no error) where it refuses it
+ * (decode_error or RecursionError). */
+static PyObject *
+decoded(Reading *r, PyObject *decode, PyObject *line, int *refused)
+{
+    PyObject *read = PyObject_CallOneArg(decode, line);
+    if (read == NULL && (PyErr_ExceptionMatches(r->decode_error) ||
+                         PyErr_ExceptionMatches(PyExc_RecursionError))) {
+        PyErr_Clear();
+        *refused = 1;
+    }
+    return read;
+}
+
+/* One non-blank line: read here, or handed to `other`. 0, or -1 on an error. */
+static int
+read_line(Reading *r, const unsigned char *at, const unsigned char *end, Py_ssize_t number)
+{
+    PyObject *line = PyBytes_FromStringAndSize((const char *)at, end - at);
+    if (line == NULL)
+        return -1;
+    int done = readable(r, at, end, line);
+    if (done == 1) {
+        /* As typed_entry: the decoder of literal arguments first (most lines), then that
+         * of any arguments, its lines kept where every argument is literal. */
+        int refused = 0;
+        PyObject *read = decoded(r, r->literal, line, &refused);
+        if (refused) {
+            refused = 0;
+            read = decoded(r, r->any_arguments, line, &refused);
+            if (read != NULL) {
+                PyObject *written = PyObject_GetAttr(read, CALLS);
+                int literal = written == NULL ? -1 : all_literal(r, written);
+                Py_XDECREF(written);
+                if (literal != 1)
+                    Py_CLEAR(read);  /* accept objects to read and check: the reading's */
+                refused = literal == 0;
+            }
+        }
+        if (read != NULL) {
+            done = add_entry(r, read, number);
+            Py_DECREF(read);
+        }
+        else
+            done = refused ? 0 : -1;  /* another shape, not JSON: the reading's */
+    }
+    if (done == 0) {
+        PyObject *told = PyObject_CallFunction(r->other, "On", line, number);
+        Py_XDECREF(told);
+        done = told == NULL ? -1 : 1;
+    }
+    Py_DECREF(line);
+    return done < 0 ? -1 : 0;
+}
+
+static PyObject *
+read_lines(PyObject *module, PyObject *args)
+{
+    Py_buffer data;
+    Reading r;
+    if (!PyArg_ParseTuple(args, "y*OOOOOlO!O!OOOO!O!:read_lines", &data, &r.source,
+                          &r.literal, &r.any_arguments, &r.is_literal, &r.marks, &r.mask, &PyDict_Type, &r.entries, &PyDict_Type, &r.unread,
+                          &r.other, &r.twice, &r.decode_error, &PyType_Type, &r.expected_type,
+                          &PyType_Type, &r.call_type))
+        return NULL;
+    PyObject *expected_names[] = {ID, CALLS, ORDER, CATEGORY, SHAPE, SOURCE, LINE};
+    PyObject *call_names[] = {NAME, ARGUMENTS_SLOT, LITERAL};
+    if (find_slots(&r.expected_slots, r.expected_type, expected_names, 7) < 0 ||
+        find_slots(&r.call_slots, r.call_type, call_names, 3) < 0) {
+        PyBuffer_Release(&data);
+        return NULL;
+    }
+    const unsigned char *at = data.buf, *end = at + data.len;
+    Py_ssize_t number = 0;
+    int failed = 0;
+    while (at < end && !failed) {
+        const unsigned char *stop = at;
+        while (stop < end && *stop != '\n' && *stop != '\r')
+            stop++;
+        number++;
+        if (!blank(at, stop))
+            failed = read_line(&r, at, stop, number) < 0;
+        at = stop;
+        if (at < end)
+            at += (*at == '\r' && at + 1 < end && at[1] == '\n') ? 2 : 1;
+    }
+    PyBuffer_Release(&data);
+    if (failed)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"read_lines", read_lines, METH_VARARGS,
+     "Walk an expected file's lines: the commonest read here, any other handed to other()."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_expected_lines",
+    "The expected file's commonest lines read in C (twin: truth.expected's loop).", -1,
+    methods,
+};
+
+PyMODINIT_FUNC
+PyInit__expected_lines(void)
+{
+    struct {
+        PyObject **name;
+        const char *text;
+    } names[] = {
+        {&ID, "id"}, {&CALLS, "calls"}, {&ORDER, "order"}, {&CATEGORY, "category"},
+        {&NAME, "name"}, {&ARGUMENTS, "arguments"}, {&LITERAL, "literal"},
+        {&ARGUMENTS_SLOT, "_arguments"}, {&SHAPE, "shape"}, {&SOURCE, "source"},
+        {&LINE, "line"}, {&NATIVE, "native"}, {&ANY, "any"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if ((*names[i].name = PyUnicode_InternFromString(names[i].text)) == NULL)
+            return NULL;
+    }
+    return PyModule_Create(&module);
+}
