@@ -23,6 +23,7 @@ from toolaudit.truth import expected as expected_module
 from toolaudit.truth import line_scores, typed_lines
 from toolaudit.truth.entries import Expected, ExpectedCall
 from toolaudit.truth.expected import read_expected
+from toolaudit.truth.native import ACCEPT_KEYS, is_literal
 
 from .test_line_scores import audited, eval_sets
 from .test_typed_lines import lines as typed_lines_drawn
@@ -326,6 +327,29 @@ def test_audits_are_alike_with_the_expected_file_read_in_c_or_not(
             with reading(kind):
                 results.append(audited(log, path, scores=scores, **grouping))
     assert results[0] == results[1] == results[2]
+
+
+class Text(str):
+    """A string of another type: not literal, as it is no JSON value."""
+
+
+LITERAL_OR_NOT = st.recursive(
+    st.sampled_from([0, 1.5, True, None, "", "accept", (), Text("x"), 2**70]),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["a", "accept", "compare", "tolerance", "optional"]), inner, max_size=3
+        )
+    ),
+    max_leaves=8,
+)
+
+
+@needs_c
+@settings(max_examples=1000, deadline=None)
+@given(LITERAL_OR_NOT)
+def test_c_tells_literal_values_as_native_is_literal_does(value: object) -> None:
+    assert C.is_literal(value, ACCEPT_KEYS) is is_literal(value)
 
 
 def test_the_general_reading_reads_accept_objects_the_c_leaves(tmp_path: Path) -> None:

@@ -3,7 +3,7 @@
  * data.splitlines() (tests/truth/test_expected_lines.py holds the two to the same
  * entries, problems and errors).
  *
- * read_lines(data, source, literal, any_arguments, is_literal, marks, mask, entries,
+ * read_lines(data, source, literal, any_arguments, accept_keys, marks, mask, entries,
  * unread_line_of, other, twice, decode_error, expected_type, call_type) walks data's lines as bytes.splitlines cuts
  * them (at \n, \r and \r\n), numbered from 1, and for each:
  *
@@ -12,8 +12,9 @@
  *   no more than MAX_DEPTH brackets, is valid UTF-8 (as bytes.decode judges it), holds
  *   no number orjson may read apart (marks(line) & mask is 0: jsonutil's
  *   orjson_may_differ) and is decoded by `literal` (typed_lines' decoder of literal
- *   arguments), or else by `any_arguments` with every argument literal (is_literal:
- *   no accept object in it). Its Expected is made as typed_lines.typed_entry makes it (the same
+ *   arguments), or else by `any_arguments` with every argument literal (as native.is_literal
+ *   tells, here is_literal: no accept object, an object of only keys of accept_keys and
+ *   "accept" or "compare" among them, where it looks: in objects, not in lists). Its Expected is made as typed_lines.typed_entry makes it (the same
  *   class, the same values in its slots, ExpectedCall's `literal` the decoded
  *   arguments), put in `entries` under its id; an id that `entries` or `unread_line_of`
  *   holds already is told to twice(id, number), which raises ExpectedError;
@@ -27,11 +28,13 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
+#include <string.h>
 #include <structmember.h>
 
 #define MAX_DEPTH 64
 
-static PyObject *ID, *CALLS, *ORDER, *CATEGORY, *NAME, *ARGUMENTS, *LITERAL, *ARGUMENTS_SLOT,
+static PyObject *ACCEPT, *COMPARE, *ID, *CALLS, *ORDER, *CATEGORY, *NAME, *ARGUMENTS, *LITERAL, *ARGUMENTS_SLOT,
     *SHAPE, *SOURCE, *LINE, *NATIVE, *ANY;
 
 /* Where each slot of a made class is kept: its offset in the object, or -1 where it is
@@ -47,7 +50,7 @@ typedef struct {
 
 typedef struct {
     Slots expected_slots, call_slots;
-    PyObject *source, *literal, *any_arguments, *is_literal, *marks, *entries, *unread, *other,
+    PyObject *source, *literal, *any_arguments, *accept_keys, *marks, *entries, *unread, *other,
         *twice, *decode_error;
     PyTypeObject *expected_type, *call_type;
     long mask;
@@ -159,38 +162,79 @@ expected_calls(Reading *r, PyObject *written, int *unsure)
     return calls;
 }
 
-/* Whether each argument of each call `any_arguments` decoded is literal (is_literal,
- * asked only of what is not a scalar or a list): 1, 0 or -1 on an error. */
+/* native.is_literal: whether an argument is its own expected value (a scalar or a list,
+ * or an object holding no accept object, looked for in objects, not in lists): 1, 0 or
+ * -1 on an error. */
+static int
+literal_value(PyObject *value, PyObject *accept_keys)
+{
+    if (PyUnicode_CheckExact(value) || PyLong_CheckExact(value) || PyFloat_CheckExact(value) ||
+        PyBool_Check(value) || value == Py_None || PyList_CheckExact(value))
+        return 1;
+    if (!PyDict_CheckExact(value))
+        return 0;
+    Py_ssize_t at = 0;
+    PyObject *key, *item;
+    if (PyDict_GET_SIZE(value) > 0) {  /* an accept object? */
+        int only_accept_keys = 1;
+        while (only_accept_keys == 1 && PyDict_Next(value, &at, &key, &item))
+            only_accept_keys = PySet_Contains(accept_keys, key);
+        if (only_accept_keys < 0)
+            return -1;
+        if (only_accept_keys) {
+            int accept = PyDict_Contains(value, ACCEPT);
+            int compare = accept == 0 ? PyDict_Contains(value, COMPARE) : 0;
+            if (accept < 0 || compare < 0)
+                return -1;
+            if (accept || compare)
+                return 0;
+        }
+    }
+    if (Py_EnterRecursiveCall(" in is_literal"))
+        return -1;
+    int literal = 1;
+    at = 0;
+    while (literal == 1 && PyDict_Next(value, &at, &key, &item))
+        literal = literal_value(item, accept_keys);
+    Py_LeaveRecursiveCall();
+    return literal;
+}
+
+/* Whether each argument of each call `any_arguments` decoded is literal: 1, 0 or -1 on
+ * an error. */
 static int
 all_literal(Reading *r, PyObject *written)
 {
     if (!PyList_Check(written))
-        return 1;  /* "any" */
+        return 1; /* "any" */
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(written); i++) {
         PyObject *arguments = PyObject_GetAttr(PyList_GET_ITEM(written, i), ARGUMENTS);
         if (arguments == NULL)
             return -1;
-        if (!PyDict_Check(arguments)) {
-            Py_DECREF(arguments);
-            return 0;
-        }
+        int literal = PyDict_Check(arguments) ? 1 : 0;
         Py_ssize_t at = 0;
         PyObject *key, *value;
-        int literal = 1;
-        while (literal == 1 && PyDict_Next(arguments, &at, &key, &value)) {
-            if (PyUnicode_CheckExact(value) || PyLong_CheckExact(value) ||
-                PyFloat_CheckExact(value) || PyBool_Check(value) || value == Py_None ||
-                PyList_CheckExact(value))
-                continue;
-            PyObject *told = PyObject_CallOneArg(r->is_literal, value);
-            literal = told == NULL ? -1 : PyObject_IsTrue(told);
-            Py_XDECREF(told);
-        }
+        while (literal == 1 && PyDict_Next(arguments, &at, &key, &value))
+            literal = literal_value(value, r->accept_keys);
         Py_DECREF(arguments);
         if (literal != 1)
             return literal;
     }
     return 1;
+}
+
+/* is_literal(value, accept_keys): literal_value, for the tests that hold it to
+ * native.is_literal. */
+static PyObject *
+is_literal(PyObject *module, PyObject *args)
+{
+    PyObject *value, *accept_keys;
+    if (!PyArg_ParseTuple(args, "OO!:is_literal", &value, &PyFrozenSet_Type, &accept_keys))
+        return NULL;
+    int literal = literal_value(value, accept_keys);
+    if (literal < 0)
+        return NULL;
+    return PyBool_FromLong(literal);
 }
 
 /* The entry of a line `literal` decoded (`read`), put in `entries`: 1 done, 0 left to
@@ -253,14 +297,22 @@ finally:
 static int
 readable(Reading *r, const unsigned char *at, const unsigned char *end, PyObject *line)
 {
+    /* (Brackets counted by memchr, a few a line; the bytes' high bits eight at once.) */
     Py_ssize_t brackets = 0;
-    int ascii = 1;
-    for (const unsigned char *c = at; c < end; c++) {
-        if (*c == '{' || *c == '[')
-            brackets++;
-        else if (*c >= 0x80)
-            ascii = 0;
+    for (const unsigned char *c = at; (c = memchr(c, '{', end - c)) != NULL; c++)
+        brackets++;
+    for (const unsigned char *c = at; (c = memchr(c, '[', end - c)) != NULL; c++)
+        brackets++;
+    uint64_t high = 0;
+    const unsigned char *c = at;
+    for (; end - c >= 8; c += 8) {
+        uint64_t word;
+        memcpy(&word, c, 8);
+        high |= word;
     }
+    for (; c < end; c++)
+        high |= *c;
+    int ascii = (high & 0x8080808080808080ULL) == 0;
     if (brackets > MAX_DEPTH)
         return 0;  /* perhaps deeper than the reading's limit: the reading tells */
     if (!ascii) {
@@ -338,13 +390,21 @@ read_line(Reading *r, const unsigned char *at, const unsigned char *end, Py_ssiz
     return done < 0 ? -1 : 0;
 }
 
+/* The first `byte` in [at, end), or end. */
+static const unsigned char *
+next_byte(const unsigned char *at, const unsigned char *end, int byte)
+{
+    const unsigned char *found = memchr(at, byte, end - at);
+    return found != NULL ? found : end;
+}
+
 static PyObject *
 read_lines(PyObject *module, PyObject *args)
 {
     Py_buffer data;
     Reading r;
-    if (!PyArg_ParseTuple(args, "y*OOOOOlO!O!OOOO!O!:read_lines", &data, &r.source,
-                          &r.literal, &r.any_arguments, &r.is_literal, &r.marks, &r.mask, &PyDict_Type, &r.entries, &PyDict_Type, &r.unread,
+    if (!PyArg_ParseTuple(args, "y*OOOO!OlO!O!OOOO!O!:read_lines", &data, &r.source,
+                          &r.literal, &r.any_arguments, &PyFrozenSet_Type, &r.accept_keys, &r.marks, &r.mask, &PyDict_Type, &r.entries, &PyDict_Type, &r.unread,
                           &r.other, &r.twice, &r.decode_error, &PyType_Type, &r.expected_type,
                           &PyType_Type, &r.call_type))
         return NULL;
@@ -358,10 +418,14 @@ read_lines(PyObject *module, PyObject *args)
     const unsigned char *at = data.buf, *end = at + data.len;
     Py_ssize_t number = 0;
     int failed = 0;
+    /* The next \n and \r at or after `at` (end for none): each byte looked at once. */
+    const unsigned char *newline = NULL, *carriage_return = NULL;
     while (at < end && !failed) {
-        const unsigned char *stop = at;
-        while (stop < end && *stop != '\n' && *stop != '\r')
-            stop++;
+        if (newline == NULL || newline < at)
+            newline = next_byte(at, end, '\n');
+        if (carriage_return == NULL || carriage_return < at)
+            carriage_return = next_byte(at, end, '\r');
+        const unsigned char *stop = newline < carriage_return ? newline : carriage_return;
         number++;
         if (!blank(at, stop))
             failed = read_line(&r, at, stop, number) < 0;
@@ -378,6 +442,8 @@ read_lines(PyObject *module, PyObject *args)
 static PyMethodDef methods[] = {
     {"read_lines", read_lines, METH_VARARGS,
      "Walk an expected file's lines: the commonest read here, any other handed to other()."},
+    {"is_literal", is_literal, METH_VARARGS,
+     "Whether an argument is its own expected value (native.is_literal's twin)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -397,7 +463,8 @@ PyInit__expected_lines(void)
         {&ID, "id"}, {&CALLS, "calls"}, {&ORDER, "order"}, {&CATEGORY, "category"},
         {&NAME, "name"}, {&ARGUMENTS, "arguments"}, {&LITERAL, "literal"},
         {&ARGUMENTS_SLOT, "_arguments"}, {&SHAPE, "shape"}, {&SOURCE, "source"},
-        {&LINE, "line"}, {&NATIVE, "native"}, {&ANY, "any"},
+        {&LINE, "line"}, {&NATIVE, "native"}, {&ANY, "any"}, {&ACCEPT, "accept"},
+        {&COMPARE, "compare"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         if ((*names[i].name = PyUnicode_InternFromString(names[i].text)) == NULL)

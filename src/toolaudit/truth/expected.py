@@ -50,7 +50,7 @@ from toolaudit.truth.entries import (
     bfcl_category,
     id_text,
 )
-from toolaudit.truth.native import is_accept_object, is_literal, native_calls
+from toolaudit.truth.native import ACCEPT_KEYS, is_accept_object, native_calls
 from toolaudit.values import shown, value_kind
 
 __all__ = [
@@ -111,7 +111,7 @@ def _read_lines(data: bytes, path: str, where: str) -> ExpectedSet:
             data,
             path,
             *decoders(),
-            is_literal,
+            ACCEPT_KEYS,
             NUMBER_MARKS_IN_C,
             ORJSON_MAY_DIFFER_MARKS,
             reading.entries,

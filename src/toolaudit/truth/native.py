@@ -10,7 +10,7 @@ from toolaudit.truth.entries import COMPARES, Accept, ExpectedCall, UnreadableEn
 from toolaudit.values import NUMERIC_KINDS, shown, value_kind
 
 #: The keys of an accept object (``{"accept": [...], "compare": "text"}``).
-_ACCEPT_KEYS = frozenset({"accept", "compare", "tolerance", "optional"})
+ACCEPT_KEYS = frozenset({"accept", "compare", "tolerance", "optional"})
 
 
 def native_calls(calls: object) -> tuple[ExpectedCall, ...] | None:
@@ -47,7 +47,7 @@ def is_accept_object(value: object) -> bool:
     return (
         isinstance(value, Mapping)
         and bool(value)
-        and value.keys() <= _ACCEPT_KEYS
+        and value.keys() <= ACCEPT_KEYS
         and ("accept" in value or "compare" in value)
     )
 
