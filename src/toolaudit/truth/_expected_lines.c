@@ -34,6 +34,11 @@
 
 #define MAX_DEPTH 64
 
+/* The fields read of a decoded line and of its calls, by their place in the names
+ * read_lines gives Fields. */
+enum { LINE_ID, LINE_CALLS, LINE_ORDER, LINE_CATEGORY };
+enum { CALL_NAME, CALL_ARGUMENTS };
+
 static PyObject *ACCEPT, *COMPARE, *ID, *CALLS, *ORDER, *CATEGORY, *NAME, *ARGUMENTS, *LITERAL, *ARGUMENTS_SLOT,
     *SHAPE, *SOURCE, *LINE, *NATIVE, *ANY;
 
@@ -48,8 +53,22 @@ typedef struct {
     Py_ssize_t offsets[MOST_SLOTS];
 } Slots;
 
+/* The fields `names` of the structs a decoder makes (a line's, a call's), read at their
+ * offsets for the (at most two: one a decoder) struct types met, learnt from their
+ * member descriptors when first met; read by name where a field is not a plain slot. */
+#define STRUCT_TYPES 2
+
+typedef struct {
+    int count;
+    PyObject **names;
+    int known;
+    PyTypeObject *types[STRUCT_TYPES];
+    Py_ssize_t offsets[STRUCT_TYPES][MOST_SLOTS];
+} Fields;
+
 typedef struct {
     Slots expected_slots, call_slots;
+    Fields line_fields, call_fields;
     PyObject *source, *literal, *any_arguments, *accept_keys, *marks, *entries, *unread, *other,
         *twice, *decode_error;
     PyTypeObject *expected_type, *call_type;
@@ -68,6 +87,9 @@ blank(const unsigned char *at, const unsigned char *end)
     return 1;
 }
 
+static int plain_slots(PyTypeObject *type, PyObject **names, int count, int writing,
+                       Py_ssize_t *offsets);
+
 /* The slots `names` of `type` found: each a plain slot (a member descriptor of an object,
  * writable, of a class that sets attributes the generic way) kept by its offset, any
  * other set by name. 0, or -1 on an error. */
@@ -77,9 +99,18 @@ find_slots(Slots *slots, PyTypeObject *type, PyObject **names, int count)
     slots->type = type;
     slots->count = count;
     slots->names = names;
-    int plain = type->tp_setattro == PyObject_GenericSetAttr;
+    return plain_slots(type, names, count, 1, slots->offsets);
+}
+
+/* The offset of each of `names` in objects of `type` (see find_slots), for reading:
+ * -1 for a name read by name. 0, or -1 on an error. */
+static int
+plain_slots(PyTypeObject *type, PyObject **names, int count, int writing, Py_ssize_t *offsets)
+{
+    int plain = writing ? type->tp_setattro == PyObject_GenericSetAttr
+                        : type->tp_getattro == PyObject_GenericGetAttr;
     for (int i = 0; i < count; i++) {
-        slots->offsets[i] = -1;
+        offsets[i] = -1;
         PyObject *descriptor = PyObject_GetAttr((PyObject *)type, names[i]);
         if (descriptor == NULL) {
             if (!PyErr_ExceptionMatches(PyExc_AttributeError))
@@ -89,12 +120,35 @@ find_slots(Slots *slots, PyTypeObject *type, PyObject **names, int count)
         }
         if (plain && Py_IS_TYPE(descriptor, &PyMemberDescr_Type)) {
             PyMemberDef *member = ((PyMemberDescrObject *)descriptor)->d_member;
-            if (member->type == T_OBJECT_EX && !(member->flags & READONLY))
-                slots->offsets[i] = member->offset;
+            if (member->type == T_OBJECT_EX && !(writing && (member->flags & READONLY)))
+                offsets[i] = member->offset;
         }
         Py_DECREF(descriptor);
     }
     return 0;
+}
+
+/* Field `index` of a decoded struct (a new reference), NULL on an error. */
+static PyObject *
+field(Fields *fields, PyObject *read, int index)
+{
+    PyTypeObject *type = Py_TYPE(read);
+    int known = 0;
+    while (known < fields->known && fields->types[known] != type)
+        known++;
+    if (known == fields->known && known < STRUCT_TYPES) {
+        if (plain_slots(type, fields->names, fields->count, 0, fields->offsets[known]) < 0)
+            return NULL;
+        fields->types[known] = type;
+        fields->known++;
+    }
+    if (known < fields->known) {
+        Py_ssize_t offset = fields->offsets[known][index];
+        PyObject *value = offset >= 0 ? *(PyObject **)((char *)read + offset) : NULL;
+        if (value != NULL)
+            return Py_NewRef(value);
+    }
+    return PyObject_GetAttr(read, fields->names[index]);  /* (an empty slot: its error) */
 }
 
 /* An object of a slotted class made without its __init__, each slot given its value
@@ -144,8 +198,8 @@ expected_calls(Reading *r, PyObject *written, int *unsure)
         return NULL;
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *call = PyList_GET_ITEM(written, i);
-        PyObject *name = PyObject_GetAttr(call, NAME);
-        PyObject *arguments = name ? PyObject_GetAttr(call, ARGUMENTS) : NULL;
+        PyObject *name = field(&r->call_fields, call, CALL_NAME);
+        PyObject *arguments = name ? field(&r->call_fields, call, CALL_ARGUMENTS) : NULL;
         PyObject *made = NULL;
         if (arguments != NULL) {
             PyObject *values[] = {name, Py_None, arguments};
@@ -208,7 +262,7 @@ all_literal(Reading *r, PyObject *written)
     if (!PyList_Check(written))
         return 1; /* "any" */
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(written); i++) {
-        PyObject *arguments = PyObject_GetAttr(PyList_GET_ITEM(written, i), ARGUMENTS);
+        PyObject *arguments = field(&r->call_fields, PyList_GET_ITEM(written, i), CALL_ARGUMENTS);
         if (arguments == NULL)
             return -1;
         int literal = PyDict_Check(arguments) ? 1 : 0;
@@ -245,21 +299,21 @@ add_entry(Reading *r, PyObject *read, Py_ssize_t number)
     int unsure = 0, done = -1;
     PyObject *id = NULL, *written = NULL, *calls = NULL, *order = NULL, *category = NULL,
              *line = NULL, *entry = NULL;
-    PyObject *read_id = PyObject_GetAttr(read, ID);
+    PyObject *read_id = field(&r->line_fields, read, LINE_ID);
     if (read_id == NULL)
         goto finally;
     /* (An integer id is kept as its digits; msgspec refuses true.) */
     id = PyUnicode_CheckExact(read_id) ? Py_NewRef(read_id) : PyObject_Str(read_id);
     Py_DECREF(read_id);
-    if (id == NULL || (written = PyObject_GetAttr(read, CALLS)) == NULL)
+    if (id == NULL || (written = field(&r->line_fields, read, LINE_CALLS)) == NULL)
         goto finally;
     calls = expected_calls(r, written, &unsure);
     if (calls == NULL) {
         done = unsure ? 0 : -1;
         goto finally;
     }
-    if ((order = PyObject_GetAttr(read, ORDER)) == NULL ||
-        (category = PyObject_GetAttr(read, CATEGORY)) == NULL ||
+    if ((order = field(&r->line_fields, read, LINE_ORDER)) == NULL ||
+        (category = field(&r->line_fields, read, LINE_CATEGORY)) == NULL ||
         (line = PyLong_FromSsize_t(number)) == NULL)
         goto finally;
     PyObject *values[] = {id, calls, order, category, NATIVE, r->source, line};
@@ -366,7 +420,7 @@ read_line(Reading *r, const unsigned char *at, const unsigned char *end, Py_ssiz
             refused = 0;
             read = decoded(r, r->any_arguments, line, &refused);
             if (read != NULL) {
-                PyObject *written = PyObject_GetAttr(read, CALLS);
+                PyObject *written = field(&r->line_fields, read, LINE_CALLS);
                 int literal = written == NULL ? -1 : all_literal(r, written);
                 Py_XDECREF(written);
                 if (literal != 1)
@@ -410,6 +464,10 @@ read_lines(PyObject *module, PyObject *args)
         return NULL;
     PyObject *expected_names[] = {ID, CALLS, ORDER, CATEGORY, SHAPE, SOURCE, LINE};
     PyObject *call_names[] = {NAME, ARGUMENTS_SLOT, LITERAL};
+    PyObject *line_field_names[] = {ID, CALLS, ORDER, CATEGORY};
+    PyObject *call_field_names[] = {NAME, ARGUMENTS};
+    r.line_fields = (Fields){.count = 4, .names = line_field_names};
+    r.call_fields = (Fields){.count = 2, .names = call_field_names};
     if (find_slots(&r.expected_slots, r.expected_type, expected_names, 7) < 0 ||
         find_slots(&r.call_slots, r.call_type, call_names, 3) < 0) {
         PyBuffer_Release(&data);
