@@ -51,9 +51,10 @@ def _line(argument: Any) -> type[Struct]:
 
 
 @functools.cache
-def _decoders() -> tuple[Callable[[bytes], Any], Callable[[bytes], Any]]:
-    """Decoders of lines of literal arguments only (most lines: nothing left to check in
-    Python), and of any arguments."""
+def decoders() -> tuple[Callable[[bytes], Any], Callable[[bytes], Any]]:
+    """The decoders of native lines whose arguments are literal values only (most lines:
+    nothing left to check in Python), and of those whose arguments are any values (then
+    each to be checked by ``is_literal``)."""
     return (
         msgspec.json.Decoder(_line(_Literal)).decode,
         msgspec.json.Decoder(_line(_Argument)).decode,
@@ -64,12 +65,6 @@ def _decoders() -> tuple[Callable[[bytes], Any], Callable[[bytes], Any]]:
 DecodeError = msgspec.DecodeError
 
 
-def decoders() -> tuple[Callable[[bytes], Any], Callable[[bytes], Any]]:
-    """The decoders of native lines whose arguments are literal values only, and of
-    those whose arguments are any values (then each to be checked by ``is_literal``)."""
-    return _decoders()
-
-
 def typed_entry(line: bytes, source: str, number: int) -> Expected | None:
     """The entry of one expected line (nesting less deep than the reading's limit), or
     None: :func:`~toolaudit.truth.expected.read_entry` reads it."""
@@ -77,7 +72,7 @@ def typed_entry(line: bytes, source: str, number: int) -> Expected | None:
         return None  # msgspec does not check the UTF-8 of what it skips
     if orjson_may_differ(line):
         return None  # an integer past 64 bits, 1e-400: read exactly by the reading
-    literal, any_arguments = _decoders()
+    literal, any_arguments = decoders()
     try:
         read = literal(line)
     except (msgspec.DecodeError, RecursionError):
