@@ -230,7 +230,7 @@ typedef struct Block {
 /* The calls and blocks a Reading holds itself (on read_history's stack), as many as the
    table's first two sizes (16, 32) and a message's blocks mostly: most histories then
    allocate neither (their growth was two allocations a history, 1k instructions). */
-#define FIRST_CALLS 32
+#define FIRST_CALLS FIRST_IDS
 #define FIRST_BLOCKS 16
 
 typedef struct {
@@ -254,6 +254,8 @@ typedef struct {
     int (*read_block)(Byte *p, Byte end, Field *id, Field *name, int *field);
     Call first_calls[FIRST_CALLS];    /* `calls` until more are wanted */
     Block first_blocks[FIRST_BLOCKS]; /* `blocks` likewise */
+    IdText first_ids[FIRST_IDS];      /* the table's, likewise */
+    Py_ssize_t first_slots[FIRST_SLOTS];
 } Reading;
 
 /* `array` (of `*room` entries of `size` bytes; `first` where it is the Reading's own)
@@ -424,6 +426,45 @@ read_chat_calls_only(void *state, int key, Byte *p, Byte end, int depth)
                              : skip_value(p, end, depth);
 }
 
+/* A Chat call written as the SDKs and orjson write it, with no space,
+   {"id":"...","type":"function","function":{"name":"...","arguments":"..."}} (*p at its
+   brace), read in one pass with none of read_object_with's steps: its id and name (both
+   strings, as that reading gives them) in `id` and `name`, 1 (*p past it); 0 where it is
+   not written so, nothing read (read_object_with reads it, from its start). A call so
+   written names each key once, and skips its type and arguments as that reading skips
+   them (arguments scanned, every byte checked). */
+static int
+tight_chat_call(Byte *p, Byte end, Field *id, Field *name)
+{
+    /* each literal up to the quote that opens the string after it */
+    static const char id_key[] = "{\"id\":\"", type_function[] = ",\"type\":\"function\"",
+                      function_name[] = ",\"function\":{\"name\":\"",
+                      arguments[] = ",\"arguments\":\"";
+    Span skipped;
+    Byte at = *p;
+    if (!WRITTEN(at, end, id_key))
+        return 0;
+    at += sizeof(id_key) - 2;
+    Field call_id = {at};
+    if (!scan_string(&at, end, &call_id.text))
+        return 0;
+    if (WRITTEN(at, end, type_function))
+        at += sizeof(type_function) - 1;
+    if (!WRITTEN(at, end, function_name))
+        return 0;
+    at += sizeof(function_name) - 2;
+    Field called = {at};
+    if (!scan_string(&at, end, &called.text) || !WRITTEN(at, end, arguments))
+        return 0;
+    at += sizeof(arguments) - 2;
+    if (!scan_string(&at, end, &skipped) || end - at < 2 || at[0] != '}' || at[1] != '}')
+        return 0;
+    *id = call_id;
+    *name = called;
+    *p = at + 2;
+    return 1;
+}
+
 /* A Chat message's tool_calls, read in place: each call kept (an id, a name). */
 static int
 read_chat_calls(void *state, int key, Byte *p, Byte end, int depth)
@@ -438,9 +479,12 @@ read_chat_calls(void *state, int key, Byte *p, Byte end, int depth)
         Field call[2], name = {NULL};
         if (calls.j == WINDOW_SIZE)
             return 0;
-        if (!read_object_with(&calls.p, end, depth + 1, call_keys, 2, call, read_function, &name) ||
-            call[1].at == NULL || *call[1].at != '{')
-            return 0; /* not an object, or a custom tool's call */
+        if (depth + 2 >= MAX_DEPTH || !tight_chat_call(&calls.p, end, &call[0], &name)) {
+            if (!read_object_with(&calls.p, end, depth + 1, call_keys, 2, call, read_function,
+                                  &name) ||
+                call[1].at == NULL || *call[1].at != '{')
+                return 0; /* not an object, or a custom tool's call */
+        }
         if (!keep_block(reading, A_CALL, &call[0], &name, calls.j, NO_FIELD))
             return 0;
     }
@@ -467,16 +511,44 @@ chat_calls(Reading *reading, const Field *fields, Py_ssize_t index)
     return 1;
 }
 
+static const Name chat_keys[CHAT_KEYS] = {NAME("role"),    NAME("tool_call_id"),
+                                           NAME("name"),    NAME("content"),
+                                           NAME("function_call"), NAME("tool_calls")};
+
+/* Which of chat_keys the key at `at` (its quote) spells as written (named_key's answer,
+   CHAT_KEYS for none), found by its first letter: one name compared, where named_key
+   compares up to six, each by a call of memcmp (tests/history/test_speedups_json.py holds every name near each). */
+static inline int
+chat_key(Byte at, Byte end, const Name *names, int count)
+{
+    (void)names, (void)count; /* chat_keys, CHAT_KEYS */
+    if (end - at < 2)
+        return CHAT_KEYS;
+    switch (at[1]) {
+    case 'r':
+        return WRITTEN(at, end, "\"role\"") ? ROLE : CHAT_KEYS;
+    case 'n':
+        return WRITTEN(at, end, "\"name\"") ? RESULT_NAME : CHAT_KEYS;
+    case 'c':
+        return WRITTEN(at, end, "\"content\"") ? CONTENT : CHAT_KEYS;
+    case 'f':
+        return WRITTEN(at, end, "\"function_call\"") ? LEGACY_CALL : CHAT_KEYS;
+    case 't':
+        return WRITTEN(at, end, "\"tool_call_id\"") ? TOOL_CALL_ID
+               : WRITTEN(at, end, "\"tool_calls\"") ? TOOL_CALLS
+                                                    : CHAT_KEYS;
+    default:
+        return CHAT_KEYS;
+    }
+}
+
 static int
 chat_message(Reading *reading, Byte *p, Py_ssize_t index)
 {
-    static const Name keys[CHAT_KEYS] = {NAME("role"),    NAME("tool_call_id"),
-                                         NAME("name"),    NAME("content"),
-                                         NAME("function_call"), NAME("tool_calls")};
     Field fields[CHAT_KEYS];
     reading->block_count = 0;
-    if (!read_object_with(p, reading->end, 1, keys, CHAT_KEYS, fields, read_chat_calls_only,
-                          reading))
+    if (!read_object_by(p, reading->end, 1, chat_keys, CHAT_KEYS, fields, chat_key,
+                        read_chat_calls_only, reading))
         return 0;
     int tool = is_word(&fields[ROLE], &TOOL);
     if (tool != 0)
@@ -925,6 +997,8 @@ read_history(PyObject *const *args, Py_ssize_t nargs, ReadMessage read)
         return NULL;
     Reading reading;
     memset(&reading, 0, offsetof(Reading, first_calls)); /* (the arrays need no zeros) */
+    reading.table.first_ids = reading.first_ids;
+    reading.table.first_slots = reading.first_slots;
     reading.calls = reading.first_calls;
     reading.room = FIRST_CALLS;
     reading.blocks = reading.first_blocks;
