@@ -542,12 +542,70 @@ chat_key(Byte at, Byte end, const Name *names, int count)
     }
 }
 
+/* A Chat message written as the SDKs and orjson write it, with no space: its role first,
+   then a tool message's tool_call_id, then its content (a string or null), then an
+   assistant message's tool_calls, {"role":"...",["tool_call_id":"...",]"content":...[,
+   "tool_calls":[...]]} (*p at its brace), read in one pass, its fields as read_object_by
+   gives them: 1 (*p past it); 0 where it is not written so (read_object_by reads it, from
+   its start: no call kept). Each key is given once, and its value read as that reading
+   reads it (the strings scanned, the calls by read_chat_calls). */
+static int
+tight_chat_message(Reading *reading, Byte *p, Field *fields)
+{
+    /* each literal up to the quote that opens the string after it, or the bracket */
+    static const char role[] = "{\"role\":\"", call_id[] = ",\"tool_call_id\":\"",
+                      content_string[] = ",\"content\":\"", content_null[] = ",\"content\":null",
+                      tool_calls[] = ",\"tool_calls\":[";
+    Byte end = reading->end, at = *p;
+    if (!WRITTEN(at, end, role))
+        return 0;
+    for (int k = 0; k < CHAT_KEYS; k++)
+        fields[k].at = NULL;
+    at += sizeof(role) - 2;
+    fields[ROLE].at = at;
+    if (!scan_string(&at, end, &fields[ROLE].text))
+        return 0;
+    if (WRITTEN(at, end, call_id)) {
+        at += sizeof(call_id) - 2;
+        fields[TOOL_CALL_ID].at = at;
+        if (!scan_string(&at, end, &fields[TOOL_CALL_ID].text))
+            return 0;
+    }
+    if (WRITTEN(at, end, content_string)) {
+        at += sizeof(content_string) - 2;
+        fields[CONTENT].at = at;
+        if (!scan_string(&at, end, &fields[CONTENT].text))
+            return 0;
+    }
+    else if (WRITTEN(at, end, content_null)) {
+        at += sizeof(content_null) - 1;
+        fields[CONTENT].at = at - 4; /* at its null */
+    }
+    else
+        return 0;
+    if (WRITTEN(at, end, tool_calls)) {
+        at += sizeof(tool_calls) - 2;
+        fields[TOOL_CALLS].at = at;
+        if (!read_chat_calls(reading, TOOL_CALLS, &at, end, 2)) {
+            reading->block_count = 0; /* the calls kept: read_object_by keeps them again */
+            return 0;
+        }
+    }
+    if (at >= end || *at != '}') {
+        reading->block_count = 0;
+        return 0;
+    }
+    *p = at + 1;
+    return 1;
+}
+
 static int
 chat_message(Reading *reading, Byte *p, Py_ssize_t index)
 {
     Field fields[CHAT_KEYS];
     reading->block_count = 0;
-    if (!read_object_by(p, reading->end, 1, chat_keys, CHAT_KEYS, fields, chat_key,
+    if (!tight_chat_message(reading, p, fields) &&
+        !read_object_by(p, reading->end, 1, chat_keys, CHAT_KEYS, fields, chat_key,
                         read_chat_calls_only, reading))
         return 0;
     int tool = is_word(&fields[ROLE], &TOOL);
