@@ -250,6 +250,7 @@ typedef struct {
     int content_sure; /* a Chat message's content read in place: no failure in it */
     int failed;       /* a MemoryError is set */
     int by_id;  /* Gemini: -1 until the first call or response tells how it pairs */
+    Py_ssize_t next; /* the place after the call last answered (waiting tries it first) */
     /* Anthropic's, Bedrock's or Gemini's block (a part); `field` set by Gemini's */
     int (*read_block)(Byte *p, Byte end, Field *id, Field *name, int *field);
     Call first_calls[FIRST_CALLS];    /* `calls` until more are wanted */
@@ -336,7 +337,14 @@ waiting(Reading *reading, const Field *id, Py_ssize_t from, Py_ssize_t to)
 {
     if (!is_string(id) || id->text.escaped)
         return NULL;
-    Py_ssize_t place = table_find(&reading->table, (IdText){id->text.at, id->text.length, 1});
+    /* The commonest: the results in the order of their calls, this one answering the call
+       after the last one answered. Ids are unique among the calls kept (a history with an
+       id twice is not sure), so a call with these very bytes is the one the table finds:
+       compared, not hashed. */
+    Py_ssize_t place = reading->next;
+    if (place < from || place >= to || reading->calls[place].id.at == NULL ||
+        !same_span(reading->calls[place].id, id->text))
+        place = table_find(&reading->table, (IdText){id->text.at, id->text.length, 1});
     if (place < from || place >= to || reading->calls[place].answered)
         return NULL;
     return &reading->calls[place];
@@ -358,6 +366,7 @@ settle(Reading *reading, Call *call)
     }
     reading->results[k]++;
     call->answered = 1;
+    reading->next = call - reading->calls + 1;
     return 1;
 }
 
