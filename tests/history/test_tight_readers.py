@@ -20,9 +20,11 @@ import pytest
 from toolaudit.history import model
 from toolaudit.history.model import NO_NAME
 
-from .test_speedups_json import FROM_TEXT, holds
+from .test_speedups_json import FENCED, FROM_TEXT, holds
 
 ARGUMENTS = '{"city":"Oslo","days":3}'  # written with six escaped quotes
+#: A call's input (args): a value of each kind, skipped.
+INPUT = {"city": "Oslo", "days": 3, "metric": True, "hourly": False, "hint": None, "t": -1.5e-3}
 
 
 def chat(results: list[tuple[str, str]]) -> list[dict[str, Any]]:
@@ -54,8 +56,7 @@ def responses(results: list[tuple[str, str]]) -> list[dict[str, Any]]:
 
 def anthropic(results: list[tuple[str, str]]) -> list[dict[str, Any]]:
     uses = [
-        {"type": "tool_use", "id": i, "name": "get_weather", "input": {"city": "Oslo"}}
-        for i, _ in results
+        {"type": "tool_use", "id": i, "name": "get_weather", "input": INPUT} for i, _ in results
     ]
     answers = [{"type": "tool_result", "tool_use_id": i, "content": c} for i, c in results if c]
     return [
@@ -68,8 +69,7 @@ def anthropic(results: list[tuple[str, str]]) -> list[dict[str, Any]]:
 
 def bedrock(results: list[tuple[str, str]]) -> list[dict[str, Any]]:
     uses = [
-        {"toolUse": {"toolUseId": i, "name": "get_weather", "input": {"city": "Oslo"}}}
-        for i, _ in results
+        {"toolUse": {"toolUseId": i, "name": "get_weather", "input": INPUT}} for i, _ in results
     ]
     answers = [{"toolResult": {"toolUseId": i, "content": [{"text": c}]}} for i, c in results if c]
     return [
@@ -81,10 +81,7 @@ def bedrock(results: list[tuple[str, str]]) -> list[dict[str, Any]]:
 
 
 def gemini(results: list[tuple[str, str]]) -> list[dict[str, Any]]:
-    calls = [
-        {"functionCall": {"id": i, "name": "get_weather", "args": {"city": "Oslo"}}}
-        for i, _ in results
-    ]
+    calls = [{"functionCall": {"id": i, "name": "get_weather", "args": INPUT}} for i, _ in results]
     answers = [
         {"functionResponse": {"id": i, "name": "get_weather", "response": {"output": c}}}
         for i, c in results
@@ -207,3 +204,15 @@ def repeated_keys(text: bytes) -> list[bytes]:
             found.append(text[:-1] + b"," + key + b":null}")
             found.append(text[:-1] + b"," + key + b':"tool"}')
     return found
+
+
+@pytest.mark.skipif(FENCED is None, reason="mprotect through ctypes: Linux only")
+@pytest.mark.parametrize("shape", SHAPES)
+def test_no_byte_past_the_end_of_a_text_cut_anywhere_is_read(shape: str):
+    assert FENCED is not None
+    read = FROM_TEXT[shape][0]
+    compact, _ = texts(shape, "left")
+    for cut in range(len(compact) + 1):
+        piece = compact[:cut]
+        for fenced in FENCED.texts(piece):
+            assert read(fenced, NO_NAME) == read(piece, NO_NAME)  # a fault here kills the run

@@ -731,6 +731,57 @@ responses_item(Reading *reading, Byte *p, Py_ssize_t index)
    scanned, a call's input skipped, a result's content read in place (scan_no_failure). */
 enum { NOT_WRITTEN = -1 };
 
+/* A call's input or args skipped where it is an object of scalars written with no space,
+   {"city":"Oslo","days":3} (*p at its brace, nesting `depth`), in one loop: its keys and
+   values scanned by the scanners skip_value uses, with none of its steps between them: 1
+   (*p past it); 0 where it is not written so (nothing moved: skip_value skips it, or
+   refuses it). */
+static int
+skip_flat_object(Byte *p, Byte end, int depth)
+{
+    Byte at = *p + 1;
+    Span text;
+    if (depth >= MAX_DEPTH)
+        return 0;
+    if (at < end && *at == '}') {
+        *p = at + 1;
+        return 1;
+    }
+    for (;;) {
+        if (at >= end || *at != '"' || !scan_string(&at, end, &text) || end - at < 2 ||
+            *at != ':')
+            return 0;
+        at++;
+        switch (*at) {
+        case '"':
+            if (!scan_string(&at, end, &text))
+                return 0;
+            break;
+        case 't':
+        case 'f':
+        case 'n':
+            if (!skip_value(&at, end, depth + 1)) /* a literal */
+                return 0;
+            break;
+        case '{':
+        case '[':
+            return 0;
+        default:
+            if (!scan_number(&at, end))
+                return 0;
+        }
+        if (at >= end)
+            return 0;
+        if (*at == '}') {
+            *p = at + 1;
+            return 1;
+        }
+        if (*at != ',')
+            return 0;
+        at++;
+    }
+}
+
 /* A call {"<type>","<id key>":"...","name":"...","<input key>":...} from after its opening
    (`at` at the key of its id, `id_key` that key with its colon and the opening quote of
    the id, `input_key` likewise), its input skipped at `depth`, `close` braces after it:
@@ -749,7 +800,9 @@ tight_call(Byte *at, Byte end, const char *id_key, size_t id_length, const char 
     if (!string_at(at, end, name) || !written_as(*at, end, input_key, input_length))
         return 0;
     *at += input_length;
-    if (!skip_value(at, end, depth) || end - *at < close)
+    if (*at >= end || (!(**at == '{' && skip_flat_object(at, end, depth)) &&
+                       !skip_value(at, end, depth)) ||
+        end - *at < close)
         return 0;
     for (int k = 0; k < close; k++)
         if ((*at)[k] != '}')
