@@ -21,11 +21,20 @@ typedef struct {
     int width;
 } IdText;
 
+/* How many calls a table holds in the arrays its owner may give it (`first_ids`,
+   `first_slots`: on the owner's stack), before it allocates: most histories hold fewer
+   (the two allocations a history, and their frees, cost about 1k instructions). */
+#define FIRST_IDS 32
+#define FIRST_SLOTS (FIRST_IDS * 4)
+
 typedef struct {
     IdText *ids; /* every call's id, by place: in the order the calls were made */
     Py_ssize_t count, capacity;
     Py_ssize_t *slots; /* the calls by id: a call's place + 1, 0 empty */
     size_t mask;
+    /* the owner's arrays (FIRST_IDS, FIRST_SLOTS entries), used first; NULL: none */
+    IdText *first_ids;
+    Py_ssize_t *first_slots;
 } CallTable;
 
 /* An id's hash, eight bytes at a time (ids are a few dozen bytes). */
@@ -72,9 +81,21 @@ table_room(CallTable *table)
 {
     if (table->count < table->capacity)
         return 0;
+    if (table->capacity == 0 && table->first_ids != NULL) {
+        memset(table->first_slots, 0, FIRST_SLOTS * sizeof(Py_ssize_t));
+        table->ids = table->first_ids;
+        table->slots = table->first_slots;
+        table->capacity = FIRST_IDS;
+        table->mask = FIRST_SLOTS - 1;
+        return 0;
+    }
     Py_ssize_t capacity = table->capacity ? table->capacity * 2 : 16;
-    IdText *ids = PyMem_Realloc(table->ids, (size_t)capacity * sizeof(IdText));
+    IdText *ids = table->ids == table->first_ids
+                      ? PyMem_Malloc((size_t)capacity * sizeof(IdText))
+                      : PyMem_Realloc(table->ids, (size_t)capacity * sizeof(IdText));
     Py_ssize_t *slots = PyMem_Calloc((size_t)capacity * 4, sizeof(Py_ssize_t));
+    if (ids != NULL && table->ids == table->first_ids && table->count > 0)
+        memcpy(ids, table->first_ids, (size_t)table->count * sizeof(IdText));
     if (ids != NULL)
         table->ids = ids;
     if (ids == NULL || slots == NULL) {
@@ -83,7 +104,8 @@ table_room(CallTable *table)
         return -1;
     }
     table->capacity = capacity;
-    PyMem_Free(table->slots);
+    if (table->slots != table->first_slots)
+        PyMem_Free(table->slots);
     table->slots = slots;
     table->mask = (size_t)capacity * 4 - 1;
     for (Py_ssize_t place = 0; place < table->count; place++) {
@@ -134,8 +156,10 @@ table_array(const CallTable *table, void *array, size_t size, Py_ssize_t *room)
 static void
 table_free(CallTable *table)
 {
-    PyMem_Free(table->ids);
-    PyMem_Free(table->slots);
+    if (table->ids != table->first_ids)
+        PyMem_Free(table->ids);
+    if (table->slots != table->first_slots)
+        PyMem_Free(table->slots);
 }
 
 #endif

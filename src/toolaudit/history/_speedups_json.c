@@ -230,7 +230,7 @@ typedef struct Block {
 /* The calls and blocks a Reading holds itself (on read_history's stack), as many as the
    table's first two sizes (16, 32) and a message's blocks mostly: most histories then
    allocate neither (their growth was two allocations a history, 1k instructions). */
-#define FIRST_CALLS 32
+#define FIRST_CALLS FIRST_IDS
 #define FIRST_BLOCKS 16
 
 typedef struct {
@@ -250,10 +250,13 @@ typedef struct {
     int content_sure; /* a Chat message's content read in place: no failure in it */
     int failed;       /* a MemoryError is set */
     int by_id;  /* Gemini: -1 until the first call or response tells how it pairs */
+    Py_ssize_t next; /* the place after the call last answered (waiting tries it first) */
     /* Anthropic's, Bedrock's or Gemini's block (a part); `field` set by Gemini's */
     int (*read_block)(Byte *p, Byte end, Field *id, Field *name, int *field);
     Call first_calls[FIRST_CALLS];    /* `calls` until more are wanted */
     Block first_blocks[FIRST_BLOCKS]; /* `blocks` likewise */
+    IdText first_ids[FIRST_IDS];      /* the table's, likewise */
+    Py_ssize_t first_slots[FIRST_SLOTS];
 } Reading;
 
 /* `array` (of `*room` entries of `size` bytes; `first` where it is the Reading's own)
@@ -334,7 +337,14 @@ waiting(Reading *reading, const Field *id, Py_ssize_t from, Py_ssize_t to)
 {
     if (!is_string(id) || id->text.escaped)
         return NULL;
-    Py_ssize_t place = table_find(&reading->table, (IdText){id->text.at, id->text.length, 1});
+    /* The commonest: the results in the order of their calls, this one answering the call
+       after the last one answered. Ids are unique among the calls kept (a history with an
+       id twice is not sure), so a call with these very bytes is the one the table finds:
+       compared, not hashed. */
+    Py_ssize_t place = reading->next;
+    if (place < from || place >= to || reading->calls[place].id.at == NULL ||
+        !same_span(reading->calls[place].id, id->text))
+        place = table_find(&reading->table, (IdText){id->text.at, id->text.length, 1});
     if (place < from || place >= to || reading->calls[place].answered)
         return NULL;
     return &reading->calls[place];
@@ -356,6 +366,7 @@ settle(Reading *reading, Call *call)
     }
     reading->results[k]++;
     call->answered = 1;
+    reading->next = call - reading->calls + 1;
     return 1;
 }
 
@@ -375,6 +386,14 @@ keep_block(Reading *reading, int kind, const Field *id, const Field *name, Py_ss
     }
     reading->blocks[reading->block_count++] = (Block){kind, *id, *name, j, field};
     return 1;
+}
+
+/* A string at `at` (its quote): its Field, `at` past it; 0 where not (or malformed). */
+static inline int
+string_at(Byte *at, Byte end, Field *field)
+{
+    field->at = *at;
+    return *at < end && **at == '"' && scan_string(at, end, &field->text);
 }
 
 /* ---- The shapes. Each reads one message at *p ('{', the `index`th): 1 read, 0 not
@@ -424,6 +443,45 @@ read_chat_calls_only(void *state, int key, Byte *p, Byte end, int depth)
                              : skip_value(p, end, depth);
 }
 
+/* A Chat call written as the SDKs and orjson write it, with no space,
+   {"id":"...","type":"function","function":{"name":"...","arguments":"..."}} (*p at its
+   brace), read in one pass with none of read_object_with's steps: its id and name (both
+   strings, as that reading gives them) in `id` and `name`, 1 (*p past it); 0 where it is
+   not written so, nothing read (read_object_with reads it, from its start). A call so
+   written names each key once, and skips its type and arguments as that reading skips
+   them (arguments scanned, every byte checked). */
+static int
+tight_chat_call(Byte *p, Byte end, Field *id, Field *name)
+{
+    /* each literal up to the quote that opens the string after it */
+    static const char id_key[] = "{\"id\":\"", type_function[] = ",\"type\":\"function\"",
+                      function_name[] = ",\"function\":{\"name\":\"",
+                      arguments[] = ",\"arguments\":\"";
+    Span skipped;
+    Byte at = *p;
+    if (!WRITTEN(at, end, id_key))
+        return 0;
+    at += sizeof(id_key) - 2;
+    Field call_id = {at};
+    if (!scan_string(&at, end, &call_id.text))
+        return 0;
+    if (WRITTEN(at, end, type_function))
+        at += sizeof(type_function) - 1;
+    if (!WRITTEN(at, end, function_name))
+        return 0;
+    at += sizeof(function_name) - 2;
+    Field called = {at};
+    if (!scan_string(&at, end, &called.text) || !WRITTEN(at, end, arguments))
+        return 0;
+    at += sizeof(arguments) - 2;
+    if (!scan_string(&at, end, &skipped) || end - at < 2 || at[0] != '}' || at[1] != '}')
+        return 0;
+    *id = call_id;
+    *name = called;
+    *p = at + 2;
+    return 1;
+}
+
 /* A Chat message's tool_calls, read in place: each call kept (an id, a name). */
 static int
 read_chat_calls(void *state, int key, Byte *p, Byte end, int depth)
@@ -438,9 +496,12 @@ read_chat_calls(void *state, int key, Byte *p, Byte end, int depth)
         Field call[2], name = {NULL};
         if (calls.j == WINDOW_SIZE)
             return 0;
-        if (!read_object_with(&calls.p, end, depth + 1, call_keys, 2, call, read_function, &name) ||
-            call[1].at == NULL || *call[1].at != '{')
-            return 0; /* not an object, or a custom tool's call */
+        if (depth + 2 >= MAX_DEPTH || !tight_chat_call(&calls.p, end, &call[0], &name)) {
+            if (!read_object_with(&calls.p, end, depth + 1, call_keys, 2, call, read_function,
+                                  &name) ||
+                call[1].at == NULL || *call[1].at != '{')
+                return 0; /* not an object, or a custom tool's call */
+        }
         if (!keep_block(reading, A_CALL, &call[0], &name, calls.j, NO_FIELD))
             return 0;
     }
@@ -467,16 +528,102 @@ chat_calls(Reading *reading, const Field *fields, Py_ssize_t index)
     return 1;
 }
 
+static const Name chat_keys[CHAT_KEYS] = {NAME("role"),    NAME("tool_call_id"),
+                                           NAME("name"),    NAME("content"),
+                                           NAME("function_call"), NAME("tool_calls")};
+
+/* Which of chat_keys the key at `at` (its quote) spells as written (named_key's answer,
+   CHAT_KEYS for none), found by its first letter: one name compared, where named_key
+   compares up to six, each by a call of memcmp (tests/history/test_speedups_json.py holds every name near each). */
+static inline int
+chat_key(Byte at, Byte end, const Name *names, int count)
+{
+    (void)names, (void)count; /* chat_keys, CHAT_KEYS */
+    if (end - at < 2)
+        return CHAT_KEYS;
+    switch (at[1]) {
+    case 'r':
+        return WRITTEN(at, end, "\"role\"") ? ROLE : CHAT_KEYS;
+    case 'n':
+        return WRITTEN(at, end, "\"name\"") ? RESULT_NAME : CHAT_KEYS;
+    case 'c':
+        return WRITTEN(at, end, "\"content\"") ? CONTENT : CHAT_KEYS;
+    case 'f':
+        return WRITTEN(at, end, "\"function_call\"") ? LEGACY_CALL : CHAT_KEYS;
+    case 't':
+        return WRITTEN(at, end, "\"tool_call_id\"") ? TOOL_CALL_ID
+               : WRITTEN(at, end, "\"tool_calls\"") ? TOOL_CALLS
+                                                    : CHAT_KEYS;
+    default:
+        return CHAT_KEYS;
+    }
+}
+
+/* A Chat message written as the SDKs and orjson write it, with no space: its role first,
+   then a tool message's tool_call_id, then its content (a string or null), then an
+   assistant message's tool_calls, {"role":"...",["tool_call_id":"...",]"content":...[,
+   "tool_calls":[...]]} (*p at its brace), read in one pass, its fields as read_object_by
+   gives them: 1 (*p past it); 0 where it is not written so (read_object_by reads it, from
+   its start: no call kept). Each key is given once, and its value read as that reading
+   reads it (the strings scanned, the calls by read_chat_calls). */
+static int
+tight_chat_message(Reading *reading, Byte *p, Field *fields)
+{
+    /* each literal up to the quote that opens the string after it, or the bracket */
+    static const char role[] = "{\"role\":\"", call_id[] = ",\"tool_call_id\":\"",
+                      content_string[] = ",\"content\":\"", content_null[] = ",\"content\":null",
+                      tool_calls[] = ",\"tool_calls\":[";
+    Byte end = reading->end, at = *p;
+    if (!WRITTEN(at, end, role))
+        return 0;
+    for (int k = 0; k < CHAT_KEYS; k++)
+        fields[k].at = NULL;
+    at += sizeof(role) - 2;
+    fields[ROLE].at = at;
+    if (!scan_string(&at, end, &fields[ROLE].text))
+        return 0;
+    if (WRITTEN(at, end, call_id)) {
+        at += sizeof(call_id) - 2;
+        fields[TOOL_CALL_ID].at = at;
+        if (!scan_string(&at, end, &fields[TOOL_CALL_ID].text))
+            return 0;
+    }
+    if (WRITTEN(at, end, content_string)) {
+        at += sizeof(content_string) - 2;
+        fields[CONTENT].at = at;
+        if (!scan_string(&at, end, &fields[CONTENT].text))
+            return 0;
+    }
+    else if (WRITTEN(at, end, content_null)) {
+        at += sizeof(content_null) - 1;
+        fields[CONTENT].at = at - 4; /* at its null */
+    }
+    else
+        return 0;
+    if (WRITTEN(at, end, tool_calls)) {
+        at += sizeof(tool_calls) - 2;
+        fields[TOOL_CALLS].at = at;
+        if (!read_chat_calls(reading, TOOL_CALLS, &at, end, 2)) {
+            reading->block_count = 0; /* the calls kept: read_object_by keeps them again */
+            return 0;
+        }
+    }
+    if (at >= end || *at != '}') {
+        reading->block_count = 0;
+        return 0;
+    }
+    *p = at + 1;
+    return 1;
+}
+
 static int
 chat_message(Reading *reading, Byte *p, Py_ssize_t index)
 {
-    static const Name keys[CHAT_KEYS] = {NAME("role"),    NAME("tool_call_id"),
-                                         NAME("name"),    NAME("content"),
-                                         NAME("function_call"), NAME("tool_calls")};
     Field fields[CHAT_KEYS];
     reading->block_count = 0;
-    if (!read_object_with(p, reading->end, 1, keys, CHAT_KEYS, fields, read_chat_calls_only,
-                          reading))
+    if (!tight_chat_message(reading, p, fields) &&
+        !read_object_by(p, reading->end, 1, chat_keys, CHAT_KEYS, fields, chat_key,
+                        read_chat_calls_only, reading))
         return 0;
     int tool = is_word(&fields[ROLE], &TOOL);
     if (tool != 0)
@@ -490,6 +637,68 @@ chat_message(Reading *reading, Byte *p, Py_ssize_t index)
 
 enum { TYPE, CALL_ID, ITEM_NAME, OUTPUT, ITEM_KEYS };
 
+/* A Responses item written as the SDKs and orjson write it, with no space: a message,
+   {"role":"...","content":...}, or an item of a type, {"type":"...",["call_id":"...",]
+   ["name":"...",]["arguments":"...",]["output":...]} in that order (*p at its brace),
+   read in one pass, its fields as read_object_with gives them (`failure` its output's,
+   read in place): 1 (*p past it); 0 where it is not written so (read_object_with reads
+   it, from its start). */
+static int
+tight_responses_item(Reading *reading, Byte *p, Field *fields, Failure *failure)
+{
+    static const char role[] = "{\"role\":", content[] = ",\"content\":", type[] = "{\"type\":",
+                      call_id[] = ",\"call_id\":", name[] = ",\"name\":",
+                      arguments[] = ",\"arguments\":", output[] = ",\"output\":";
+    Byte end = reading->end, at = *p;
+    Field skipped;
+    int sure = 1;
+    for (int k = 0; k < ITEM_KEYS; k++)
+        fields[k].at = NULL;
+    if (WRITTEN(at, end, role)) { /* no key read: its role and content skipped */
+        at += sizeof(role) - 1;
+        if (!string_at(&at, end, &skipped) || !WRITTEN(at, end, content))
+            return 0;
+        at += sizeof(content) - 1;
+        if (!skip_value(&at, end, 2))
+            return 0;
+    }
+    else if (WRITTEN(at, end, type)) {
+        at += sizeof(type) - 1;
+        if (!string_at(&at, end, &fields[TYPE]))
+            return 0;
+        if (WRITTEN(at, end, call_id)) {
+            at += sizeof(call_id) - 1;
+            if (!string_at(&at, end, &fields[CALL_ID]))
+                return 0;
+        }
+        if (WRITTEN(at, end, name)) {
+            at += sizeof(name) - 1;
+            if (!string_at(&at, end, &fields[ITEM_NAME]))
+                return 0;
+        }
+        if (WRITTEN(at, end, arguments)) {
+            at += sizeof(arguments) - 1;
+            if (!string_at(&at, end, &skipped))
+                return 0;
+        }
+        if (WRITTEN(at, end, output)) {
+            at += sizeof(output) - 1;
+            fields[OUTPUT].at = at;
+            if (at < end && *at == '"' ? !scan_string(&at, end, &fields[OUTPUT].text)
+                : at >= end || (*at != '[' && *at != '{') ||
+                      !scan_no_failure(&at, end, FAILURE_DEPTH, 2, 0, &sure))
+                return 0;
+        }
+    }
+    else
+        return 0;
+    if (at >= end || *at != '}')
+        return 0;
+    failure->sure = sure;
+    *p = at + 1;
+    return 1;
+}
+
 static int
 responses_item(Reading *reading, Byte *p, Py_ssize_t index)
 {
@@ -497,7 +706,8 @@ responses_item(Reading *reading, Byte *p, Py_ssize_t index)
                                          NAME("output")};
     Field fields[ITEM_KEYS];
     Failure failure = {OUTPUT, 0, 1};
-    if (!read_object_with(p, reading->end, 1, keys, ITEM_KEYS, fields, read_failure, &failure))
+    if (!tight_responses_item(reading, p, fields, &failure) &&
+        !read_object_with(p, reading->end, 1, keys, ITEM_KEYS, fields, read_failure, &failure))
         return 0;
     const Field *type = &fields[TYPE];
     int is_call = is_word(type, &FUNCTION_CALL);
@@ -514,6 +724,243 @@ responses_item(Reading *reading, Byte *p, Py_ssize_t index)
 }
 
 
+/* ---- Blocks written as the SDKs and orjson write them, with no space, each read in one
+   pass (tight_*_block): its kind and fields as the block's reader gives them, or
+   NOT_WRITTEN where it is not written so (nothing read: the block's reader reads it, from
+   its start, and decides). Every value is read as that reader reads it: its strings
+   scanned, a call's input skipped, a result's content read in place (scan_no_failure). */
+enum { NOT_WRITTEN = -1 };
+
+/* A call's input or args skipped where it is an object of scalars written with no space,
+   {"city":"Oslo","days":3} (*p at its brace, nesting `depth`), in one loop: its keys and
+   values scanned by the scanners skip_value uses, with none of its steps between them: 1
+   (*p past it); 0 where it is not written so (nothing moved: skip_value skips it, or
+   refuses it). */
+static int
+skip_flat_object(Byte *p, Byte end, int depth)
+{
+    Byte at = *p + 1;
+    Span text;
+    if (depth >= MAX_DEPTH)
+        return 0;
+    if (at < end && *at == '}') {
+        *p = at + 1;
+        return 1;
+    }
+    for (;;) {
+        if (at >= end || *at != '"' || !scan_string(&at, end, &text) || end - at < 2 ||
+            *at != ':')
+            return 0;
+        at++;
+        switch (*at) {
+        case '"':
+            if (!scan_string(&at, end, &text))
+                return 0;
+            break;
+        case 't':
+        case 'f':
+        case 'n':
+            if (!skip_value(&at, end, depth + 1)) /* a literal */
+                return 0;
+            break;
+        case '{':
+        case '[':
+            return 0;
+        default:
+            if (!scan_number(&at, end))
+                return 0;
+        }
+        if (at >= end)
+            return 0;
+        if (*at == '}') {
+            *p = at + 1;
+            return 1;
+        }
+        if (*at != ',')
+            return 0;
+        at++;
+    }
+}
+
+/* A call {"<type>","<id key>":"...","name":"...","<input key>":...} from after its opening
+   (`at` at the key of its id, `id_key` that key with its colon and the opening quote of
+   the id, `input_key` likewise), its input skipped at `depth`, `close` braces after it:
+   `at` past them, 1; 0 where not written so. */
+static ALWAYS_INLINE int
+tight_call(Byte *at, Byte end, const char *id_key, size_t id_length, const char *input_key,
+           size_t input_length, int depth, int close, Field *id, Field *name)
+{
+    static const char name_key[] = ",\"name\":";
+    if (!written_as(*at, end, id_key, id_length))
+        return 0;
+    *at += id_length;
+    if (!string_at(at, end, id) || !WRITTEN(*at, end, name_key))
+        return 0;
+    *at += sizeof(name_key) - 1;
+    if (!string_at(at, end, name) || !written_as(*at, end, input_key, input_length))
+        return 0;
+    *at += input_length;
+    if (*at >= end || (!(**at == '{' && skip_flat_object(at, end, depth)) &&
+                       !skip_value(at, end, depth)) ||
+        end - *at < close)
+        return 0;
+    for (int k = 0; k < close; k++)
+        if ((*at)[k] != '}')
+            return 0;
+    *at += close;
+    return 1;
+}
+
+/* A result's content at *at (in a block at nesting 3, read in place, with its `error`
+   where `with_error`), then the two braces that close the result and its block: A_RESULT
+   (*at past them); NOT_SURE where it may report a failure (Python counts it, and what
+   follows it); NOT_WRITTEN where it is not written so. */
+static int
+tight_result_content(Byte *at, Byte end, int with_error)
+{
+    int sure;
+    Field output = {*at};
+    if (*at >= end || !scan_no_failure(at, end, FAILURE_DEPTH, 5, with_error, &sure) ||
+        end - *at < 2 || (*at)[0] != '}' || (*at)[1] != '}')
+        return NOT_WRITTEN;
+    if (!field_no_failure(&output, sure, end))
+        return NOT_SURE;
+    *at += 2;
+    return A_RESULT;
+}
+
+/* A text block, {"text":"..."} (`at` at its brace; `prefix` what comes before its text
+   key, as Anthropic's type): NEITHER, or NOT_WRITTEN. */
+static inline int
+tight_text_block(Byte *p, Byte end, const char *prefix, size_t prefix_length)
+{
+    static const char text_key[] = "\"text\":";
+    Byte at = *p;
+    Field text;
+    if (!written_as(at, end, prefix, prefix_length) ||
+        !WRITTEN(at + prefix_length, end, text_key))
+        return NOT_WRITTEN;
+    at += prefix_length + sizeof(text_key) - 1;
+    if (!string_at(&at, end, &text) || at >= end || *at != '}')
+        return NOT_WRITTEN;
+    *p = at + 1;
+    return NEITHER;
+}
+
+#define LITERAL(text) text, sizeof(text) - 1
+
+/* An Anthropic block: a tool_use, a tool_result whose content is a string, a text. */
+static int
+tight_anthropic_block(Byte *p, Byte end, Field *id, Field *name)
+{
+    static const char result[] = "{\"type\":\"tool_result\",\"tool_use_id\":",
+                      content[] = ",\"content\":";
+    Field called, named; /* the id and name, given only where read whole */
+    Byte at = *p;
+    if (WRITTEN(at, end, "{\"type\":\"tool_use\"")) {
+        at += sizeof("{\"type\":\"tool_use\"") - 1;
+        if (!tight_call(&at, end, LITERAL(",\"id\":"), LITERAL(",\"input\":"), 4, 1, &called,
+                        &named))
+            return NOT_WRITTEN;
+        *id = called;
+        *name = named;
+        *p = at;
+        return A_CALL;
+    }
+    if (WRITTEN(at, end, result)) {
+        Field text;
+        at += sizeof(result) - 1;
+        if (!string_at(&at, end, &called) || !WRITTEN(at, end, content))
+            return NOT_WRITTEN;
+        at += sizeof(content) - 1;
+        if (!string_at(&at, end, &text) || at >= end || *at != '}')
+            return NOT_WRITTEN;
+        if (!scalar_no_failure(text.at, end, FAILURE_DEPTH))
+            return NOT_SURE; /* a failure: Python counts it, and what follows it */
+        *id = called;
+        *p = at + 1;
+        return A_RESULT;
+    }
+    return tight_text_block(p, end, LITERAL("{\"type\":\"text\","));
+}
+
+/* A Bedrock block: a toolUse, a toolResult with no status, a text. */
+static int
+tight_bedrock_block(Byte *p, Byte end, Field *id, Field *name)
+{
+    static const char result[] = "{\"toolResult\":{\"toolUseId\":", content[] = ",\"content\":";
+    Field called, named; /* the id and name, given only where read whole */
+    Byte at = *p;
+    if (WRITTEN(at, end, "{\"toolUse\":{")) {
+        at += sizeof("{\"toolUse\":") - 1;
+        if (!tight_call(&at, end, LITERAL("{\"toolUseId\":"), LITERAL(",\"input\":"), 5, 2,
+                        &called, &named))
+            return NOT_WRITTEN;
+        *id = called;
+        *name = named;
+        *p = at;
+        return A_CALL;
+    }
+    if (WRITTEN(at, end, result)) {
+        at += sizeof(result) - 1;
+        if (!string_at(&at, end, &called) || !WRITTEN(at, end, content))
+            return NOT_WRITTEN;
+        at += sizeof(content) - 1;
+        int kind = tight_result_content(&at, end, 0);
+        if (kind == A_RESULT) {
+            *id = called;
+            *p = at;
+        }
+        return kind;
+    }
+    return tight_text_block(p, end, LITERAL("{"));
+}
+
+/* A Gemini part: a functionCall, a functionResponse, a text (none of the snake_case
+   keys). */
+static int
+tight_gemini_part(Byte *p, Byte end, Field *id, Field *name, int *field)
+{
+    static const char call[] = "{\"functionCall\":", response[] = "{\"functionResponse\":",
+                      response_key[] = ",\"response\":";
+    Field called, named; /* the id and name, given only where read whole */
+    Byte at = *p;
+    if (WRITTEN(at, end, call)) {
+        at += sizeof(call) - 1;
+        if (!tight_call(&at, end, LITERAL("{\"id\":"), LITERAL(",\"args\":"), 5, 2, &called,
+                        &named) ||
+            named.text.escaped)
+            return NOT_WRITTEN; /* a name escaped: gemini_part is not sure of it */
+        *id = called;
+        *name = named;
+        *field = FUNCTION_CALL_GEMINI;
+        *p = at;
+        return A_CALL;
+    }
+    if (WRITTEN(at, end, response)) {
+        at += sizeof(response) - 1;
+        if (!WRITTEN(at, end, "{\"id\":"))
+            return NOT_WRITTEN;
+        at += sizeof("{\"id\":") - 1;
+        if (!string_at(&at, end, &called) || !WRITTEN(at, end, ",\"name\":"))
+            return NOT_WRITTEN;
+        at += sizeof(",\"name\":") - 1;
+        if (!string_at(&at, end, &named) || named.text.escaped ||
+            !WRITTEN(at, end, response_key))
+            return NOT_WRITTEN;
+        at += sizeof(response_key) - 1;
+        int kind = tight_result_content(&at, end, 1);
+        if (kind == A_RESULT) {
+            *id = called;
+            *name = named;
+            *field = FUNCTION_CALL_SNAKE; /* as gemini_part sets it for a response */
+            *p = at;
+        }
+        return kind;
+    }
+    return tight_text_block(p, end, LITERAL("{"));
+}
+
 /* An Anthropic content block (_speedups.c's anthropic_block). */
 static int
 anthropic_block(Byte *p, Byte end, Field *id, Field *name, int *field)
@@ -523,6 +970,9 @@ anthropic_block(Byte *p, Byte end, Field *id, Field *name, int *field)
                                       NAME("is_error"), NAME("content"), NAME("tool_use_id")};
     Field fields[B_KEYS];
     Failure failure = {B_CONTENT, 0, 1};
+    int kind = tight_anthropic_block(p, end, id, name);
+    if (kind != NOT_WRITTEN)
+        return kind;
     if (!read_object_with(p, end, 3, keys, B_KEYS, fields, read_failure, &failure))
         return NOT_SURE;
     int use = is_word(&fields[B_TYPE], &TOOL_USE), result = is_word(&fields[B_TYPE], &TOOL_RESULT);
@@ -567,6 +1017,9 @@ bedrock_block(Byte *p, Byte end, Field *id, Field *name, int *field)
     static const Name keys[] = {NAME("toolUse"), NAME("toolResult")};
     Field fields[2];
     BedrockInner inner = {.failure = {2, 0, 1}};
+    int kind = tight_bedrock_block(p, end, id, name);
+    if (kind != NOT_WRITTEN)
+        return kind;
     if (!read_object_with(p, end, 3, keys, 2, fields, read_bedrock_inner, &inner))
         return NOT_SURE;
     if (!is_null_or_absent(&fields[0])) {
@@ -628,11 +1081,50 @@ read_blocks(void *state, int key, Byte *p, Byte end, int depth)
 /* Reads a message (a Gemini content) whose blocks (parts) are under keys[1] and its role
    under keys[0], keeping its calls and results: 1, 0 not sure. The calls of the message
    before are then those from *from to reading->window; this one's wait for the next. */
+/* A message (a Gemini content) written as the SDKs and orjson write it, with no space,
+   {"role":"...","content":[...]} (Gemini's "parts" where `parts`; the content a string
+   too), *p at its brace, read in one pass, its fields as read_object_with gives them: 1
+   (*p past it); 0 where it is not written so (read_object_with reads it, from its start:
+   no block kept). */
+static int
+tight_message(Reading *reading, Byte *p, int parts, Field *fields)
+{
+    static const char role[] = "{\"role\":\"", content_key[] = ",\"content\":",
+                      parts_key[] = ",\"parts\":";
+    Byte end = reading->end, at = *p;
+    if (!WRITTEN(at, end, role))
+        return 0;
+    at += sizeof(role) - 2;
+    fields[0].at = at;
+    if (!scan_string(&at, end, &fields[0].text))
+        return 0;
+    if (parts ? !WRITTEN(at, end, parts_key) : !WRITTEN(at, end, content_key))
+        return 0;
+    at += parts ? sizeof(parts_key) - 1 : sizeof(content_key) - 1;
+    fields[1].at = at;
+    if (at < end && *at == '"') {
+        if (!scan_string(&at, end, &fields[1].text))
+            return 0;
+    }
+    else if (at >= end || *at != '[' || !read_blocks(reading, 1, &at, end, 2)) {
+        reading->block_count = 0; /* the blocks kept: read_object_with keeps them again */
+        return 0;
+    }
+    if (at >= end || *at != '}') {
+        reading->block_count = 0;
+        return 0;
+    }
+    *p = at + 1;
+    return 1;
+}
+
 static int
 read_message(Reading *reading, Byte *p, const Name *keys, Field *fields, Py_ssize_t *from)
 {
     reading->block_count = 0;
-    if (!read_object_with(p, reading->end, 1, keys, 2, fields, read_blocks, reading))
+    int parts = keys[1].text[0] == 'p'; /* keys[1]: Gemini's "parts", else "content" */
+    if (!tight_message(reading, p, parts, fields) &&
+        !read_object_with(p, reading->end, 1, keys, 2, fields, read_blocks, reading))
         return 0;
     *from = reading->window;
     reading->window = reading->table.count;
@@ -719,6 +1211,9 @@ gemini_part(Byte *p, Byte end, Field *id, Field *name, int *field)
                                          NAME("functionResponse"), NAME("function_response")};
     Field fields[PART_KEYS];
     GeminiElements elements;
+    int kind = tight_gemini_part(p, end, id, name, field);
+    if (kind != NOT_WRITTEN)
+        return kind;
     for (int k = 0; k < PART_KEYS; k++)
         elements.failure[k] = (Failure){G_RESPONSE, 1, 1};
     if (!read_object_with(p, end, 3, keys, PART_KEYS, fields, read_gemini_element, &elements))
@@ -925,6 +1420,8 @@ read_history(PyObject *const *args, Py_ssize_t nargs, ReadMessage read)
         return NULL;
     Reading reading;
     memset(&reading, 0, offsetof(Reading, first_calls)); /* (the arrays need no zeros) */
+    reading.table.first_ids = reading.first_ids;
+    reading.table.first_slots = reading.first_slots;
     reading.calls = reading.first_calls;
     reading.room = FIRST_CALLS;
     reading.blocks = reading.first_blocks;
