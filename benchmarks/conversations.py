@@ -419,7 +419,9 @@ def main() -> None:
         audit_in_process(args.audit_in_process, not args.no_conversations)
         return
     exe = toolaudit_executable()
-    progress(f"toolaudit: {source_state()}")
+    counted_elsewhere = args.instructions and args.src is not None
+    measured = f"the sources in {args.src}" if counted_elsewhere else source_state()
+    progress(f"toolaudit: {measured}")
     clock = "cpu_seconds" if args.cpu else "seconds"
     for paired in (True, False):
         kind = "pairs" if paired else "requests"
