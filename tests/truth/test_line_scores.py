@@ -546,3 +546,139 @@ def test_a_scores_line_names_the_model_only_a_string_gives(model: str, written: 
         assert Shapes().score_flat(kernel, entries, {}, line, Tally(Section(0)), rows)
         expected = correct_row(entries["e1"], 0, written, ("logs/a é.jsonl", 7))
         assert rows == [dump_score(expected)]
+
+
+class SlottedTally:
+    __slots__ = ("ground_truth",)
+
+    def __init__(self, ground_truth: object) -> None:
+        self.ground_truth = ground_truth
+
+
+class OtherTally:
+    """A slotted tally whose ``ground_truth`` is at another offset, after a decoy."""
+
+    __slots__ = ("decoy", "ground_truth")
+
+    def __init__(self, ground_truth: object) -> None:
+        self.decoy = Section(5)
+        self.ground_truth = ground_truth
+
+
+class SlottedShape:
+    __slots__ = ("waiting",)
+
+    def __init__(self) -> None:
+        self.waiting = 0
+
+
+class PaddedShape:
+    """A slotted shape whose ``waiting`` is at another offset, after a decoy."""
+
+    __slots__ = ("decoy", "waiting")
+
+    def __init__(self) -> None:
+        self.decoy = 100
+        self.waiting = 0
+
+
+class PropertyShape:
+    """A shape whose ``waiting`` is no slot: the kernel must raise it by name."""
+
+    def __init__(self) -> None:
+        self.raised: list[int] = []
+        self._waiting = 0
+
+    @property
+    def waiting(self) -> int:
+        return self._waiting
+
+    @waiting.setter
+    def waiting(self, value: int) -> None:
+        self.raised.append(value)
+        self._waiting = value
+
+
+class GuardedShape(SlottedShape):
+    """A slotted shape that sets its attributes its own way (the kernel must call it)."""
+
+    __slots__ = ("raised",)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "waiting":
+            object.__setattr__(self, "raised", value)
+        object.__setattr__(self, name, value)
+
+
+class RenamedEntry(Expected):
+    """An entry whose ``category`` is a property over its slot: read by name."""
+
+    __slots__ = ()
+
+    @property  # type: ignore[override]
+    def category(self) -> str | None:
+        return "renamed"
+
+    @category.setter
+    def category(self, value: str | None) -> None:
+        pass
+
+
+class CallOfOtherName(ExpectedCall):
+    """A call whose ``name`` is a property: read by name."""
+
+    __slots__ = ()
+
+    @property  # type: ignore[override]
+    def name(self) -> str:
+        return "set"
+
+    @name.setter
+    def name(self, value: str) -> None:
+        pass
+
+
+@needs_c
+def test_the_attributes_read_and_raised_at_their_slots_are_those_read_by_name():
+    """The C kernel reads an entry's, its call's and the tally's attributes, and raises a
+    shape's ``waiting``, at their slots' offsets in the type last met, by name where an
+    attribute is no plain slot: objects of every kind, met in turn, answer as the twin's
+    getattr and setattr, a count too big for a C integer raised too."""
+    right = b'{"id": "e1", "name": "get", "arguments": {"a": 1}}'
+    other = b'{"id": "e1", "name": "set", "arguments": {"a": 1}}'
+    section = Section(5)
+    for _ in range(2):  # (each type met again after the others)
+        for shape_type, waiting in (
+            (SlottedShape, 0),
+            (PaddedShape, 4),
+            (Shape, 3),
+            (SlottedShape, 2**70),
+            (PropertyShape, 5),
+            (GuardedShape, 1),
+            (SlottedShape, -1),
+        ):
+            for tally_type, entry_type, call_type, line in (
+                (Tally, Expected, ExpectedCall, right),
+                (SlottedTally, RenamedEntry, ExpectedCall, right),
+                (OtherTally, Expected, ExpectedCall, right),
+                (SlottedTally, Expected, CallOfOtherName, other),
+                (Tally, Expected, CallOfOtherName, right),
+            ):
+                told = []
+                for kernel in (C.score_flat, line_scores.score_flat):
+                    call = call_type("get", literal={"a": 1})
+                    entry = entry_type("e1", (call,), category="c")
+                    entries, scored = {"e1": entry}, {}
+                    shapes = Shapes()
+                    made = line.split(b'"name": "')[1].split(b'"')[0].decode()
+                    mask = 0 if made == call.name else 1
+                    key = (id(section), entry.category, call.name, ("a",), made, mask)
+                    shape = shapes.table[key] = shape_type()
+                    shape.waiting = waiting
+                    answer = shapes.score_flat(kernel, entries, scored, line, tally_type(section))
+                    raised = getattr(shape, "raised", None)
+                    decoy = getattr(shape, "decoy", None)
+                    told.append((answer, list(scored), shape.waiting, raised, decoy, shapes.firsts))
+                assert told[0] == told[1]
+                assert told[0][0] and told[0][2] == waiting + 1
+                assert type(told[0][2]) is int

@@ -108,8 +108,7 @@ class EntryShapes:
             outcome = "unwanted_call"
         else:
             outcome = "correct" if made == tool and not mask else "incorrect"
-        # Whether each parameter matched (else: a failure, when incorrect).
-        matches = tuple(made == tool and not mask >> index & 1 for index in range(len(parameters)))
+        matches = _matches(len(parameters), made == tool, mask)
         shape = _shape(section, category, tool, parameters, made, matches, outcome)
         if shape is not None and outcome in section.outcomes:
             # Every counter it counts in is there already: add() would make none, only
@@ -149,6 +148,16 @@ class EntryShapes:
                     parameter.matched += times
                 elif failed:
                     parameter.failures += times
+
+
+def _matches(count: int, same_tool: bool, mask: int) -> tuple[bool, ...]:
+    """Whether each of ``count`` parameters matched (else: a failure, when incorrect):
+    none where another tool was made; else those not in ``mask`` (all, most often)."""
+    if not same_tool:
+        return (False,) * count
+    if not mask:
+        return (True,) * count
+    return tuple(not mask >> index & 1 for index in range(count))
 
 
 def _shape(

@@ -30,6 +30,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <string.h>
 
 #define MAX_DEPTH 64
@@ -42,6 +43,110 @@ typedef struct {
 } Cursor;
 
 static PyObject *CALLS, *LITERAL, *NAME, *CATEGORY, *GROUND_TRUTH, *SAMPLES, *WAITING, *ONE;
+
+/* An attribute read (or written) at its slot's offset in objects of the last type met
+ * (learnt from the type's member descriptor when met), not by getattr a line: -1 where
+ * it is no plain slot (a type that gets or sets attributes another way, a property, a
+ * read-only member), then it is read by name. */
+typedef struct {
+    PyObject **name;
+    PyTypeObject *type; /* (a strong reference: no other type takes its address) */
+    Py_ssize_t offset;
+    int writing;
+} Slot;
+
+static Slot ENTRY_CALLS = {&CALLS}, ENTRY_CATEGORY = {&CATEGORY}, CALL_LITERAL = {&LITERAL},
+            CALL_NAME = {&NAME}, TALLY_SECTION = {&GROUND_TRUTH},
+            SHAPE_WAITING = {&WAITING, NULL, -1, 1};
+
+/* The offset of the slot's attribute in objects of `object`'s type, learnt if that type
+ * is new: -1 where it is read by name; -2 on an error. */
+static Py_ssize_t
+slot_offset(Slot *slot, PyObject *object)
+{
+    PyTypeObject *type = Py_TYPE(object);
+    if (type == slot->type)
+        return slot->offset;
+    Py_ssize_t offset = -1;
+    int generic = slot->writing ? type->tp_setattro == PyObject_GenericSetAttr
+                                : type->tp_getattro == PyObject_GenericGetAttr;
+    PyObject *descriptor = generic ? PyObject_GetAttr((PyObject *)type, *slot->name) : NULL;
+    if (descriptor == NULL && generic) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+            return -2;
+        PyErr_Clear();
+    }
+    if (descriptor != NULL && Py_IS_TYPE(descriptor, &PyMemberDescr_Type)) {
+        PyMemberDef *member = ((PyMemberDescrObject *)descriptor)->d_member;
+        if (member->type == T_OBJECT_EX && !(slot->writing && (member->flags & READONLY)))
+            offset = member->offset;
+    }
+    Py_XDECREF(descriptor);
+    Py_XSETREF(slot->type, (PyTypeObject *)Py_NewRef(type));
+    slot->offset = offset;
+    return offset;
+}
+
+/* The slot's attribute of `object` (a new reference), NULL on an error. */
+static PyObject *
+read_slot(Slot *slot, PyObject *object)
+{
+    Py_ssize_t offset = slot_offset(slot, object);
+    if (offset == -2)
+        return NULL;
+    PyObject *value = offset >= 0 ? *(PyObject **)((char *)object + offset) : NULL;
+    if (value != NULL)
+        return Py_NewRef(value);
+    return PyObject_GetAttr(object, *slot->name); /* (an empty slot: its error) */
+}
+
+/* The shape's `waiting` raised by one: 0, or -1 on an error. */
+static int
+raise_waiting(PyObject *shape)
+{
+    Py_ssize_t offset = slot_offset(&SHAPE_WAITING, shape);
+    if (offset == -2)
+        return -1;
+    PyObject **at = offset >= 0 ? (PyObject **)((char *)shape + offset) : NULL;
+    if (at != NULL && *at != NULL && PyLong_CheckExact(*at)) {
+        Py_ssize_t waiting = PyLong_AsSsize_t(*at);
+        if (waiting >= 0 && waiting < PY_SSIZE_T_MAX) {
+            PyObject *raised = PyLong_FromSsize_t(waiting + 1);
+            if (raised == NULL)
+                return -1;
+            Py_SETREF(*at, raised);
+            return 0;
+        }
+        PyErr_Clear(); /* (too big for a Py_ssize_t: Python adds it) */
+    }
+    PyObject *waiting = PyObject_GetAttr(shape, WAITING);
+    if (waiting == NULL)
+        return -1;
+    PyObject *raised = PyNumber_Add(waiting, ONE);
+    Py_DECREF(waiting);
+    if (raised == NULL)
+        return -1;
+    int set = PyObject_SetAttr(shape, WAITING, raised);
+    Py_DECREF(raised);
+    return set;
+}
+
+/* id(section) as a Python int: the last one made kept, as a section's id is its address
+ * (the same address, the same int, whichever object holds it now). */
+static PyObject *
+address_of(PyObject *section)
+{
+    static void *address;
+    static PyObject *made;
+    if (made == NULL || address != (void *)section) {
+        PyObject *fresh = PyLong_FromVoidPtr(section);
+        if (fresh == NULL)
+            return NULL;
+        Py_XSETREF(made, fresh);
+        address = section;
+    }
+    return Py_NewRef(made);
+}
 
 static void
 skip_space(Cursor *c)
@@ -581,11 +686,11 @@ score_call(PyObject *calls, Field *name, Field *arguments, Scored *scored)
         return scored->parameters != NULL && scored->made != NULL ? 1 : -1;
     }
     PyObject *call = PyTuple_GET_ITEM(calls, 0);
-    PyObject *literal = PyObject_GetAttr(call, LITERAL);
+    PyObject *literal = read_slot(&CALL_LITERAL, call);
     if (literal == NULL)
         return -1;
     int answer = 0;
-    scored->tool = PyObject_GetAttr(call, NAME);
+    scored->tool = read_slot(&CALL_NAME, call);
     if (scored->tool == NULL)
         goto error;
     if (!PyDict_CheckExact(literal) || !PyUnicode_CheckExact(scored->tool) ||
@@ -707,8 +812,8 @@ count_scored(Scorer *scorer, PyObject *id, Fields *fields, PyObject *section)
     int answer = 0;
     Scored scored = {NULL, NULL, NULL, 0, 0};
     PyObject *calls = NULL, *category = NULL, *samples = NULL, *where = NULL, *mask = NULL;
-    PyObject *key = NULL, *shape = NULL, *waiting = NULL, *raised = NULL;
-    calls = PyObject_GetAttr(entry, CALLS);
+    PyObject *key = NULL, *shape = NULL, *raised = NULL;
+    calls = read_slot(&ENTRY_CALLS, entry);
     if (calls == NULL)
         goto error;
     if (!PyTuple_CheckExact(calls) || PyTuple_GET_SIZE(calls) > 1)
@@ -724,7 +829,7 @@ count_scored(Scorer *scorer, PyObject *id, Fields *fields, PyObject *section)
         if (!PyList_CheckExact(samples) || PyList_GET_SIZE(samples) < scorer->most_samples)
             goto done;
     }
-    category = PyObject_GetAttr(entry, CATEGORY);
+    category = read_slot(&ENTRY_CATEGORY, entry);
     if (category == NULL)
         goto error;
     if (scorer->write != Py_None) { /* a --scores line: the correct one's, in C */
@@ -733,7 +838,7 @@ count_scored(Scorer *scorer, PyObject *id, Fields *fields, PyObject *section)
                                       plain_string(category, &category_text, &category_size))))
             goto done;
     }
-    where = PyLong_FromVoidPtr(section);
+    where = address_of(section);
     mask = PyLong_FromUnsignedLongLong(scored.mask);
     if (where == NULL || mask == NULL)
         goto error;
@@ -742,11 +847,7 @@ count_scored(Scorer *scorer, PyObject *id, Fields *fields, PyObject *section)
         goto error;
     shape = PyDict_GetItemWithError(scorer->shapes, key);
     if (shape != NULL) {
-        waiting = PyObject_GetAttr(shape, WAITING);
-        if (waiting == NULL)
-            goto error;
-        raised = PyNumber_Add(waiting, ONE);
-        if (raised == NULL || PyObject_SetAttr(shape, WAITING, raised) < 0)
+        if (raise_waiting(shape) < 0)
             goto error;
     }
     else if (PyErr_Occurred())
@@ -784,7 +885,6 @@ done:
     Py_XDECREF(where);
     Py_XDECREF(mask);
     Py_XDECREF(key);
-    Py_XDECREF(waiting);
     Py_XDECREF(raised);
     return answer;
 }
@@ -824,7 +924,7 @@ score_flat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (!read_fields(&c, key_text, key_size, &fields) || !fields.id.seen || !fields.name.seen ||
         !fields.arguments.seen)
         Py_RETURN_FALSE;
-    PyObject *section = PyObject_GetAttr(tally, GROUND_TRUTH);
+    PyObject *section = read_slot(&TALLY_SECTION, tally);
     if (section == NULL)
         return NULL;
     if (section == Py_None) {
