@@ -9,8 +9,15 @@ import sys
 from pathlib import Path
 
 BENCH_DIR = Path(__file__).resolve().parent
-DATA_DIR = BENCH_DIR / "data"
+#: Where the generated logs and the runs' outputs go (TOOLAUDIT_BENCHMARK_DATA: elsewhere,
+#: as the tests run the scripts on small logs, which would overwrite the real ones here).
+DATA_DIR = Path(os.environ.get("TOOLAUDIT_BENCHMARK_DATA") or BENCH_DIR / "data")
 READ_BUFFER = 1 << 20
+
+
+def shown(path: Path) -> Path:
+    """``path`` as progress shows it: from the checkout's root where it is inside it."""
+    return path.relative_to(BENCH_DIR.parent) if path.is_relative_to(BENCH_DIR.parent) else path
 
 
 class BenchmarkError(Exception):

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import orjson
 
-from common import BENCH_DIR, DATA_DIR, READ_BUFFER, atomic_path, progress
+from common import DATA_DIR, READ_BUFFER, atomic_path, progress, shown
 from nested import NESTED_GENERATOR_VERSION, generate_nested_lines
 from nested_tools import nested_schemas
 from synthetic import GENERATOR_VERSION, generate_lines
@@ -132,9 +132,9 @@ def prepare_dataset(calls: int, seed: int) -> Dataset:
             partial.write_bytes(orjson.dumps(tool_schemas(), option=orjson.OPT_INDENT_2))
     if log.exists() and meta.exists():
         expected = Expected(**orjson.loads(meta.read_bytes()))
-        progress(f"reusing {log.relative_to(BENCH_DIR.parent)}")
+        progress(f"reusing {shown(log)}")
     else:
-        progress(f"generating {calls:,} calls into {log.relative_to(BENCH_DIR.parent)} ...")
+        progress(f"generating {calls:,} calls into {shown(log)} ...")
         started = time.perf_counter()
         gz.unlink(missing_ok=True)  # it was made from another log
         expected = write_log(log, calls, seed)
@@ -193,9 +193,9 @@ def prepare_nested_dataset(calls: int, seed: int) -> NestedDataset:
             partial.write_bytes(orjson.dumps(nested_schemas(), option=orjson.OPT_INDENT_2))
     if log.exists() and meta.exists():
         expected = NestedExpected(**orjson.loads(meta.read_bytes()))
-        progress(f"reusing {log.relative_to(BENCH_DIR.parent)}")
+        progress(f"reusing {shown(log)}")
     else:
-        progress(f"generating {calls:,} nested calls into {log.relative_to(BENCH_DIR.parent)} ...")
+        progress(f"generating {calls:,} nested calls into {shown(log)} ...")
         started = time.perf_counter()
         expected = write_nested_log(log, calls, seed)
         with atomic_path(meta) as partial:
