@@ -1,7 +1,8 @@
-"""The text readers' scan of a string's body (``past_plain`` in history/_json_grammar.h)
-at each of its widths: 16 bytes at once (SSE2, the build's own on x86-64), 8 in a word
-(SWAR, builds without SSE2) and 1 (any other). The extension is built again here with
-``-DSCAN_WIDTH=8`` and ``-DSCAN_WIDTH=1``; on texts whose strings hold what a scan may
+"""The text readers' scan of a string's body (``past_plain`` in history/_json_grammar.h,
+and ``past_plain_and_escapes`` past a run of two-byte escapes) at each of its widths: 16
+bytes at once (SSE2, the build's own on x86-64), 8 in a word (SWAR, builds without SSE2)
+and 1 (any other). The extension is built again here with ``-DSCAN_WIDTH=8`` and
+``-DSCAN_WIDTH=1``; on texts whose strings hold what a scan may
 trip on (a quote, a backslash or a control byte at a block's edge, an escape cut by the
 text's end, UTF-8 split across blocks, overlong or surrogate UTF-8, NUL bytes), every width
 answers the same, and answers exactly where orjson accepts the text."""
@@ -77,6 +78,12 @@ def histories(body: bytes) -> list[tuple[str, bytes]]:
             b'"input":{}}}]},{"role":"user","content":[{"toolResult":{"toolUseId":"a",'
             b'"content":[{"text":"x' + body + b'"}]}}]}]',
         ),
+        (  # a call's arguments, read by the one-pass call reader
+            "chat_json",
+            b'[{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function",'
+            b'"function":{"name":"f","arguments":"' + body + b'"}}]},'
+            b'{"role":"tool","tool_call_id":"c","content":"ok"}]',
+        ),
     ]
 
 
@@ -144,3 +151,35 @@ def test_no_width_reads_past_the_end_of_a_string_cut_short(pieces: list[bytes], 
             for module in (speedups, *narrow.values()):
                 found = getattr(module, function)(fenced, NO_NAME)  # a fault kills the run
                 assert found == getattr(speedups, function)(text, NO_NAME)
+
+
+#: The escapes of two bytes (a block's run of them is read from its one mask: each
+#: letter that is itself special, a quote or a backslash, passed over with its backslash),
+#: and what may follow a run of them: the string's end, an escape read otherwise (a good
+#: or bad \u, an unknown letter), a control byte, UTF-8, a bare backslash, plain bytes.
+SHORT_ESCAPES = [b'\\"', b"\\\\", b"\\n", b"\\/", b'\\"\\\\', b'\\\\\\"']
+AFTER_ESCAPES = [
+    b"", b"a", b"\\u0041", b"\\ud800", b"\\ud83d\\ude00", b"\\x", b"\x01", b"\x00",
+    b"\xc3\xa9", b"\xc3", b"\\", b'"', b"\\\\\\",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("escape", SHORT_ESCAPES, ids=repr)
+@pytest.mark.parametrize("after", AFTER_ESCAPES, ids=repr)
+def test_runs_of_escapes_at_every_place_of_a_block(escape: bytes, after: bytes, narrow):
+    for count in (1, 2, 3, 7, 8, 9, 17):
+        for before in (0, 1, 13, 14, 15):
+            holds_every_width(b"p" * before + escape * count + after, narrow)
+            holds_every_width(b"p" * before + escape * count + after + b"q" * 20, narrow)
+    # the block read from the mask starts past the first escape: a second one at each
+    # place of it, the last byte's (its letter in the next block) among them
+    for gap in range(18):
+        holds_every_width(escape + b"p" * gap + escape + after, narrow)
+        holds_every_width(escape + b"p" * gap + escape * 2 + after + b"q" * 20, narrow)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pieces=st.lists(st.sampled_from(SHORT_ESCAPES + AFTER_ESCAPES + PLAIN[:2]), max_size=16))
+@example(pieces=[b'\\"', b"a" * 15, b'\\"'])  # the second escape's letter in the next block
+def test_any_mix_of_escapes_is_scanned_alike_at_every_width(pieces: list[bytes], narrow):
+    holds_every_width(b"".join(pieces), narrow)
