@@ -109,13 +109,15 @@ class EntryShapes:
         else:
             outcome = "correct" if made == tool and not mask else "incorrect"
         matches = _matches(len(parameters), made == tool, mask)
-        shape = _shape(section, category, tool, parameters, made, matches, outcome)
-        if shape is not None and outcome in section.outcomes:
-            # Every counter it counts in is there already: add() would make none, only
-            # count (the first of a shape is often another's like but for one name).
-            shape.waiting = 1
-            self._shapes[key] = shape
-            return
+        if outcome in section.outcomes:  # (else add() makes its counter: no shape yet)
+            shape = _shape(section, category, tool, parameters, made, matches, outcome)
+            if shape is not None:
+                # Every counter it counts in is there already: add() would make none,
+                # only count (the first of a shape is often another's like but for one
+                # name).
+                shape.waiting = 1
+                self._shapes[key] = shape
+                return
         matched = tuple(
             (tool, name, match)
             for name, match in zip(parameters, matches, strict=True)
@@ -139,8 +141,12 @@ class EntryShapes:
             shape.waiting = 0
             outcomes = shape.section.outcomes
             outcomes[shape.outcome] = outcomes.get(shape.outcome, 0) + times
-            for tally, one in shape.tallies:
-                tally.count(*(times * count for count in one))
+            for tally, (total, correct, made, expected, matched) in shape.tallies:
+                # (Each count multiplied by name: a generator a tally cost more than
+                # the counting.)
+                tally.count(
+                    times * total, times * correct, times * made, times * expected, times * matched
+                )
             failed = shape.outcome == "incorrect"
             for parameter, matched in shape.parameters:
                 parameter.expected += times
