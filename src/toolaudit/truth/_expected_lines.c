@@ -30,7 +30,7 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
-#include <structmember.h>
+#include "_plain_slots.h"
 
 #define MAX_DEPTH 64
 
@@ -87,12 +87,21 @@ blank(const unsigned char *at, const unsigned char *end)
     return 1;
 }
 
-static int plain_slots(PyTypeObject *type, PyObject **names, int count, int writing,
-                       Py_ssize_t *offsets);
+/* The offset of each of `names` in objects of `type` (plain_slot_offset's, for reading
+ * or `writing`): -1 for a name read or set by name. 0, or -1 on an error. */
+static int
+plain_slots(PyTypeObject *type, PyObject **names, int count, int writing, Py_ssize_t *offsets)
+{
+    for (int i = 0; i < count; i++) {
+        offsets[i] = plain_slot_offset(type, names[i], writing);
+        if (offsets[i] == -2)
+            return -1;
+    }
+    return 0;
+}
 
-/* The slots `names` of `type` found: each a plain slot (a member descriptor of an object,
- * writable, of a class that sets attributes the generic way) kept by its offset, any
- * other set by name. 0, or -1 on an error. */
+/* The slots `names` of `type` found: each a plain slot kept by its offset, any other set
+ * by name. 0, or -1 on an error. */
 static int
 find_slots(Slots *slots, PyTypeObject *type, PyObject **names, int count)
 {
@@ -100,32 +109,6 @@ find_slots(Slots *slots, PyTypeObject *type, PyObject **names, int count)
     slots->count = count;
     slots->names = names;
     return plain_slots(type, names, count, 1, slots->offsets);
-}
-
-/* The offset of each of `names` in objects of `type` (see find_slots), for reading:
- * -1 for a name read by name. 0, or -1 on an error. */
-static int
-plain_slots(PyTypeObject *type, PyObject **names, int count, int writing, Py_ssize_t *offsets)
-{
-    int plain = writing ? type->tp_setattro == PyObject_GenericSetAttr
-                        : type->tp_getattro == PyObject_GenericGetAttr;
-    for (int i = 0; i < count; i++) {
-        offsets[i] = -1;
-        PyObject *descriptor = PyObject_GetAttr((PyObject *)type, names[i]);
-        if (descriptor == NULL) {
-            if (!PyErr_ExceptionMatches(PyExc_AttributeError))
-                return -1;
-            PyErr_Clear();
-            continue;
-        }
-        if (plain && Py_IS_TYPE(descriptor, &PyMemberDescr_Type)) {
-            PyMemberDef *member = ((PyMemberDescrObject *)descriptor)->d_member;
-            if (member->type == T_OBJECT_EX && !(writing && (member->flags & READONLY)))
-                offsets[i] = member->offset;
-        }
-        Py_DECREF(descriptor);
-    }
-    return 0;
 }
 
 /* Field `index` of a decoded struct (a new reference), NULL on an error. */

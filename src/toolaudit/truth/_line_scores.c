@@ -30,7 +30,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <structmember.h>
+#include "_plain_slots.h"
 #include <string.h>
 
 #define MAX_DEPTH 64
@@ -67,21 +67,9 @@ slot_offset(Slot *slot, PyObject *object)
     PyTypeObject *type = Py_TYPE(object);
     if (type == slot->type)
         return slot->offset;
-    Py_ssize_t offset = -1;
-    int generic = slot->writing ? type->tp_setattro == PyObject_GenericSetAttr
-                                : type->tp_getattro == PyObject_GenericGetAttr;
-    PyObject *descriptor = generic ? PyObject_GetAttr((PyObject *)type, *slot->name) : NULL;
-    if (descriptor == NULL && generic) {
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError))
-            return -2;
-        PyErr_Clear();
-    }
-    if (descriptor != NULL && Py_IS_TYPE(descriptor, &PyMemberDescr_Type)) {
-        PyMemberDef *member = ((PyMemberDescrObject *)descriptor)->d_member;
-        if (member->type == T_OBJECT_EX && !(slot->writing && (member->flags & READONLY)))
-            offset = member->offset;
-    }
-    Py_XDECREF(descriptor);
+    Py_ssize_t offset = plain_slot_offset(type, *slot->name, slot->writing);
+    if (offset == -2)
+        return -2;
     Py_XSETREF(slot->type, (PyTypeObject *)Py_NewRef(type));
     slot->offset = offset;
     return offset;
