@@ -3,10 +3,14 @@ check (the default), with the check in pure Python (``TOOLAUDIT_PURE_PYTHON=1``:
 speedups off) and without it (``--no-conversations``, the audit as it was before
 conversations were read), rounds interleaved, medians, beside the orjson floor.
 
-Two logs, each line a conversation of ``--messages`` messages (user turns, assistant
-turns with one or two calls, their results; about one in ten conversations has a problem):
-request/response pairs (``{"request": ..., "response": ...}``, the response a Chat
-completion with one call) and request bodies logged alone (as gateways log them).
+Four logs. In two, each line is a conversation of ``--messages`` messages of its own (user
+turns, assistant turns with one or two calls, their results; about one in ten
+conversations has a problem): request/response pairs (``{"request": ..., "response":
+...}``, the response a Chat completion with one call) and request bodies logged alone (as
+gateways log them). In the other two, ``sessions`` and ``session-pairs``, each line is a
+turn of one of 8 conversations logged at once, its request carrying the whole history so
+far again (about ``--messages`` messages on average), as an agent or a gateway logs every
+turn: the lines of a conversation share their history's first bytes.
 
     .venv/bin/python benchmarks/conversations.py --lines 20000 --messages 40 --repeat 5
 
@@ -32,6 +36,7 @@ import os
 import random
 import sys
 import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +52,12 @@ from measure import (
 )
 
 SEED = 20261205
+#: The logs: each line a conversation of its own (request/response pairs, or request bodies
+#: alone), or each line a turn of one of a few conversations logged again and again, its
+#: history a turn longer each time (sessions: request bodies alone; session-pairs: pairs).
+LOGS = ("pairs", "requests", "sessions", "session-pairs")
+#: How many conversations a session log interleaves.
+CONCURRENT = 8
 #: The providers' request shapes a log can be written in (HISTORY_FIELDS: where each keeps
 #: its conversation).
 HISTORY_FIELDS = {
@@ -259,11 +270,44 @@ def record_of(rng: random.Random, shape: str, length: int, number: int, paired: 
     return {"request": request, "response": response} if paired else request
 
 
-def generate(path: Path, lines: int, length: int, *, paired: bool, shape: str) -> None:
+def session_records(
+    rng: random.Random, lines: int, length: int, shape: str, paired: bool
+) -> Iterator[object]:
+    """``lines`` lines as an agent's gateway logs them: every request of a conversation,
+    each with the whole history so far (a turn longer than the last), ``CONCURRENT``
+    conversations at a time, their lines interleaved. A conversation grows to about twice
+    ``length`` messages, so that a line's history is about ``length`` long, as in the
+    other logs; a call left unanswered stays in every later line of its conversation."""
+    live: list[tuple[list[dict[str, Any]], Iterator[int]]] = []
+    number = written = 0
+    while written < lines:
+        while len(live) < CONCURRENT:
+            messages = history(rng, 2 * length, number)
+            number += 1
+            asked = (i for i, message in enumerate(messages) if message["role"] == "assistant")
+            live.append((messages, asked))
+        k = rng.randrange(len(live))
+        messages, asked = live[k]
+        at = next(asked, None)
+        if at is None:
+            del live[k]
+            continue
+        made = messages[at]["tool_calls"][0]
+        request, response = request_and_response(shape, messages[:at], made)
+        yield {"request": request, "response": response} if paired else request
+        written += 1
+
+
+def generate(path: Path, lines: int, length: int, *, kind: str, shape: str) -> None:
     rng = random.Random(SEED)
+    paired = kind in ("pairs", "session-pairs")
+    if kind.startswith("session"):
+        records: Iterable[object] = session_records(rng, lines, length, shape, paired)
+    else:
+        records = (record_of(rng, shape, length, number, paired) for number in range(lines))
     with atomic_path(path) as partial, partial.open("wb") as out:
-        for number in range(lines):
-            out.write(orjson.dumps(record_of(rng, shape, length, number, paired)) + b"\n")
+        for record in records:
+            out.write(orjson.dumps(record) + b"\n")
 
 
 def floor_seconds(path: Path) -> float:
@@ -397,7 +441,7 @@ def arguments() -> argparse.Namespace:
     parser.add_argument(
         "--src", help="with --instructions: another checkout's sources, measured instead"
     )
-    parser.add_argument("--log", choices=["pairs", "requests"], help="one log alone")
+    parser.add_argument("--log", choices=LOGS, help="one log alone")
     parser.add_argument(
         "--per-line",
         action="store_true",
@@ -423,14 +467,13 @@ def main() -> None:
     measured = f"the sources in {args.src}" if counted_elsewhere else source_state()
     progress(f"toolaudit: {measured}")
     clock = "cpu_seconds" if args.cpu else "seconds"
-    for paired in (True, False):
-        kind = "pairs" if paired else "requests"
+    for kind in LOGS:
         if args.log not in (None, kind):
             continue
         log = log_path(kind, args)
         if not log.exists():
             progress(f"generating {log.name} ...")
-            generate(log, args.lines, args.messages, paired=paired, shape=args.shape)
+            generate(log, args.lines, args.messages, kind=kind, shape=args.shape)
         argv = [str(exe), "audit", str(log), "--no-progress", "--format", "json"]
         if args.instructions:
             command = [sys.executable, "-m", "toolaudit", "audit", "--no-progress"]

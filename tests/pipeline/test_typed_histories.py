@@ -26,6 +26,7 @@ from toolaudit.formats.request_shapes import (
 from toolaudit.formats.typed import _Request
 from toolaudit.formats.typed_requests import RequestHistories
 from toolaudit.history import check, fast_loop
+from toolaudit.history.fast import history_prefixes
 from toolaudit.jsonutil import loads_exact
 from toolaudit.pipeline import typed_histories
 from toolaudit.pipeline.audit import Audit, AuditOptions
@@ -34,7 +35,7 @@ from toolaudit.schemas.loading import schema_set
 from toolaudit.sources import Source
 
 from ..history.shapes import ANTHROPIC, BEDROCK, CHAT, GEMINI, RESPONSES, Shape, build
-from ..history.test_pairing import FAULTS, W
+from ..history.test_pairing import ASK, FAULTS, W
 from .test_typed_path import WRITERS, audited, call
 
 PARAMETERS = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
@@ -343,3 +344,34 @@ def test_the_tools_of_the_request_before_tell_no_other_api(requests: list[Any]) 
             orjson.dumps({"messages": messages, "tools": tools})
         )
         assert histories.told(decoded) == RequestHistories().told(decoded)
+
+
+@pytest.mark.parametrize("shape", HISTORY_SHAPES, ids=lambda shape: shape.name)
+def test_a_log_of_sessions_is_audited_alike_with_its_prefixes_kept_or_not(
+    shape: Shape, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A log as an agent writes it, every turn's pair carrying the whole history so far,
+    two sessions interleaved, one with a call left unanswered: read on from each
+    session's last history, the same rows and summary as each history read whole."""
+    turns = []
+    for number in range(2):
+        steps: list[Any] = [ASK]
+        for turn in range(6):
+            ids = [f"s{number}t{turn}a", f"s{number}t{turn}b"]
+            steps.append(("calls", [(i, W) for i in ids]))
+            answered = ids[:1] if (number, turn) == (1, 2) else ids
+            steps.append(("results", [(i, W, False) for i in answered]))
+            turns.append(pair_line(request_of(shape, steps), MIXED if turn % 2 else VALID))
+    log = b"\n".join(turns[0::2] + turns[1::2]) + b"\n"  # (not) interleaved
+    log += b"\n".join(a + b"\n" + b for a, b in zip(turns[0::2], turns[1::2], strict=True)) + b"\n"
+    made: list[object] = []
+    monkeypatch.setattr(
+        typed_histories, "history_prefixes", lambda: made.append(history_prefixes()) or made[-1]
+    )
+    kept = audited(log, SCHEMAS, typed=True)
+    if fast_loop.SPEEDUPS is not None:  # not the reading whole compared with itself
+        assert fast_loop.SPEEDUPS.prefixes_held(made[0])[2] >= 12
+    monkeypatch.setattr(typed_histories, "history_prefixes", lambda: None)
+    assert audited(log, SCHEMAS, typed=True) == kept
+    assert kept == audited(log, SCHEMAS, typed=False)
+    assert kept[1]["conversations"]["problems"] == {"pairing:unanswered": 8}

@@ -1339,6 +1339,10 @@ static PyMethodDef methods[] = {
      "bedrock's answer and the count of messages, read from the JSON text of the history."},
     {"gemini_json", (PyCFunction)(void (*)(void))gemini_json, METH_FASTCALL,
      "gemini's answer and the count of contents, read from the JSON text of the history."},
+    {"history_prefixes", (PyCFunction)(void (*)(void))history_prefixes, METH_FASTCALL,
+     "A new cache of the histories read, for the _json readers to read on from their prefix."},
+    {"prefixes_held", (PyCFunction)(void (*)(void))prefixes_held, METH_FASTCALL,
+     "(histories kept, bytes held, histories read on from a prefix) of a history_prefixes()."},
     {NULL, NULL, 0, NULL},
 };
 

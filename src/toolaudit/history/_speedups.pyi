@@ -52,10 +52,18 @@ class TextReader(Protocol):
     tool without a usable name are counted under: what its dict function answers of
     ``orjson.loads(text)`` and the count of messages, or None. Given the audit's tables
     and a model too, True where every call was answered and it counted the history there
-    as ``count_answered`` would (see :func:`know_tables`)."""
+    as ``count_answered`` would (see :func:`know_tables`); tables None: not counted. Given
+    a :func:`history_prefixes` too, a history that starts with the very bytes of one read
+    before is read on from where that one ended (the same answer)."""
 
     def __call__(
-        self, text: Buffer, no_name: str, tables: object = ..., model: object = ..., /
+        self,
+        text: Buffer,
+        no_name: str,
+        tables: object = ...,
+        model: object = ...,
+        prefixes: object = ...,
+        /,
     ) -> tuple[list[tuple[object, ...]], dict[str, int], int] | Literal[True] | None: ...
 
 chat_json: TextReader  #: ``chat(orjson.loads(text), no_name)`` and the count of messages
@@ -63,3 +71,10 @@ responses_json: TextReader  #: ``responses(...)`` and the count of items
 anthropic_json: TextReader  #: ``anthropic(...)`` and the count of messages
 bedrock_json: TextReader  #: ``bedrock(...)`` and the count of messages
 gemini_json: TextReader  #: ``gemini(...)`` and the count of contents
+
+def history_prefixes(budget: int = ..., /) -> object:
+    """A new cache of the histories the ``_json`` readers read (its texts held, at most
+    ``budget`` bytes of them, 32 MB by default), for their fifth argument."""
+
+def prefixes_held(prefixes: object, /) -> tuple[int, int, int]:
+    """(histories kept, bytes of text held, histories read on from a prefix kept)."""

@@ -1302,6 +1302,315 @@ gemini_message(Reading *reading, Byte *p, Py_ssize_t index)
     return 1;
 }
 
+/* ---- Sessions: each conversation's checked prefix, kept by its bytes.
+
+   An agent or a gateway logs every turn's request with the whole history again, so the
+   lines of one session share their prefix, and most of each line's reading repeats the
+   last one's. A Prefixes (history_prefixes(), given as the readers' fifth argument) keeps,
+   for the last sessions read, the text of a history read whole (its buffer held, not
+   copied) and the Reading's state at the end of its last message. A later history whose
+   text starts with those very bytes (compared whole, never by a hash alone) takes that
+   state and reads on from there: its answer is the answer read from its start, since a
+   message is read from its own bytes and the state before it alone (tests/history/
+   test_history_prefixes.py holds the two to the same answer, and every byte of a prefix
+   changed, dropped or added).
+
+   A session is found by its first three messages (a system prompt and a first question
+   are shared by many; the model's first answer, its call ids above all, mostly is not):
+   the hash of the text to their end picks a bucket, of PREFIX_WAYS entries, the least
+   recently used replaced. The held texts are bounded (PREFIX_BUDGET bytes in all): past
+   it, a history is not kept. */
+#define PREFIX_KEY_MESSAGES 3
+#define PREFIX_BUCKETS 64
+#define PREFIX_WAYS 4
+#define PREFIX_BUDGET ((Py_ssize_t)32 << 20)
+#define PREFIXES_CAPSULE "toolaudit.history._speedups.Prefixes"
+
+typedef struct {
+    Py_buffer view; /* the text, held (view.obj NULL: the entry is empty) */
+    size_t key;
+    ReadMessage read; /* the shape it was read as */
+    Py_ssize_t length; /* the text to the end of its last message */
+    Py_ssize_t messages;
+    unsigned long used;
+    /* the Reading's state there, its spans into the held text */
+    Py_ssize_t count, capacity, window, next;
+    size_t mask;
+    int by_id, tool_count;
+    Span tools[MAX_TOOLS]; /* at NULL: the no_name */
+    long results[MAX_TOOLS];
+    IdText *ids;
+    Call *calls;
+    Py_ssize_t *slots;
+    Py_ssize_t ids_room, calls_room, slots_room; /* how many the arrays hold */
+} Prefix;
+
+typedef struct {
+    Prefix entries[PREFIX_BUCKETS][PREFIX_WAYS];
+    unsigned long clock;
+    Py_ssize_t held, budget; /* the bytes of the texts held, and how many may be */
+    Py_ssize_t resumed;      /* how many histories were read on from a prefix */
+} Prefixes;
+
+static void
+prefix_release(Prefixes *prefixes, Prefix *entry)
+{
+    if (entry->view.obj == NULL)
+        return;
+    prefixes->held -= entry->view.len;
+    PyBuffer_Release(&entry->view);
+    entry->view.obj = NULL;
+}
+
+static void
+prefixes_free(PyObject *capsule)
+{
+    Prefixes *prefixes = PyCapsule_GetPointer(capsule, PREFIXES_CAPSULE);
+    if (prefixes == NULL)
+        return;
+    for (int bucket = 0; bucket < PREFIX_BUCKETS; bucket++)
+        for (int way = 0; way < PREFIX_WAYS; way++) {
+            Prefix *entry = &prefixes->entries[bucket][way];
+            prefix_release(prefixes, entry);
+            PyMem_Free(entry->ids);
+            PyMem_Free(entry->calls);
+            PyMem_Free(entry->slots);
+        }
+    PyMem_Free(prefixes);
+}
+
+/* history_prefixes([budget]): a new, empty Prefixes (budget: the bytes of text it may
+   hold, PREFIX_BUDGET by default). */
+PyObject *
+history_prefixes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_ssize_t budget = PREFIX_BUDGET;
+    if (nargs > 1 || (nargs == 1 && (budget = PyLong_AsSsize_t(args[0])) < 0)) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "([budget: int >= 0])");
+        return NULL;
+    }
+    Prefixes *prefixes = PyMem_Calloc(1, sizeof(Prefixes));
+    if (prefixes == NULL)
+        return PyErr_NoMemory();
+    prefixes->budget = budget;
+    PyObject *capsule = PyCapsule_New(prefixes, PREFIXES_CAPSULE, prefixes_free);
+    if (capsule == NULL)
+        PyMem_Free(prefixes);
+    return capsule;
+}
+
+/* prefixes_held(prefixes): (histories kept, bytes of text held, histories read on from a
+   prefix kept): what benchmarks and tests see of it. */
+PyObject *
+prefixes_held(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 1 || !PyCapsule_IsValid(args[0], PREFIXES_CAPSULE)) {
+        PyErr_SetString(PyExc_TypeError, "(prefixes: a history_prefixes())");
+        return NULL;
+    }
+    Prefixes *prefixes = PyCapsule_GetPointer(args[0], PREFIXES_CAPSULE);
+    Py_ssize_t kept = 0;
+    for (int bucket = 0; bucket < PREFIX_BUCKETS; bucket++)
+        for (int way = 0; way < PREFIX_WAYS; way++)
+            kept += prefixes->entries[bucket][way].view.obj != NULL;
+    return Py_BuildValue("(nnn)", kept, prefixes->held, prefixes->resumed);
+}
+
+/* A span moved from one copy of a text to another (at NULL, or outside `from`, as it is). */
+static inline Byte
+moved(Byte at, Byte from, Py_ssize_t length, Byte to)
+{
+    return at != NULL && at >= from && at < from + length ? to + (at - from) : at;
+}
+
+/* What the readers keep of a session: where they look it up, and the entry they took. */
+typedef struct {
+    Prefixes *prefixes;
+    ReadMessage read;
+    size_t key;
+    int keyed;      /* the history has PREFIX_KEY_MESSAGES messages: `key` is its */
+    Prefix *resumed; /* the entry it read on from, or NULL */
+} Session;
+
+/* The Reading made what `entry` kept of a text whose first bytes, `start` on, are that
+   text's: 1, or -1 with a MemoryError set. */
+static int
+prefix_restore(Reading *reading, const Prefix *entry, Byte start)
+{
+    Byte from = entry->view.buf;
+    Py_ssize_t length = entry->length, count = entry->count;
+    CallTable *table = &reading->table;
+    table_free(table);
+    if (reading->calls != reading->first_calls)
+        PyMem_Free(reading->calls);
+    reading->calls = reading->first_calls;
+    reading->room = FIRST_CALLS;
+    table->ids = NULL;
+    table->slots = NULL;
+    table->count = table->capacity = 0;
+    table->mask = 0;
+    if (entry->capacity > 0) {
+        if (entry->capacity <= FIRST_IDS) {
+            table->ids = table->first_ids;
+            table->slots = table->first_slots;
+        }
+        else {
+            table->ids = PyMem_Malloc((size_t)entry->capacity * sizeof(IdText));
+            table->slots = PyMem_Malloc((entry->mask + 1) * sizeof(Py_ssize_t));
+            reading->calls = PyMem_Malloc((size_t)entry->capacity * sizeof(Call));
+            if (table->ids == NULL || table->slots == NULL || reading->calls == NULL) {
+                PyMem_Free(table->ids);
+                PyMem_Free(table->slots);
+                PyMem_Free(reading->calls);
+                table->ids = NULL;
+                table->slots = NULL;
+                reading->calls = reading->first_calls;
+                reading->failed = 1;
+                PyErr_NoMemory();
+                return -1;
+            }
+            reading->room = entry->capacity;
+        }
+        table->capacity = entry->capacity;
+        table->mask = entry->mask;
+        table->count = count;
+        memcpy(table->slots, entry->slots, (entry->mask + 1) * sizeof(Py_ssize_t));
+        for (Py_ssize_t place = 0; place < count; place++) {
+            IdText id = entry->ids[place];
+            id.at = moved(id.at, from, length, start);
+            table->ids[place] = id;
+            Call call = entry->calls[place];
+            call.id.at = moved(call.id.at, from, length, start);
+            call.name.at = moved(call.name.at, from, length, start);
+            reading->calls[place] = call;
+        }
+    }
+    reading->window = entry->window;
+    reading->next = entry->next;
+    reading->by_id = entry->by_id;
+    reading->tool_count = entry->tool_count;
+    for (int k = 0; k < entry->tool_count; k++) {
+        Span tool = entry->tools[k];
+        if (tool.at == NULL)
+            tool = reading->no_name;
+        else
+            tool.at = moved(tool.at, from, length, start);
+        reading->tools[k] = tool;
+        reading->results[k] = entry->results[k];
+    }
+    return 1;
+}
+
+/* Where the history at `start`, read to `*p` (the end of its PREFIX_KEY_MESSAGES'th
+   message), may read on from: the longest prefix kept of its session whose bytes it
+   starts with. Then the Reading takes its state, *p and *index move past it: 1; 0 none;
+   -1 an error. */
+static int
+prefix_resume(Session *session, Reading *reading, Byte start, Byte *p, Py_ssize_t *index)
+{
+    Prefixes *prefixes = session->prefixes;
+    Py_ssize_t keyed = *p - start, available = reading->end - start;
+    session->key = id_hash((IdText){start, keyed, 1});
+    session->keyed = 1;
+    Prefix *bucket = prefixes->entries[session->key % PREFIX_BUCKETS], *best = NULL;
+    for (int way = 0; way < PREFIX_WAYS; way++) {
+        Prefix *entry = &bucket[way];
+        if (entry->view.obj != NULL && entry->key == session->key &&
+            entry->read == session->read && entry->length <= available &&
+            entry->messages > *index && (best == NULL || entry->length > best->length) &&
+            memcmp(entry->view.buf, start, (size_t)entry->length) == 0)
+            best = entry;
+    }
+    if (best == NULL)
+        return 0;
+    if (prefix_restore(reading, best, start) < 0)
+        return -1;
+    best->used = ++prefixes->clock;
+    prefixes->resumed++;
+    session->resumed = best;
+    *p = start + best->length;
+    *index = best->messages;
+    return 1;
+}
+
+/* `array` (entries of `size` bytes, room for `*room`) with room for `wanted`: 1, or 0
+   (no memory: the entry is then not kept). */
+static int
+entry_room(void **array, size_t size, Py_ssize_t *room, Py_ssize_t wanted)
+{
+    if (*room >= wanted)
+        return 1;
+    void *more = PyMem_Realloc(*array, (size_t)wanted * size);
+    if (more == NULL)
+        return 0;
+    *array = more;
+    *room = wanted;
+    return 1;
+}
+
+/* Keeps what the Reading holds at the end of the history `view` holds (its last message
+   ending `length` bytes in, the `messages`th): the view then the entry's (*view zeroed);
+   where it is not kept (past the budget, no memory), the view stays the caller's. */
+static void
+prefix_keep(Session *session, const Reading *reading, Py_buffer *view, Py_ssize_t length,
+            Py_ssize_t messages)
+{
+    /* Only a text that cannot change is held: bytes, or a msgspec Raw (which holds the
+       line's bytes); any other buffer's history is read whole every time. */
+    PyTypeObject *type = Py_TYPE(view->obj);
+    if (!PyBytes_CheckExact(view->obj) && strcmp(type->tp_name, "msgspec.Raw") != 0)
+        return;
+    Prefixes *prefixes = session->prefixes;
+    Prefix *entry = session->resumed;
+    if (entry == NULL) { /* a session not seen (or gone): its bucket's least used */
+        Prefix *bucket = prefixes->entries[session->key % PREFIX_BUCKETS];
+        entry = &bucket[0];
+        for (int way = 1; way < PREFIX_WAYS && entry->view.obj != NULL; way++)
+            if (bucket[way].view.obj == NULL || bucket[way].used < entry->used)
+                entry = &bucket[way];
+    }
+    Py_ssize_t held = prefixes->held - (entry->view.obj != NULL ? entry->view.len : 0);
+    if (held + view->len > prefixes->budget)
+        return;
+    /* (an array grown keeps what it held: where one cannot grow, the entry stays as it was) */
+    const CallTable *table = &reading->table;
+    Py_ssize_t count = table->count, slots = table->capacity > 0 ? (Py_ssize_t)table->mask + 1 : 0;
+    if (!entry_room((void **)&entry->ids, sizeof(IdText), &entry->ids_room, count) ||
+        !entry_room((void **)&entry->calls, sizeof(Call), &entry->calls_room, count) ||
+        !entry_room((void **)&entry->slots, sizeof(Py_ssize_t), &entry->slots_room, slots))
+        return;
+    prefix_release(prefixes, entry);
+    entry->view = *view;
+    view->obj = NULL;
+    view->buf = NULL;
+    prefixes->held += entry->view.len;
+    entry->key = session->key;
+    entry->read = session->read;
+    entry->length = length;
+    entry->messages = messages;
+    entry->used = ++prefixes->clock;
+    entry->count = count;
+    entry->capacity = table->capacity;
+    entry->mask = table->mask;
+    entry->window = reading->window;
+    entry->next = reading->next;
+    entry->by_id = reading->by_id;
+    entry->tool_count = reading->tool_count;
+    for (int k = 0; k < reading->tool_count; k++) {
+        entry->tools[k] = reading->tools[k];
+        if (reading->tools[k].at == reading->no_name.at)
+            entry->tools[k].at = NULL;
+        entry->results[k] = reading->results[k];
+    }
+    if (count > 0) {
+        memcpy(entry->ids, table->ids, (size_t)count * sizeof(IdText));
+        memcpy(entry->calls, reading->calls, (size_t)count * sizeof(Call));
+    }
+    if (slots > 0)
+        memcpy(entry->slots, table->slots, (size_t)slots * sizeof(Py_ssize_t));
+}
+
 /* ---- The answer. */
 
 static PyObject *
@@ -1378,18 +1687,28 @@ count_read(const Reading *reading, PyObject *no_name, PyObject *tables, PyObject
     return counted;
 }
 
-/* Reads the history's messages one by one with `read`: 1 read (*messages: how many), 0
-   not sure, -1 an error. */
+/* Reads the history's messages one by one with `read`: 1 read (*messages: how many,
+   *last: where the last one ends), 0 not sure, -1 an error. Given a `session`, where the
+   history starts as one read before (a Prefixes entry), it reads on from where that one
+   ended. */
 static int
-read_messages(Reading *reading, Byte p, ReadMessage read, Py_ssize_t *messages)
+read_messages(Reading *reading, Byte p, ReadMessage read, Py_ssize_t *messages, Byte *last,
+              Session *session)
 {
-    Byte end = reading->end;
+    Byte start = p, end = reading->end;
     p = space(p, end);
     if (p >= end || *p != '[')
         return 0;
     p++;
     Py_ssize_t index = 0;
     for (;; index++) {
+        if (index == PREFIX_KEY_MESSAGES && session != NULL) {
+            int resumed = prefix_resume(session, reading, start, &p, &index);
+            if (resumed < 0)
+                return -1;
+            if (resumed > 0)
+                *last = p;
+        }
         int more = next_element(&p, end, index == 0, ']');
         if (more < 0)
             return 0;
@@ -1400,6 +1719,7 @@ read_messages(Reading *reading, Byte p, ReadMessage read, Py_ssize_t *messages)
         int sure = read(reading, &p, index);
         if (sure <= 0)
             return sure;
+        *last = p;
     }
     if (space(p, end) != end)
         return 0;
@@ -1410,10 +1730,20 @@ read_messages(Reading *reading, Byte p, ReadMessage read, Py_ssize_t *messages)
 static PyObject *
 read_history(PyObject *const *args, Py_ssize_t nargs, ReadMessage read)
 {
-    if ((nargs != 2 && nargs != 4) || !PyUnicode_Check(args[1])) {
+    if (nargs < 2 || nargs > 5 || nargs == 3 || !PyUnicode_Check(args[1])) {
         PyErr_SetString(PyExc_TypeError,
-                        "(text: a buffer of JSON, no_name: str[, tables, model])");
+                        "(text: a buffer of JSON, no_name: str[, tables, model[, prefixes]])");
         return NULL;
+    }
+    int counting = nargs >= 4 && args[2] != Py_None;
+    Session session = {NULL, read, 0, 0, NULL}, *in_session = NULL;
+    if (nargs == 5 && args[4] != Py_None) {
+        if (!PyCapsule_IsValid(args[4], PREFIXES_CAPSULE)) {
+            PyErr_SetString(PyExc_TypeError, "prefixes: a history_prefixes() or None");
+            return NULL;
+        }
+        session.prefixes = PyCapsule_GetPointer(args[4], PREFIXES_CAPSULE);
+        in_session = &session;
     }
     Py_buffer view;
     if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0)
@@ -1430,16 +1760,21 @@ read_history(PyObject *const *args, Py_ssize_t nargs, ReadMessage read)
     reading.end = (Byte)view.buf + view.len;
     PyObject *found = NULL;
     Py_ssize_t no_name_length, messages = 0;
+    Byte last = NULL;
     const char *no_name = PyUnicode_AsUTF8AndSize(args[1], &no_name_length);
     if (no_name != NULL) {
         reading.no_name = (Span){(Byte)no_name, no_name_length, 0};
-        int sure = read_messages(&reading, (Byte)view.buf, read, &messages), counted = 0;
-        if (sure > 0 && nargs == 4 && all_answered(&reading))
+        int sure = read_messages(&reading, (Byte)view.buf, read, &messages, &last, in_session);
+        int counted = 0;
+        if (sure > 0 && counting && all_answered(&reading))
             counted = count_read(&reading, args[1], args[2], args[3]);
         if (counted != 0) /* counted (True), or an error */
             found = counted > 0 ? Py_NewRef(Py_True) : NULL;
         else
             found = sure > 0 ? answer(&reading, messages, args[1]) : sure == 0 ? Py_NewRef(Py_None) : NULL;
+        if (found != NULL && sure > 0 && !reading.failed && messages > PREFIX_KEY_MESSAGES &&
+            session.keyed)
+            prefix_keep(&session, &reading, &view, last - (Byte)view.buf, messages);
     }
     if (reading.failed)
         Py_CLEAR(found);
@@ -1448,7 +1783,8 @@ read_history(PyObject *const *args, Py_ssize_t nargs, ReadMessage read)
     table_free(&reading.table);
     if (reading.blocks != reading.first_blocks)
         PyMem_Free(reading.blocks);
-    PyBuffer_Release(&view);
+    if (view.obj != NULL) /* (kept by a Prefixes entry otherwise) */
+        PyBuffer_Release(&view);
     return found;
 }
 

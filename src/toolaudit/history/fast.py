@@ -225,6 +225,17 @@ def counted_answered(tables: Conversations, model: object, results: Mapping[str,
     return speedups is not None and speedups.count_answered(tables, model, results)
 
 
+def history_prefixes() -> object | None:
+    """A cache of the histories :func:`checked_from_text` reads, for a log whose lines
+    carry one session's history again and again, each longer by a turn (as agents and
+    gateways log their requests): a history that starts with the very bytes of one read
+    before is read on from where that one ended, with the same answer. None where the
+    speedups are off. One per reader of a log: it holds the texts of the last sessions
+    (at most 256 of them, 32 MB in all)."""
+    speedups = fast_loop.SPEEDUPS
+    return speedups.history_prefixes() if speedups is not None else None
+
+
 def checked_from_text(
     text: Buffer,
     shape: str,
@@ -232,6 +243,7 @@ def checked_from_text(
     worded: bool = True,
     tables: Conversations | None = None,
     model: object = None,
+    prefixes: object | None = None,
 ) -> AllAnswered | Checked | LeftUnanswered | Literal[True] | None:
     """``check(orjson.loads(text), shape, path=path, calls=False)`` for the commonest
     histories, read by the C speedups straight from ``text``, the JSON text of the
@@ -244,13 +256,20 @@ def checked_from_text(
     function (``chat_json``, ``anthropic_json``...) is called here, with no Python call
     between: this runs once a pair's line. Given ``tables``, a history whose every call
     was answered is counted there for ``model`` by the C function itself where it can
-    (as :func:`counted_answered` counts its results): True."""
+    (as :func:`counted_answered` counts its results): True. Given ``prefixes`` (from
+    :func:`history_prefixes`), a history that starts as one read before is read on from
+    there."""
     speedups = fast_loop.SPEEDUPS
     function, where = FROM_TEXT.get(shape, ("", ""))
     if not function or speedups is None:
         return None
     read = getattr(speedups, function)
-    found = read(text, NO_NAME) if tables is None else read(text, NO_NAME, tables, model)
+    if prefixes is not None:
+        found = read(text, NO_NAME, tables, model, prefixes)
+    elif tables is None:
+        found = read(text, NO_NAME)
+    else:
+        found = read(text, NO_NAME, tables, model)
     if found is None or found is True:
         return found
     left, results, messages = found

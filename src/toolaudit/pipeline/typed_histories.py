@@ -17,7 +17,12 @@ import orjson
 from toolaudit.formats.typed_requests import RequestHistories
 from toolaudit.history import Checked
 from toolaudit.history import check as check_history
-from toolaudit.history.fast import AllAnswered, LeftUnanswered, checked_from_text
+from toolaudit.history.fast import (
+    AllAnswered,
+    LeftUnanswered,
+    checked_from_text,
+    history_prefixes,
+)
 from toolaudit.jsonutil import orjson_may_differ
 
 if TYPE_CHECKING:
@@ -30,10 +35,13 @@ UNREAD = object()
 class TypedHistories:
     """Checks the conversations of the requests the typed path decoded."""
 
-    __slots__ = ("_requests",)
+    __slots__ = ("_prefixes", "_requests")
 
     def __init__(self) -> None:
         self._requests = RequestHistories()
+        # A log's lines often carry one session's history again, a turn longer each time:
+        # each is read on from the last one's end (history_prefixes).
+        self._prefixes = history_prefixes()
 
     def check(
         self,
@@ -61,7 +69,7 @@ class TypedHistories:
             # a text with a number orjson may read otherwise, so what they answer is
             # what the general path finds, whichever way it parses the line.
             shape, path, text = told
-            found = checked_from_text(text, shape, path, worded, tables, model)
+            found = checked_from_text(text, shape, path, worded, tables, model, self._prefixes)
             if found is not None:
                 return found
         if orjson_may_differ(line):
