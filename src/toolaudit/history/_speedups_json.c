@@ -1317,12 +1317,16 @@ gemini_message(Reading *reading, Byte *p, Py_ssize_t index)
 
    A session is found by its first three messages (a system prompt and a first question
    are shared by many; the model's first answer, its call ids above all, mostly is not):
-   the hash of the text to their end picks a bucket, of PREFIX_WAYS entries, the least
-   recently used replaced. The held texts are bounded (PREFIX_BUDGET bytes in all): past
-   it, a history is not kept. */
+   the hash of the text to their end (its length and last PREFIX_KEY_BYTES bytes) picks a
+   bucket, of PREFIX_WAYS entries, the least recently used replaced. A history is kept only
+   once its session was seen before (its key in `seen`): in a log whose every line is a
+   conversation of its own, nothing is kept, and each line costs a hash and a look-up. The
+   held texts are bounded (PREFIX_BUDGET bytes in all): past it, a history is not kept. */
 #define PREFIX_KEY_MESSAGES 3
+#define PREFIX_KEY_BYTES 128
 #define PREFIX_BUCKETS 64
 #define PREFIX_WAYS 4
+#define PREFIX_SEEN 1024
 #define PREFIX_BUDGET ((Py_ssize_t)32 << 20)
 #define PREFIXES_CAPSULE "toolaudit.history._speedups.Prefixes"
 
@@ -1347,6 +1351,7 @@ typedef struct {
 
 typedef struct {
     Prefix entries[PREFIX_BUCKETS][PREFIX_WAYS];
+    size_t seen[PREFIX_SEEN]; /* the keys of the sessions seen last, by key */
     unsigned long clock;
     Py_ssize_t held, budget; /* the bytes of the texts held, and how many may be */
     Py_ssize_t resumed;      /* how many histories were read on from a prefix */
@@ -1511,7 +1516,8 @@ prefix_resume(Session *session, Reading *reading, Byte start, Byte *p, Py_ssize_
 {
     Prefixes *prefixes = session->prefixes;
     Py_ssize_t keyed = *p - start, available = reading->end - start;
-    session->key = id_hash((IdText){start, keyed, 1});
+    Py_ssize_t hashed = keyed < PREFIX_KEY_BYTES ? keyed : PREFIX_KEY_BYTES;
+    session->key = id_hash((IdText){*p - hashed, hashed, 1}) ^ (size_t)keyed;
     session->keyed = 1;
     Prefix *bucket = prefixes->entries[session->key % PREFIX_BUCKETS], *best = NULL;
     for (int way = 0; way < PREFIX_WAYS; way++) {
@@ -1556,14 +1562,25 @@ static void
 prefix_keep(Session *session, const Reading *reading, Py_buffer *view, Py_ssize_t length,
             Py_ssize_t messages)
 {
-    /* Only a text that cannot change is held: bytes, or a msgspec Raw (which holds the
-       line's bytes); any other buffer's history is read whole every time. */
-    PyTypeObject *type = Py_TYPE(view->obj);
-    if (!PyBytes_CheckExact(view->obj) && strcmp(type->tp_name, "msgspec.Raw") != 0)
-        return;
     Prefixes *prefixes = session->prefixes;
     Prefix *entry = session->resumed;
-    if (entry == NULL) { /* a session not seen (or gone): its bucket's least used */
+    if (entry == NULL) { /* the first history of its session: kept from the second on */
+        size_t *seen = &prefixes->seen[session->key % PREFIX_SEEN];
+        if (*seen != session->key) {
+            *seen = session->key;
+            return;
+        }
+    }
+    /* Only a text that cannot change is held: bytes, or a msgspec Raw (which holds the
+       line's bytes); any other buffer's history is read whole every time. */
+    static PyTypeObject *raw_type = NULL; /* msgspec.Raw, once met */
+    PyTypeObject *type = Py_TYPE(view->obj);
+    if (type != &PyBytes_Type && type != raw_type) {
+        if (strcmp(type->tp_name, "msgspec.Raw") != 0)
+            return;
+        raw_type = type;
+    }
+    if (entry == NULL) { /* a session not kept (or gone): its bucket's least used */
         Prefix *bucket = prefixes->entries[session->key % PREFIX_BUCKETS];
         entry = &bucket[0];
         for (int way = 1; way < PREFIX_WAYS && entry->view.obj != NULL; way++)
