@@ -1371,5 +1371,8 @@ PyInit__speedups(void)
         return NULL;
     if (init_speedups_json() < 0)
         return NULL;
-    return PyModule_Create(&module_definition);
+    PyObject *module = PyModule_Create(&module_definition);
+    if (module != NULL && add_pair_histories(module) < 0)
+        Py_CLEAR(module);
+    return module;
 }

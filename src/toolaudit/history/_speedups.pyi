@@ -63,3 +63,34 @@ responses_json: TextReader  #: ``responses(...)`` and the count of items
 anthropic_json: TextReader  #: ``anthropic(...)`` and the count of messages
 bedrock_json: TextReader  #: ``bedrock(...)`` and the count of messages
 gemini_json: TextReader  #: ``gemini(...)`` and the count of contents
+
+class PairHistories:
+    """The conversation check of a pair's request (``_speedups_pairs.c``): ``check``
+    answers what ``twin_check`` (``PythonHistories.check``) answers, the commonest requests
+    read here (their shape told, their history read by the shape's text reader), the rest
+    handed to the twin: ``twin_parsed`` where the reader is not sure, ``tools_shape`` for
+    tools not seen on the line before, ``finish`` (``plainly_checked``) for calls left
+    unanswered that are worded. ``shapes``: (shape, path, where) for each text reader, in
+    the order chat, responses, anthropic, bedrock, gemini."""
+
+    def __init__(
+        self,
+        twin_check: object,
+        twin_parsed: object,
+        tools_shape: object,
+        finish: object,
+        unread: object,
+        refused: type[BaseException],
+        no_name: str,
+        unset: object,
+        shapes: tuple[tuple[str, str, str], ...],
+        /,
+    ) -> None: ...
+    def check(
+        self,
+        request: object,
+        line: bytes,
+        worded: bool = ...,
+        tables: object = ...,
+        model: object = ...,
+    ) -> object: ...
