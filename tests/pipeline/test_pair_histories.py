@@ -287,6 +287,44 @@ def test_requests_that_tell_their_api_every_way_are_answered_as_the_twin(way: tu
     assert_twins(list(reversed(texts)), *way)
 
 
+CHAT_TOOLS = REQUEST_TOOLS["openai-chat"]["tools"]
+ANTHROPIC_TOOLS = REQUEST_TOOLS["anthropic"]["tools"]
+#: Requests holding more than one API's fields, which tell one first (request_shape):
+#: Gemini's contents before messages and tools, messages and tools before Responses'
+#: input, tools before Bedrock's toolConfig or modelId.
+FIRST_TOLD: list[dict[str, Any]] = [
+    {"contents": build(GEMINI, STEPS[fault]), "messages": build(CHAT, STEPS[fault]), "tools": tools}
+    for fault in ("clean", "unanswered")
+    for tools in (CHAT_TOOLS, ANTHROPIC_TOOLS)
+] + [
+    {"input": build(RESPONSES, STEPS["clean"]), "messages": build(CHAT, STEPS["unanswered"])},
+    {"input": build(RESPONSES, STEPS["unanswered"]), "messages": [], "tools": CHAT_TOOLS},
+    {"messages": build(ANTHROPIC, STEPS["misplaced"]), "toolConfig": {}, "tools": CHAT_TOOLS},
+    {"messages": build(BEDROCK, STEPS["unanswered"]), "modelId": "m", "tools": ANTHROPIC_TOOLS},
+    {"messages": build(BEDROCK, STEPS["misplaced"]), "modelId": None},
+    {"messages": build(BEDROCK, STEPS["misplaced"]), "toolConfig": None, "modelId": "m"},
+]
+
+
+@pytest.mark.parametrize("way", WAYS, ids=str)
+def test_an_api_told_first_is_the_one_read_as_by_the_twin(way: tuple[bool, bool], handed: Handed):
+    answers = assert_twins(texts_of(FIRST_TOLD), *way, handed)
+    assert len(answers) == len(FIRST_TOLD)
+    # Each told in C but the one of messages and input alone, whose messages tell (its
+    # misplaced results are parsed, as the twin parses them).
+    assert (handed.checks, handed.parsed) == (1, 3)
+
+
+def test_tools_orjson_refuses_are_unread_in_c(handed: Handed) -> None:
+    messages = orjson.dumps(build(CHAT, STEPS["clean"]))
+    for tools in (b'[{"function": 1e999}]', b'[{"function": "\xed\xa0\x80"}]'):
+        text = b'{"messages": %s, "tools": %s}' % (messages, tools)
+        request, line = DECODER.decode(text), b'{"request": ' + text + b"}"
+        assert handed.histories().check(request, line) is UNREAD
+        assert PythonHistories().check(request, line) is UNREAD
+    assert handed.total == 0
+
+
 def test_keywords_are_the_twins(handed: Handed) -> None:
     text = orjson.dumps(request_of(GEMINI, STEPS["clean"]))
     request, line = DECODER.decode(text), b'{"request": ' + text + b"}"
