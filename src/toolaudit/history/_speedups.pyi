@@ -18,10 +18,17 @@ def know_tables(
     where every entry it adds to is there already and its name is its own key (else it
     answers as without them)."""
 
-def count_answered(tables: object, model: object, results: Mapping[str, int], /) -> bool:
-    """A history whose every call was answered and no result failed, read elsewhere, its
-    results per tool given, counted in ``tables`` as a dict reader counts one: True, or
-    False where it cannot be (an entry not there yet, a name not its own key...)."""
+def count_answered(
+    tables: object,
+    model: object,
+    results: Mapping[str, int],
+    left: list[tuple[object, ...]] = ...,
+    /,
+) -> bool:
+    """A history whose every call was answered (or whose only problems are the calls
+    ``left``, each with its name second) and no result failed, read elsewhere, its results
+    per tool given, counted in ``tables`` as a dict reader counts one: True, or False where
+    it cannot be (an entry not there yet, a name not its own key...)."""
 
 class DictReader(Protocol):
     """A history's reader, given its messages (a list of dicts) and the name results of a
