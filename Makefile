@@ -9,7 +9,7 @@ INSTALLED := $(VENV)/.installed
 
 .PHONY: demo test quick lint bench clean
 
-$(INSTALLED): pyproject.toml setup.py $(wildcard src/toolaudit/history/_*.[ch] src/toolaudit/_*speedups.c src/toolaudit/formats/_*speedups.c src/toolaudit/deep/_*speedups.c src/toolaudit/truth/_*.c)
+$(INSTALLED): pyproject.toml setup.py $(wildcard src/toolaudit/history/_*.[ch] src/toolaudit/_*speedups.c src/toolaudit/formats/_*speedups.c src/toolaudit/deep/_*speedups.c src/toolaudit/truth/_*.[ch])
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,dev]'
 	@touch $@

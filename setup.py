@@ -20,9 +20,14 @@ setup(
     ext_modules=[
         Extension(
             "toolaudit.history._speedups",
-            ["src/toolaudit/history/_speedups.c", "src/toolaudit/history/_speedups_json.c"],
+            [
+                "src/toolaudit/history/_speedups.c",
+                "src/toolaudit/history/_speedups_json.c",
+                "src/toolaudit/history/_speedups_pairs.c",
+            ],
             depends=[
                 "src/toolaudit/history/_speedups_json.h",
+                "src/toolaudit/truth/_plain_slots.h",
                 "src/toolaudit/history/_json_grammar.h",
                 "src/toolaudit/history/_call_table.h",
             ],

@@ -17,10 +17,10 @@ from toolaudit.history import check, fast_loop
 from toolaudit.history.check import check_counted
 from toolaudit.history.detect import detect
 from toolaudit.history.fast import FROM_TEXT, IN_C, checked_from_text, counted_answered
-from toolaudit.history.model import Checked, ToolOutcome
+from toolaudit.history.model import UNANSWERED, Checked, ToolOutcome
 from toolaudit.pipeline.options import AuditOptions
 from toolaudit.pipeline.recorder import Recorder
-from toolaudit.results.conversations import Conversations, Outcomes
+from toolaudit.results.conversations import Conversations, CountedProblem, Outcomes
 
 from .shapes import BY_NAME, SHAPES, build
 from .test_fast import EDITS, edited
@@ -227,20 +227,35 @@ def test_calls_left_unanswered_are_counted_in_the_tables_where_no_row_is_written
 
 
 @pytest.mark.parametrize("way", WAYS)
-def test_results_read_elsewhere_are_counted_in_the_tables_as_python_counts_them(way: str):
+@pytest.mark.parametrize("left_some", [False, True], ids=["all answered", "calls left"])
+def test_results_read_elsewhere_are_counted_in_the_tables_as_python_counts_them(
+    way: str, left_some: bool
+):
     """The pairs' typed path reads a history from its text and hands the recorder its
-    results per tool: counted in the tables in C where they can be, as Python counts."""
-    tools = ["get_weather", *ODD_NAMES, *(f"tool{k}" for k in range(8))]
-    models = ["gpt-4o", None, *ODD_NAMES, *(f"model{k}" for k in range(8))]
+    results per tool (and, where no rows are kept, the calls it left unanswered): counted
+    in the tables in C where they can be, as Python counts them."""
+    tools: list[Any] = ["get_weather", *ODD_NAMES, *(f"tool{k}" for k in range(8)), None, 7]
     recorder = Recorder(AuditOptions(max_tools=5), want_rows=False)
     expected = Conversations(max_keys=5)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(fast_loop, "SPEEDUPS", SPEEDUPS_BUILT if way == "c" else None)
-        for turn in range(150):
-            model = models[turn % 3 * turn % len(models)]
-            results = {tools[(turn + k) % len(tools)]: k + turn % 4 + 1 for k in range(turn % 3)}
-            recorder.all_answered_history(recorder.tally, model, results)
-            expected.count(model, [], {tool: Outcomes(results=n) for tool, n in results.items()})
+        for turn in range(300):
+            model = MODELS[turn % 3 * turn % len(MODELS)]
+            names = [str(tools[(turn + k) % len(tools)]) for k in range(turn % 3)]
+            results = {name: k + turn % 4 + 1 for k, name in enumerate(names)}
+            called = [tools[(turn * 7 + k) % len(tools)] for k in range(1 + turn % 4)]
+            left = [(f"c{k}", name, turn, k) for k, name in enumerate(called)]
+            if left_some:
+                recorder.unanswered_history(recorder.tally, model, left, results)
+            else:
+                recorder.all_answered_history(recorder.tally, model, results)
+            problems = [
+                CountedProblem(UNANSWERED, name if isinstance(name, str) else None)
+                for name in called
+                if left_some
+            ]
+            outcomes = {tool: Outcomes(results=n) for tool, n in results.items()}
+            expected.count(model, problems, outcomes)
         tables = recorder.conversations_of(recorder.tally)
         assert tables.to_dicts() == expected.to_dicts()
         # a model and a tool the tables hold under their own names: counted in C, if on
@@ -249,6 +264,10 @@ def test_results_read_elsewhere_are_counted_in_the_tables_as_python_counts_them(
             for table in (tables.by_model, tables.by_tool)
         )
         assert counted_answered(tables, model, {tool: 2}) == (way == "c")
+        if left_some:
+            assert counted_answered(tables, model, {tool: 2}, [("c1", tool, 1, 0)]) == (way == "c")
+            assert not counted_answered(tables, model, {tool: 2}, [("c1", None, 1, 0)])
+            assert not counted_answered(tables, model, {tool: 2}, [("c1", tool, 1, 0)] * 65)
 
 
 @pytest.mark.skipif(SPEEDUPS_BUILT is None, reason="the C speedups were not built")

@@ -38,7 +38,7 @@ def built(width: int, folder: Path) -> ModuleType:
 
     extension = Extension(
         "_speedups",
-        [str(SOURCES / "_speedups.c"), str(SOURCES / "_speedups_json.c")],
+        [str(SOURCES / name) for name in ("_speedups.c", "_speedups_json.c", "_speedups_pairs.c")],
         define_macros=[("SCAN_WIDTH", str(width))],
     )
     command = build_ext(Distribution({"ext_modules": [extension]}))

@@ -22,6 +22,7 @@ msgspec is imported here only: the registry does not import this module.
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable, Iterable, Sequence
 from typing import Annotated, Any, Literal
 
@@ -304,8 +305,8 @@ def _request_tools(record: Any) -> RecordTools:
     return request.tools, request.functions, request.toolConfig
 
 
-def _pair_request(record: Any) -> Any:
-    return record.request
+#: A pair's request (a C getter: called on every pair's line while its history is checked).
+_pair_request = operator.attrgetter("request")
 
 
 def _pair_calls(

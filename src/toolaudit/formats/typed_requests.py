@@ -74,7 +74,7 @@ class RequestHistories:
             if tools == self._last_tools:
                 shape = self._last_shape
             else:
-                shape = self._tools_shape(bytes(tools))
+                shape = self.tools_shape(bytes(tools))
                 self._last_tools, self._last_shape = tools, shape
             if shape is not None:
                 return shape, "request.messages", request.messages
@@ -103,7 +103,9 @@ class RequestHistories:
             view["modelId"] = None
         return view
 
-    def _tools_shape(self, text: bytes) -> str | None:
+    def tools_shape(self, text: bytes) -> str | None:
+        """The shape the tools of ``text`` tell (kept by their text), None where they tell
+        none. Raises ``orjson.JSONDecodeError`` where orjson refuses them."""
         shapes = self._shapes
         shape = shapes.get(text, UNSET)
         if shape is UNSET:

@@ -514,19 +514,33 @@ count_into(PyObject *tables, PyObject *model, const Results *results, PyObject *
     return 1;
 }
 
-/* count_answered(tables, model, results): a history whose every call was answered and no
-   result failed, read elsewhere (from its text: the pairs' typed path), its results per
-   tool given (a dict of ints), counted straight into `tables` as count_into counts it:
-   True, or False where it cannot be (Python counts it). */
+/* count_answered(tables, model, results[, left]): a history whose every call was answered
+   (or whose only problems are the calls `left`, a list of tuples each with its call's
+   name second, as the readers give them) and no result failed, read elsewhere (from its
+   text: the pairs' typed path), its results per tool given (a dict of ints), counted
+   straight into `tables` as count_into counts it: True, or False where it cannot be
+   (Python counts it). */
 static PyObject *
 count_answered(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "count_answered(tables, model, results)");
+    if (nargs != 3 && nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "count_answered(tables, model, results[, left])");
         return NULL;
     }
     if (!PyDict_CheckExact(args[2]))
         Py_RETURN_FALSE; /* a Mapping of another type: Python reads it */
+    PyObject *left[MAX_LEFT];
+    Py_ssize_t left_count = 0;
+    if (nargs == 4) {
+        if (!PyList_CheckExact(args[3]) || PyList_GET_SIZE(args[3]) > MAX_LEFT)
+            Py_RETURN_FALSE;
+        for (; left_count < PyList_GET_SIZE(args[3]); left_count++) {
+            PyObject *call = PyList_GET_ITEM(args[3], left_count);
+            if (!PyTuple_CheckExact(call) || PyTuple_GET_SIZE(call) < 2)
+                Py_RETURN_FALSE;
+            left[left_count] = PyTuple_GET_ITEM(call, 1);
+        }
+    }
     Results results = {.size = 0};
     PyObject *tool, *count;
     Py_ssize_t position = 0;
@@ -539,7 +553,7 @@ count_answered(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         results.names[results.size] = tool;
         results.counts[results.size++] = value;
     }
-    int counted = count_into(args[0], args[1], &results, NULL, 0);
+    int counted = count_into(args[0], args[1], &results, left, left_count);
     if (counted < 0)
         return NULL;
     return PyBool_FromLong(counted);
@@ -1375,5 +1389,8 @@ PyInit__speedups(void)
         return NULL;
     if (init_speedups_json() < 0)
         return NULL;
-    return PyModule_Create(&module_definition);
+    PyObject *module = PyModule_Create(&module_definition);
+    if (module != NULL && add_pair_histories(module) < 0)
+        Py_CLEAR(module);
+    return module;
 }

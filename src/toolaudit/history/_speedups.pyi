@@ -18,10 +18,17 @@ def know_tables(
     where every entry it adds to is there already and its name is its own key (else it
     answers as without them)."""
 
-def count_answered(tables: object, model: object, results: Mapping[str, int], /) -> bool:
-    """A history whose every call was answered and no result failed, read elsewhere, its
-    results per tool given, counted in ``tables`` as a dict reader counts one: True, or
-    False where it cannot be (an entry not there yet, a name not its own key...)."""
+def count_answered(
+    tables: object,
+    model: object,
+    results: Mapping[str, int],
+    left: list[tuple[object, ...]] = ...,
+    /,
+) -> bool:
+    """A history whose every call was answered (or whose only problems are the calls
+    ``left``, each with its name second) and no result failed, read elsewhere, its results
+    per tool given, counted in ``tables`` as a dict reader counts one: True, or False where
+    it cannot be (an entry not there yet, a name not its own key...)."""
 
 class DictReader(Protocol):
     """A history's reader, given its messages (a list of dicts) and the name results of a
@@ -78,3 +85,36 @@ def history_prefixes(budget: int = ..., /) -> object:
 
 def prefixes_held(prefixes: object, /) -> tuple[int, int, int]:
     """(histories kept, bytes of text held, histories read on from a prefix kept)."""
+
+class PairHistories:
+    """The conversation check of a pair's request (``_speedups_pairs.c``): ``check``
+    answers what ``twin_check`` (``PythonHistories.check``) answers, the commonest requests
+    read here (their shape told, their history read by the shape's text reader), the rest
+    handed to the twin: ``twin_parsed`` where the reader is not sure, ``tools_shape`` for
+    tools not seen on the line before, ``finish`` (``plainly_checked``) for calls left
+    unanswered that are worded. ``shapes``: (shape, path, where) for each text reader, in
+    the order chat, responses, anthropic, bedrock, gemini; ``prefixes``: the text readers'
+    :func:`history_prefixes` (or None)."""
+
+    def __init__(
+        self,
+        twin_check: object,
+        twin_parsed: object,
+        tools_shape: object,
+        finish: object,
+        unread: object,
+        refused: type[BaseException],
+        no_name: str,
+        unset: object,
+        shapes: tuple[tuple[str, str, str], ...],
+        prefixes: object,
+        /,
+    ) -> None: ...
+    def check(
+        self,
+        request: object,
+        line: bytes,
+        worded: bool = ...,
+        tables: object = ...,
+        model: object = ...,
+    ) -> object: ...

@@ -1805,6 +1805,27 @@ read_history(PyObject *const *args, Py_ssize_t nargs, ReadMessage read)
     return found;
 }
 
+/* read_history of the reader of `shape` (_speedups_pairs.c's check): a case each, so that
+   each reader is called by name where read_history is inlined, as in the functions below. */
+PyObject *
+read_json_history(JsonShape shape, PyObject *const *args, Py_ssize_t nargs)
+{
+    switch (shape) {
+    case JSON_CHAT:
+        return read_history(args, nargs, chat_message);
+    case JSON_RESPONSES:
+        return read_history(args, nargs, responses_item);
+    case JSON_ANTHROPIC:
+        return read_history(args, nargs, anthropic_message);
+    case JSON_BEDROCK:
+        return read_history(args, nargs, bedrock_message);
+    case JSON_GEMINI:
+        return read_history(args, nargs, gemini_message);
+    default:
+        Py_RETURN_NONE;
+    }
+}
+
 PyObject *
 chat_json(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {

@@ -13,6 +13,14 @@ PyObject *history_prefixes(PyObject *module, PyObject *const *args, Py_ssize_t n
 PyObject *prefixes_held(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 int init_speedups_json(void);
 
+/* The shapes the text readers read, in the order _speedups_pairs.c's PairHistories is told
+   them, and what each reader answers of a history's text (its args as chat_json's). */
+typedef enum { JSON_CHAT, JSON_RESPONSES, JSON_ANTHROPIC, JSON_BEDROCK, JSON_GEMINI, JSON_SHAPES } JsonShape;
+PyObject *read_json_history(JsonShape shape, PyObject *const *args, Py_ssize_t nargs);
+
+/* _speedups_pairs.c: the PairHistories type, added to the module. */
+int add_pair_histories(PyObject *module);
+
 /* What _speedups.c shares with the text readers: each tool's results of a history, and
    their counting straight into the summary's tables. */
 

@@ -217,12 +217,23 @@ def counted_in_c(
     return plainly_checked(shape, IN_C[shape][1], path, len(messages), found)
 
 
-def counted_answered(tables: Conversations, model: object, results: Mapping[str, int]) -> bool:
+def counted_answered(
+    tables: Conversations,
+    model: object,
+    results: Mapping[str, int],
+    left: list[tuple[Any, ...]] | None = None,
+) -> bool:
     """``tables.count_all_answered(model, results)`` done by the C speedups, where they can
     (every entry it adds to there already, its name its own key): True; False where they
-    are off or cannot (the caller then counts it)."""
+    are off or cannot (the caller then counts it). Given ``left``, the calls a history left
+    unanswered (its only problems, as :data:`LeftUnanswered` gives them), the history is
+    counted with them as the recorder's ``unanswered_history`` counts it."""
     speedups = fast_loop.SPEEDUPS
-    return speedups is not None and speedups.count_answered(tables, model, results)
+    if speedups is None:
+        return False
+    if left is None:
+        return bool(speedups.count_answered(tables, model, results))
+    return bool(speedups.count_answered(tables, model, results, left))
 
 
 def history_prefixes() -> object | None:

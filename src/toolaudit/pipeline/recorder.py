@@ -383,12 +383,16 @@ class Recorder:
         """:meth:`history` of a conversation whose only problems are calls left without a
         result (``left``: each call's id, name, and where it is) and none of whose results
         failed, where no rows are kept: its problems counted by their tools alone, unworded
-        (see ``toolaudit.history.fast.LeftUnanswered``)."""
+        (see ``toolaudit.history.fast.LeftUnanswered``); by the C speedups where they
+        can."""
+        conversations = self.conversations_of(tally)
+        if counted_answered(conversations, model, results, left):
+            return
         problems = [
             CountedProblem(UNANSWERED, name if isinstance(name, str) else None)
             for _, name, *_ in left
         ]
-        self.conversations_of(tally).count_results(model, problems, results)
+        conversations.count_results(model, problems, results)
 
     def history_call(self, tally: Tally, where: Where, path: str, verdict: Verdict) -> None:
         """A call a record's conversation holds (--history), judged: counted in
