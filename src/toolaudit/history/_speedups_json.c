@@ -10,7 +10,9 @@
  * itself. Given the summary's tables and the record's model too ((text, no_name, tables,
  * model): the pairs' typed path, once it has read the rest of the line), a history whose
  * every call was answered is counted there as count_answered counts it (count_into) and
- * the answer is True, where count_into can count it; else the answer as above.
+ * the answer is True, where count_into can count it; else the answer as above. A fifth
+ * argument, a history_prefixes() (the tables then None where not counted), lets a history
+ * that starts as one read before be read on from where that one ended (Sessions, below).
  *
  * Not sure, so that Python parses the text and decides (never a wrong answer):
  *   - any text orjson would refuse or may read otherwise: the grammar, the escapes (a
