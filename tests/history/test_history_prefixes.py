@@ -97,7 +97,8 @@ def texts_of_sessions(
 ) -> list[bytes]:
     """``lines`` histories as a log of ``sessions`` interleaved sessions holds them, each a
     turn or two longer than its session's last (or the same again), one in six edited by a
-    byte. Sessions ``2k`` and ``2k + 1`` are twins: the same first turn, then their own."""
+    byte. One session ``2k + 1`` in two is a twin of ``2k``: the same first turn (three
+    messages), then its own."""
     built: list[list[Step]] = []
     if shape == "gemini":  # (a Gemini call naming no tool is left to Python)
         session_options.setdefault("tools", TOOLS[:-1])
