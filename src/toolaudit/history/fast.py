@@ -274,13 +274,8 @@ def checked_from_text(
     function, where = FROM_TEXT.get(shape, ("", ""))
     if not function or speedups is None:
         return None
-    read = getattr(speedups, function)
-    if prefixes is not None:
-        found = read(text, NO_NAME, tables, model, prefixes)
-    elif tables is None:
-        found = read(text, NO_NAME)
-    else:
-        found = read(text, NO_NAME, tables, model)
+    # (tables None: counted nowhere; prefixes None: read whole, as the C twin calls it too)
+    found = getattr(speedups, function)(text, NO_NAME, tables, model, prefixes)
     if found is None or found is True:
         return found
     left, results, messages = found
