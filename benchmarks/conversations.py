@@ -54,8 +54,15 @@ from measure import (
 SEED = 20261205
 #: The logs: each line a conversation of its own (request/response pairs, or request bodies
 #: alone), or each line a turn of one of a few conversations logged again and again, its
-#: history a turn longer each time (sessions: request bodies alone; session-pairs: pairs).
-LOGS = ("pairs", "requests", "sessions", "session-pairs")
+#: history a turn longer each time (sessions: request bodies alone; session-pairs: pairs);
+#: and the other records that carry a history, each line a conversation of its own: OpenAI
+#: Batch input lines (batch), LangSmith runs of a wrapped client (langsmith), OpenTelemetry
+#: GenAI spans with their input messages (otel).
+LOGS = ("pairs", "requests", "sessions", "session-pairs", "batch", "langsmith", "otel")
+#: The logs written in one provider's shape whatever --shape says (the first shape given).
+FIXED_SHAPES = {"langsmith": ("openai-chat",), "otel": ("openai-chat",)}
+#: The logs only some shapes have (a Batch line holds a Chat or a Responses request).
+SHAPES_OF = {"batch": ("openai-chat", "openai-responses")}
 #: How many conversations a session log interleaves.
 CONCURRENT = 8
 #: The providers' request shapes a log can be written in (HISTORY_FIELDS: where each keeps
@@ -107,6 +114,14 @@ def history(rng: random.Random, length: int, number: int) -> list[dict[str, obje
     return messages
 
 
+def calls_of(message: dict[str, Any]) -> list[tuple[str, str, Any]]:
+    """A Chat assistant message's calls: (id, tool, arguments parsed)."""
+    return [
+        (each["id"], each["function"]["name"], orjson.loads(each["function"]["arguments"]))
+        for each in message["tool_calls"]
+    ]
+
+
 def as_anthropic(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The same conversation as Anthropic's Messages API takes it (the system prompt
     apart): calls as tool_use blocks, each run of results as one user message."""
@@ -120,13 +135,8 @@ def as_anthropic(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
             turns[-1]["content"].append(block)
         elif message["role"] == "assistant":
             uses = [
-                {
-                    "type": "tool_use",
-                    "id": each["id"],
-                    "name": each["function"]["name"],
-                    "input": orjson.loads(each["function"]["arguments"]),
-                }
-                for each in message["tool_calls"]
+                {"type": "tool_use", "id": id, "name": name, "input": arguments}
+                for id, name, arguments in calls_of(message)
             ]
             turns.append({"role": "assistant", "content": uses})
         else:
@@ -262,12 +272,80 @@ def request_and_response(
     return request, response
 
 
-def record_of(rng: random.Random, shape: str, length: int, number: int, paired: bool) -> object:
-    """One line: a request of ``shape`` alone, or paired with its response."""
-    request, response = request_and_response(
-        shape, history(rng, length, number), call(f"c{number}", "Rome")
-    )
-    return {"request": request, "response": response} if paired else request
+def record_of(rng: random.Random, shape: str, length: int, number: int, kind: str) -> object:
+    """One line of a log of ``kind`` whose lines are conversations of their own: a request
+    of ``shape`` alone, paired with its response, or held as the other formats hold it."""
+    messages = history(rng, length, number)
+    made = call(f"c{number}", "Rome")
+    request, response = request_and_response(shape, messages, made)
+    if kind == "pairs":
+        return {"request": request, "response": response}
+    if kind == "batch":
+        url = "/v1/responses" if shape == "openai-responses" else "/v1/chat/completions"
+        return {"custom_id": f"req-{number}", "method": "POST", "url": url, "body": request}
+    if kind == "langsmith":
+        # A run of a client wrapped by LangSmith (wrap_openai): the request it sent, and the
+        # completion it got.
+        return {
+            "id": f"run-{number}",
+            "name": "ChatOpenAI",
+            "run_type": "llm",
+            "inputs": request,
+            "outputs": response,
+            "extra": {"invocation_params": {"model": "gpt-4o"}},
+        }
+    if kind == "otel":
+        return otel_span(messages, made, number)
+    return request
+
+
+def as_otel(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The same conversation as OpenTelemetry's GenAI conventions write it: messages of
+    parts (text, tool_call, tool_call_response)."""
+    written: list[dict[str, Any]] = []
+    for message in messages:
+        if message["role"] == "tool":
+            part = {"type": "tool_call_response", "id": message["tool_call_id"]}
+            written.append({"role": "tool", "parts": [part | {"response": message["content"]}]})
+        elif message["role"] == "assistant":
+            parts = [
+                {"type": "tool_call", "id": id, "name": name, "arguments": arguments}
+                for id, name, arguments in calls_of(message)
+            ]
+            written.append({"role": "assistant", "parts": parts})
+        else:
+            part = {"type": "text", "content": message["content"]}
+            written.append({"role": message["role"], "parts": [part]})
+    return written
+
+
+def otel_span(messages: list[dict[str, Any]], made: dict[str, Any], number: int) -> object:
+    """A chat span as an instrumented SDK dumps it (``ReadableSpan.to_json()``): its input
+    messages as a JSON string (the attribute's usual writing), its output the call made."""
+    [output] = as_otel([{"role": "assistant", "tool_calls": [made]}])
+    function = WEATHER["function"]
+    assert isinstance(function, dict)
+    attributes = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": "openai",
+        "gen_ai.request.model": "gpt-4o",
+        "gen_ai.tool.definitions": orjson.dumps([{"type": "function"} | function]).decode(),
+        "gen_ai.input.messages": orjson.dumps(as_otel(messages)).decode(),
+        "gen_ai.output.messages": [output | {"finish_reason": "tool_call"}],
+    }
+    return {
+        "name": "chat gpt-4o",
+        "context": {"trace_id": f"0x{number:032x}", "span_id": f"0x{number:016x}"},
+        "kind": "SpanKind.CLIENT",
+        "parent_id": None,
+        "start_time": "2026-01-01T00:00:00.000000Z",
+        "end_time": "2026-01-01T00:00:01.000000Z",
+        "status": {"status_code": "UNSET"},
+        "attributes": attributes,
+        "events": [],
+        "links": [],
+        "resource": {"attributes": {"service.name": "agent"}, "schema_url": ""},
+    }
 
 
 def session_records(
@@ -300,11 +378,11 @@ def session_records(
 
 def generate(path: Path, lines: int, length: int, *, kind: str, shape: str) -> None:
     rng = random.Random(SEED)
-    paired = kind in ("pairs", "session-pairs")
     if kind.startswith("session"):
+        paired = kind == "session-pairs"
         records: Iterable[object] = session_records(rng, lines, length, shape, paired)
     else:
-        records = (record_of(rng, shape, length, number, paired) for number in range(lines))
+        records = (record_of(rng, shape, length, number, kind) for number in range(lines))
     with atomic_path(path) as partial, partial.open("wb") as out:
         for record in records:
             out.write(orjson.dumps(record) + b"\n")
@@ -318,8 +396,18 @@ def floor_seconds(path: Path) -> float:
     return time.perf_counter() - started
 
 
+def shape_of(kind: str, shape: str) -> str | None:
+    """The shape a log of ``kind`` is written in when ``shape`` is asked for; None where
+    that log has no such shape."""
+    fixed = FIXED_SHAPES.get(kind)
+    if fixed is not None:
+        return fixed[0]
+    return shape if shape in SHAPES_OF.get(kind, SHAPES) else None
+
+
 def log_path(kind: str, args: argparse.Namespace) -> Path:
-    name = f"conversations-{args.shape}-{kind}-{args.lines}x{args.messages}-seed{SEED}.jsonl"
+    shape = shape_of(kind, args.shape)
+    name = f"conversations-{shape}-{kind}-{args.lines}x{args.messages}-seed{SEED}.jsonl"
     return DATA_DIR / name
 
 
@@ -362,11 +450,12 @@ def in_process(log: Path, repeat: int) -> None:
         print(f"| {label} | {each:.1f} | {per:.2f} | {seconds / full:.2f}x |")
 
 
-def audit_in_process(log: Path, checked: bool) -> None:
-    """The summary-only audit of ``log`` in this process, with the check or without it, the
-    cyclic collector off once the audit's modules are imported (a first audit of the log's
-    first line): what ``--in-process`` counts, without the collector's passes, which fall
-    at other lines in every tree and move a command's line by thousands of instructions."""
+def audit_in_process(log: Path, checked: bool | None) -> None:
+    """The summary-only audit of ``log`` in this process, with the check or without it
+    (None: with the options' defaults, for a tree older than the check), the cyclic
+    collector off once the audit's modules are imported (a first audit of the log's first
+    line): what ``--in-process`` counts, without the collector's passes, which fall at
+    other lines in every tree and move a command's line by thousands of instructions."""
     import gc
 
     from toolaudit.pipeline.audit import Audit, AuditOptions
@@ -377,7 +466,8 @@ def audit_in_process(log: Path, checked: bool) -> None:
             partial.write_bytes(lines.readline())
     Audit([str(first)]).run(None)
     gc.disable()
-    Audit([str(log)], options=AuditOptions(conversations=checked)).run(None)
+    options = None if checked is None else AuditOptions(conversations=checked)
+    Audit([str(log)], options=options).run(None)
 
 
 def count_instructions(
@@ -387,30 +477,41 @@ def count_instructions(
     per_line: bool,
     src: str | None,
     in_process: bool = False,
+    today: str | None = None,
 ) -> None:
     """The check's cost in instructions: the command on ``log`` with it and without it,
     once each; ``per_line``: also on the log's first fifth, and what a line costs (``src``:
     another checkout's sources, measured instead of these; ``in_process``: the audit in
-    one process with the cyclic collector off, :func:`audit_in_process`, not the command)."""
+    one process with the cyclic collector off, :func:`audit_in_process`, not the command;
+    ``today``: the sources of a tree from before the check, whose audit, with its own
+    defaults, the checked audit is also held to)."""
     # (1: the audit found problems, as the check finds in these logs.)
     env = dict(os.environ)
     if per_line:
         env["PYTHONHASHSEED"] = "0"
     if src:
         env["PYTHONPATH"] = src
+    then = env | {"PYTHONPATH": today or ""}
 
-    def counted(log: Path) -> tuple[int, int]:
+    def counted(log: Path) -> tuple[int, int, int | None]:
+        """Instructions unchecked, checked, and (with ``today``) that tree's audit."""
         if in_process:
             child = [sys.executable, __file__, "--audit-in-process", str(log)]
             off = callgrind_instructions([*child, "--no-conversations"], env)
-            return off, callgrind_instructions(child, env)
+            before = callgrind_instructions([*child, "--as-before"], then) if today else None
+            return off, callgrind_instructions(child, env), before
         command = [*argv, str(log)]
         off = callgrind_instructions([*command, "--no-conversations"], env, ok_codes=(0, 1))
-        return off, callgrind_instructions(command, env, ok_codes=(0, 1))
+        before = callgrind_instructions(command, then, ok_codes=(0, 1)) if today else None
+        return off, callgrind_instructions(command, env, ok_codes=(0, 1)), before
 
-    off, on = counted(log)
-    verdict = "met" if on / off <= 1.15 else "not met"
-    print(f"{kind}: {off:,} instructions unchecked, {on:,} checked: {on / off:.3f}x ({verdict})")
+    def verdict(ratio: float) -> str:
+        return "met" if ratio <= 1.15 else "not met"
+
+    off, on, before = counted(log)
+    print(f"{kind}: {off:,} instructions unchecked, {on:,} checked: {on / off:.3f}x")
+    if before is not None:
+        print(f"{kind}: {before:,} before the check: checked {on / before:.3f}x")
     if not per_line:
         return
     lines = log.read_bytes().splitlines(keepends=True)
@@ -418,14 +519,21 @@ def count_instructions(
     if not short.exists():
         with atomic_path(short) as partial:
             partial.write_bytes(b"".join(lines[: len(lines) // 5]))
-    short_off, short_on = counted(short)
+    short_off, short_on, short_before = counted(short)
     each = len(lines) - len(lines) // 5
     off_line, on_line = (off - short_off) / each, (on - short_on) / each
-    verdict = "met" if on_line / off_line <= 1.15 else "not met"
+    ratio = on_line / off_line
     print(
         f"{kind}, a line (start-up aside): {off_line:,.0f} instructions unchecked, "
-        f"{on_line:,.0f} checked: {on_line / off_line:.3f}x ({verdict})"
+        f"{on_line:,.0f} checked: {ratio:.3f}x ({verdict(ratio)} against unchecked)"
     )
+    if before is not None and short_before is not None:
+        before_line = (before - short_before) / each
+        ratio = on_line / before_line
+        print(
+            f"{kind}, a line: {before_line:,.0f} instructions before the check "
+            f"({today}): checked {ratio:.3f}x ({verdict(ratio)} against before)"
+        )
 
 
 def arguments() -> argparse.Namespace:
@@ -452,15 +560,22 @@ def arguments() -> argparse.Namespace:
         action="store_true",
         help="with --instructions: the audit in one process, the cyclic collector off",
     )
+    parser.add_argument(
+        "--today",
+        help="with --instructions: the sources of a tree from before the check (171dc87: "
+        "the day issue 30 was filed), whose audit the checked audit is also held to",
+    )
     parser.add_argument("--audit-in-process", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--no-conversations", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--as-before", action="store_true", help=argparse.SUPPRESS)
     return parser.parse_args()
 
 
 def main() -> None:
     args = arguments()
     if args.audit_in_process is not None:  # a child of --in-process, counted by callgrind
-        audit_in_process(args.audit_in_process, not args.no_conversations)
+        checked = None if args.as_before else not args.no_conversations
+        audit_in_process(args.audit_in_process, checked)
         return
     exe = toolaudit_executable()
     counted_elsewhere = args.instructions and args.src is not None
@@ -468,17 +583,24 @@ def main() -> None:
     progress(f"toolaudit: {measured}")
     clock = "cpu_seconds" if args.cpu else "seconds"
     for kind in LOGS:
-        if args.log not in (None, kind):
+        shape = shape_of(kind, args.shape)
+        if args.log not in (None, kind) or shape is None:
             continue
         log = log_path(kind, args)
         if not log.exists():
             progress(f"generating {log.name} ...")
-            generate(log, args.lines, args.messages, kind=kind, shape=args.shape)
+            generate(log, args.lines, args.messages, kind=kind, shape=shape)
         argv = [str(exe), "audit", str(log), "--no-progress", "--format", "json"]
         if args.instructions:
             command = [sys.executable, "-m", "toolaudit", "audit", "--no-progress"]
             count_instructions(
-                kind, [*command, "--format", "json"], log, args.per_line, args.src, args.in_process
+                kind,
+                [*command, "--format", "json"],
+                log,
+                args.per_line,
+                args.src,
+                args.in_process,
+                args.today,
             )
             continue
         variants = [

@@ -33,6 +33,7 @@ SCRIPTS = [
     ["s3_bench.py", "--calls", "300", "--repeat", "1"],
     ["scoring.py", "--calls", "300", "--copies", "1", "--repeat", "1"],
     ["deep_cpu.py", "--calls", "300", "--repeat", "1"],
+    ["conversations.py", "--lines", "40", "--messages", "12", "--repeat", "1"],
 ]
 #: The scripts that write no log (every other writes its own, under DATA_DIR).
 WRITE_NOTHING = {"typed_args.py", "boundary.py"}
@@ -55,3 +56,30 @@ def test_the_benchmark_script_runs(script: list[str], tmp_path: Path) -> None:
     assert "|---" in done.stdout.replace(":", ""), done.stdout[-3000:]  # a table printed
     # Its logs where it was told, not over the real ones in benchmarks/data.
     assert script[0] in WRITE_NOTHING or any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("shape", ["openai-chat", "openai-responses", "bedrock"])
+def test_every_conversation_log_is_read_as_histories(shape: str, tmp_path: Path) -> None:
+    # conversations.py's figures hold only if each of its logs is read as its format reads
+    # it: every line a record whose history is checked (a span whose tools went unread
+    # once stopped the audit at its first line).
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import conversations
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    from toolaudit.pipeline.audit import Audit
+
+    for kind in conversations.LOGS:
+        written = conversations.shape_of(kind, shape)
+        if written is None:
+            continue
+        log = tmp_path / f"{kind}-{written}.jsonl"
+        conversations.generate(log, 100, 12, kind=kind, shape=written)
+        summary = Audit([str(log)]).run(None)
+        assert (summary.records, summary.malformed_records) == (100, 0), (kind, written)
+        assert summary.conversations is not None, (kind, written)
+        assert summary.conversations.all.checked == 100, (kind, written)
+        if not kind.startswith("session"):
+            # (About one conversation in ten has a call left unanswered: some, not all.)
+            assert 0 < summary.conversations.all.with_problems < 100, (kind, written)
