@@ -295,7 +295,7 @@ def record_of(rng: random.Random, shape: str, length: int, number: int, kind: st
             "extra": {"invocation_params": {"model": "gpt-4o"}},
         }
     if kind == "otel":
-        return otel_span(messages, made, number)
+        return otel_span(messages, made, rng)
     return request
 
 
@@ -319,9 +319,11 @@ def as_otel(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return written
 
 
-def otel_span(messages: list[dict[str, Any]], made: dict[str, Any], number: int) -> object:
+def otel_span(messages: list[dict[str, Any]], made: dict[str, Any], rng: random.Random) -> object:
     """A chat span as an instrumented SDK dumps it (``ReadableSpan.to_json()``): its input
-    messages as a JSON string (the attribute's usual writing), its output the call made."""
+    messages as a JSON string (the attribute's usual writing), its output the call made,
+    its ids random hex (ids of zeros, runs of digits, would send every line to the exact
+    parse kept for integers past 64 bits)."""
     [output] = as_otel([{"role": "assistant", "tool_calls": [made]}])
     function = WEATHER["function"]
     assert isinstance(function, dict)
@@ -335,7 +337,10 @@ def otel_span(messages: list[dict[str, Any]], made: dict[str, Any], number: int)
     }
     return {
         "name": "chat gpt-4o",
-        "context": {"trace_id": f"0x{number:032x}", "span_id": f"0x{number:016x}"},
+        "context": {
+            "trace_id": f"0x{rng.getrandbits(128):032x}",
+            "span_id": f"0x{rng.getrandbits(64):016x}",
+        },
         "kind": "SpanKind.CLIENT",
         "parent_id": None,
         "start_time": "2026-01-01T00:00:00.000000Z",
