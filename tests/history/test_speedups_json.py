@@ -1,5 +1,6 @@
 """The C speedups that read a history straight from its JSON text (``chat_json``,
-``responses_json``, ``anthropic_json``, ``bedrock_json`` in ``history/_speedups_json.c``)
+``responses_json``, ``anthropic_json``, ``bedrock_json``, ``gemini_json``, ``otel_json`` in
+``history/_speedups_json.c``)
 against their dict functions on ``orjson.loads(text)``: on any history the other tests
 build, written by orjson or by a writer that varies the whitespace, the key order, the
 escapes, duplicate keys and the numbers, they answer None or exactly what the dict function
@@ -29,6 +30,7 @@ from toolaudit.history.model import (
     NO_NAME,
     OPENAI_CHAT,
     OPENAI_RESPONSES,
+    OTEL,
     ToolOutcome,
 )
 
@@ -49,6 +51,7 @@ FROM_TEXT = {
     ANTHROPIC: (speedups.anthropic_json, speedups.anthropic),
     BEDROCK: (speedups.bedrock_json, speedups.bedrock),
     GEMINI: (speedups.gemini_json, speedups.gemini),
+    OTEL: (speedups.otel_json, speedups.otel),
 }
 SHAPES = sorted(FROM_TEXT)
 
@@ -667,7 +670,7 @@ def test_calls_and_blocks_past_those_a_reading_holds_itself_are_kept(count: int)
 # -- the wrapper ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("shape", [*SHAPES, "langchain", "otel"])
+@pytest.mark.parametrize("shape", [*SHAPES, "langchain"])
 def test_checked_from_text_is_what_check_answers(shape: str, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(fast_loop, "SPEEDUPS", speedups)  # on, TOOLAUDIT_PURE_PYTHON or not
     messages = build(BY_NAME[shape], FAULTS["unanswered"][0])

@@ -150,6 +150,13 @@ class History:
     def __repr__(self) -> str:
         return f"History({self.shape!r}, path={self.path!r})"
 
+    @property
+    def text(self) -> str | None:
+        """The messages' JSON text, where the record holds them as text not read yet (an
+        OTel span's attribute): the check may read it without the objects ``messages``
+        would make. None otherwise."""
+        return None
+
 
 class Extracted:
     """What one record holds: its calls, and what decides how to judge them."""

@@ -162,6 +162,13 @@ class _SpanHistory(History):
         if value is not None:
             self._decoded, self._attributes = value, None
 
+    @property
+    def text(self) -> str | None:
+        if self._attributes is None:
+            return None
+        held = self._attributes.get(INPUT_MESSAGES)
+        return held if type(held) is str else None
+
 
 def id_key(call: Call) -> str | None:
     if not isinstance(call.id, str):

@@ -18,7 +18,7 @@
  * a history whose every call was answered (or, left_too, whose only problems are calls
  * left unanswered) straight into the tables and answer True, where they can (count_into;
  * know_tables tells them the tables' classes): tests/history/test_counted.py.
- * chat_json, responses_json, anthropic_json, bedrock_json and gemini_json
+ * chat_json, responses_json, anthropic_json, bedrock_json, gemini_json and otel_json
  * (_speedups_json.c) answer the same read straight from a history's JSON text. Both
  * find a history's calls by their ids' text in one table (_call_table.h).
  *
@@ -1353,6 +1353,8 @@ static PyMethodDef methods[] = {
      "bedrock's answer and the count of messages, read from the JSON text of the history."},
     {"gemini_json", (PyCFunction)(void (*)(void))gemini_json, METH_FASTCALL,
      "gemini's answer and the count of contents, read from the JSON text of the history."},
+    {"otel_json", (PyCFunction)(void (*)(void))otel_json, METH_FASTCALL,
+     "otel's answer and the count of messages, read from the JSON text of the history."},
     {"history_prefixes", (PyCFunction)(void (*)(void))history_prefixes, METH_FASTCALL,
      "A new cache of the histories read, for the _json readers to read on from their prefix."},
     {"prefixes_held", (PyCFunction)(void (*)(void))prefixes_held, METH_FASTCALL,

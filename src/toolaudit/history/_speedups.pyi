@@ -78,6 +78,7 @@ responses_json: TextReader  #: ``responses(...)`` and the count of items
 anthropic_json: TextReader  #: ``anthropic(...)`` and the count of messages
 bedrock_json: TextReader  #: ``bedrock(...)`` and the count of messages
 gemini_json: TextReader  #: ``gemini(...)`` and the count of contents
+otel_json: TextReader  #: ``otel(...)`` and the count of messages
 
 def history_prefixes(budget: int = ..., /) -> object:
     """A new cache of the histories the ``_json`` readers read (its texts held, at most

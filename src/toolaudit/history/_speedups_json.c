@@ -1,8 +1,8 @@
 /* The commonest histories' pairing read straight from their JSON text, part of the
  * _speedups extension (its module and method table are in _speedups.c).
  *
- * chat_json, responses_json, anthropic_json, bedrock_json and gemini_json (each (text,
- * no_name)) take the JSON text of a history (any object with the buffer protocol: bytes,
+ * chat_json, responses_json, anthropic_json, bedrock_json, gemini_json and otel_json (each
+ * (text, no_name)) take the JSON text of a history (any object with the buffer protocol: bytes,
  * msgspec.Raw, memoryview) and answer what chat(orjson.loads(text), no_name) (resp.
  * responses, ...) answers, with the count of messages: (unanswered, results,
  * message_count); or None wherever that answer is None, and wherever this reading is not
@@ -48,7 +48,8 @@ static const Name TOOL = NAME("tool"), ASSISTANT = NAME("assistant"),
                   ERROR = NAME("error"), FUNCTION_CALL = NAME("function_call"),
                   FUNCTION_CALL_OUTPUT = NAME("function_call_output"),
                   CUSTOM_TOOL_CALL = NAME("custom_tool_call"),
-                  CUSTOM_TOOL_CALL_OUTPUT = NAME("custom_tool_call_output");
+                  CUSTOM_TOOL_CALL_OUTPUT = NAME("custom_tool_call_output"),
+                  TOOL_CALL = NAME("tool_call"), TOOL_CALL_RESPONSE = NAME("tool_call_response");
 
 /* A Gemini call's part field, as the dict function names it in a call left unanswered
    (Call.field: 0 for the other shapes, which name none). */
@@ -851,6 +852,17 @@ tight_text_block(Byte *p, Byte end, const char *prefix, size_t prefix_length)
 
 #define LITERAL(text) text, sizeof(text) - 1
 
+/* What a block's type names it (`call`, `result`): A_CALL, A_RESULT, NEITHER, or NOT_SURE
+   where the type is escaped (it may spell either). */
+static int
+kind_of(const Field *type, const Name *call, const Name *result)
+{
+    int named = is_word(type, call);
+    if (named != 0)
+        return named > 0 ? A_CALL : NOT_SURE;
+    return is_word(type, result) > 0 ? A_RESULT : NEITHER;
+}
+
 /* An Anthropic block: a tool_use, a tool_result whose content is a string, a text. */
 static int
 tight_anthropic_block(Byte *p, Byte end, Field *id, Field *name)
@@ -977,16 +989,14 @@ anthropic_block(Byte *p, Byte end, Field *id, Field *name, int *field)
         return kind;
     if (!read_object_with(p, end, 3, keys, B_KEYS, fields, read_failure, &failure))
         return NOT_SURE;
-    int use = is_word(&fields[B_TYPE], &TOOL_USE), result = is_word(&fields[B_TYPE], &TOOL_RESULT);
-    if (use < 0 || result < 0)
-        return NOT_SURE;
-    if (use) {
+    kind = kind_of(&fields[B_TYPE], &TOOL_USE, &TOOL_RESULT);
+    if (kind == A_CALL) {
         *id = fields[B_ID];
         *name = fields[B_NAME];
         return A_CALL;
     }
-    if (!result)
-        return NEITHER;
+    if (kind != A_RESULT)
+        return kind;
     if (is_true(&fields[B_IS_ERROR]) || !field_no_failure(&fields[B_CONTENT], failure.sure, end))
         return NOT_SURE; /* a failure: Python counts it, and what follows it */
     *id = fields[B_TOOL_USE_ID];
@@ -1299,6 +1309,76 @@ gemini_message(Reading *reading, Byte *p, Py_ssize_t index)
         if (call == NULL || !same_span(call->name, block->name.text))
             return 0; /* unpaired, or naming another tool */
         if (!settle(reading, call))
+            return 0;
+    }
+    return 1;
+}
+
+/* An OpenTelemetry GenAI part's answer, its response (else its result), each read in place
+   (with its `error`, as gemini_no_failure reads a payload). */
+enum { O_TYPE, O_ID, O_NAME, O_RESPONSE, O_RESULT, O_KEYS };
+
+static int
+read_otel_answer(void *state, int key, Byte *p, Byte end, int depth)
+{
+    int *sure = state;
+    if (key != O_RESPONSE && key != O_RESULT)
+        return skip_value(p, end, depth);
+    return scan_no_failure(p, end, FAILURE_DEPTH, depth, 1, &sure[key - O_RESPONSE]);
+}
+
+/* An OpenTelemetry GenAI part (_speedups.c's otel_parts): A_CALL (a tool_call), A_RESULT (a
+   tool_call_response whose answer surely reports no failure), NEITHER or NOT_SURE. */
+static int
+otel_part(Byte *p, Byte end, Field *id, Field *name, int *field)
+{
+    static const Name keys[O_KEYS] = {NAME("type"), NAME("id"), NAME("name"),
+                                      NAME("response"), NAME("result")};
+    Field fields[O_KEYS];
+    int sure[2] = {1, 1}; /* the response's, the result's */
+    (void)field;
+    if (!read_object_with(p, end, 3, keys, O_KEYS, fields, read_otel_answer, sure))
+        return NOT_SURE;
+    int kind = kind_of(&fields[O_TYPE], &TOOL_CALL, &TOOL_CALL_RESPONSE);
+    *id = fields[O_ID];
+    if (kind == A_CALL)
+        *name = fields[O_NAME];
+    if (kind != A_RESULT)
+        return kind;
+    /* the response where the part has one, even null; else its result */
+    int answer = fields[O_RESPONSE].at != NULL ? O_RESPONSE : O_RESULT;
+    if (!field_no_failure(&fields[answer], sure[answer - O_RESPONSE], end))
+        return NOT_SURE; /* a failure: Python counts it, and what follows it */
+    return A_RESULT;
+}
+
+/* One OpenTelemetry GenAI message (_speedups.c's otel): its tool_call parts wait for the
+   messages after it; its tool_call_response parts answer any call of the messages before
+   not answered yet (not one of its own: the full reading pairs a message's results before
+   its calls are made). Its role is not read. */
+static int
+otel_message(Reading *reading, Byte *p, Py_ssize_t index)
+{
+    static const Name keys[] = {NAME("role"), NAME("parts")};
+    Field fields[2];
+    Py_ssize_t from;
+    reading->read_block = otel_part;
+    if (!read_message(reading, p, keys, fields, &from))
+        return 0;
+    Py_ssize_t before = reading->window; /* the calls of the messages before this one */
+    const Field *parts = &fields[1];
+    if (parts->at == NULL || *parts->at != '[')
+        return is_string(parts);
+    for (Py_ssize_t k = 0; k < reading->block_count; k++) {
+        Block *block = &reading->blocks[k];
+        if (block->kind == A_CALL) {
+            int added = add_call(reading, &block->id, &block->name, index, block->j);
+            if (added <= 0)
+                return added;
+            continue;
+        }
+        Call *call = waiting(reading, &block->id, 0, before);
+        if (call == NULL || !settle(reading, call))
             return 0;
     }
     return 1;
@@ -1856,6 +1936,12 @@ PyObject *
 gemini_json(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     return read_history(args, nargs, gemini_message);
+}
+
+PyObject *
+otel_json(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    return read_history(args, nargs, otel_message);
 }
 
 int

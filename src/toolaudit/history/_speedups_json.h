@@ -9,6 +9,7 @@ PyObject *responses_json(PyObject *module, PyObject *const *args, Py_ssize_t nar
 PyObject *anthropic_json(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 PyObject *bedrock_json(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 PyObject *gemini_json(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+PyObject *otel_json(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 PyObject *history_prefixes(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 PyObject *prefixes_held(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 int init_speedups_json(void);

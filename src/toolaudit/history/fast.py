@@ -177,10 +177,8 @@ _IN_C_FUNCTIONS = (
     if fast_loop.SPEEDUPS is not None
     else {}
 )
-#: The shapes they also read from a history's JSON text (``chat_json``...), all but OTel's.
-FROM_TEXT = {
-    shape: (f"{function}_json", where) for shape, (function, where) in IN_C.items() if shape != OTEL
-}
+#: The shapes they also read from a history's JSON text (``chat_json``...): every one.
+FROM_TEXT = {shape: (f"{function}_json", where) for shape, (function, where) in IN_C.items()}
 
 
 #: What checking a history finds where its only problems are calls left without a result
@@ -284,3 +282,21 @@ def checked_from_text(
     if not worded:
         return left, results
     return plainly_checked(shape, where, path, messages, (left, results))
+
+
+def checked_from_str(
+    text: str,
+    shape: str,
+    path: str,
+    worded: bool = True,
+    tables: Conversations | None = None,
+    model: object = None,
+) -> AllAnswered | Checked | LeftUnanswered | Literal[True] | None:
+    """:func:`checked_from_text` of a history held as a str (an OTel span's attribute, its
+    line parsed): its UTF-8 read; None where it has none (a lone surrogate), as where the
+    speedups are not sure."""
+    try:
+        data = text.encode()
+    except UnicodeEncodeError:
+        return None
+    return checked_from_text(data, shape, path, worded, tables, model)

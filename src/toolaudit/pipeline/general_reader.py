@@ -25,6 +25,7 @@ from toolaudit.formats.streams import Finished, StreamError
 from toolaudit.history import Checked, HistoryCall
 from toolaudit.history import check as check_history
 from toolaudit.history.check import check_counted
+from toolaudit.history.fast import checked_from_str
 from toolaudit.jsonutil import (
     is_beyond_exact_reading,
     loads_exact,
@@ -206,14 +207,31 @@ class GeneralReader:
             checked = check_history(history.messages, history.shape, path=history.path)
         else:
             recorder = self._recorder
-            counted = check_counted(
-                history.messages,
-                history.shape,
-                history.path,
-                tally.conversations,
-                extracted.model,
-                recorder.rows is not None,  # worded (no rows: its problems' words unread)
+            worded = recorder.rows is not None  # (no rows: its problems' words unread)
+            text = history.text
+            # Held as JSON text (an OTel span's), read from it where the speedups are
+            # sure, without the objects parsing it would make (most of its cost).
+            counted = (
+                checked_from_str(
+                    text,
+                    history.shape,
+                    history.path,
+                    worded,
+                    tally.conversations,
+                    extracted.model,
+                )
+                if text is not None
+                else None
             )
+            if counted is None:
+                counted = check_counted(
+                    history.messages,
+                    history.shape,
+                    history.path,
+                    tally.conversations,
+                    extracted.model,
+                    worded,
+                )
             if counted is True:  # the commonest, counted in the tally's tables already
                 return
             if isinstance(counted, tuple):  # calls left unanswered, counted without words
