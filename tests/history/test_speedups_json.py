@@ -545,7 +545,7 @@ NAMED_KEYS = [
     "role", "tool_call_id", "name", "content", "function_call", "tool_calls", "id",
     "function", "type", "call_id", "output", "is_error", "tool_use_id", "toolUse",
     "toolResult", "toolUseId", "status", "isError", "text", "json", "error", "parts",
-    "functionCall", "functionResponse", "function_response", "response",
+    "functionCall", "functionResponse", "function_response", "response", "result",
 ]  # fmt: skip
 #: Keys written near a named key, as a key and what follows it up to its colon: longer,
 #: shorter, a letter escaped (the first, the last), the closing quote escaped (a longer key),
