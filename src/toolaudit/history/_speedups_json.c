@@ -1327,6 +1327,55 @@ read_otel_answer(void *state, int key, Byte *p, Byte end, int depth)
     return scan_no_failure(p, end, FAILURE_DEPTH, depth, 1, &sure[key - O_RESPONSE]);
 }
 
+/* An OTel part written as the SDKs and orjson write it, with no space (as the blocks
+   above): a tool_call, {"type":"tool_call","id":"...","name":"...","arguments":...}; a
+   tool_call_response, {"type":"tool_call_response","id":"...","response":...}; a text,
+   {"type":"text","content":"..."}. */
+static int
+tight_otel_part(Byte *p, Byte end, Field *id, Field *name)
+{
+    static const char call[] = "{\"type\":\"tool_call\"",
+                      response[] = "{\"type\":\"tool_call_response\",\"id\":",
+                      response_key[] = ",\"response\":",
+                      text[] = "{\"type\":\"text\",\"content\":";
+    Field called, named; /* the id and name, given only where read whole */
+    Byte at = *p;
+    if (WRITTEN(at, end, call)) {
+        at += sizeof(call) - 1;
+        if (!tight_call(&at, end, LITERAL(",\"id\":"), LITERAL(",\"arguments\":"), 4, 1,
+                        &called, &named))
+            return NOT_WRITTEN;
+        *id = called;
+        *name = named;
+        *p = at;
+        return A_CALL;
+    }
+    if (WRITTEN(at, end, response)) {
+        int sure;
+        at += sizeof(response) - 1;
+        if (!string_at(&at, end, &called) || !WRITTEN(at, end, response_key))
+            return NOT_WRITTEN;
+        at += sizeof(response_key) - 1;
+        Field answer = {at};
+        if (at >= end || !scan_no_failure(&at, end, FAILURE_DEPTH, 4, 1, &sure) || at >= end ||
+            *at != '}')
+            return NOT_WRITTEN;
+        if (!field_no_failure(&answer, sure, end))
+            return NOT_SURE; /* a failure: Python counts it, and what follows it */
+        *id = called;
+        *p = at + 1;
+        return A_RESULT;
+    }
+    if (WRITTEN(at, end, text)) {
+        at += sizeof(text) - 1;
+        if (!string_at(&at, end, &called) || at >= end || *at != '}')
+            return NOT_WRITTEN;
+        *p = at + 1;
+        return NEITHER;
+    }
+    return NOT_WRITTEN;
+}
+
 /* An OpenTelemetry GenAI part (_speedups.c's otel_parts): A_CALL (a tool_call), A_RESULT (a
    tool_call_response whose answer surely reports no failure), NEITHER or NOT_SURE. */
 static int
@@ -1337,6 +1386,9 @@ otel_part(Byte *p, Byte end, Field *id, Field *name, int *field)
     Field fields[O_KEYS];
     int sure[2] = {1, 1}; /* the response's, the result's */
     (void)field;
+    int written = tight_otel_part(p, end, id, name);
+    if (written != NOT_WRITTEN)
+        return written;
     if (!read_object_with(p, end, 3, keys, O_KEYS, fields, read_otel_answer, sure))
         return NOT_SURE;
     int kind = kind_of(&fields[O_TYPE], &TOOL_CALL, &TOOL_CALL_RESPONSE);
