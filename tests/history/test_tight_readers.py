@@ -1,5 +1,5 @@
 """The text readers' one-pass steps (``tight_chat_message``, ``tight_chat_call``,
-``tight_message``, ``tight_*_block``, ``tight_responses_item`` in
+``tight_message``, ``tight_*_block``, ``tight_otel_part``, ``tight_responses_item`` in
 ``history/_speedups_json.c``) against the reading they stand in front of: a message, a
 call or a block written as the SDKs and orjson write it (no space, its keys in their
 order) is read in one pass; anything else, from its start, by the general steps. Each
@@ -95,12 +95,27 @@ def gemini(results: list[tuple[str, str]]) -> list[dict[str, Any]]:
     ]
 
 
+def otel(results: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    calls = [
+        {"type": "tool_call", "id": i, "name": "get_weather", "arguments": INPUT}
+        for i, _ in results
+    ]
+    answers = [{"type": "tool_call_response", "id": i, "response": c} for i, c in results if c]
+    return [
+        {"role": "user", "parts": [{"type": "text", "content": "Weather, please?"}]},
+        {"role": "assistant", "parts": [{"type": "text", "content": "Let me see."}, *calls]},
+        {"role": "tool", "parts": answers},
+        {"role": "assistant", "parts": [{"type": "text", "content": "Done."}]},
+    ]
+
+
 WRITTEN = {
     model.OPENAI_CHAT: chat,
     model.OPENAI_RESPONSES: responses,
     model.ANTHROPIC: anthropic,
     model.BEDROCK: bedrock,
     model.GEMINI: gemini,
+    model.OTEL: otel,
 }
 SHAPES = sorted(WRITTEN)
 #: The results of each history: (call id, result text; "" for a call left unanswered).
