@@ -31,6 +31,7 @@ READERS: dict[str, Callable[..., Any]] = {
     "anthropic": speedups.anthropic_json,
     "bedrock": speedups.bedrock_json,
     "gemini": speedups.gemini_json,
+    "otel": speedups.otel_json,
 }
 SHAPES = sorted(READERS)
 TOOLS = ("get_weather", "search", "book", None)  # None: a call that names no tool

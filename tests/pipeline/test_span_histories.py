@@ -211,3 +211,30 @@ def test_without_the_speedups_the_text_is_parsed(monkeypatch: pytest.MonkeyPatch
     data = span(build(OTEL, FAULTS["unanswered"][0])) + b"\n"
     _, summary = audited(data, from_text=True, report=False)
     assert summary["conversations"]["problems"] == {"pairing:unanswered": 1}
+
+
+def test_an_agents_spans_are_read_on_from_the_history_of_its_last_span(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # An agent's chat spans, a turn each, of three sessions interleaved: each span carries
+    # its session's whole history so far (some of them faulty), read on from its last one.
+    caches: list[object] = []
+
+    def kept_cache() -> object:
+        caches.append(speedups.history_prefixes())
+        return caches[-1]
+
+    monkeypatch.setattr(general_reader, "history_prefixes", kept_cache)
+    rng = random.Random(7)
+    sessions: list[list[Any]] = [[ASK] for _ in range(3)]
+    lines = []
+    for turn in range(60):
+        steps = sessions[turn % 3]
+        call_id = f"s{turn % 3}_{turn}"
+        steps.append(("calls", [(call_id, W)]))
+        answered = rng.random() > 0.05  # now and then a call left unanswered for good
+        steps.append(("results", [(call_id, W, rng.random() < 0.05)] if answered else []))
+        lines.append(span(build(OTEL, steps), f"m{turn % 3}"))
+    assert_same_either_way(b"\n".join(lines) + b"\n")
+    resumed = sum(speedups.prefixes_held(cache)[2] for cache in caches)
+    assert resumed > 0

@@ -291,6 +291,7 @@ def checked_from_str(
     worded: bool = True,
     tables: Conversations | None = None,
     model: object = None,
+    prefixes: object | None = None,
 ) -> AllAnswered | Checked | LeftUnanswered | Literal[True] | None:
     """:func:`checked_from_text` of a history held as a str (an OTel span's attribute, its
     line parsed): its UTF-8 read; None where it has none (a lone surrogate), as where the
@@ -299,4 +300,4 @@ def checked_from_str(
         data = text.encode()
     except UnicodeEncodeError:
         return None
-    return checked_from_text(data, shape, path, worded, tables, model)
+    return checked_from_text(data, shape, path, worded, tables, model, prefixes)

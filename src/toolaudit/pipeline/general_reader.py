@@ -25,7 +25,7 @@ from toolaudit.formats.streams import Finished, StreamError
 from toolaudit.history import Checked, HistoryCall
 from toolaudit.history import check as check_history
 from toolaudit.history.check import check_counted
-from toolaudit.history.fast import checked_from_str
+from toolaudit.history.fast import checked_from_str, history_prefixes
 from toolaudit.jsonutil import (
     is_beyond_exact_reading,
     loads_exact,
@@ -64,6 +64,9 @@ class GeneralReader:
         self._max_open_streams = options.max_open_streams
         self._conversations = options.conversations
         self._history_calls = options.history
+        # An agent's spans carry its history again at every turn, a turn longer: each
+        # span's input messages read on from where the last one's ended (checked_from_str).
+        self._prefixes = history_prefixes() if options.conversations else None
         self.record_tools = record_tools
         self._fast_paths = fast_paths
         #: The streamed responses being reassembled, of the source being read.
@@ -219,6 +222,7 @@ class GeneralReader:
                     worded,
                     tally.conversations,
                     extracted.model,
+                    self._prefixes,
                 )
                 if text is not None
                 else None
