@@ -3,14 +3,19 @@ check (the default), with the check in pure Python (``TOOLAUDIT_PURE_PYTHON=1``:
 speedups off) and without it (``--no-conversations``, the audit as it was before
 conversations were read), rounds interleaved, medians, beside the orjson floor.
 
-Four logs. In two, each line is a conversation of ``--messages`` messages of its own (user
-turns, assistant turns with one or two calls, their results; about one in ten
+Eight logs. In most, each line is a conversation of ``--messages`` messages of its own
+(user turns, assistant turns with one or two calls, their results; about one in ten
 conversations has a problem): request/response pairs (``{"request": ..., "response":
-...}``, the response a Chat completion with one call) and request bodies logged alone (as
-gateways log them). In the other two, ``sessions`` and ``session-pairs``, each line is a
-turn of one of 8 conversations logged at once, its request carrying the whole history so
-far again (about ``--messages`` messages on average), as an agent or a gateway logs every
-turn: the lines of a conversation share their history's first bytes.
+...}``, the response a Chat completion with one call), request bodies logged alone (as
+gateways log them), OpenAI Batch input lines (``batch``), LangSmith runs of a wrapped client
+(``langsmith``) and OpenTelemetry chat spans (``otel``: the history in
+``gen_ai.input.messages``, as JSON text). In ``sessions``, ``session-pairs`` and
+``otel-sessions``, each line is a turn of one of 8 conversations logged at once, its
+request (or span) carrying the whole history so far again (about ``--messages`` messages on
+average), as an agent or a gateway logs every turn: the lines of a conversation share their
+history's first bytes. ``--today DIR`` (with ``--instructions``) also counts the audit of a
+tree from before the check (171dc87, the day it was asked for), with its own defaults: what
+the checked audit costs against the audit users had.
 
     .venv/bin/python benchmarks/conversations.py --lines 20000 --messages 40 --repeat 5
 
@@ -57,10 +62,24 @@ SEED = 20261205
 #: history a turn longer each time (sessions: request bodies alone; session-pairs: pairs);
 #: and the other records that carry a history, each line a conversation of its own: OpenAI
 #: Batch input lines (batch), LangSmith runs of a wrapped client (langsmith), OpenTelemetry
-#: GenAI spans with their input messages (otel).
-LOGS = ("pairs", "requests", "sessions", "session-pairs", "batch", "langsmith", "otel")
+#: GenAI spans with their input messages (otel), and an agent's chat spans, a turn each, of a
+#: few sessions interleaved (otel-sessions).
+LOGS = (
+    "pairs",
+    "requests",
+    "sessions",
+    "session-pairs",
+    "batch",
+    "langsmith",
+    "otel",
+    "otel-sessions",
+)
 #: The logs written in one provider's shape whatever --shape says (the first shape given).
-FIXED_SHAPES = {"langsmith": ("openai-chat",), "otel": ("openai-chat",)}
+FIXED_SHAPES = {
+    "langsmith": ("openai-chat",),
+    "otel": ("openai-chat",),
+    "otel-sessions": ("openai-chat",),
+}
 #: The logs only some shapes have (a Batch line holds a Chat or a Responses request).
 SHAPES_OF = {"batch": ("openai-chat", "openai-responses")}
 #: How many conversations a session log interleaves.
@@ -354,7 +373,7 @@ def otel_span(messages: list[dict[str, Any]], made: dict[str, Any], rng: random.
 
 
 def session_records(
-    rng: random.Random, lines: int, length: int, shape: str, paired: bool
+    rng: random.Random, lines: int, length: int, shape: str, kind: str
 ) -> Iterator[object]:
     """``lines`` lines as an agent's gateway logs them: every request of a conversation,
     each with the whole history so far (a turn longer than the last), ``CONCURRENT``
@@ -376,16 +395,18 @@ def session_records(
             del live[k]
             continue
         made = messages[at]["tool_calls"][0]
-        request, response = request_and_response(shape, messages[:at], made)
-        yield {"request": request, "response": response} if paired else request
+        if kind == "otel-sessions":
+            yield otel_span(messages[:at], made, rng)
+        else:
+            request, response = request_and_response(shape, messages[:at], made)
+            yield {"request": request, "response": response} if kind == "session-pairs" else request
         written += 1
 
 
 def generate(path: Path, lines: int, length: int, *, kind: str, shape: str) -> None:
     rng = random.Random(SEED)
-    if kind.startswith("session"):
-        paired = kind == "session-pairs"
-        records: Iterable[object] = session_records(rng, lines, length, shape, paired)
+    if "session" in kind:
+        records: Iterable[object] = session_records(rng, lines, length, shape, kind)
     else:
         records = (record_of(rng, shape, length, number, kind) for number in range(lines))
     with atomic_path(path) as partial, partial.open("wb") as out:
