@@ -146,13 +146,17 @@ def test_a_responses_input_of_one_string_is_read_alike(model: object) -> None:
 
 
 @pytest.mark.parametrize("template", HOSTILE_LINES)
-def test_hostile_requests_are_read_alike(template: bytes) -> None:
+@pytest.mark.parametrize("told", [True, False], ids=["told by its tools", "untold"])
+def test_hostile_requests_are_read_alike(template: bytes, told: bool) -> None:
     message = orjson.dumps(CHAT_HISTORY[2])
     hostile = template % (message, b"null")
     # The pair's request alone: the template's request object, with "response": null cut.
     alone = hostile[len(b'{"request": ') : -len(b', "response": null}')]
+    tools = orjson.dumps(REQUEST_TOOLS["openai-chat"]["tools"])
+    if told:  # (its own tools, if it has some, given after: they hold)
+        alone = b'{"tools": ' + tools + b", " + alone[1:]
     good = body({"messages": CHAT_HISTORY, "tools": REQUEST_TOOLS["openai-chat"]["tools"]})
-    log = log_of([good, good, alone, good])
+    log = log_of([good, good, alone, alone, good])
     for options in BODY_OPTIONS:
         assert_same(log, **options)
 
@@ -184,11 +188,24 @@ ODD_LINES = [
 ]
 
 
+#: Each history, and the fields that tell its API beside it.
+TOLD_HISTORIES = {
+    "chat": (CHAT_HISTORY, {"tools": REQUEST_TOOLS["openai-chat"]["tools"]}),
+    "bedrock": (BEDROCK_HISTORY, REQUEST_TOOLS["bedrock"]),
+    "untold": (CHAT_HISTORY, {}),
+}
+
+
 @pytest.mark.parametrize("template", ODD_LINES, ids=[str(n) for n in range(len(ODD_LINES))])
-@pytest.mark.parametrize("history", [CHAT_HISTORY, BEDROCK_HISTORY], ids=["chat", "bedrock"])
-def test_odd_lines_are_read_alike(template: bytes, history: list[Any]) -> None:
-    good = body({"messages": history, "tools": REQUEST_TOOLS["openai-chat"]["tools"]})
-    log = log_of([good, good, template % orjson.dumps(history), good])
+@pytest.mark.parametrize("told", sorted(TOLD_HISTORIES))
+def test_odd_lines_are_read_alike(template: bytes, told: str) -> None:
+    history, telling = TOLD_HISTORIES[told]
+    good = body({"messages": history, **telling})
+    odd = template % orjson.dumps(history)
+    if telling and odd.startswith(b"{"):  # (its own fields, given after, hold)
+        odd = b"{" + orjson.dumps(telling)[1:-1] + b", " + odd[1:]
+    # Thrice: the first of another format's is the general path's, the next the typed's.
+    log = log_of([good, good, odd, odd, odd, good])
     for options in BODY_OPTIONS:
         assert_same(log, **options)
 
