@@ -385,3 +385,13 @@ def test_scored_bodies_are_the_general_path_s(monkeypatch: pytest.MonkeyPatch) -
     assert general.read == len(lines)
     assert fast == scored(log_of(lines), SCHEMAS, expectations, typed=False)
     assert b"r1" in fast[1]
+
+
+@pytest.mark.parametrize("forced", sorted(FORMAT_OF.values()))
+def test_a_forced_request_format_is_read_alike(forced: str) -> None:
+    # --input-format: every line read as that format, detection aside; the typed path
+    # takes only the lines detection would give it too, the general path the others.
+    lines = [body(request_of(shape, FAULTS["unanswered"][0])) for shape in HISTORY_SHAPES]
+    log = log_of([line for line in lines for _ in range(3)])
+    assert_same(log, input_format=forced)
+    assert_same(log, input_format=forced, group_by=("model",))
