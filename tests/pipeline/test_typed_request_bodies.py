@@ -9,6 +9,7 @@ API is told otherwise than by its format (detection gives it to another)."""
 from __future__ import annotations
 
 import gzip
+import importlib
 import io
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from toolaudit.pipeline import general_reader
 from toolaudit.pipeline.audit import Audit, AuditOptions
 from toolaudit.sources import Source
 
+from ..conftest import REPO
 from ..history.shapes import Shape
 from ..history.test_pairing import ASK, FAULTS, W
 from .test_typed_histories import (
@@ -395,3 +397,21 @@ def test_a_forced_request_format_is_read_alike(forced: str) -> None:
     log = log_of([line for line in lines for _ in range(3)])
     assert_same(log, input_format=forced)
     assert_same(log, input_format=forced, group_by=("model",))
+
+
+@pytest.mark.parametrize("kind", ["requests", "sessions"])
+@pytest.mark.parametrize("shape", sorted(FORMAT_OF))
+def test_bodies_as_the_sdks_write_them_are_read_alike(
+    kind: str, shape: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The benchmark's logs (benchmarks/conversations.py): requests written with every
+    # field the SDKs send, each line a conversation of its own, or sessions interleaved.
+    monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
+    conversations = importlib.import_module("conversations")
+    path = tmp_path / "bodies.jsonl"
+    conversations.generate(path, 40, 12, kind=kind, shape=shape)
+    log = path.read_bytes()
+    checks = Checks(monkeypatch)
+    for options in BODY_OPTIONS:
+        assert_same(log, **options)
+    assert checks.checked >= 39 and checks.unread == 0
