@@ -557,6 +557,20 @@ def _request_alone_record(registry: Registry, field: str) -> type[Struct]:
     return gated_record(f"RequestAlone_{field}", fields, registry)
 
 
+@functools.cache
+def _request_alone_decoder(
+    registry: Registry, name: str, field: str
+) -> msgspec.json.Decoder[Any] | None:
+    """The decoder of the requests of format ``name`` logged alone, if detection agrees
+    (found once: every audit's typed reader builds the shapes again)."""
+    struct = _request_alone_record(registry, field)
+    # The other request formats detection may try before this one take a request whose
+    # API is told as theirs: calls() takes only one told as this one's.
+    if not _detection_agrees(registry, name, struct, _REQUESTS_ALONE):
+        return None
+    return msgspec.json.Decoder(struct)
+
+
 def _request_alone_calls(
     shape: str, field: str
 ) -> Callable[[Any], tuple[str | None, list[TypedCall]] | None]:
@@ -593,13 +607,10 @@ def _request_alone(name: str) -> _Builder:
     field = HISTORY_FIELDS[shape]
 
     def build(registry: Registry, built: Sequence[TypedShape]) -> TypedShape | None:
-        struct = _request_alone_record(registry, field)
-        # The other request formats detection may try before this one take a request
-        # whose API is told as theirs: calls() takes only one told as this one's.
-        if not _detection_agrees(registry, name, struct, _REQUESTS_ALONE):
+        decoder = _request_alone_decoder(registry, name, field)
+        if decoder is None:
             return None
         calls = _request_alone_calls(shape, field)
-        decoder = msgspec.json.Decoder(struct)
         return TypedShape(name, decoder, calls, request=_itself, holds_calls=False)
 
     build.__name__ = name.replace("-", "_")
