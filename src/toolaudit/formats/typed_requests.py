@@ -1,4 +1,5 @@
-"""A logged request's conversation, read from the typed path's decode of its pair.
+"""A logged request's conversation, read from the typed path's decode of its pair, or of
+the request itself where it was logged alone.
 
 The request's struct (formats/typed.py) keeps every field that tells its API or holds
 its messages (request_shapes.VALUE_FIELDS and TELLING_FIELDS) as JSON text, a msgspec

@@ -83,8 +83,8 @@ class FastPaths:
             and (forced is None or forced in TYPED_FORMATS)
         )
         #: With the check on, the records of a format that may carry a conversation are
-        #: the general path's, but pairs, whose typed shape checks it; all of them with
-        #: --history, whose calls the typed path does not judge.
+        #: the general path's, but pairs and requests logged alone, whose typed shapes
+        #: check it; all of them with --history, whose calls the typed path does not judge.
         self._histories_general = (
             HISTORY_FORMATS
             if options.history

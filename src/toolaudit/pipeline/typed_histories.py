@@ -1,7 +1,7 @@
 """The conversation check on the records the typed path reads: a request/response pair's
-request, decoded with its conversation kept as text, checked as the general path checks
-it (the same history, the same rules, the same rows), so that with the check on such a
-log still takes the typed path.
+request, or a request logged alone, decoded with its conversation kept as text, checked
+as the general path checks it (the same history, the same rules, the same rows), so that
+with the check on such a log still takes the typed path.
 
 A line whose history it cannot read as the general path would (orjson refusing a field,
 a number orjson may read otherwise than the exact parse the general path may make) is
