@@ -67,7 +67,17 @@ BODY_OPTIONS: list[dict[str, Any]] = [
     {"history": True},
 ]
 #: A number the general path may read otherwise than orjson (it parses such a line again).
-ODD_NUMBERS = [b"18446744073709551617", b"1e400", b"-1e-400", b"-1e-20000", b"1.5e-320"]
+ODD_NUMBERS = [
+    b"18446744073709551617",
+    b"1e400",
+    b"-1e-400",
+    b"-1e-20000",
+    b"1.5e-320",
+    # Past what is read exactly: the general path finds such a line malformed:json.
+    b"1e999999",
+    b"-1E+20000",
+    b"9" * 5000,
+]
 
 
 def body(request: dict[str, Any]) -> bytes:
