@@ -18,6 +18,8 @@ from toolaudit.formats import (
     get_format,
 )
 from toolaudit.formats.declaration import KEY, STREAM
+from toolaudit.formats.requests import REQUEST_FORMATS
+from toolaudit.pipeline.fast_paths import TYPED_HISTORY_FORMATS
 
 from ..conftest import REPO
 
@@ -53,14 +55,19 @@ def test_the_typed_formats_are_those_with_a_typed_shape() -> None:
     assert sorted(TYPED_FORMATS) == [
         "anthropic",
         "anthropic-batch",
+        "anthropic-request",
         "bedrock",
+        "bedrock-request",
         "envelope",
         "flat",
         "gemini",
+        "gemini-request",
         "mcp",
         "openai-batch",
         "openai-chat",
+        "openai-chat-request",
         "openai-responses",
+        "openai-responses-request",
     ]
 
 
@@ -72,8 +79,11 @@ def test_every_typed_shape_names_its_builder() -> None:
     shapes = {shape.format: shape for shape in typed_shapes()}
     assert set(shapes) == TYPED_FORMATS - {"flat"}  # flat calls are read without a shape
     for name, shape in shapes.items():
-        # The typed path reads a record's own tools exactly where its format says it has some.
-        assert (shape.record_tools is not None) == get_format(name).carries_tools, name
+        # The typed path reads a record's own tools exactly where its format says it has
+        # some, and its calls judge them (a request logged alone holds none).
+        carries = get_format(name).carries_tools and shape.holds_calls
+        assert (shape.record_tools is not None) == carries, name
+        assert shape.holds_calls == (name not in {fmt.name for fmt in REQUEST_FORMATS}), name
 
 
 def test_the_formats_say_which_records_define_or_carry_tools() -> None:
@@ -115,8 +125,10 @@ def test_the_formats_say_which_records_carry_a_history() -> None:
     assert carrying == HISTORY_FORMATS
 
 
-def test_the_typed_path_reads_one_format_that_carries_histories() -> None:
-    # The typed fast path reads a pair's calls, never its request's messages: with the
-    # conversation check on, these formats' records are the general path's.
+def test_the_typed_path_checks_the_histories_of_pairs_and_requests_alone() -> None:
+    # The typed fast path checks a pair's request's conversation, and a request's logged
+    # alone (pipeline/typed_histories.py); the other formats' records that carry one are
+    # the general path's with the check on.
     read_typed = TYPED_FORMATS & HISTORY_FORMATS
-    assert read_typed == {"envelope"}
+    assert read_typed == {"envelope"} | {fmt.name for fmt in REQUEST_FORMATS}
+    assert read_typed == TYPED_HISTORY_FORMATS

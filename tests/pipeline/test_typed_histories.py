@@ -86,8 +86,8 @@ class Checks:
 
             __slots__ = ()
 
-            def __init__(self) -> None:
-                super().__init__()
+            def __init__(self, at: str = "request") -> None:
+                super().__init__(at)
                 check = self.check
 
                 def counted(request: Any, line: bytes, *worded: Any) -> Any:
@@ -216,6 +216,22 @@ def test_hostile_requests_are_read_alike(template: bytes) -> None:
         assert_same(log, **options)
 
 
+def numbered_request(number: bytes, tools: bool, where: str) -> bytes:
+    """A Chat request (told by its tools, or not) whose history holds ``number`` where
+    said: as a tool result's id ("an id"), in a message's field the check skips, or at
+    its top ("the top")."""
+    request: dict[str, Any] = {"tools": REQUEST_TOOLS["openai-chat"]["tools"]} if tools else {}
+    call = {"id": "c1", "type": "function", "function": {"name": W, "arguments": "{}"}}
+    request["messages"] = [
+        {"role": "user", "content": "hi", "n": "<N>" if where != "an id" else 1},
+        {"role": "assistant", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "<N>" if where == "an id" else "c1", "content": "ok"},
+    ]
+    if where == "the top":
+        request["temperature"] = "<N>"
+    return orjson.dumps(request).replace(b'"<N>"', number)
+
+
 @pytest.mark.parametrize("number", [b"18446744073709551617", b"1e400", b"-1e-400", b"-1e-20000"])
 @pytest.mark.parametrize("tools", [True, False])
 @pytest.mark.parametrize("where", ["a field the check skips", "an id"])
@@ -225,14 +241,7 @@ def test_a_number_orjson_may_read_otherwise_never_changes_the_history_checked(
     # With the API told by its tools, the history is read from its text (in C, where the
     # speedups were built); without, parsed. Either answers as the check of the exact
     # parse, which the general path may make, or leaves the line to it.
-    request: dict[str, Any] = {"tools": REQUEST_TOOLS["openai-chat"]["tools"]} if tools else {}
-    call = {"id": "c1", "type": "function", "function": {"name": W, "arguments": "{}"}}
-    request["messages"] = [
-        {"role": "user", "content": "hi", "n": "<N>" if where != "an id" else 1},
-        {"role": "assistant", "tool_calls": [call]},
-        {"role": "tool", "tool_call_id": "<N>" if where == "an id" else "c1", "content": "ok"},
-    ]
-    text = orjson.dumps(request).replace(b'"<N>"', number)
+    text = numbered_request(number, tools, where)
     line = b'{"request": ' + text + b"}"
     answer = TypedHistories().check(RequestHistories_decoder.decode(text), line)
     if where == "an id":

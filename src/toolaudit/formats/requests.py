@@ -77,6 +77,8 @@ def _request_format(name: str, shape: str, summary: str, tools: str) -> Format:
         tools=tools,
         carries_tools=True,
         history=HISTORY_FIELDS[shape],
+        # Read by the typed path, its conversation checked from its text.
+        typed_shape=name.replace("-", "_"),
     )
 
 
@@ -100,4 +102,13 @@ BEDROCK_REQUEST = _request_format(
 )
 GEMINI_REQUEST = _request_format(
     "gemini-request", GEMINI, "Gemini generateContent requests logged alone", "tools"
+)
+
+#: Every format of requests logged alone.
+REQUEST_FORMATS = (
+    OPENAI_CHAT_REQUEST,
+    OPENAI_RESPONSES_REQUEST,
+    ANTHROPIC_REQUEST,
+    BEDROCK_REQUEST,
+    GEMINI_REQUEST,
 )

@@ -27,12 +27,28 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Annotated, Any, Literal
 
 import msgspec
+import orjson
 from msgspec import UNSET, Raw, Struct, UnsetType
 
 from toolaudit.formats.anthropic import CUT_OFF_REASONS
 from toolaudit.formats.bedrock import FAILED_STOPS
 from toolaudit.formats.registry import REGISTRY, Registry
-from toolaudit.formats.typed_requests import STRUCT_FIELDS
+from toolaudit.formats.request_shapes import (
+    ANTHROPIC,
+    BEDROCK,
+    GEMINI,
+    HISTORY_FIELDS,
+    OPENAI_CHAT,
+    OPENAI_RESPONSES,
+)
+from toolaudit.formats.requests import (
+    ANTHROPIC_REQUEST,
+    BEDROCK_REQUEST,
+    GEMINI_REQUEST,
+    OPENAI_CHAT_REQUEST,
+    OPENAI_RESPONSES_REQUEST,
+)
+from toolaudit.formats.typed_requests import STRUCT_FIELDS, RequestHistories
 
 #: A call as a shape names it: (its id, the tool's name, its arguments as JSON text).
 TypedCall = tuple[object, str, "str | Raw"]
@@ -49,7 +65,7 @@ _Text = str | None
 class TypedShape:
     """One format's typed record: its decoder, and the calls of a decoded record."""
 
-    __slots__ = ("calls", "decoder", "format", "record_tools", "request")
+    __slots__ = ("calls", "decoder", "format", "holds_calls", "record_tools", "request")
 
     def __init__(
         self,
@@ -59,6 +75,7 @@ class TypedShape:
         record_tools: Callable[[Any], RecordTools] | None = None,
         *,
         request: Callable[[Any], Any] | None = None,
+        holds_calls: bool = True,
     ) -> None:
         self.format = format
         self.decoder = decoder
@@ -70,6 +87,10 @@ class TypedShape:
         #: For a format whose records hold a logged request (a pair's): its decoded
         #: request, whose conversation formats/typed_requests.py reads.
         self.request = request
+        #: False for a request logged alone: its record holds no call of its own, and
+        #: :attr:`calls` names none where it takes one (it is counted as a record
+        #: without calls, its conversation checked).
+        self.holds_calls = holds_calls
 
 
 #: A field of a struct, as msgspec.defstruct takes it: (name, type) or (name, type, default).
@@ -277,23 +298,20 @@ def _mcp_calls(record: Any) -> tuple[str | None, list[TypedCall]] | None:
 # -- Request/response pairs -----------------------------------------------------------
 
 
-_Request = msgspec.defstruct(
-    "_Request",
-    [
-        # Where a logged request keeps its tools (REQUEST_TOOL_FIELDS, read by
-        # formats/openai.py request_tools).
-        ("tools", Raw | UnsetType, UNSET),
-        ("functions", Raw | UnsetType, UNSET),
-        ("toolConfig", Raw | UnsetType, UNSET),
-        # The pair's model when its response names none: the first of these present.
-        ("model", str | UnsetType | None, UNSET),
-        ("modelId", str | UnsetType | None, UNSET),
-        # Its conversation, and what tells its API: text, parsed only when checked.
-        *STRUCT_FIELDS,
-    ],
-    kw_only=True,
-    gc=False,
-)
+#: The fields of a logged request (a pair's, or one logged alone).
+_REQUEST_FIELDS: list[_Field] = [
+    # Where a logged request keeps its tools (REQUEST_TOOL_FIELDS, read by
+    # formats/openai.py request_tools).
+    ("tools", Raw | UnsetType, UNSET),
+    ("functions", Raw | UnsetType, UNSET),
+    ("toolConfig", Raw | UnsetType, UNSET),
+    # Its model (a pair's when its response names none): the first of these present.
+    ("model", str | UnsetType | None, UNSET),
+    ("modelId", str | UnsetType | None, UNSET),
+    # Its conversation, and what tells its API: text, parsed only when checked.
+    *STRUCT_FIELDS,
+]
+_Request = msgspec.defstruct("_Request", _REQUEST_FIELDS, kw_only=True, gc=False)
 
 
 #: The fields of a request its tools may be in, in the order _request_tools gives them.
@@ -326,13 +344,19 @@ def _pair_calls(
             named = shape.calls(response)
             if named is None:
                 return None
-            request = record.request
-            requested = request.model if request.model is not UNSET else request.modelId
-            model = named[0] or (requested if requested is not UNSET else None)
-            return model, named[1]
+            return named[0] or requested_model(record.request), named[1]
         return None
 
     return calls
+
+
+def requested_model(request: Any) -> str | None:
+    """The model a decoded request names: the first of its ``model`` and ``modelId``
+    present, null too, as ``first_present`` reads it in the parsed request."""
+    model = request.model
+    if model is UNSET:
+        model = request.modelId
+    return None if model is UNSET else model
 
 
 # -- the shapes ------------------------------------------------------------------------
@@ -509,6 +533,90 @@ def envelope(registry: Registry, built: Sequence[TypedShape]) -> TypedShape | No
     )
 
 
+# -- Requests logged alone -------------------------------------------------------------
+
+
+#: The formats of requests logged alone, and the API each reads (formats/requests.py).
+_REQUESTS_ALONE = {
+    OPENAI_CHAT_REQUEST.name: OPENAI_CHAT,
+    OPENAI_RESPONSES_REQUEST.name: OPENAI_RESPONSES,
+    ANTHROPIC_REQUEST.name: ANTHROPIC,
+    BEDROCK_REQUEST.name: BEDROCK,
+    GEMINI_REQUEST.name: GEMINI,
+}
+#: The first byte of a JSON array, and of a string.
+_LIST, _STRING = ord("["), ord('"')
+
+
+@functools.cache
+def _request_alone_record(registry: Registry, field: str) -> type[Struct]:
+    """A request logged alone whose conversation is in ``field`` (required)."""
+    fields: list[_Field] = [
+        (field, Raw) if column[0] == field else column for column in _REQUEST_FIELDS
+    ]
+    return gated_record(f"RequestAlone_{field}", fields, registry)
+
+
+@functools.cache
+def _request_alone_decoder(
+    registry: Registry, name: str, field: str
+) -> msgspec.json.Decoder[Any] | None:
+    """The decoder of the requests of format ``name`` logged alone, if detection agrees
+    (found once: every audit's typed reader builds the shapes again)."""
+    struct = _request_alone_record(registry, field)
+    # The other request formats detection may try before this one take a request whose
+    # API is told as theirs: calls() takes only one told as this one's.
+    if not _detection_agrees(registry, name, struct, _REQUESTS_ALONE):
+        return None
+    return msgspec.json.Decoder(struct)
+
+
+def _request_alone_calls(
+    shape: str, field: str
+) -> Callable[[Any], tuple[str | None, list[TypedCall]] | None]:
+    """(its model, no call) of a request logged alone that the format reading ``shape``
+    takes, as its recogniser does; None where the general path decides (its API told
+    otherwise, or only by its messages, which are not read here)."""
+    requests = RequestHistories()  # (it keeps the shape the last request's tools told)
+    one_string = shape == OPENAI_RESPONSES
+
+    def calls(record: Any) -> tuple[str | None, list[TypedCall]] | None:
+        # Its conversation a list; a Responses input may be one string, in a request that
+        # names its model (present, even null).
+        opener = memoryview(getattr(record, field))[0]
+        if opener != _LIST and not (one_string and opener == _STRING and record.model is not UNSET):
+            return None
+        try:
+            told = requests.told(record)
+        except orjson.JSONDecodeError:
+            return None
+        if told is None or told[0] != shape:
+            return None  # another request format's (detection tells one), or untold
+        return requested_model(record), []
+
+    return calls
+
+
+def _itself(record: Any) -> Any:
+    return record
+
+
+def _request_alone(name: str) -> _Builder:
+    """The builder of the shape of the requests logged alone of format ``name``."""
+    shape = _REQUESTS_ALONE[name]
+    field = HISTORY_FIELDS[shape]
+
+    def build(registry: Registry, built: Sequence[TypedShape]) -> TypedShape | None:
+        decoder = _request_alone_decoder(registry, name, field)
+        if decoder is None:
+            return None
+        calls = _request_alone_calls(shape, field)
+        return TypedShape(name, decoder, calls, request=_itself, holds_calls=False)
+
+    build.__name__ = name.replace("-", "_")
+    return build
+
+
 #: Each builder, by the name a format's ``typed_shape`` gives.
 BUILDERS: dict[str, _Builder] = {
     builder.__name__: builder
@@ -523,6 +631,7 @@ BUILDERS: dict[str, _Builder] = {
         mcp,
         bedrock,
         envelope,
+        *map(_request_alone, _REQUESTS_ALONE),
     )
 }
 

@@ -1,4 +1,5 @@
-"""A logged request's conversation, read from the typed path's decode of its pair.
+"""A logged request's conversation, read from the typed path's decode of its pair, or of
+the request itself where it was logged alone.
 
 The request's struct (formats/typed.py) keeps every field that tells its API or holds
 its messages (request_shapes.VALUE_FIELDS and TELLING_FIELDS) as JSON text, a msgspec
@@ -42,12 +43,14 @@ _TOOLS_KEPT = 64
 
 
 class RequestHistories:
-    """Reads the conversation of each request the typed path decoded; keeps the tool
-    lists it parsed (a log's requests repeat the same few), by their text."""
+    """Reads the conversation of each request the typed path decoded, found ``at``
+    ("request": a pair's; "": a request logged alone); keeps the tool lists it parsed (a
+    log's requests repeat the same few), by their text."""
 
-    __slots__ = ("_last_shape", "_last_tools", "_shapes", "_tools")
+    __slots__ = ("_at", "_last_shape", "_last_tools", "_shapes", "_tools")
 
-    def __init__(self) -> None:
+    def __init__(self, at: str = "request") -> None:
+        self._at = at
         self._tools: dict[bytes, Any] = {}
         self._shapes: dict[bytes, str | UnsetType | None] = {}
         # The last request's tools (their text) and the shape they told: a log's requests
@@ -57,10 +60,10 @@ class RequestHistories:
 
     def history(self, request: Any) -> History | None:
         """The conversation of a decoded request (its struct), as
-        ``request_history(request, "request")`` finds it in the parsed request; None where
-        it carries none. Raises ``orjson.JSONDecodeError`` where orjson refuses one of
-        its fields (the general path then reads the line)."""
-        return request_history(self._view(request, _CONVERSATIONS), "request")
+        ``request_history(request, at)`` finds it in the parsed request; None where it
+        carries none. Raises ``orjson.JSONDecodeError`` where orjson refuses one of its
+        fields (the general path then reads the line)."""
+        return request_history(self._view(request, _CONVERSATIONS), self._at)
 
     def told(self, request: Any) -> tuple[str, str, Raw] | None:
         """(its shape, the conversation's path, its JSON text) for a decoded request whose
@@ -77,13 +80,13 @@ class RequestHistories:
                 shape = self.tools_shape(bytes(tools))
                 self._last_tools, self._last_shape = tools, shape
             if shape is not None:
-                return shape, "request.messages", request.messages
+                return shape, request_path(self._at, "messages"), request.messages
         shape = _told_by_one_field(request) or shape_by_fields(self._view(request, frozenset()))
         if shape is None or shape == UNTOLD:
             return None
         field = HISTORY_FIELDS[shape]
         text = getattr(request, field)
-        return None if text is UNSET else (shape, f"request.{field}", text)
+        return None if text is UNSET else (shape, request_path(self._at, field), text)
 
     def _view(self, request: Any, parsed: frozenset[str]) -> dict[str, Any]:
         """The request as a dict of the fields ``request_history`` reads: those of
@@ -122,6 +125,12 @@ class RequestHistories:
                 kept.clear()
             tools = kept[text] = orjson.loads(text)
         return tools
+
+
+def request_path(at: str, field: str) -> str:
+    """The path of the ``field`` of a request found ``at``, as ``request_history`` writes
+    it."""
+    return f"{at}.{field}" if at else field
 
 
 def _told_by_one_field(request: Any) -> str | None:

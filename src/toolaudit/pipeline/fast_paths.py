@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from toolaudit.formats import HISTORY_FORMATS, TYPED_FORMATS, get_format
 from toolaudit.formats.envelope import ENVELOPE
 from toolaudit.formats.flat import FLAT
+from toolaudit.formats.requests import REQUEST_FORMATS
 from toolaudit.formats.stream_lanes import TYPED_STREAM_FORMATS
 from toolaudit.pipeline.options import AuditOptions
 from toolaudit.schemas import SchemaSet
@@ -28,8 +29,8 @@ if TYPE_CHECKING:
     from toolaudit.pipeline.typed_reader import TypedReader
 
 #: The formats whose typed shape reads a record's conversation, for the check (a
-#: ``TypedShape`` with a ``request``: its record holds a logged request).
-TYPED_HISTORY_FORMATS = frozenset({ENVELOPE.name})
+#: ``TypedShape`` with a ``request``: its record holds a logged request, or is one).
+TYPED_HISTORY_FORMATS = frozenset({ENVELOPE.name, *(fmt.name for fmt in REQUEST_FORMATS)})
 
 
 class FastPaths:
@@ -82,8 +83,8 @@ class FastPaths:
             and (forced is None or forced in TYPED_FORMATS)
         )
         #: With the check on, the records of a format that may carry a conversation are
-        #: the general path's, but pairs, whose typed shape checks it; all of them with
-        #: --history, whose calls the typed path does not judge.
+        #: the general path's, but pairs and requests logged alone, whose typed shapes
+        #: check it; all of them with --history, whose calls the typed path does not judge.
         self._histories_general = (
             HISTORY_FORMATS
             if options.history
@@ -134,6 +135,7 @@ class FastPaths:
                 streams,
                 scorer=self._scorer,
                 histories=TypedHistories() if self._checks_histories else None,
+                request_histories=TypedHistories(at="") if self._checks_histories else None,
             )
         typed.seen(format_name)
         self.ready = typed.current is not None

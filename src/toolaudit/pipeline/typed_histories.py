@@ -1,7 +1,7 @@
 """The conversation check on the records the typed path reads: a request/response pair's
-request, decoded with its conversation kept as text, checked as the general path checks
-it (the same history, the same rules, the same rows), so that with the check on such a
-log still takes the typed path.
+request, or a request logged alone, decoded with its conversation kept as text, checked
+as the general path checks it (the same history, the same rules, the same rows), so that
+with the check on such a log still takes the typed path.
 
 A line whose history it cannot read as the general path would (orjson refusing a field,
 a number orjson may read otherwise than the exact parse the general path may make) is
@@ -23,7 +23,7 @@ from msgspec import UNSET
 
 import toolaudit.history.fast_loop as fast_loop
 from toolaudit.formats.request_shapes import HISTORY_FIELDS
-from toolaudit.formats.typed_requests import RequestHistories
+from toolaudit.formats.typed_requests import RequestHistories, request_path
 from toolaudit.history import Checked
 from toolaudit.history import check as check_history
 from toolaudit.history.fast import (
@@ -67,14 +67,16 @@ class TypedHistories:
 
     check: Callable[..., Answer]
 
-    def __init__(self) -> None:
-        twin = self.twin = PythonHistories()
+    def __init__(self, at: str = "request") -> None:
+        """``at``: where the requests are, as ``request_history`` takes it ("request": a
+        pair's; "": a request logged alone, the record itself)."""
+        twin = self.twin = PythonHistories(at)
         speedups = fast_loop.SPEEDUPS
         if speedups is None:
             self.check = twin.check
             return
         shapes = tuple(
-            (shape, f"request.{HISTORY_FIELDS[shape]}", FROM_TEXT[shape][1])
+            (shape, request_path(at, HISTORY_FIELDS[shape]), FROM_TEXT[shape][1])
             for shape in PAIR_SHAPES
         )
         pairs = speedups.PairHistories(
@@ -98,8 +100,8 @@ class PythonHistories:
 
     __slots__ = ("prefixes", "requests")
 
-    def __init__(self) -> None:
-        self.requests = RequestHistories()
+    def __init__(self, at: str = "request") -> None:
+        self.requests = RequestHistories(at)
         # A log's lines often carry one session's history again, a turn longer each time:
         # each is read on from the last one's end (history_prefixes; None without the
         # speedups). The C twin reads with the same.

@@ -88,6 +88,7 @@ class TypedReader:
         "_interrupted_at",
         "_off",
         "_record_toolsets",
+        "_request_histories",
         "_rests",
         "_scorer",
         "_streams",
@@ -103,16 +104,21 @@ class TypedReader:
         *,
         scorer: Scorer | None = None,
         histories: TypedHistories | None = None,
+        request_histories: TypedHistories | None = None,
     ) -> None:
         #: Scores the records read against their expected calls (--expected), if given.
         self._scorer = scorer
-        #: Checks the conversations of the records read (pairs' requests), if they are.
+        #: Checks the conversations of the records read (pairs' requests), if they are;
+        #: those of requests logged alone (their paths without "request."), if they are.
         self._histories = histories
+        self._request_histories = request_histories
         shapes = [
             shape
             for shape in typed_shapes()
             if (input_format is None or shape.format == input_format)
             and (shape.record_tools is None or compile_tools is not None)
+            # A request logged alone is scored (--expected) by the general path.
+            and (shape.holds_calls or scorer is None)
         ]
         self._by_format: dict[str, TypedShape | FlatCalls] = {s.format: s for s in shapes}
         #: The shape lines are tried as: the format the last line read was of.
@@ -200,8 +206,9 @@ class TypedReader:
         calls_of = shape.calls
         record_tools = shape.record_tools
         toolset = self._global
+        holds_calls = shape.holds_calls
         if toolset is None:
-            if record_tools is None:
+            if record_tools is None and holds_calls:
                 return start  # no tools to judge these lines by: the general path says so
             toolset = _NO_TOOLSET
         decoders = toolset.decoders
@@ -214,7 +221,7 @@ class TypedReader:
         grouped = recorder.grouped
         scorer = self._scorer
         scoring = None
-        histories = self._histories
+        histories = self._histories if holds_calls else self._request_histories
         request_of = shape.request if histories is not None else None
         checked: Checked | AllAnswered | object | None = None
         end = len(lines)
@@ -239,6 +246,24 @@ class TypedReader:
                 if named is None:
                     return position
                 model, calls = named
+                if not calls:  # a request logged alone: a record without calls
+                    if orjson_may_differ(line):
+                        # A number orjson may refuse (past 1e10000, in a field msgspec
+                        # skips, the general path finds the line malformed:json).
+                        return position
+                    if request_of is not None:
+                        assert histories is not None
+                        # Nothing after its check may fail: the C reader counts a history
+                        # whose every call was answered itself, but in a group.
+                        tables = None if grouped else recorder.tally.conversations
+                        checked = histories.check(record, line, worded, tables, model)
+                        if checked is UNREAD:
+                            return position
+                    record_tally = recorder.tally_for(None, model)
+                    record_tally.records_without_calls += 1
+                    if checked is not None and checked is not True:  # (True: counted)
+                        _history(checked, recorder, record_tally, first_line + position, model)
+                    continue
                 if len(calls) > 1 and repeated_ids(call_id for call_id, _, _ in calls):
                     return position  # each such call's row notes it: the general path's
                 if record_tools is not None:  # its own tools, or the global ones
