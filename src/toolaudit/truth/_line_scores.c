@@ -658,19 +658,37 @@ typedef struct {
     int correct;
 } Scored;
 
-/* The entry's one call (or none) against the line's: 1 told (into `scored`, whose
- * references the caller releases), 0 left to Python, -1 an error. */
+/* Whether [start, stop) is one JSON object, space around it and nothing else (read, not
+ * kept): what the arguments of a call made must be when the kernel tells its entry. */
 static int
-score_call(PyObject *calls, Field *name, Field *arguments, Scored *scored)
+whole_object(const char *start, const char *stop)
 {
-    Cursor c = {name->start, name->stop};
-    const char *start, *stop;
-    if (!read_string(&c, &start, &stop) || *arguments->start != '{')
+    Cursor c = {start, stop};
+    skip_space(&c);
+    if (c.at >= c.end || *c.at != '{' || !skip_value(&c, 1))
+        return 0;
+    skip_space(&c);
+    return c.at == c.end;
+}
+
+/* The entry's one call (or none) against the call made: its tool's name (UTF-8 in
+ * [made, made + made_size)) and its arguments' JSON text ([arguments, arguments_end):
+ * one object, space around it). 1 told (into `scored`, whose references the caller
+ * releases), 0 left to Python, -1 an error. */
+static int
+score_against(PyObject *calls, const char *made, Py_ssize_t made_size, const char *arguments,
+              const char *arguments_end, Scored *scored)
+{
+    Cursor c = {arguments, arguments_end};
+    skip_space(&c);
+    if (c.at >= c.end || *c.at != '{')
         return 0; /* (arguments that are no object: the extractor's to read) */
     if (PyTuple_GET_SIZE(calls) == 0) { /* none expected, one made: unwanted */
+        if (!whole_object(arguments, arguments_end))
+            return 0;
         scored->tool = Py_NewRef(Py_None);
         scored->parameters = PyTuple_New(0);
-        scored->made = PyUnicode_DecodeUTF8(start, stop - start, NULL);
+        scored->made = PyUnicode_DecodeUTF8(made, made_size, NULL);
         return scored->parameters != NULL && scored->made != NULL ? 1 : -1;
     }
     PyObject *call = PyTuple_GET_ITEM(calls, 0);
@@ -687,8 +705,11 @@ score_call(PyObject *calls, Field *name, Field *arguments, Scored *scored)
     scored->parameters = parameters_of(literal);
     if (scored->parameters == NULL)
         goto error;
-    if (!same_text(start, stop, scored->tool)) { /* another tool: every parameter fails */
-        scored->made = PyUnicode_DecodeUTF8(start, stop - start, NULL);
+    if (!same_text(made, made + made_size, scored->tool)) {
+        /* another tool: every parameter fails */
+        if (!whole_object(arguments, arguments_end))
+            goto done;
+        scored->made = PyUnicode_DecodeUTF8(made, made_size, NULL);
         if (scored->made == NULL)
             goto error;
         Py_ssize_t size = PyDict_GET_SIZE(literal);
@@ -696,9 +717,12 @@ score_call(PyObject *calls, Field *name, Field *arguments, Scored *scored)
         answer = 1;
         goto done;
     }
-    c.at = arguments->start;
-    c.end = arguments->stop;
     int compared = compare_object(&c, literal, 1, &scored->mask);
+    if (compared != UNSURE) { /* (nothing but space after the object) */
+        skip_space(&c);
+        if (c.at != c.end)
+            compared = UNSURE;
+    }
     if (compared == UNSURE || (compared == DIFFERENT && names_nest(scored->parameters)))
         goto done;
     scored->made = Py_NewRef(scored->tool);
@@ -739,33 +763,36 @@ plain_string(PyObject *value, const char **text, Py_ssize_t *size)
     return 1;
 }
 
-/* The --scores line of a correct entry of one call answered by the line's one call, as
- * truth.line_scores.correct_row and pipeline.scoring.dump_score write it. */
+/* What a correct entry's --scores line names of its record: the id's text and the
+ * model's (NULL: null), each written between quotes as it is (orjson escapes none of
+ * its characters). */
+typedef struct {
+    const char *id, *model;
+    Py_ssize_t id_size, model_size;
+} Row;
+
+/* The --scores line of a correct entry of one call answered by the record's one call
+ * (at index 0), as truth.line_scores.correct_row and pipeline.scoring.dump_score write
+ * it. */
 static PyObject *
-correct_row(Scorer *scorer, Fields *fields, const char *category, Py_ssize_t category_size)
+correct_row(Scorer *scorer, Row *named, const char *category, Py_ssize_t category_size)
 {
     char number[32];
-    Field *id = &fields->id;
-    const char *model = "null", *source = PyBytes_AS_STRING(scorer->source);
-    Py_ssize_t model_size = 4;
+    const char *source = PyBytes_AS_STRING(scorer->source);
     Py_ssize_t number_size = snprintf(number, sizeof number, "%zd", scorer->line);
-    if (fields->model.seen && *fields->model.start == '"') {
-        model = fields->model.start;
-        model_size = fields->model.stop - fields->model.start;
-    }
-    /* (The id: a string's text with its quotes, or an integer's digits to quote.) */
-    int quoted = *id->start == '"';
+    int model = named->model != NULL;
     const char *parts[] = {
-        "{\"id\":", quoted ? "" : "\"", id->start, quoted ? "" : "\"", ",\"category\":",
-        category_size < 0 ? "null" : "\"", category != NULL ? category : "",
-        category_size < 0 ? "" : "\"", ",\"model\":", model,
+        "{\"id\":\"", named->id, "\",\"category\":", category_size < 0 ? "null" : "\"",
+        category != NULL ? category : "", category_size < 0 ? "" : "\"", ",\"model\":",
+        model ? "\"" : "null", model ? named->model : "", model ? "\"" : "",
         ",\"outcome\":\"correct\",\"correct\":true,\"mismatches\":[],\"pairing\":[[0,0]],"
         "\"source\":", source, ",\"line\":", number, "}\n",
     };
     /* (-1: a constant part, its length its own.) */
     Py_ssize_t sizes[] = {
-        -1, -1, id->stop - id->start, -1, -1, -1, category_size < 0 ? 0 : category_size, -1,
-        -1, model_size, -1, PyBytes_GET_SIZE(scorer->source), -1, number_size, -1,
+        -1, named->id_size, -1, -1, category_size < 0 ? 0 : category_size, -1, -1,
+        -1, model ? named->model_size : 0, -1, -1, PyBytes_GET_SIZE(scorer->source), -1,
+        number_size, -1,
     };
     Py_ssize_t total = 0, count = (Py_ssize_t)(sizeof sizes / sizeof sizes[0]);
     for (Py_ssize_t i = 0; i < count; i++) {
@@ -784,11 +811,13 @@ correct_row(Scorer *scorer, Fields *fields, const char *category, Py_ssize_t cat
     return row;
 }
 
-/* The part of score_flat past the line's reading: 1 counted, 0 not, -1 an error. */
+/* The part of score_flat and score_call past the record's reading: the entry of `id`
+ * scored against the call made (see score_against) and counted in `section`, its
+ * --scores line naming what `named` gives. 1 counted, 0 not, -1 an error. */
 static int
-count_scored(Scorer *scorer, PyObject *id, Fields *fields, PyObject *section)
+count_scored(Scorer *scorer, PyObject *id, const char *made, Py_ssize_t made_size,
+             const char *arguments, const char *arguments_end, Row *named, PyObject *section)
 {
-    Field *name = &fields->name, *arguments = &fields->arguments;
     const char *category_text = NULL;
     Py_ssize_t category_size = -1;
     PyObject *entry = PyDict_GetItemWithError(scorer->entries, id);
@@ -806,7 +835,7 @@ count_scored(Scorer *scorer, PyObject *id, Fields *fields, PyObject *section)
         goto error;
     if (!PyTuple_CheckExact(calls) || PyTuple_GET_SIZE(calls) > 1)
         goto done;
-    answer = score_call(calls, name, arguments, &scored);
+    answer = score_against(calls, made, made_size, arguments, arguments_end, &scored);
     if (answer != 1)
         goto done;
     answer = 0;
@@ -850,7 +879,7 @@ count_scored(Scorer *scorer, PyObject *id, Fields *fields, PyObject *section)
     if (PyDict_SetItem(scorer->scored, id, Py_None) < 0)
         goto error;
     if (scorer->write != Py_None) {
-        PyObject *row = correct_row(scorer, fields, category_text, category_size);
+        PyObject *row = correct_row(scorer, named, category_text, category_size);
         if (row == NULL)
             goto error;
         PyObject *written = PyObject_CallOneArg(scorer->write, row);
@@ -877,6 +906,25 @@ done:
     return answer;
 }
 
+/* The Scorer of score_flat's and score_call's arguments: `given` its seven (entries,
+ * scored, shapes, most_samples, first, write, source), `line_number` the record's. 0, or
+ * -1 with an error set (`usage` names the function's arguments). */
+static int
+read_scorer(PyObject *const *given, PyObject *line_number, Scorer *scorer, const char *usage)
+{
+    *scorer = (Scorer){given[0], given[1], given[2], given[4], PyLong_AsSsize_t(given[3]),
+                       given[5], given[6], PyLong_AsSsize_t(line_number)};
+    if ((scorer->most_samples == -1 || scorer->line == -1) && PyErr_Occurred())
+        return -1;
+    if (!PyDict_CheckExact(scorer->entries) || !PyDict_CheckExact(scorer->scored) ||
+        !PyDict_CheckExact(scorer->shapes) ||
+        (scorer->write != Py_None && !PyBytes_Check(scorer->source))) {
+        PyErr_SetString(PyExc_TypeError, usage);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *
 score_flat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -888,15 +936,13 @@ score_flat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *key = args[0], *line = args[8], *tally = args[9];
-    Scorer scorer = {args[1], args[2], args[3], args[5], PyLong_AsSsize_t(args[4]),
-                     args[6], args[7], PyLong_AsSsize_t(args[10])};
-    if ((scorer.most_samples == -1 || scorer.line == -1) && PyErr_Occurred())
+    Scorer scorer;
+    const char *usage = "score_flat: str, dict, dict, dict, int, _, _, bytes (with write), "
+                        "bytes, _, int";
+    if (read_scorer(args + 1, args[10], &scorer, usage) < 0)
         return NULL;
-    if (!PyUnicode_CheckExact(key) || !PyDict_CheckExact(scorer.entries) ||
-        !PyDict_CheckExact(scorer.scored) || !PyDict_CheckExact(scorer.shapes) ||
-        !PyBytes_Check(line) || (scorer.write != Py_None && !PyBytes_Check(scorer.source))) {
-        PyErr_SetString(PyExc_TypeError, "score_flat: str, dict, dict, dict, int, _, _, "
-                                         "bytes (with write), bytes, _, int");
+    if (!PyUnicode_CheckExact(key) || !PyBytes_Check(line)) {
+        PyErr_SetString(PyExc_TypeError, usage);
         return NULL;
     }
     const char *text = PyBytes_AS_STRING(line);
@@ -920,13 +966,103 @@ score_flat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         Py_RETURN_FALSE;
     }
     PyObject *id_text = id_of(&fields.id);
-    if (id_text == NULL) {
+    Cursor name = {fields.name.start, fields.name.stop};
+    const char *made, *made_end;
+    if (id_text == NULL || !read_string(&name, &made, &made_end)) {
+        Py_XDECREF(id_text);
         Py_DECREF(section);
         Py_RETURN_FALSE;
     }
-    int answer = count_scored(&scorer, id_text, &fields, section);
+    /* (The id: a string's text within its quotes, or an integer's digits.) */
+    int quoted = *fields.id.start == '"';
+    Row named = {fields.id.start + quoted, NULL, fields.id.stop - fields.id.start - 2 * quoted, 0};
+    if (fields.model.seen && *fields.model.start == '"') {
+        named.model = fields.model.start + 1;
+        named.model_size = fields.model.stop - fields.model.start - 2;
+    }
+    int answer = count_scored(&scorer, id_text, made, made_end - made, fields.arguments.start,
+                              fields.arguments.stop, &named, section);
     Py_DECREF(id_text);
     Py_DECREF(section);
+    if (answer < 0)
+        return NULL;
+    return PyBool_FromLong(answer);
+}
+
+/* A str's UTF-8 written by orjson as it is between quotes, for a --scores line (see
+ * plain_string): 1, or 0 when it is not (no error left set). */
+static int
+plain_text(PyObject *value, const char **text, Py_ssize_t *size)
+{
+    return PyUnicode_CheckExact(value) && plain_string(value, text, size);
+}
+
+static PyObject *
+score_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 13) {
+        PyErr_SetString(PyExc_TypeError, "score_call(entries, scored, shapes, most_samples, "
+                                         "first, write, source, id, name, arguments, model, "
+                                         "tally, line_number)");
+        return NULL;
+    }
+    PyObject *id = args[7], *name = args[8], *arguments = args[9], *model = args[10];
+    PyObject *tally = args[11];
+    Scorer scorer;
+    if (read_scorer(args, args[12], &scorer,
+                    "score_call: dict, dict, dict, int, _, _, bytes (with write), _, _, _, _, "
+                    "_, int") < 0)
+        return NULL;
+    /* (An id, a name or a model of another type: Python's to score.) */
+    if (!PyUnicode_CheckExact(id) || !PyUnicode_CheckExact(name) ||
+        (model != Py_None && !PyUnicode_CheckExact(model)))
+        Py_RETURN_FALSE;
+    Row named = {NULL, NULL, 0, 0};
+    if (scorer.write != Py_None &&
+        (!plain_text(id, &named.id, &named.id_size) ||
+         (model != Py_None && !plain_text(model, &named.model, &named.model_size))))
+        Py_RETURN_FALSE; /* (its --scores line escapes them: Python writes it) */
+    Py_ssize_t made_size, size;
+    const char *made = PyUnicode_AsUTF8AndSize(name, &made_size), *text;
+    if (made == NULL) { /* (a lone surrogate) */
+        PyErr_Clear();
+        Py_RETURN_FALSE;
+    }
+    /* The arguments' JSON text: a str's UTF-8 (a JSON string's value), or bytes (a
+     * slice of the line, the JSON value itself). */
+    Py_buffer view = {0};
+    if (PyUnicode_CheckExact(arguments)) {
+        text = PyUnicode_AsUTF8AndSize(arguments, &size);
+        if (text == NULL) {
+            PyErr_Clear();
+            Py_RETURN_FALSE;
+        }
+    }
+    else {
+        if (PyObject_GetBuffer(arguments, &view, PyBUF_SIMPLE) < 0)
+            return NULL;
+        text = view.buf;
+        size = view.len;
+    }
+    PyObject *section = NULL;
+    int answer = 0;
+    /* (Bytes are the value as the line gives it, an object's from its '{': else the
+     * typed path reads no call of them.) */
+    if ((view.obj != NULL && (size == 0 || *text != '{')) ||
+        memchr(text, '\\', (size_t)size) != NULL || has_long_run(text, size))
+        goto done;
+    section = read_slot(&TALLY_SECTION, tally);
+    if (section == NULL) {
+        answer = -1;
+        goto done;
+    }
+    if (section != Py_None)
+        answer = count_scored(&scorer, id, made, made_size, text, text + size, &named, section);
+done:
+    Py_XDECREF(section);
+    if (view.obj != NULL)
+        PyBuffer_Release(&view);
     if (answer < 0)
         return NULL;
     return PyBool_FromLong(answer);
@@ -935,6 +1071,9 @@ score_flat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 static PyMethodDef methods[] = {
     {"score_flat", (PyCFunction)(void (*)(void))score_flat, METH_FASTCALL,
      "A flat call's line scored and counted by its entry's shape, when that is sure."},
+    {"score_call", (PyCFunction)(void (*)(void))score_call, METH_FASTCALL,
+     "A record's one call (its id, name, arguments' text, model) scored and counted by "
+     "its entry's shape, when that is sure."},
     {NULL, NULL, 0, NULL},
 };
 

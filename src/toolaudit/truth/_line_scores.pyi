@@ -21,3 +21,22 @@ def score_flat(
     """True when the line's record was scored and counted by its entry's shape (and its
     --scores line written, with ``write``); False, with nothing changed, leaves it to
     the Python scorer."""
+
+def score_call(
+    entries: dict[str, Any],
+    scored: dict[str, None],
+    shapes: dict[Any, Any],
+    most_samples: int,
+    first: Callable[..., object],
+    write: Callable[[bytes], object] | None,
+    source: bytes | None,
+    id: str,
+    name: str,
+    arguments: str | bytes,
+    model: str | None,
+    tally: Any,
+    line_number: int,
+    /,
+) -> bool:
+    """score_flat's answer for a record's one call as a typed decode named it: its id,
+    its tool's name, its arguments' JSON text (a str's UTF-8, or bytes), its model."""
