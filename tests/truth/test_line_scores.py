@@ -21,8 +21,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from toolaudit.pipeline import scored_lines
 from toolaudit.pipeline.audit import Audit, AuditOptions
-from toolaudit.pipeline.scored_lines import typed_made_calls
+from toolaudit.pipeline.scored_lines import LineIds, typed_made_calls
 from toolaudit.pipeline.scoring import dump_score
 from toolaudit.schemas import schema_set
 from toolaudit.sources import Source
@@ -1014,3 +1015,74 @@ def test_the_kernel_counts_a_provider_log_s_entries_but_the_samples(
     assert (outcomes["correct"], outcomes["incorrect"]) == (32, 8)
     # Every right answer, and every wrong one (days) past the five kept as samples.
     assert told.count(True) == 32 + (8 - 5)
+
+
+# -- an id read at its key in C (id_at) -------------------------------------------------
+
+
+#: Values an id may be given as in a generated line (strings with escapes written by
+#: ``written`` when it escapes them, integers, -0, and ids of no kind).
+IDS = st.sampled_from(
+    ["e1", "é", 'q"1', "a\\b", "\u2028", "", "1", 7, -3, 0, 2**70, 1.5, True, None]
+)
+
+
+@st.composite
+def keyed_lines(draw: st.DrawFn) -> bytes:
+    """A line of JSON whose top-level ``id`` (or not) holds an id, among other members
+    written any way: escapes, keys given twice, nesting, whitespace, ``-0``, a key
+    spelled with an escape."""
+    record = draw(st.dictionaries(st.sampled_from(["model", "xid", "é", "i"]), VALUES, max_size=3))
+    if draw(st.integers(0, 5)):
+        record["id"] = draw(IDS)
+    text = draw(written(record))
+    if draw(st.integers(0, 9)) == 0:
+        text = text.replace('"id"', '"\\u0069d"', 1)
+    if draw(st.integers(0, 9)) == 0:
+        text = text.replace(": 0", ": -0", 1).replace(":0", ":-0", 1)
+    return text.encode()
+
+
+@needs_c
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(keyed_lines())
+def test_an_id_read_at_its_key_in_c_is_the_id_line_ids_reads(line: bytes) -> None:
+    try:
+        orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return  # (not a line the typed path reads: no JSON, or a number orjson refuses)
+    read = scored_lines.ID_AT
+    scored_lines.ID_AT = None
+    try:
+        ids = LineIds("id")
+    finally:
+        scored_lines.ID_AT = read
+    assert C is not None
+    found = C.id_at(line, "id")
+    if found is not None:
+        assert found == ids.id_of(line)
+
+
+@needs_c
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        ('{"id": "e1", "model": "m"}', "e1"),
+        (r' {"x": {"id": "no"}, "id" : "é", "y": ["a\"b", {"c": "\\"}]} ', "é"),
+        (r'{"id": 12, "y": "\u0069d"}', "12"),
+        ('{"id": -3}', "-3"),
+        ('{"id": -0}', None),
+        (r'{"id": "e\u0031"}', None),
+        (r'{"\u0069d": "e1", "id": "e2"}', None),
+        ('{"id": "e1", "id": "e1"}', None),
+        ('{"id": 1.0}', None),
+        ('{"id": true}', None),
+        ('{"x": 1}', None),
+        ('{"id": "e1", "x": 1e400}', None),
+        ('{"id": "e1"', None),
+        ('{"id": "e1"} x', None),
+    ],
+)
+def test_what_id_at_reads(line: str, found: str | None) -> None:
+    assert C is not None
+    assert C.id_at(line.encode(), "id") == found

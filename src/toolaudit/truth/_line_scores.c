@@ -144,10 +144,12 @@ skip_space(Cursor *c)
         c->at++;
 }
 
-/* A string token from its opening quote; its content (no escape: the line has none) in
- * [*start, *stop). 0 when it is not one. */
+/* A string token from its opening quote; its content in [*start, *stop). With
+ * `escaped`, a backslash escapes the byte after it (read, not decoded) and sets
+ * *escaped; without, it is a byte like any other (the kernel's lines hold none). 0 when
+ * it is not one. */
 static int
-read_string(Cursor *c, const char **start, const char **stop)
+read_string(Cursor *c, const char **start, const char **stop, int *escaped)
 {
     if (c->at >= c->end || *c->at != '"')
         return 0;
@@ -156,6 +158,12 @@ read_string(Cursor *c, const char **start, const char **stop)
     while (p < c->end && *p != '"') {
         if ((unsigned char)*p < 0x20)
             return 0;
+        if (*p == '\\' && escaped != NULL) {
+            *escaped = 1;
+            p++; /* (the escaped byte: a quote there ends nothing) */
+            if (p >= c->end)
+                return 0;
+        }
         p++;
     }
     if (p >= c->end)
@@ -219,12 +227,12 @@ read_word(Cursor *c, const char *word, size_t length)
 }
 
 /* An object's key and its colon, from the space before it: the key's content in
- * [*start, *stop). */
+ * [*start, *stop) (`escaped`: as read_string's). */
 static int
-read_key(Cursor *c, const char **start, const char **stop)
+read_key(Cursor *c, const char **start, const char **stop, int *escaped)
 {
     skip_space(c);
-    if (!read_string(c, start, stop))
+    if (!read_string(c, start, stop, escaped))
         return 0;
     skip_space(c);
     if (c->at >= c->end || *c->at != ':')
@@ -265,9 +273,10 @@ after_member(Cursor *c, char close)
     return MORE;
 }
 
-/* Any JSON value, read and not kept: 0 when it is not one this scanner reads. */
+/* Any JSON value, read and not kept: 0 when it is not one this scanner reads
+ * (`escaped`: as read_string's, for every string in it). */
 static int
-skip_value(Cursor *c, int depth)
+skip_value(Cursor *c, int depth, int *escaped)
 {
     const char *start, *stop;
     skip_space(c);
@@ -275,7 +284,7 @@ skip_value(Cursor *c, int depth)
         return 0;
     switch (*c->at) {
     case '"':
-        return read_string(c, &start, &stop);
+        return read_string(c, &start, &stop, escaped);
     case 't':
         return read_word(c, "true", 4);
     case 'f':
@@ -292,7 +301,8 @@ skip_value(Cursor *c, int depth)
             return 1;
         int next;
         do {
-            if ((object && !read_key(c, &start, &stop)) || !skip_value(c, depth + 1))
+            if ((object && !read_key(c, &start, &stop, escaped)) ||
+                !skip_value(c, depth + 1, escaped))
                 return 0;
         } while ((next = after_member(c, close)) == MORE);
         return next == CLOSED;
@@ -353,7 +363,7 @@ static int compare_value(Cursor *c, PyObject *literal, int depth);
 static int
 other_type(Cursor *c, int depth)
 {
-    return skip_value(c, depth) ? DIFFERENT : UNSURE;
+    return skip_value(c, depth, NULL) ? DIFFERENT : UNSURE;
 }
 
 /* The object at the cursor (its '{' next) against the dict `literal`. With `mask` (the
@@ -372,7 +382,7 @@ compare_object(Cursor *c, PyObject *literal, int depth, unsigned long long *mask
         return PyDict_GET_SIZE(literal) == 0 ? SAME : mask != NULL ? UNSURE : DIFFERENT;
     do {
         const char *start, *stop;
-        if (count == MAX_KEYS || !read_key(c, &start, &stop))
+        if (count == MAX_KEYS || !read_key(c, &start, &stop, NULL))
             return UNSURE;
         for (Py_ssize_t i = 0; i < count; i++)
             if (stops[i] - starts[i] == stop - start &&
@@ -500,7 +510,7 @@ compare_value(Cursor *c, PyObject *literal, int depth)
         return UNSURE;
     switch (*c->at) {
     case '"':
-        if (!read_string(c, &start, &stop))
+        if (!read_string(c, &start, &stop, NULL))
             return UNSURE;
         return kind == STRING_KIND && same_text(start, stop, literal) ? SAME : DIFFERENT;
     case 't':
@@ -569,7 +579,7 @@ read_fields(Cursor *c, const char *key, Py_ssize_t key_size, Fields *fields)
     int next;
     do {
         const char *start, *stop;
-        if (!read_key(c, &start, &stop))
+        if (!read_key(c, &start, &stop, NULL))
             return 0;
         skip_space(c);
         Py_ssize_t size = stop - start;
@@ -583,7 +593,7 @@ read_fields(Cursor *c, const char *key, Py_ssize_t key_size, Fields *fields)
         else if (size == 5 && memcmp(start, "model", 5) == 0)
             field = &fields->model;
         const char *value = c->at;
-        if (!skip_value(c, 1))
+        if (!skip_value(c, 1, NULL))
             return 0;
         if (field != NULL) {
             if (field->seen)
@@ -605,7 +615,7 @@ id_of(Field *id)
     Cursor c = {id->start, id->stop};
     const char *start, *stop;
     if (*id->start == '"') {
-        if (!read_string(&c, &start, &stop))
+        if (!read_string(&c, &start, &stop, NULL))
             return NULL;
         PyObject *text = PyUnicode_DecodeUTF8(start, stop - start, NULL);
         if (text == NULL)
@@ -665,7 +675,7 @@ whole_object(const char *start, const char *stop)
 {
     Cursor c = {start, stop};
     skip_space(&c);
-    if (c.at >= c.end || *c.at != '{' || !skip_value(&c, 1))
+    if (c.at >= c.end || *c.at != '{' || !skip_value(&c, 1, NULL))
         return 0;
     skip_space(&c);
     return c.at == c.end;
@@ -968,7 +978,7 @@ score_flat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyObject *id_text = id_of(&fields.id);
     Cursor name = {fields.name.start, fields.name.stop};
     const char *made, *made_end;
-    if (id_text == NULL || !read_string(&name, &made, &made_end)) {
+    if (id_text == NULL || !read_string(&name, &made, &made_end, NULL)) {
         Py_XDECREF(id_text);
         Py_DECREF(section);
         Py_RETURN_FALSE;
@@ -1068,9 +1078,58 @@ done:
     return PyBool_FromLong(answer);
 }
 
+/* id_at(line, key): the id a line of JSON (one object: a line the typed decode read)
+ * holds at its top-level `key`, as LineIds.id_of reads it (a string as it is, an
+ * integer's digits); None where it cannot tell so surely, and LineIds reads the line:
+ * the key absent or given twice, a key with an escape (it may spell `key`), an id with
+ * one, an id of another type or "-0", anything this scanner does not read. */
+static PyObject *
+id_at(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 2 || !PyBytes_Check(args[0]) || !PyUnicode_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "id_at(line: bytes, key: str)");
+        return NULL;
+    }
+    Py_ssize_t key_size;
+    const char *key = PyUnicode_AsUTF8AndSize(args[1], &key_size);
+    if (key == NULL)
+        return NULL;
+    Cursor c = {PyBytes_AS_STRING(args[0]), PyBytes_AS_STRING(args[0]) + PyBytes_GET_SIZE(args[0])};
+    Field id = {NULL, NULL, 0};
+    int escaped = 0, id_escaped = 0, next;
+    skip_space(&c);
+    if (c.at >= c.end || *c.at != '{' || opens_empty(&c, '}'))
+        Py_RETURN_NONE;
+    do {
+        const char *start, *stop;
+        if (!read_key(&c, &start, &stop, &escaped) || escaped)
+            Py_RETURN_NONE;
+        skip_space(&c);
+        const char *value = c.at;
+        int is_key = stop - start == key_size && memcmp(start, key, (size_t)key_size) == 0;
+        if (!skip_value(&c, 1, is_key ? &id_escaped : &escaped))
+            Py_RETURN_NONE;
+        if (is_key) {
+            if (id.seen)
+                Py_RETURN_NONE; /* (given twice) */
+            id = (Field){value, c.at, 1};
+        }
+    } while ((next = after_member(&c, '}')) == MORE);
+    skip_space(&c);
+    if (next != CLOSED || c.at != c.end || !id.seen || id_escaped)
+        Py_RETURN_NONE;
+    PyObject *text = id_of(&id);
+    if (text == NULL && !PyErr_Occurred())
+        Py_RETURN_NONE;
+    return text;
+}
+
 static PyMethodDef methods[] = {
     {"score_flat", (PyCFunction)(void (*)(void))score_flat, METH_FASTCALL,
      "A flat call's line scored and counted by its entry's shape, when that is sure."},
+    {"id_at", (PyCFunction)(void (*)(void))id_at, METH_FASTCALL,
+     "The id a line holds at a top-level key, where that is sure; else None."},
     {"score_call", (PyCFunction)(void (*)(void))score_call, METH_FASTCALL,
      "A record's one call (its id, name, arguments' text, model) scored and counted by "
      "its entry's shape, when that is sure."},
