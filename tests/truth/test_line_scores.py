@@ -1070,6 +1070,7 @@ def test_an_id_read_at_its_key_in_c_is_the_id_line_ids_reads(line: bytes) -> Non
         ('{"id": "e1", "model": "m"}', "e1"),
         (r' {"x": {"id": "no"}, "id" : "é", "y": ["a\"b", {"c": "\\"}]} ', "é"),
         (r'{"id": 12, "y": "\u0069d"}', "12"),
+        (r'{"y": ["a\"b", {"\u0063": 1}], "id": "e1"}', "e1"),  # escapes before the id
         ('{"id": -3}', "-3"),
         ('{"id": -0}', None),
         (r'{"id": "e\u0031"}', None),

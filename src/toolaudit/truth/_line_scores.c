@@ -145,9 +145,10 @@ skip_space(Cursor *c)
 }
 
 /* A string token from its opening quote; its content in [*start, *stop). With
- * `escaped`, a backslash escapes the byte after it (read, not decoded) and sets
- * *escaped; without, it is a byte like any other (the kernel's lines hold none). 0 when
- * it is not one. */
+ * `escaped` (for a line the typed decode read: valid JSON, whose strings hold no control
+ * character), its end is the first quote after an even run of backslashes, found by
+ * memchr, and *escaped is set if it holds a backslash; without, a backslash is a byte
+ * like any other (the kernel's lines hold none). 0 when it is not one. */
 static int
 read_string(Cursor *c, const char **start, const char **stop, int *escaped)
 {
@@ -155,15 +156,27 @@ read_string(Cursor *c, const char **start, const char **stop, int *escaped)
         return 0;
     const char *p = c->at + 1;
     *start = p;
+    if (escaped != NULL) {
+        for (;;) {
+            const char *quote = memchr(p, '"', (size_t)(c->end - p));
+            if (quote == NULL)
+                return 0;
+            const char *run = quote;
+            while (run > p && run[-1] == '\\')
+                run--;
+            if ((quote - run) % 2 == 0) { /* (an odd run escapes the quote) */
+                if (memchr(*start, '\\', (size_t)(quote - *start)) != NULL)
+                    *escaped = 1;
+                *stop = quote;
+                c->at = quote + 1;
+                return 1;
+            }
+            p = quote + 1;
+        }
+    }
     while (p < c->end && *p != '"') {
         if ((unsigned char)*p < 0x20)
             return 0;
-        if (*p == '\\' && escaped != NULL) {
-            *escaped = 1;
-            p++; /* (the escaped byte: a quote there ends nothing) */
-            if (p >= c->end)
-                return 0;
-        }
         p++;
     }
     if (p >= c->end)
@@ -1097,18 +1110,19 @@ id_at(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     Cursor c = {PyBytes_AS_STRING(args[0]), PyBytes_AS_STRING(args[0]) + PyBytes_GET_SIZE(args[0])};
     Field id = {NULL, NULL, 0};
-    int escaped = 0, id_escaped = 0, next;
+    /* (Whether the key read last, the id, any other value held an escape.) */
+    int key_escaped = 0, id_escaped = 0, other_escaped = 0, next;
     skip_space(&c);
     if (c.at >= c.end || *c.at != '{' || opens_empty(&c, '}'))
         Py_RETURN_NONE;
     do {
         const char *start, *stop;
-        if (!read_key(&c, &start, &stop, &escaped) || escaped)
+        if (!read_key(&c, &start, &stop, &key_escaped) || key_escaped)
             Py_RETURN_NONE;
         skip_space(&c);
         const char *value = c.at;
         int is_key = stop - start == key_size && memcmp(start, key, (size_t)key_size) == 0;
-        if (!skip_value(&c, 1, is_key ? &id_escaped : &escaped))
+        if (!skip_value(&c, 1, is_key ? &id_escaped : &other_escaped))
             Py_RETURN_NONE;
         if (is_key) {
             if (id.seen)
