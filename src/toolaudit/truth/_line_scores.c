@@ -144,36 +144,45 @@ skip_space(Cursor *c)
         c->at++;
 }
 
+/* read_string's reading of a line the typed decode read (valid JSON, whose strings hold
+ * no control character): the string's end is the first quote after an even run of
+ * backslashes, found by memchr, and *escaped is set if it holds a backslash. Apart from
+ * read_string (and never inlined), so that read_string and skip_value stay as small as
+ * the kernel's own reading had them (inlined where the flat kernel reads its lines). */
+static __attribute__((noinline)) int
+read_escaped_string(Cursor *c, const char **start, const char **stop, int *escaped)
+{
+    const char *p = *start;
+    for (;;) {
+        const char *quote = memchr(p, '"', (size_t)(c->end - p));
+        if (quote == NULL)
+            return 0;
+        const char *run = quote;
+        while (run > p && run[-1] == '\\')
+            run--;
+        if ((quote - run) % 2 == 0) { /* (an odd run escapes the quote) */
+            if (memchr(*start, '\\', (size_t)(quote - *start)) != NULL)
+                *escaped = 1;
+            *stop = quote;
+            c->at = quote + 1;
+            return 1;
+        }
+        p = quote + 1;
+    }
+}
+
 /* A string token from its opening quote; its content in [*start, *stop). With
- * `escaped` (for a line the typed decode read: valid JSON, whose strings hold no control
- * character), its end is the first quote after an even run of backslashes, found by
- * memchr, and *escaped is set if it holds a backslash; without, a backslash is a byte
- * like any other (the kernel's lines hold none). 0 when it is not one. */
-static int
+ * `escaped`, as read_escaped_string reads it; without, a backslash is a byte like any
+ * other (the kernel's lines hold none). 0 when it is not one. */
+static inline int
 read_string(Cursor *c, const char **start, const char **stop, int *escaped)
 {
     if (c->at >= c->end || *c->at != '"')
         return 0;
     const char *p = c->at + 1;
     *start = p;
-    if (escaped != NULL) {
-        for (;;) {
-            const char *quote = memchr(p, '"', (size_t)(c->end - p));
-            if (quote == NULL)
-                return 0;
-            const char *run = quote;
-            while (run > p && run[-1] == '\\')
-                run--;
-            if ((quote - run) % 2 == 0) { /* (an odd run escapes the quote) */
-                if (memchr(*start, '\\', (size_t)(quote - *start)) != NULL)
-                    *escaped = 1;
-                *stop = quote;
-                c->at = quote + 1;
-                return 1;
-            }
-            p = quote + 1;
-        }
-    }
+    if (escaped != NULL)
+        return read_escaped_string(c, start, stop, escaped);
     while (p < c->end && *p != '"') {
         if ((unsigned char)*p < 0x20)
             return 0;
@@ -837,7 +846,7 @@ correct_row(Scorer *scorer, Row *named, const char *category, Py_ssize_t categor
 /* The part of score_flat and score_call past the record's reading: the entry of `id`
  * scored against the call made (see score_against) and counted in `section`, its
  * --scores line naming what `named` gives. 1 counted, 0 not, -1 an error. */
-static int
+static inline __attribute__((always_inline)) int
 count_scored(Scorer *scorer, PyObject *id, const char *made, Py_ssize_t made_size,
              const char *arguments, const char *arguments_end, Row *named, PyObject *section)
 {
