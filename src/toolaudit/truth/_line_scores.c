@@ -22,6 +22,13 @@
  * whose line is written here as truth.line_scores.correct_row is (its category, if any,
  * a string orjson writes as it is; the model the line's "model" if a string).
  *
+ * score_call(entries, scored, shapes, most_samples, first, write, source, id, name,
+ * arguments, model, tally, line_number) is the same for a provider record's one call as
+ * the typed decode named it (truth.line_scores.score_call says what differs): the two
+ * share the compare and the count (score_against, count_scored). id_at(line, key) reads
+ * the id at a top-level key of a line the typed decode read, where that is sure
+ * (pipeline.scored_lines.LineIds reads it otherwise).
+ *
  * Any other answer is False, with nothing changed: a backslash anywhere in the line, a
  * run of 16 digits or more (an integer orjson may read as a float), an exponent of three
  * digits or more, nesting deeper than MAX_DEPTH, a control character in a string, a key

@@ -32,6 +32,10 @@ It is then counted by its shape (:class:`EntryShapes`): the shape's count raised
 first entry added by :meth:`~toolaudit.results.ground_truth.GroundTruth.add` (which
 keeps the order of the section's tallies) through ``first``.
 
+:func:`score_call` answers alike for a provider record's one call as the typed decode
+named it (its id, tool, arguments' JSON text and model), the compare and the count
+shared with :func:`score_flat`.
+
 Anything else answers False with nothing changed, and the scorer reads the line as
 before: ``1`` against ``1.0``, ``-0.0`` against ``0.0``, a parameter left out that may
 have a schema default, an escape, are the Python comparison's to decide.
