@@ -8,9 +8,11 @@ whitespace, unicode, ids as integers, repeated, absent or without an entry)."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from toolaudit.pipeline import scored_lines
 from toolaudit.pipeline.audit import Audit, AuditOptions
+from toolaudit.pipeline.scored_lines import LineIds, typed_made_calls
 from toolaudit.pipeline.scoring import dump_score
 from toolaudit.schemas import schema_set
 from toolaudit.sources import Source
@@ -29,6 +33,7 @@ from toolaudit.truth.expectations import load_expectations
 from toolaudit.truth.line_scores import correct_row
 from toolaudit.truth.match import MadeCall, score
 
+from ..pipeline.test_typed_path import OBJECT_FORMATS, WRITERS, call, line_of
 from .test_typed_scoring import TOOLS as TYPED_TOOLS
 
 C = line_scores.SPEEDUPS
@@ -90,13 +95,12 @@ CHANGES = ("same", "same", "same", "value", "drop", "extra", "tool", "string")
 
 
 @st.composite
-def cases(draw: st.DrawFn) -> tuple[bytes, dict[str, Any], str]:
-    """A flat line and the literal arguments of its entry (id ``e1``, or 1 as digits),
-    with what was changed between them."""
+def changed_calls(draw: st.DrawFn, name: str) -> tuple[dict[str, Any], str, str, str]:
+    """An entry's literal arguments, and a call of ``name`` changed from them in one of
+    the ways of CHANGES: the tool's name, the arguments' JSON text, the change."""
     literal = draw(ARGUMENTS)
     made = dict(literal)
     change = draw(st.sampled_from(CHANGES))
-    name = "get"
     if change == "value" and made:
         made[draw(st.sampled_from(sorted(made)))] = draw(VALUES)
     elif change == "drop" and made:
@@ -108,6 +112,14 @@ def cases(draw: st.DrawFn) -> tuple[bytes, dict[str, Any], str]:
     arguments = draw(written(made))
     if change == "string":
         arguments = json.dumps(arguments)  # arguments given as a string
+    return literal, name, arguments, change
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> tuple[bytes, dict[str, Any], str]:
+    """A flat line and the literal arguments of its entry (id ``e1``, or 1 as digits),
+    with what was changed between them."""
+    literal, name, arguments, change = draw(changed_calls("get"))
     id_text = draw(
         st.sampled_from(['"e1"', "1", "-0", "1.0", "true", '"e\\u0031"', '"e2"', '"none"'])
     )
@@ -204,21 +216,26 @@ def score_key(line: bytes, entries: dict[str, Expected], section: object) -> tup
     """The shape key of the line's entry, as the full comparison scores it."""
     record = orjson.loads(line)
     entry = entries[str(record["id"])]
-    made = [MadeCall(0, record["name"], record["arguments"])]
+    return compared_key(entry, [MadeCall(0, record["name"], record["arguments"])])
+
+
+def compared_key(entry: Expected, made: list[MadeCall]) -> tuple:
+    """The shape key (past the section) of an entry answered by its one call made, as
+    the full comparison scores it."""
     match.QUICK_CORRECT = False
     try:
         found = score(entry, made)
     finally:
         match.QUICK_CORRECT = True
+    name = made[0].name
     if not entry.calls:
         assert found.outcome == "unwanted_call"
-        return (entry.category, None, (), record["name"], 0)
+        return (entry.category, None, (), name, 0)
     call = entry.calls[0]
     assert call.literal is not None
     mask = sum(1 << index for index, (_, _, ok) in enumerate(found.parameters) if not ok)
-    parameters = tuple(call.literal)
-    assert found.outcome == ("correct" if not mask and record["name"] == call.name else "incorrect")
-    return (entry.category, call.name, parameters, record["name"], mask)
+    assert found.outcome == ("correct" if not mask and name == call.name else "incorrect")
+    return (entry.category, call.name, tuple(call.literal), name, mask)
 
 
 @needs_c
@@ -395,9 +412,11 @@ def eval_sets(draw: st.DrawFn) -> tuple[bytes, bytes]:
     return ("\n".join(log) + "\n").encode(), ("\n".join(expected) + "\n").encode()
 
 
-def audited(log: bytes, expected: Path, **options: Any) -> tuple[bytes, bytes, dict[str, Any]]:
+def audited(
+    log: bytes, expected: Path, *, key: str | None = None, typed: bool = True, **options: Any
+) -> tuple[bytes, bytes, dict[str, Any]]:
     schemas = schema_set(TOOLS)
-    expectations = load_expectations([str(expected)], schemas=schemas)
+    expectations = load_expectations([str(expected)], key=key, schemas=schemas)
     writes_scores = options.pop("scores")
     run = Audit(
         [Source("-")],
@@ -406,20 +425,15 @@ def audited(log: bytes, expected: Path, **options: Any) -> tuple[bytes, bytes, d
         stdin=io.BytesIO(log),
         expectations=expectations,
     )
+    run.typed_fast_path = typed
     report, scores = io.BytesIO(), io.BytesIO()
     summary = run.run(report, scores if writes_scores else None)
     return report.getvalue(), scores.getvalue(), summary.to_dict()
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(eval_sets(), st.booleans(), st.booleans())
-def test_audits_are_alike_with_the_kernel_in_c_in_python_and_off(
-    files: tuple[bytes, bytes], grouped: bool, scores: bool
-) -> None:
-    log, expected_lines = files
-    options: dict[str, Any] = {"scores": scores}
-    if grouped:
-        options["group_by"] = ("model",)
+def audited_three_ways(log: bytes, expected_lines: bytes, **options: Any) -> list[tuple]:
+    """The audit of ``log`` scored against ``expected_lines`` with the kernel in C, in
+    Python, and off."""
     with tempfile.TemporaryDirectory() as directory:
         expected = Path(directory) / "expected.jsonl"
         expected.write_bytes(expected_lines)
@@ -435,18 +449,26 @@ def test_audits_are_alike_with_the_kernel_in_c_in_python_and_off(
             results.append(audited(log, expected, **options))
         finally:
             line_scores.KERNEL_ON = True
+    return results
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(eval_sets(), st.booleans(), st.booleans())
+def test_audits_are_alike_with_the_kernel_in_c_in_python_and_off(
+    files: tuple[bytes, bytes], grouped: bool, scores: bool
+) -> None:
+    log, expected_lines = files
+    options: dict[str, Any] = {"scores": scores}
+    if grouped:
+        options["group_by"] = ("model",)
+    results = audited_three_ways(log, expected_lines, **options)
     assert results[0] == results[1] == results[2]
 
 
-def test_the_kernel_counts_a_flat_log_s_entries_but_the_samples(
-    tmp_path: Path,
-) -> None:
-    lines = [
-        f'{{"id": "e{n}", "name": "get", "arguments": {{"city": "Oslo", "days": {n % 3}}}}}'
-        for n in range(40)
-    ]
-    expected = tmp_path / "expected.jsonl"
-    expected.write_text(
+def forty_entries(path: Path) -> Path:
+    """An expected file of entries e0 to e39 of a call of ``get`` (city Oslo, days n % 3),
+    each fifth expecting days 9."""
+    path.write_text(
         "".join(
             json.dumps(
                 {
@@ -463,8 +485,14 @@ def test_the_kernel_counts_a_flat_log_s_entries_but_the_samples(
             for n in range(40)
         )
     )
-    told = []
-    real = line_scores.kernel
+    return path
+
+
+@contextlib.contextmanager
+def answers_of(name: str) -> Iterator[list[bool]]:
+    """The answers of the kernel ``line_scores.<name>()`` gives, while in the block."""
+    told: list[bool] = []
+    real = getattr(line_scores, name)
 
     def counting() -> Any:
         kernel = real()
@@ -475,11 +503,21 @@ def test_the_kernel_counts_a_flat_log_s_entries_but_the_samples(
 
         return counted
 
-    line_scores.kernel = counting
+    setattr(line_scores, name, counting)
     try:
-        _, _, summary = audited(("\n".join(lines) + "\n").encode(), expected, scores=False)
+        yield told
     finally:
-        line_scores.kernel = real
+        setattr(line_scores, name, real)
+
+
+def test_the_kernel_counts_a_flat_log_s_entries_but_the_samples(tmp_path: Path) -> None:
+    lines = [
+        f'{{"id": "e{n}", "name": "get", "arguments": {{"city": "Oslo", "days": {n % 3}}}}}'
+        for n in range(40)
+    ]
+    expected = forty_entries(tmp_path / "expected.jsonl")
+    with answers_of("kernel") as told:
+        _, _, summary = audited(("\n".join(lines) + "\n").encode(), expected, scores=False)
     outcomes = summary["ground_truth"]["outcomes"]
     assert (outcomes["correct"], outcomes["incorrect"]) == (32, 8)
     # Every right answer, and every wrong one (days) past the five kept as samples.
@@ -682,3 +720,370 @@ def test_the_attributes_read_and_raised_at_their_slots_are_those_read_by_name():
                 assert told[0] == told[1]
                 assert told[0][0] and told[0][2] == waiting + 1
                 assert type(told[0][2]) is int
+
+
+# -- a provider record's one call (score_call) ----------------------------------------
+
+
+@st.composite
+def calls(draw: st.DrawFn) -> tuple[dict[str, Any], str, str | bytes, str, object]:
+    """A provider record's one call as a typed decode names it (the literal arguments of
+    its entry, the tool's name, the arguments' JSON text as a str or as bytes, its id
+    and its model), changed from the entry in one of the ways a log may be."""
+    name = draw(st.sampled_from(["get", "get", "get", "g\ud800t", "gét"]))
+    literal, name, text, _ = draw(changed_calls(name))
+    text = draw(st.sampled_from(["", " ", "\n"])) + text + draw(st.sampled_from(["", " \r\n"]))
+    if draw(st.integers(0, 9)) == 0:
+        text += draw(st.sampled_from(["x", "}", ",", "{}"]))  # no JSON object alone
+    if draw(st.integers(0, 19)) == 0:
+        text = text.replace('"', "\ud800", 1)  # a lone surrogate, as a str may hold
+    arguments: str | bytes = text
+    if draw(st.booleans()):  # a Raw: the JSON value's UTF-8 as the line gives it
+        arguments = text.encode("utf-8", "surrogatepass")
+    id = draw(st.sampled_from(["e1", "1", "none", "e2", 'q"1', "é", "any", "mask"]))
+    model = draw(st.sampled_from([None, "m", 'm"x', "é", "\n", 5]))
+    return literal, name, arguments, id, model
+
+
+def call_state(literal: dict[str, Any], already: bool, known: bool, section: object) -> tuple:
+    """:func:`state`'s entries, and: ids orjson escapes or not (``q"1``, ``é``), an
+    entry of accept objects (``any``), one of 65 parameters (``mask``)."""
+    entries, scored, shapes = state(literal, already, known, section)
+    call = ExpectedCall("get", literal=literal)
+    entries['q"1'] = Expected('q"1', (call,))
+    entries["é"] = Expected("é", (call,), category="c")
+    entries["any"] = Expected("any", (ExpectedCall("get", arguments={}),))
+    wide = {f"p{number}": number for number in range(65)}
+    entries["mask"] = Expected("mask", (ExpectedCall("get", literal=wide),))
+    return entries, scored, shapes
+
+
+def scored_call(
+    kernel: Any, shapes: Shapes, entries: dict, scored: dict, call: tuple, tally: Any, rows: Any
+) -> bool:
+    """The kernel's answer for a call (:func:`calls`' name, arguments, id, model)."""
+    name, arguments, id, model = call
+    write, source = (rows.append, b'"logs/a \xc3\xa9.jsonl"') if rows is not None else (None, None)
+    return kernel(
+        entries,
+        scored,
+        shapes.table,
+        5,
+        shapes.first,
+        write,
+        source,
+        id,
+        name,
+        arguments,
+        model,
+        tally,
+        7,
+    )
+
+
+def call_key(entry: Expected, name: str, arguments: str | bytes) -> tuple:
+    """The shape key of an entry answered by the call, as the full comparison scores it
+    (the call made as the typed path makes it)."""
+    made = typed_made_calls([(None, name, arguments)])
+    assert made is not None
+    return compared_key(entry, made)
+
+
+@needs_c
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(calls(), st.booleans(), st.booleans(), st.booleans(), st.sampled_from([0, 5]), st.booleans())
+def test_a_provider_call_is_told_alike_by_c_and_the_twin_as_the_comparison_scores_it(
+    case: tuple[dict[str, Any], str, str | bytes, str, object],
+    already: bool,
+    known: bool,
+    no_section: bool,
+    samples: int,
+    scores: bool,
+) -> None:
+    literal, *call = case
+    section = Section(samples)
+    tally = Tally(None if no_section else section)
+    answers, states = [], []
+    for kernel in (C.score_call, line_scores.score_call):
+        entries, scored, shapes = call_state(literal, already, known, section)
+        rows: list[bytes] | None = [] if scores else None
+        answers.append(scored_call(kernel, shapes, entries, scored, tuple(call), tally, rows))
+        states.append((list(scored), shapes.told(), rows))
+    assert answers[0] == answers[1]
+    assert states[0] == states[1]
+    name, arguments, id, model = call
+    assert states[0][1] == ([call_key(entries[id], name, arguments)] if answers[0] else [])
+    if scores and answers[0]:
+        row = correct_row(entries[id], 0, model, ("logs/a é.jsonl", 7))
+        assert states[0][2] == [dump_score(row)]
+
+
+@needs_c
+@pytest.mark.parametrize(
+    ("arguments", "told"),
+    [
+        (RIGHT, "right"),
+        (RIGHT.encode(), "right"),
+        (" \n" + RIGHT + "\r\n ", "right"),
+        ('{"b":[true,null,"x"],"a":1}', "right"),
+        ('{"a": 2, "b": [true, null, "x"]}', "a wrong"),
+        (b'{"a": 1, "b": [true, null, "y"]}', "b wrong"),
+        ('{"a": 1, "b": [true, null, "\\u0078"]}', None),  # an escape
+        ('{"a": 1.0, "b": [true, null, "x"]}', None),  # 1 == 1.0: Python's
+        ('{"a": 1, "a": 1, "b": [true, null, "x"]}', None),  # a key twice
+        ('{"a": 1}', None),  # missing
+        ('{"a": 1, "b": [true, null, "x"], "c": 1}', None),  # unexpected
+        ('{"a": 1, "b": [true, null, "x"], "c": 1234567890123456}', None),  # a long run
+        (RIGHT + "x", None),
+        (RIGHT + "{}", None),
+        (json.dumps(RIGHT), None),  # a JSON string holding the arguments
+        ("[1]", None),
+        ("", None),
+    ],
+)
+def test_what_the_call_kernel_tells(arguments: str | bytes, told: str | None) -> None:
+    literal = {"a": 1, "b": [True, None, "x"]}
+    section = Section(5)
+    for kernel in (C.score_call, line_scores.score_call):
+        entries, scored, shapes = state(literal, False, True, section)
+        call = ("get", arguments, "e1", "m")
+        answer = scored_call(kernel, shapes, entries, scored, call, Tally(section), None)
+        assert answer is (told is not None)
+        assert bool(scored) is answer
+        assert [key[1:] for key in shapes.told()] == ([] if told is None else [SHAPES[told]])
+
+
+@needs_c
+@pytest.mark.parametrize(
+    ("name", "arguments", "id", "told"),
+    [
+        ("set", RIGHT, "e1", "another tool"),
+        ("set", RIGHT + "x", "e1", None),  # another tool, the arguments no JSON object
+        ("get", RIGHT, "none", "unwanted"),
+        ("get", "{", "none", None),  # unwanted, the arguments no JSON object
+        ("get", RIGHT, 1, None),  # an id that is no str
+        ("get", RIGHT, "e2", None),  # no entry
+    ],
+)
+def test_what_the_call_kernel_tells_of_another_tool_and_an_unwanted_call(
+    name: str, arguments: str, id: object, told: str | None
+) -> None:
+    section = Section(5)
+    for kernel in (C.score_call, line_scores.score_call):
+        entries, scored, shapes = state({"a": 1, "b": [True, None, "x"]}, False, True, section)
+        call = (name, arguments, id, None)
+        answer = scored_call(kernel, shapes, entries, scored, call, Tally(section), None)
+        assert answer is (told is not None)
+        assert [key[1:] for key in shapes.told()] == ([] if told is None else [SHAPES[told]])
+
+
+@needs_c
+@pytest.mark.parametrize(
+    ("id", "model", "told"),
+    [
+        ("e1", "m", True),
+        ("e1", None, True),
+        ("é", "é", True),
+        ('q"1', "m", False),
+        ("e1", 'm"x', False),
+        ("e1", "m\n", False),
+        ("e1", 5, False),
+    ],
+)
+def test_a_call_s_scores_line_is_written_for_an_id_and_a_model_orjson_writes_as_they_are(
+    id: str, model: object, told: bool
+) -> None:
+    section = Section(5)
+    for kernel in (C.score_call, line_scores.score_call):
+        entries, scored, shapes = call_state({"a": 1}, False, True, section)
+        rows: list[bytes] = []
+        call = ("get", '{"a": 1}', id, model)
+        assert scored_call(kernel, shapes, entries, scored, call, Tally(section), rows) is told
+        expected = correct_row(entries[id], 0, model, ("logs/a é.jsonl", 7))
+        assert rows == ([dump_score(expected)] if told else [])
+
+
+#: The provider formats whose one call the kernel scores (named by the typed decode:
+#: arguments as a JSON string's value, or as the object's slice of the line).
+PROVIDERS = (
+    "openai-chat",
+    "openai-responses",
+    "openai-batch",
+    "anthropic",
+    "anthropic-batch",
+    "gemini",
+    "bedrock",
+    "envelope",
+)
+
+
+@st.composite
+def provider_logs(draw: st.DrawFn) -> tuple[bytes, bytes, str]:
+    """A provider's log (one format, now and then a line of another), its expected file
+    and the --expected-key its ids are at: most records of one call answered right, their
+    arguments written any way (escaped or not, keys reordered or twice, 1.0 for 1, ...);
+    some of two calls or another tool, some ids repeated, absent or integers, some
+    entries of no call or of accept objects."""
+    format_name = draw(st.sampled_from(PROVIDERS))
+    key = draw(st.sampled_from(["eval.id", "xid"]))
+    log, expected = [], []
+    shapes = draw(
+        st.lists(
+            st.fixed_dictionaries(
+                {"city": st.sampled_from(["Oslo", "Zürich", 'a"b', "\\u00e9"])},
+                optional={"days": st.sampled_from([3, 4, 1.0, -0.0, 2**70]), "near": VALUES},
+            ),
+            min_size=1,
+            max_size=3,
+        )
+    )
+    for number in range(draw(st.integers(1, 20))):
+        if draw(st.integers(0, 6)) == 0:
+            format_name = draw(st.sampled_from(PROVIDERS))
+        literal = draw(st.sampled_from(shapes))
+        id = draw(st.sampled_from([f"e{number}", f"e{number}", number, "e0", None]))
+        tool = draw(st.sampled_from(["get", "get", "get", "set"]))
+        made = dict(literal)
+        if draw(st.integers(0, 4)) == 0:
+            made["city"] = "Bergen"
+        if draw(st.integers(0, 6)) == 0:
+            made.pop("days", None)
+        if draw(st.integers(0, 8)) == 0:
+            made["extra"] = 1
+        text = draw(written(made))
+        made_calls = [call(tool, made, f"c{n}", text=text) for n in range(draw(CALLS_MADE))]
+        extra: dict[str, Any] = {}
+        if id is not None:
+            extra = {"eval": {"id": id}} if key == "eval.id" else {"xid": id}
+        line = line_of(WRITERS[format_name](made_calls, **extra))
+        if format_name in OBJECT_FORMATS:
+            line = line.replace(line_of(made), text.encode(), len(made_calls))
+        log.append(line)
+        if id is not None and str(id) != "e0" and draw(st.integers(0, 5)):
+            entry: dict[str, Any] = {"id": id, "calls": [{"name": "get", "arguments": literal}]}
+            kind = draw(st.integers(0, 9))
+            if kind == 0:
+                entry["calls"] = []
+            elif kind == 1:
+                entry["calls"][0]["arguments"] = {"city": {"accept": ["Oslo", "Bergen"]}}
+            category = draw(st.sampled_from([None, "a", "b", 'q"']))
+            if category is not None:
+                entry["category"] = category
+            expected.append(json.dumps(entry, ensure_ascii=draw(st.booleans())))
+    expected.append('{"id": "e0", "calls": [{"name": "get", "arguments": {"city": "Oslo"}}]}')
+    expected.append('{"id": "never", "calls": []}')
+    return b"\n".join(log) + b"\n", ("\n".join(expected) + "\n").encode(), key
+
+
+#: How many calls a generated record makes (one mostly; two are Python's to score).
+CALLS_MADE = st.sampled_from([1, 1, 1, 1, 2])
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(provider_logs(), st.booleans(), st.booleans())
+def test_provider_audits_are_alike_with_the_kernel_in_c_in_python_and_off(
+    files: tuple[bytes, bytes, str], grouped: bool, scores: bool
+) -> None:
+    log, expected_lines, key = files
+    options: dict[str, Any] = {"scores": scores, "key": key}
+    if grouped:
+        options["group_by"] = ("model",)
+    results = audited_three_ways(log, expected_lines, **options)
+    assert results[0] == results[1] == results[2]
+    with tempfile.TemporaryDirectory() as directory:
+        expected = Path(directory) / "expected.jsonl"
+        expected.write_bytes(expected_lines)
+        assert audited(log, expected, typed=False, **options) == results[0]
+
+
+@pytest.mark.parametrize("format_name", ["openai-chat", "anthropic", "gemini", "envelope"])
+def test_the_kernel_counts_a_provider_log_s_entries_but_the_samples(
+    format_name: str, tmp_path: Path
+) -> None:
+    lines = [
+        line_of(
+            WRITERS[format_name](
+                [call("get", {"city": "Oslo", "days": n % 3})], eval={"id": f"e{n}"}
+            )
+        )
+        for n in range(40)
+    ]
+    expected = forty_entries(tmp_path / "expected.jsonl")
+    with answers_of("call_kernel") as told:
+        _, _, summary = audited(b"\n".join(lines) + b"\n", expected, key="eval.id", scores=False)
+    outcomes = summary["ground_truth"]["outcomes"]
+    assert (outcomes["correct"], outcomes["incorrect"]) == (32, 8)
+    # Every right answer, and every wrong one (days) past the five kept as samples.
+    assert told.count(True) == 32 + (8 - 5)
+
+
+# -- an id read at its key in C (id_at) -------------------------------------------------
+
+
+#: Values an id may be given as in a generated line (strings with escapes written by
+#: ``written`` when it escapes them, integers, -0, and ids of no kind).
+IDS = st.sampled_from(
+    ["e1", "é", 'q"1', "a\\b", "\u2028", "", "1", 7, -3, 0, 2**70, 1.5, True, None]
+)
+
+
+@st.composite
+def keyed_lines(draw: st.DrawFn) -> bytes:
+    """A line of JSON whose top-level ``id`` (or not) holds an id, among other members
+    written any way: escapes, keys given twice, nesting, whitespace, ``-0``, a key
+    spelled with an escape."""
+    record = draw(st.dictionaries(st.sampled_from(["model", "xid", "é", "i"]), VALUES, max_size=3))
+    if draw(st.integers(0, 5)):
+        record["id"] = draw(IDS)
+    text = draw(written(record))
+    if draw(st.integers(0, 9)) == 0:
+        text = text.replace('"id"', '"\\u0069d"', 1)
+    if draw(st.integers(0, 9)) == 0:
+        text = text.replace(": 0", ": -0", 1).replace(":0", ":-0", 1)
+    return text.encode()
+
+
+@needs_c
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(keyed_lines())
+def test_an_id_read_at_its_key_in_c_is_the_id_line_ids_reads(line: bytes) -> None:
+    try:
+        orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return  # (not a line the typed path reads: no JSON, or a number orjson refuses)
+    read = scored_lines.ID_AT
+    scored_lines.ID_AT = None
+    try:
+        ids = LineIds("id")
+    finally:
+        scored_lines.ID_AT = read
+    assert C is not None
+    found = C.id_at(line, "id")
+    if found is not None:
+        assert found == ids.id_of(line)
+
+
+@needs_c
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        ('{"id": "e1", "model": "m"}', "e1"),
+        (r' {"x": {"id": "no"}, "id" : "é", "y": ["a\"b", {"c": "\\"}]} ', "é"),
+        (r'{"id": 12, "y": "\u0069d"}', "12"),
+        (r'{"y": ["a\"b", {"\u0063": 1}], "id": "e1"}', "e1"),  # escapes before the id
+        ('{"id": -3}', "-3"),
+        ('{"id": -0}', None),
+        (r'{"id": "e\u0031"}', None),
+        (r'{"\u0069d": "e1", "id": "e2"}', None),
+        ('{"id": "e1", "id": "e1"}', None),
+        ('{"id": 1.0}', None),
+        ('{"id": true}', None),
+        ('{"x": 1}', None),
+        ('{"id": "e1", "x": 1e400}', None),
+        ('{"id": "e1"', None),
+        ('{"id": "e1"} x', None),
+    ],
+)
+def test_what_id_at_reads(line: str, found: str | None) -> None:
+    assert C is not None
+    assert C.id_at(line.encode(), "id") == found

@@ -12,13 +12,14 @@ import io
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolaudit.pipeline.audit import Audit, AuditOptions
 from toolaudit.schemas import SchemaSet, schema_set
 from toolaudit.sources import Source
-from toolaudit.truth import match
+from toolaudit.truth import line_scores, match
 from toolaudit.truth.entries import ExpectedSet
 from toolaudit.truth.expectations import Expectations, schema_defaults
 from toolaudit.truth.expected import read_entry
@@ -65,6 +66,18 @@ def assert_scored_alike(
     general = scored(data, schemas, expectations, typed=False, **options)
     assert fast[1].decode().splitlines() == general[1].decode().splitlines()
     assert fast == general
+    # The typed path with the kernel (line_scores) in its pure twin, and off.
+    compiled = line_scores.SPEEDUPS
+    line_scores.SPEEDUPS = None
+    try:
+        assert scored(data, schemas, expectations, typed=True, **options) == fast
+    finally:
+        line_scores.SPEEDUPS = compiled
+    line_scores.KERNEL_ON = False
+    try:
+        assert scored(data, schemas, expectations, typed=True, **options) == fast
+    finally:
+        line_scores.KERNEL_ON = True
     match.QUICK_CORRECT = False
     try:
         full = scored(data, schemas, expectations, typed=False, **options)
@@ -260,3 +273,74 @@ def test_hostile_flat_lines_are_scored_as_ever() -> None:
     assert outcomes["a"] == outcomes["c2"] == outcomes["d"] == outcomes["e"] == "correct"
     assert outcomes["b"] == outcomes["h"] == outcomes["l"] == "incorrect"
     assert outcomes["g"] == outcomes["i"] == outcomes["n"] == outcomes["o"] == "correct"
+
+
+#: A provider call's arguments (their JSON text) at the edges of reading and of JSON
+#: equality, each with what its entry expects (None: no call): as HOSTILE_FLAT's, and
+#: raw unicode, nesting, whitespace around, -0.0 against itself, a JSON string holding
+#: the arguments, text that is no JSON.
+NESTED = [1, {"a": [True, None]}]
+HOSTILE_ARGUMENTS: list[tuple[str, dict[str, Any] | None]] = [
+    ('{"city":"Oslo","city":"Rome"}', {"city": "Rome"}),
+    ('{"city":"Oslo","city":"Rome"}', {"city": "Oslo"}),
+    ('{"city":"\\u00c5s"}', {"city": "\u00c5s"}),
+    ('{"c\\u0069ty":"Oslo"}', {"city": "Oslo"}),
+    ('{"city":"\u00c5s \U0001f600"}', {"city": "\u00c5s \U0001f600"}),
+    ('{"near":1,"city":"Oslo"}', {"city": "Oslo", "near": 1}),
+    ('{"city":"Oslo","near":1}', {"city": "Oslo", "near": 1.0}),
+    ('{"city":"Oslo","near":1.0}', {"city": "Oslo", "near": 1}),
+    ('{"city":"Oslo","days":1}', {"city": "Oslo", "days": True}),
+    ('{"city":"Oslo"}', {"city": "Oslo", "days": 3}),
+    ('{"city":"Oslo","days":3}', {"city": "Oslo"}),
+    ('{"city":"Oslo","near":123456789012345678901}', {"city": "Oslo", "near": int(LONG)}),
+    ('{"city":"Oslo","near":123456789012345678901}', {"city": "Oslo", "near": int(LONG) - 1}),
+    ('{"city":"Oslo"}', {"city": {"accept": ["Oslo"]}}),
+    ('{"city":"oslo "}', {"city": {"accept": ["Oslo"], "compare": "text"}}),
+    ('{"city":"Oslo","near":-0.0}', {"city": "Oslo", "near": 0}),
+    ('{"city":"Oslo","near":-0.0}', {"city": "Oslo", "near": -0.0}),
+    ('{"city":"Oslo","near":[1,{"a":[true,null]}]}', {"city": "Oslo", "near": NESTED}),
+    ('{"city":"Oslo","near":[1,{"a":[true,null]}]}', {"city": "Oslo", "near": [1, {"a": []}]}),
+    (' {"city": "Oslo"}\n', {"city": "Oslo"}),
+    ('{"city":"Oslo"}', None),
+    ('{"city":"Rome"}', {"city": "Rome"}),
+    ('"{\\"city\\": \\"Oslo\\"}"', {"city": "Oslo"}),
+    ('{"city":"Oslo"', {"city": "Oslo"}),
+    ('{"city":"Oslo"} {}', {"city": "Oslo"}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "format_name", ["openai-chat", "openai-responses", "anthropic", "gemini", "bedrock", "envelope"]
+)
+def test_hostile_provider_calls_are_scored_as_ever(format_name: str) -> None:
+    schemas = schema_set(TOOLS)
+    write = WRITERS[format_name]
+    lines, entries = [], []
+    for number, (text, expected) in enumerate(HOSTILE_ARGUMENTS):
+        if format_name in OBJECT_FORMATS:
+            try:
+                orjson.loads(text)
+            except orjson.JSONDecodeError:
+                continue  # (the line would be no JSON)
+        made = [call("get", {"city": "Oslo"}, "c1", text=text)]
+        line = line_of(write(made, eval={"id": f"h{number}"}))
+        if format_name in OBJECT_FORMATS:
+            line = line.replace(line_of({"city": "Oslo"}), text.encode(), 1)
+        lines.append(line)
+        calls = [] if expected is None else [{"name": "get", "arguments": expected}]
+        entries.append({"id": f"h{number}", "calls": calls, "category": "c"})
+    right = [call("get", {"city": "Oslo"}, "c1")]
+    lines += [
+        line_of(write(right, eval={"id": "h0"})),  # an id scored already
+        line_of(write(right, eval={})),  # no id
+        line_of(write(right, eval={"id": 7})),  # an integer id
+        line_of(write([call("set", {"city": "Oslo"}, "c1")], eval={"id": "t"})),  # another tool
+        line_of(write([*right, call("get", {"city": "Oslo"}, "c2")], eval={"id": "two"})),
+    ]
+    entries += [
+        {"id": id, "calls": [{"name": "get", "arguments": {"city": "Oslo"}}]}
+        for id in ("7", "t", "two")
+    ]
+    data = b"\n".join(lines * 2) + b"\n"
+    for grouped in ({}, {"group_by": ("model",)}):
+        assert_scored_alike(data, schemas, expectations_of(entries, schemas, "eval.id"), **grouped)

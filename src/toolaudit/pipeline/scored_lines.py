@@ -17,16 +17,25 @@ import orjson
 from toolaudit.formats import Extracted
 from toolaudit.jsonutil import may_hold_long_integers, may_hold_tiny_numbers
 from toolaudit.schemas.files import loads_json
+from toolaudit.truth import line_scores
 from toolaudit.truth.entries import id_text
 from toolaudit.truth.match import UNREADABLE, MadeCall
+
+#: Reads a line's id at a top-level key in C where it is sure (``id_at`` of
+#: ``_line_scores.c``), else None: :meth:`LineIds.id_of` is its pure twin.
+ID_AT: Callable[[bytes, str], str | None] | None = (
+    line_scores.SPEEDUPS.id_at if line_scores.SPEEDUPS is not None else None
+)
 
 
 class TypedLine:
     """A line ready to score: ``record`` and ``extracted`` (the general path's reading),
     or the record's ``id``, its ``made`` calls (None when the id has no entry: nothing
-    to score) and ``model``."""
+    to score) and ``model``; or, for the kernel to score first, its one ``call`` as the
+    typed decode named it (its tool's name and its arguments' JSON text: a str, or the
+    bytes of an object), made into calls only if the kernel leaves it."""
 
-    __slots__ = ("extracted", "id", "made", "model", "record")
+    __slots__ = ("call", "extracted", "id", "made", "model", "record")
 
     def __init__(
         self,
@@ -36,12 +45,14 @@ class TypedLine:
         id: str | None = None,
         made: list[MadeCall] | None = None,
         model: str | None = None,
+        call: tuple[str, str | bytes] | None = None,
     ) -> None:
         self.record = record
         self.extracted = extracted
         self.id = id
         self.made = made
         self.model = model
+        self.call = call
 
 
 def read_exactly(line: bytes) -> bool:
@@ -56,15 +67,18 @@ class LineIds:
     :meth:`toolaudit.truth.expectations.Expectations.id_of` finds it in the parsed
     record: the first field decoded alone by msgspec (the rest of the line skipped),
     the path's rest looked up in its value. For lines the typed path read: UTF-8 that
-    decodes, a JSON object."""
+    decodes, a JSON object. At a key of one step, the id is read in C first
+    (:data:`ID_AT`), where that reads it surely."""
 
-    __slots__ = ("_decode", "_rest", "_unset")
+    __slots__ = ("_at", "_decode", "_first", "_rest", "_unset")
 
     def __init__(self, key: str) -> None:
         import msgspec
         from msgspec import UNSET, Raw, UnsetType
 
         first, *self._rest = key.split(".")
+        self._first = first
+        self._at = ID_AT if not self._rest else None
         field = msgspec.defstruct(
             "Key", [("value", Raw | UnsetType, UNSET)], rename={"value": first}
         )
@@ -72,6 +86,10 @@ class LineIds:
         self._unset = UNSET
 
     def id_of(self, line: bytes) -> str | None:
+        if self._at is not None:
+            found = self._at(line, self._first)
+            if found is not None:
+                return found
         raw = self._decode(line).value
         if raw is self._unset:
             return None

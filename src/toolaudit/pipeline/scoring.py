@@ -52,6 +52,10 @@ class Scorer:
         self._shapes = EntryShapes()
         #: The expected file's entries, by id (looked up once a record).
         self._entries = expectations.entries.entries
+        #: A provider record's one call scored in C (see :meth:`_call_kernel`); each
+        #: source's JSON for its --scores lines (None: Python writes them).
+        self._call_kernel = self._one_call_kernel()
+        self._sources: dict[str, bytes | None] = {}
 
     def record(
         self,
@@ -174,6 +178,43 @@ class Scorer:
             source_json,
         )
 
+    def _one_call_kernel(self) -> Callable[..., bool] | None:
+        """``kernel(write, source, id, name, arguments, model, tally, line_number)``:
+        the kernel's ``score_call`` (:mod:`toolaudit.truth.line_scores`), True when it
+        has scored and counted a provider record's one call by its entry's shape (and,
+        with ``write``, written its --scores line, ``source`` the JSON of its source);
+        None where it is not used (another match, ids the typed path does not read
+        alone)."""
+        entries = self._entries
+        if (
+            not (line_scores.KERNEL_ON and match.QUICK_CORRECT)
+            or self._ids is None
+            or type(entries) is not dict  # (the kernel looks ids up in a dict)
+        ):
+            return None
+        shapes = self._shapes
+        return functools.partial(
+            line_scores.call_kernel(),
+            entries,
+            self.scored,
+            shapes.shapes,
+            SAMPLE_ENTRIES,
+            shapes.first,
+        )
+
+    def _source_json(self, source: str) -> bytes | None:
+        """The source's name as JSON, for the kernel's --scores lines (None: a lone
+        surrogate, which dump_score writes another way)."""
+        known = self._sources.get(source, b"")
+        if known != b"":
+            return known
+        try:
+            written: bytes | None = orjson.dumps(source)
+        except TypeError:
+            written = None
+        self._sources[source] = written
+        return written
+
     # -- the typed path's lines ------------------------------------------------------
     #
     # The typed path hands over a line it read (before counting it) and gets what is
@@ -243,6 +284,15 @@ class Scorer:
         id = ids.id_of(line)
         made = None
         if id is not None and self.expectations.entry_for(id) is not None:
+            if self._call_kernel is not None and len(calls) == 1:
+                arguments = calls[0][2]
+                if not isinstance(arguments, str):  # (a Raw: the JSON value's slice)
+                    arguments = bytes(arguments)
+                    if not arguments.startswith(b"{"):
+                        return self.typed_record(line, None, format_name)
+                # (typed_made_calls reads such a call: it is made once the kernel has
+                # left the record to Python, after the line is counted.)
+                return TypedLine(id=id, call=(calls[0][1], arguments), model=model)
             made = typed_made_calls(calls)
             if made is None:
                 return self.typed_record(line, None, format_name)
@@ -253,10 +303,26 @@ class Scorer:
         if read.record is not None:
             self.record(read.record, read.extracted, tally, where)
             return
+        call = read.call
+        if call is not None:
+            assert self._call_kernel is not None
+            out = self.out
+            source = self._source_json(where[0]) if out is not None else None
+            if (out is None or source is not None) and self._call_kernel(
+                out.write if out is not None else None,
+                source,
+                read.id,
+                call[0],
+                call[1],
+                read.model,
+                tally,
+                where[1],
+            ):
+                return
         entry = self._entry(read.id, tally, where)
         if entry is None:
             return
-        made = read.made
+        made = read.made if call is None else typed_made_calls([(None, *call)])
         assert made is not None
         if self._counted_correct(entry, made, read.model, tally, where):
             return

@@ -22,6 +22,13 @@
  * whose line is written here as truth.line_scores.correct_row is (its category, if any,
  * a string orjson writes as it is; the model the line's "model" if a string).
  *
+ * score_call(entries, scored, shapes, most_samples, first, write, source, id, name,
+ * arguments, model, tally, line_number) is the same for a provider record's one call as
+ * the typed decode named it (truth.line_scores.score_call says what differs): the two
+ * share the compare and the count (score_against, count_scored). id_at(line, key) reads
+ * the id at a top-level key of a line the typed decode read, where that is sure
+ * (pipeline.scored_lines.LineIds reads it otherwise).
+ *
  * Any other answer is False, with nothing changed: a backslash anywhere in the line, a
  * run of 16 digits or more (an integer orjson may read as a float), an exponent of three
  * digits or more, nesting deeper than MAX_DEPTH, a control character in a string, a key
@@ -144,15 +151,45 @@ skip_space(Cursor *c)
         c->at++;
 }
 
-/* A string token from its opening quote; its content (no escape: the line has none) in
- * [*start, *stop). 0 when it is not one. */
-static int
-read_string(Cursor *c, const char **start, const char **stop)
+/* read_string's reading of a line the typed decode read (valid JSON, whose strings hold
+ * no control character): the string's end is the first quote after an even run of
+ * backslashes, found by memchr, and *escaped is set if it holds a backslash. Apart from
+ * read_string (and never inlined), so that read_string and skip_value stay as small as
+ * the kernel's own reading had them (inlined where the flat kernel reads its lines). */
+static __attribute__((noinline)) int
+read_escaped_string(Cursor *c, const char **start, const char **stop, int *escaped)
+{
+    const char *p = *start;
+    for (;;) {
+        const char *quote = memchr(p, '"', (size_t)(c->end - p));
+        if (quote == NULL)
+            return 0;
+        const char *run = quote;
+        while (run > p && run[-1] == '\\')
+            run--;
+        if ((quote - run) % 2 == 0) { /* (an odd run escapes the quote) */
+            if (memchr(*start, '\\', (size_t)(quote - *start)) != NULL)
+                *escaped = 1;
+            *stop = quote;
+            c->at = quote + 1;
+            return 1;
+        }
+        p = quote + 1;
+    }
+}
+
+/* A string token from its opening quote; its content in [*start, *stop). With
+ * `escaped`, as read_escaped_string reads it; without, a backslash is a byte like any
+ * other (the kernel's lines hold none). 0 when it is not one. */
+static inline int
+read_string(Cursor *c, const char **start, const char **stop, int *escaped)
 {
     if (c->at >= c->end || *c->at != '"')
         return 0;
     const char *p = c->at + 1;
     *start = p;
+    if (escaped != NULL)
+        return read_escaped_string(c, start, stop, escaped);
     while (p < c->end && *p != '"') {
         if ((unsigned char)*p < 0x20)
             return 0;
@@ -219,12 +256,12 @@ read_word(Cursor *c, const char *word, size_t length)
 }
 
 /* An object's key and its colon, from the space before it: the key's content in
- * [*start, *stop). */
+ * [*start, *stop) (`escaped`: as read_string's). */
 static int
-read_key(Cursor *c, const char **start, const char **stop)
+read_key(Cursor *c, const char **start, const char **stop, int *escaped)
 {
     skip_space(c);
-    if (!read_string(c, start, stop))
+    if (!read_string(c, start, stop, escaped))
         return 0;
     skip_space(c);
     if (c->at >= c->end || *c->at != ':')
@@ -265,9 +302,10 @@ after_member(Cursor *c, char close)
     return MORE;
 }
 
-/* Any JSON value, read and not kept: 0 when it is not one this scanner reads. */
+/* Any JSON value, read and not kept: 0 when it is not one this scanner reads
+ * (`escaped`: as read_string's, for every string in it). */
 static int
-skip_value(Cursor *c, int depth)
+skip_value(Cursor *c, int depth, int *escaped)
 {
     const char *start, *stop;
     skip_space(c);
@@ -275,7 +313,7 @@ skip_value(Cursor *c, int depth)
         return 0;
     switch (*c->at) {
     case '"':
-        return read_string(c, &start, &stop);
+        return read_string(c, &start, &stop, escaped);
     case 't':
         return read_word(c, "true", 4);
     case 'f':
@@ -292,7 +330,8 @@ skip_value(Cursor *c, int depth)
             return 1;
         int next;
         do {
-            if ((object && !read_key(c, &start, &stop)) || !skip_value(c, depth + 1))
+            if ((object && !read_key(c, &start, &stop, escaped)) ||
+                !skip_value(c, depth + 1, escaped))
                 return 0;
         } while ((next = after_member(c, close)) == MORE);
         return next == CLOSED;
@@ -353,7 +392,7 @@ static int compare_value(Cursor *c, PyObject *literal, int depth);
 static int
 other_type(Cursor *c, int depth)
 {
-    return skip_value(c, depth) ? DIFFERENT : UNSURE;
+    return skip_value(c, depth, NULL) ? DIFFERENT : UNSURE;
 }
 
 /* The object at the cursor (its '{' next) against the dict `literal`. With `mask` (the
@@ -372,7 +411,7 @@ compare_object(Cursor *c, PyObject *literal, int depth, unsigned long long *mask
         return PyDict_GET_SIZE(literal) == 0 ? SAME : mask != NULL ? UNSURE : DIFFERENT;
     do {
         const char *start, *stop;
-        if (count == MAX_KEYS || !read_key(c, &start, &stop))
+        if (count == MAX_KEYS || !read_key(c, &start, &stop, NULL))
             return UNSURE;
         for (Py_ssize_t i = 0; i < count; i++)
             if (stops[i] - starts[i] == stop - start &&
@@ -500,7 +539,7 @@ compare_value(Cursor *c, PyObject *literal, int depth)
         return UNSURE;
     switch (*c->at) {
     case '"':
-        if (!read_string(c, &start, &stop))
+        if (!read_string(c, &start, &stop, NULL))
             return UNSURE;
         return kind == STRING_KIND && same_text(start, stop, literal) ? SAME : DIFFERENT;
     case 't':
@@ -569,7 +608,7 @@ read_fields(Cursor *c, const char *key, Py_ssize_t key_size, Fields *fields)
     int next;
     do {
         const char *start, *stop;
-        if (!read_key(c, &start, &stop))
+        if (!read_key(c, &start, &stop, NULL))
             return 0;
         skip_space(c);
         Py_ssize_t size = stop - start;
@@ -583,7 +622,7 @@ read_fields(Cursor *c, const char *key, Py_ssize_t key_size, Fields *fields)
         else if (size == 5 && memcmp(start, "model", 5) == 0)
             field = &fields->model;
         const char *value = c->at;
-        if (!skip_value(c, 1))
+        if (!skip_value(c, 1, NULL))
             return 0;
         if (field != NULL) {
             if (field->seen)
@@ -605,7 +644,7 @@ id_of(Field *id)
     Cursor c = {id->start, id->stop};
     const char *start, *stop;
     if (*id->start == '"') {
-        if (!read_string(&c, &start, &stop))
+        if (!read_string(&c, &start, &stop, NULL))
             return NULL;
         PyObject *text = PyUnicode_DecodeUTF8(start, stop - start, NULL);
         if (text == NULL)
@@ -658,19 +697,37 @@ typedef struct {
     int correct;
 } Scored;
 
-/* The entry's one call (or none) against the line's: 1 told (into `scored`, whose
- * references the caller releases), 0 left to Python, -1 an error. */
+/* Whether [start, stop) is one JSON object, space around it and nothing else (read, not
+ * kept): what the arguments of a call made must be when the kernel tells its entry. */
 static int
-score_call(PyObject *calls, Field *name, Field *arguments, Scored *scored)
+whole_object(const char *start, const char *stop)
 {
-    Cursor c = {name->start, name->stop};
-    const char *start, *stop;
-    if (!read_string(&c, &start, &stop) || *arguments->start != '{')
+    Cursor c = {start, stop};
+    skip_space(&c);
+    if (c.at >= c.end || *c.at != '{' || !skip_value(&c, 1, NULL))
+        return 0;
+    skip_space(&c);
+    return c.at == c.end;
+}
+
+/* The entry's one call (or none) against the call made: its tool's name (UTF-8 in
+ * [made, made + made_size)) and its arguments' JSON text ([arguments, arguments_end):
+ * one object, space around it). 1 told (into `scored`, whose references the caller
+ * releases), 0 left to Python, -1 an error. */
+static int
+score_against(PyObject *calls, const char *made, Py_ssize_t made_size, const char *arguments,
+              const char *arguments_end, Scored *scored)
+{
+    Cursor c = {arguments, arguments_end};
+    skip_space(&c);
+    if (c.at >= c.end || *c.at != '{')
         return 0; /* (arguments that are no object: the extractor's to read) */
     if (PyTuple_GET_SIZE(calls) == 0) { /* none expected, one made: unwanted */
+        if (!whole_object(arguments, arguments_end))
+            return 0;
         scored->tool = Py_NewRef(Py_None);
         scored->parameters = PyTuple_New(0);
-        scored->made = PyUnicode_DecodeUTF8(start, stop - start, NULL);
+        scored->made = PyUnicode_DecodeUTF8(made, made_size, NULL);
         return scored->parameters != NULL && scored->made != NULL ? 1 : -1;
     }
     PyObject *call = PyTuple_GET_ITEM(calls, 0);
@@ -687,8 +744,11 @@ score_call(PyObject *calls, Field *name, Field *arguments, Scored *scored)
     scored->parameters = parameters_of(literal);
     if (scored->parameters == NULL)
         goto error;
-    if (!same_text(start, stop, scored->tool)) { /* another tool: every parameter fails */
-        scored->made = PyUnicode_DecodeUTF8(start, stop - start, NULL);
+    if (!same_text(made, made + made_size, scored->tool)) {
+        /* another tool: every parameter fails */
+        if (!whole_object(arguments, arguments_end))
+            goto done;
+        scored->made = PyUnicode_DecodeUTF8(made, made_size, NULL);
         if (scored->made == NULL)
             goto error;
         Py_ssize_t size = PyDict_GET_SIZE(literal);
@@ -696,9 +756,12 @@ score_call(PyObject *calls, Field *name, Field *arguments, Scored *scored)
         answer = 1;
         goto done;
     }
-    c.at = arguments->start;
-    c.end = arguments->stop;
     int compared = compare_object(&c, literal, 1, &scored->mask);
+    if (compared != UNSURE) { /* (nothing but space after the object) */
+        skip_space(&c);
+        if (c.at != c.end)
+            compared = UNSURE;
+    }
     if (compared == UNSURE || (compared == DIFFERENT && names_nest(scored->parameters)))
         goto done;
     scored->made = Py_NewRef(scored->tool);
@@ -739,33 +802,36 @@ plain_string(PyObject *value, const char **text, Py_ssize_t *size)
     return 1;
 }
 
-/* The --scores line of a correct entry of one call answered by the line's one call, as
- * truth.line_scores.correct_row and pipeline.scoring.dump_score write it. */
+/* What a correct entry's --scores line names of its record: the id's text and the
+ * model's (NULL: null), each written between quotes as it is (orjson escapes none of
+ * its characters). */
+typedef struct {
+    const char *id, *model;
+    Py_ssize_t id_size, model_size;
+} Row;
+
+/* The --scores line of a correct entry of one call answered by the record's one call
+ * (at index 0), as truth.line_scores.correct_row and pipeline.scoring.dump_score write
+ * it. */
 static PyObject *
-correct_row(Scorer *scorer, Fields *fields, const char *category, Py_ssize_t category_size)
+correct_row(Scorer *scorer, Row *named, const char *category, Py_ssize_t category_size)
 {
     char number[32];
-    Field *id = &fields->id;
-    const char *model = "null", *source = PyBytes_AS_STRING(scorer->source);
-    Py_ssize_t model_size = 4;
+    const char *source = PyBytes_AS_STRING(scorer->source);
     Py_ssize_t number_size = snprintf(number, sizeof number, "%zd", scorer->line);
-    if (fields->model.seen && *fields->model.start == '"') {
-        model = fields->model.start;
-        model_size = fields->model.stop - fields->model.start;
-    }
-    /* (The id: a string's text with its quotes, or an integer's digits to quote.) */
-    int quoted = *id->start == '"';
+    int model = named->model != NULL;
     const char *parts[] = {
-        "{\"id\":", quoted ? "" : "\"", id->start, quoted ? "" : "\"", ",\"category\":",
-        category_size < 0 ? "null" : "\"", category != NULL ? category : "",
-        category_size < 0 ? "" : "\"", ",\"model\":", model,
+        "{\"id\":\"", named->id, "\",\"category\":", category_size < 0 ? "null" : "\"",
+        category != NULL ? category : "", category_size < 0 ? "" : "\"", ",\"model\":",
+        model ? "\"" : "null", model ? named->model : "", model ? "\"" : "",
         ",\"outcome\":\"correct\",\"correct\":true,\"mismatches\":[],\"pairing\":[[0,0]],"
         "\"source\":", source, ",\"line\":", number, "}\n",
     };
     /* (-1: a constant part, its length its own.) */
     Py_ssize_t sizes[] = {
-        -1, -1, id->stop - id->start, -1, -1, -1, category_size < 0 ? 0 : category_size, -1,
-        -1, model_size, -1, PyBytes_GET_SIZE(scorer->source), -1, number_size, -1,
+        -1, named->id_size, -1, -1, category_size < 0 ? 0 : category_size, -1, -1,
+        -1, model ? named->model_size : 0, -1, -1, PyBytes_GET_SIZE(scorer->source), -1,
+        number_size, -1,
     };
     Py_ssize_t total = 0, count = (Py_ssize_t)(sizeof sizes / sizeof sizes[0]);
     for (Py_ssize_t i = 0; i < count; i++) {
@@ -784,11 +850,13 @@ correct_row(Scorer *scorer, Fields *fields, const char *category, Py_ssize_t cat
     return row;
 }
 
-/* The part of score_flat past the line's reading: 1 counted, 0 not, -1 an error. */
-static int
-count_scored(Scorer *scorer, PyObject *id, Fields *fields, PyObject *section)
+/* The part of score_flat and score_call past the record's reading: the entry of `id`
+ * scored against the call made (see score_against) and counted in `section`, its
+ * --scores line naming what `named` gives. 1 counted, 0 not, -1 an error. */
+static inline __attribute__((always_inline)) int
+count_scored(Scorer *scorer, PyObject *id, const char *made, Py_ssize_t made_size,
+             const char *arguments, const char *arguments_end, Row *named, PyObject *section)
 {
-    Field *name = &fields->name, *arguments = &fields->arguments;
     const char *category_text = NULL;
     Py_ssize_t category_size = -1;
     PyObject *entry = PyDict_GetItemWithError(scorer->entries, id);
@@ -806,7 +874,7 @@ count_scored(Scorer *scorer, PyObject *id, Fields *fields, PyObject *section)
         goto error;
     if (!PyTuple_CheckExact(calls) || PyTuple_GET_SIZE(calls) > 1)
         goto done;
-    answer = score_call(calls, name, arguments, &scored);
+    answer = score_against(calls, made, made_size, arguments, arguments_end, &scored);
     if (answer != 1)
         goto done;
     answer = 0;
@@ -850,7 +918,7 @@ count_scored(Scorer *scorer, PyObject *id, Fields *fields, PyObject *section)
     if (PyDict_SetItem(scorer->scored, id, Py_None) < 0)
         goto error;
     if (scorer->write != Py_None) {
-        PyObject *row = correct_row(scorer, fields, category_text, category_size);
+        PyObject *row = correct_row(scorer, named, category_text, category_size);
         if (row == NULL)
             goto error;
         PyObject *written = PyObject_CallOneArg(scorer->write, row);
@@ -877,6 +945,25 @@ done:
     return answer;
 }
 
+/* The Scorer of score_flat's and score_call's arguments: `given` its seven (entries,
+ * scored, shapes, most_samples, first, write, source), `line_number` the record's. 0, or
+ * -1 with an error set (`usage` names the function's arguments). */
+static int
+read_scorer(PyObject *const *given, PyObject *line_number, Scorer *scorer, const char *usage)
+{
+    *scorer = (Scorer){given[0], given[1], given[2], given[4], PyLong_AsSsize_t(given[3]),
+                       given[5], given[6], PyLong_AsSsize_t(line_number)};
+    if ((scorer->most_samples == -1 || scorer->line == -1) && PyErr_Occurred())
+        return -1;
+    if (!PyDict_CheckExact(scorer->entries) || !PyDict_CheckExact(scorer->scored) ||
+        !PyDict_CheckExact(scorer->shapes) ||
+        (scorer->write != Py_None && !PyBytes_Check(scorer->source))) {
+        PyErr_SetString(PyExc_TypeError, usage);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *
 score_flat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -888,15 +975,13 @@ score_flat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *key = args[0], *line = args[8], *tally = args[9];
-    Scorer scorer = {args[1], args[2], args[3], args[5], PyLong_AsSsize_t(args[4]),
-                     args[6], args[7], PyLong_AsSsize_t(args[10])};
-    if ((scorer.most_samples == -1 || scorer.line == -1) && PyErr_Occurred())
+    Scorer scorer;
+    const char *usage = "score_flat: str, dict, dict, dict, int, _, _, bytes (with write), "
+                        "bytes, _, int";
+    if (read_scorer(args + 1, args[10], &scorer, usage) < 0)
         return NULL;
-    if (!PyUnicode_CheckExact(key) || !PyDict_CheckExact(scorer.entries) ||
-        !PyDict_CheckExact(scorer.scored) || !PyDict_CheckExact(scorer.shapes) ||
-        !PyBytes_Check(line) || (scorer.write != Py_None && !PyBytes_Check(scorer.source))) {
-        PyErr_SetString(PyExc_TypeError, "score_flat: str, dict, dict, dict, int, _, _, "
-                                         "bytes (with write), bytes, _, int");
+    if (!PyUnicode_CheckExact(key) || !PyBytes_Check(line)) {
+        PyErr_SetString(PyExc_TypeError, usage);
         return NULL;
     }
     const char *text = PyBytes_AS_STRING(line);
@@ -920,11 +1005,22 @@ score_flat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         Py_RETURN_FALSE;
     }
     PyObject *id_text = id_of(&fields.id);
-    if (id_text == NULL) {
+    Cursor name = {fields.name.start, fields.name.stop};
+    const char *made, *made_end;
+    if (id_text == NULL || !read_string(&name, &made, &made_end, NULL)) {
+        Py_XDECREF(id_text);
         Py_DECREF(section);
         Py_RETURN_FALSE;
     }
-    int answer = count_scored(&scorer, id_text, &fields, section);
+    /* (The id: a string's text within its quotes, or an integer's digits.) */
+    int quoted = *fields.id.start == '"';
+    Row named = {fields.id.start + quoted, NULL, fields.id.stop - fields.id.start - 2 * quoted, 0};
+    if (fields.model.seen && *fields.model.start == '"') {
+        named.model = fields.model.start + 1;
+        named.model_size = fields.model.stop - fields.model.start - 2;
+    }
+    int answer = count_scored(&scorer, id_text, made, made_end - made, fields.arguments.start,
+                              fields.arguments.stop, &named, section);
     Py_DECREF(id_text);
     Py_DECREF(section);
     if (answer < 0)
@@ -932,9 +1028,141 @@ score_flat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return PyBool_FromLong(answer);
 }
 
+/* A str's UTF-8 written by orjson as it is between quotes, for a --scores line (see
+ * plain_string): 1, or 0 when it is not (no error left set). */
+static int
+plain_text(PyObject *value, const char **text, Py_ssize_t *size)
+{
+    return PyUnicode_CheckExact(value) && plain_string(value, text, size);
+}
+
+static PyObject *
+score_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 13) {
+        PyErr_SetString(PyExc_TypeError, "score_call(entries, scored, shapes, most_samples, "
+                                         "first, write, source, id, name, arguments, model, "
+                                         "tally, line_number)");
+        return NULL;
+    }
+    PyObject *id = args[7], *name = args[8], *arguments = args[9], *model = args[10];
+    PyObject *tally = args[11];
+    Scorer scorer;
+    if (read_scorer(args, args[12], &scorer,
+                    "score_call: dict, dict, dict, int, _, _, bytes (with write), _, _, _, _, "
+                    "_, int") < 0)
+        return NULL;
+    /* (An id, a name or a model of another type: Python's to score.) */
+    if (!PyUnicode_CheckExact(id) || !PyUnicode_CheckExact(name) ||
+        (model != Py_None && !PyUnicode_CheckExact(model)))
+        Py_RETURN_FALSE;
+    Row named = {NULL, NULL, 0, 0};
+    if (scorer.write != Py_None &&
+        (!plain_text(id, &named.id, &named.id_size) ||
+         (model != Py_None && !plain_text(model, &named.model, &named.model_size))))
+        Py_RETURN_FALSE; /* (its --scores line escapes them: Python writes it) */
+    Py_ssize_t made_size, size;
+    const char *made = PyUnicode_AsUTF8AndSize(name, &made_size), *text;
+    if (made == NULL) { /* (a lone surrogate) */
+        PyErr_Clear();
+        Py_RETURN_FALSE;
+    }
+    /* The arguments' JSON text: a str's UTF-8 (a JSON string's value), or bytes (a
+     * slice of the line, the JSON value itself). */
+    Py_buffer view = {0};
+    if (PyUnicode_CheckExact(arguments)) {
+        text = PyUnicode_AsUTF8AndSize(arguments, &size);
+        if (text == NULL) {
+            PyErr_Clear();
+            Py_RETURN_FALSE;
+        }
+    }
+    else {
+        if (PyObject_GetBuffer(arguments, &view, PyBUF_SIMPLE) < 0)
+            return NULL;
+        text = view.buf;
+        size = view.len;
+    }
+    PyObject *section = NULL;
+    int answer = 0;
+    /* (Bytes are the value as the line gives it, an object's from its '{': else the
+     * typed path reads no call of them.) */
+    if ((view.obj != NULL && (size == 0 || *text != '{')) ||
+        memchr(text, '\\', (size_t)size) != NULL || has_long_run(text, size))
+        goto done;
+    section = read_slot(&TALLY_SECTION, tally);
+    if (section == NULL) {
+        answer = -1;
+        goto done;
+    }
+    if (section != Py_None)
+        answer = count_scored(&scorer, id, made, made_size, text, text + size, &named, section);
+done:
+    Py_XDECREF(section);
+    if (view.obj != NULL)
+        PyBuffer_Release(&view);
+    if (answer < 0)
+        return NULL;
+    return PyBool_FromLong(answer);
+}
+
+/* id_at(line, key): the id a line of JSON (one object: a line the typed decode read)
+ * holds at its top-level `key`, as LineIds.id_of reads it (a string as it is, an
+ * integer's digits); None where it cannot tell so surely, and LineIds reads the line:
+ * the key absent or given twice, a key with an escape (it may spell `key`), an id with
+ * one, an id of another type or "-0", anything this scanner does not read. */
+static PyObject *
+id_at(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 2 || !PyBytes_Check(args[0]) || !PyUnicode_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "id_at(line: bytes, key: str)");
+        return NULL;
+    }
+    Py_ssize_t key_size;
+    const char *key = PyUnicode_AsUTF8AndSize(args[1], &key_size);
+    if (key == NULL)
+        return NULL;
+    Cursor c = {PyBytes_AS_STRING(args[0]), PyBytes_AS_STRING(args[0]) + PyBytes_GET_SIZE(args[0])};
+    Field id = {NULL, NULL, 0};
+    /* (Whether the key read last, the id, any other value held an escape.) */
+    int key_escaped = 0, id_escaped = 0, other_escaped = 0, next;
+    skip_space(&c);
+    if (c.at >= c.end || *c.at != '{' || opens_empty(&c, '}'))
+        Py_RETURN_NONE;
+    do {
+        const char *start, *stop;
+        if (!read_key(&c, &start, &stop, &key_escaped) || key_escaped)
+            Py_RETURN_NONE;
+        skip_space(&c);
+        const char *value = c.at;
+        int is_key = stop - start == key_size && memcmp(start, key, (size_t)key_size) == 0;
+        if (!skip_value(&c, 1, is_key ? &id_escaped : &other_escaped))
+            Py_RETURN_NONE;
+        if (is_key) {
+            if (id.seen)
+                Py_RETURN_NONE; /* (given twice) */
+            id = (Field){value, c.at, 1};
+        }
+    } while ((next = after_member(&c, '}')) == MORE);
+    skip_space(&c);
+    if (next != CLOSED || c.at != c.end || !id.seen || id_escaped)
+        Py_RETURN_NONE;
+    PyObject *text = id_of(&id);
+    if (text == NULL && !PyErr_Occurred())
+        Py_RETURN_NONE;
+    return text;
+}
+
 static PyMethodDef methods[] = {
     {"score_flat", (PyCFunction)(void (*)(void))score_flat, METH_FASTCALL,
      "A flat call's line scored and counted by its entry's shape, when that is sure."},
+    {"id_at", (PyCFunction)(void (*)(void))id_at, METH_FASTCALL,
+     "The id a line holds at a top-level key, where that is sure; else None."},
+    {"score_call", (PyCFunction)(void (*)(void))score_call, METH_FASTCALL,
+     "A record's one call (its id, name, arguments' text, model) scored and counted by "
+     "its entry's shape, when that is sure."},
     {NULL, NULL, 0, NULL},
 };
 

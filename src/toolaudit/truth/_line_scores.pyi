@@ -1,5 +1,6 @@
-"""A flat call's line scored when its score is sure, in C (``_line_scores.c``; its pure
-twin and what it tells: toolaudit.truth.line_scores)."""
+"""A flat call's line (or a provider record's one call) scored when its score is sure,
+in C (``_line_scores.c``; its pure twin and what it tells: toolaudit.truth.line_scores);
+a line's id read at a top-level key (its twin: pipeline.scored_lines.LineIds)."""
 
 from collections.abc import Callable
 from typing import Any
@@ -21,3 +22,26 @@ def score_flat(
     """True when the line's record was scored and counted by its entry's shape (and its
     --scores line written, with ``write``); False, with nothing changed, leaves it to
     the Python scorer."""
+
+def score_call(
+    entries: dict[str, Any],
+    scored: dict[str, None],
+    shapes: dict[Any, Any],
+    most_samples: int,
+    first: Callable[..., object],
+    write: Callable[[bytes], object] | None,
+    source: bytes | None,
+    id: str,
+    name: str,
+    arguments: str | bytes,
+    model: str | None,
+    tally: Any,
+    line_number: int,
+    /,
+) -> bool:
+    """score_flat's answer for a record's one call as a typed decode named it: its id,
+    its tool's name, its arguments' JSON text (a str's UTF-8, or bytes), its model."""
+
+def id_at(line: bytes, key: str, /) -> str | None:
+    """The id the line holds at its top-level ``key`` (a string as it is, an integer's
+    digits), where that is sure; None leaves it to LineIds' msgspec reading."""

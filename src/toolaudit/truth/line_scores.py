@@ -32,6 +32,10 @@ It is then counted by its shape (:class:`EntryShapes`): the shape's count raised
 first entry added by :meth:`~toolaudit.results.ground_truth.GroundTruth.add` (which
 keeps the order of the section's tallies) through ``first``.
 
+:func:`score_call` answers alike for a provider record's one call as the typed decode
+named it (its id, tool, arguments' JSON text and model), the compare and the count
+shared with :func:`score_flat`.
+
 Anything else answers False with nothing changed, and the scorer reads the line as
 before: ``1`` against ``1.0``, ``-0.0`` against ``0.0``, a parameter left out that may
 have a schema default, an escape, are the Python comparison's to decide.
@@ -227,12 +231,90 @@ def score_flat(
     if not {"id", "name", "arguments"} <= fields.keys() or section is None:
         return False
     entry_id = _id_text(fields["id"])
-    if entry_id is None:
+    if entry_id is None or type(fields["name"]) is not str:
         return False
+    model = fields.get("model")
+    context = (entries, scored, shapes, most_samples, first, write, source)
+    made = (entry_id, fields["name"], fields["arguments"], model if type(model) is str else None)
+    return _count_scored(context, *made, section, line_number)
+
+
+def score_call(
+    entries: dict[str, Any],
+    scored: dict[str, None],
+    shapes: dict[Any, Any],
+    most_samples: int,
+    first: Callable[..., object],
+    write: Callable[[bytes], object] | None,
+    source: bytes | None,
+    id: str,
+    name: str,
+    arguments: str | bytes,
+    model: str | None,
+    tally: Any,
+    line_number: int,
+) -> bool:
+    """:func:`score_flat`'s answer for a record's one call as a typed decode named it
+    (a provider's record): its id (read at --expected-key), its tool's name, its
+    arguments' JSON text (a str: a JSON string's value; else bytes, the JSON value itself
+    as the line gives it, from its ``{``), the model that made it. The text must be one
+    object (space around it) and, as a flat line is, hold no backslash and no run of
+    :data:`LONG_RUN` digits; with ``write``, the id and the model (if any) strings
+    orjson writes as they are."""
+    if type(id) is not str or type(name) is not str or not (model is None or type(model) is str):
+        return False
+    if write is not None and not (_plain(id) and (model is None or _plain(model))):
+        return False
+    try:
+        name.encode()
+        text = arguments.encode() if isinstance(arguments, str) else bytes(arguments)
+    except UnicodeEncodeError:  # (a lone surrogate)
+        return False
+    if not isinstance(arguments, str) and not text.startswith(b"{"):
+        return False  # (bytes are the value as the line gives it: the typed path's test)
+    if b"\\" in text or _LONG_DIGITS.search(text):
+        return False
+    try:
+        value = _parsed(text)
+    except (_Refused, ValueError, RecursionError):
+        return False
+    section = tally.ground_truth
+    if not (isinstance(value, _Object) and _depth_ok(value, 1)) or section is None:
+        return False
+    context = (entries, scored, shapes, most_samples, first, write, source)
+    return _count_scored(context, id, name, value, model, section, line_number)
+
+
+#: What :func:`score_flat` and :func:`score_call` are given past the record: entries,
+#: scored, shapes, most_samples, first, write, source.
+_Context = tuple[
+    dict[str, Any],
+    dict[str, None],
+    dict[Any, Any],
+    int,
+    Callable[..., object],
+    Callable[[bytes], object] | None,
+    bytes | None,
+]
+
+
+def _count_scored(
+    context: _Context,
+    entry_id: str,
+    made: str,
+    arguments: object,
+    model: str | None,
+    section: Any,
+    line_number: int,
+) -> bool:
+    """The part of :func:`score_flat` and :func:`score_call` past the record's reading:
+    the entry of ``entry_id`` scored against the call made (``arguments`` as
+    :func:`_parsed` reads them) and counted in ``section``."""
+    entries, scored, shapes, most_samples, first, write, source = context
     entry = entries.get(entry_id)
     if entry is None or entry_id in scored:
         return False
-    shape = _shape_of(entry, fields["name"], fields["arguments"])
+    shape = _shape_of(entry, made, arguments)
     if shape is None:
         return False
     correct, tool, parameters, made, mask = shape
@@ -249,10 +331,7 @@ def score_flat(
     scored[entry_id] = None
     if write is not None:
         assert source is not None
-        model = fields.get("model")
-        row = correct_row(
-            entry, 0, model if type(model) is str else None, (orjson.loads(source), line_number)
-        )
+        row = correct_row(entry, 0, model, (orjson.loads(source), line_number))
         write(orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE))
     return True
 
@@ -319,3 +398,8 @@ def correct_row(
 def kernel() -> Callable[..., bool]:
     """``score_flat`` in C where it was built, else this module's."""
     return SPEEDUPS.score_flat if SPEEDUPS is not None else score_flat
+
+
+def call_kernel() -> Callable[..., bool]:
+    """``score_call`` in C where it was built, else this module's."""
+    return SPEEDUPS.score_call if SPEEDUPS is not None else score_call
