@@ -239,6 +239,7 @@ def compared_key(entry: Expected, made: list[MadeCall]) -> tuple:
 
 
 @needs_c
+@pytest.mark.slow  # (a long property run: make test runs it, make quick not)
 @settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     cases(),
@@ -790,6 +791,7 @@ def call_key(entry: Expected, name: str, arguments: str | bytes) -> tuple:
 
 
 @needs_c
+@pytest.mark.slow  # (a long property run: make test runs it, make quick not)
 @settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(calls(), st.booleans(), st.booleans(), st.booleans(), st.sampled_from([0, 5]), st.booleans())
 def test_a_provider_call_is_told_alike_by_c_and_the_twin_as_the_comparison_scores_it(
@@ -1044,6 +1046,7 @@ def keyed_lines(draw: st.DrawFn) -> bytes:
 
 
 @needs_c
+@pytest.mark.slow  # (a long property run: make test runs it, make quick not)
 @settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(keyed_lines())
 def test_an_id_read_at_its_key_in_c_is_the_id_line_ids_reads(line: bytes) -> None:
