@@ -7,6 +7,7 @@ and text that is no history at all."""
 from __future__ import annotations
 
 import io
+import json
 import random
 from typing import Any
 
@@ -182,8 +183,6 @@ def test_text_that_is_no_plain_history_gives_the_rows_of_the_parsed_text(text: s
     try:
         line = span(text)
     except orjson.JSONEncodeError:  # a lone surrogate: as the standard library writes it
-        import json
-
         line = json.dumps(
             {
                 "name": "chat",

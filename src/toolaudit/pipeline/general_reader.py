@@ -211,11 +211,12 @@ class GeneralReader:
         else:
             recorder = self._recorder
             worded = recorder.rows is not None  # (no rows: its problems' words unread)
+            counted = None
             text = history.text
-            # Held as JSON text (an OTel span's), read from it where the speedups are
-            # sure, without the objects parsing it would make (most of its cost).
-            counted = (
-                checked_from_str(
+            if text is not None:
+                # Held as JSON text (an OTel span's), read from it where the speedups are
+                # sure, without the objects parsing it would make (most of its cost).
+                counted = checked_from_str(
                     text,
                     history.shape,
                     history.path,
@@ -224,9 +225,6 @@ class GeneralReader:
                     extracted.model,
                     self._prefixes,
                 )
-                if text is not None
-                else None
-            )
             if counted is None:
                 counted = check_counted(
                     history.messages,

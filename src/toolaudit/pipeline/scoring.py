@@ -160,9 +160,8 @@ class Scorer:
             return None
         write, source_json = None, None
         if self.out is not None:
-            try:
-                source_json = orjson.dumps(source)
-            except TypeError:  # (a lone surrogate: dump_score writes it another way)
+            source_json = self._source_json(source)
+            if source_json is None:  # (a lone surrogate: dump_score writes it another way)
                 return None
             write = self.out.write
         shapes = self._shapes

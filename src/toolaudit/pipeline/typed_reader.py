@@ -246,7 +246,7 @@ class TypedReader:
                 if named is None:
                     return position
                 model, calls = named
-                if not calls:  # a request logged alone: a record without calls
+                if not holds_calls:  # a request logged alone: a record without calls
                     if orjson_may_differ(line):
                         # A number orjson may refuse (past 1e10000, in a field msgspec
                         # skips, the general path finds the line malformed:json).
