@@ -27,7 +27,9 @@
  * the typed decode named it (truth.line_scores.score_call says what differs): the two
  * share the compare and the count (score_against, count_scored). id_at(line, key) reads
  * the id at a top-level key of a line the typed decode read, where that is sure
- * (pipeline.scored_lines.LineIds reads it otherwise).
+ * (pipeline.scored_lines.LineIds reads it otherwise). CallKernel keeps score_call's
+ * arguments for the typed reader, which asks its id_of (the id, and whether the line
+ * may hold an integer past 64 bits) before it counts a line and its score after.
  *
  * Any other answer is False, with nothing changed: a backslash anywhere in the line, a
  * run of 16 digits or more (an integer orjson may read as a float), an exponent of three
@@ -151,45 +153,15 @@ skip_space(Cursor *c)
         c->at++;
 }
 
-/* read_string's reading of a line the typed decode read (valid JSON, whose strings hold
- * no control character): the string's end is the first quote after an even run of
- * backslashes, found by memchr, and *escaped is set if it holds a backslash. Apart from
- * read_string (and never inlined), so that read_string and skip_value stay as small as
- * the kernel's own reading had them (inlined where the flat kernel reads its lines). */
-static __attribute__((noinline)) int
-read_escaped_string(Cursor *c, const char **start, const char **stop, int *escaped)
-{
-    const char *p = *start;
-    for (;;) {
-        const char *quote = memchr(p, '"', (size_t)(c->end - p));
-        if (quote == NULL)
-            return 0;
-        const char *run = quote;
-        while (run > p && run[-1] == '\\')
-            run--;
-        if ((quote - run) % 2 == 0) { /* (an odd run escapes the quote) */
-            if (memchr(*start, '\\', (size_t)(quote - *start)) != NULL)
-                *escaped = 1;
-            *stop = quote;
-            c->at = quote + 1;
-            return 1;
-        }
-        p = quote + 1;
-    }
-}
-
-/* A string token from its opening quote; its content in [*start, *stop). With
- * `escaped`, as read_escaped_string reads it; without, a backslash is a byte like any
- * other (the kernel's lines hold none). 0 when it is not one. */
-static inline int
-read_string(Cursor *c, const char **start, const char **stop, int *escaped)
+/* A string token from its opening quote; its content in [*start, *stop) (a backslash is
+ * a byte like any other: the kernel's lines hold none). 0 when it is not one. */
+static int
+read_string(Cursor *c, const char **start, const char **stop)
 {
     if (c->at >= c->end || *c->at != '"')
         return 0;
     const char *p = c->at + 1;
     *start = p;
-    if (escaped != NULL)
-        return read_escaped_string(c, start, stop, escaped);
     while (p < c->end && *p != '"') {
         if ((unsigned char)*p < 0x20)
             return 0;
@@ -256,12 +228,12 @@ read_word(Cursor *c, const char *word, size_t length)
 }
 
 /* An object's key and its colon, from the space before it: the key's content in
- * [*start, *stop) (`escaped`: as read_string's). */
+ * [*start, *stop). */
 static int
-read_key(Cursor *c, const char **start, const char **stop, int *escaped)
+read_key(Cursor *c, const char **start, const char **stop)
 {
     skip_space(c);
-    if (!read_string(c, start, stop, escaped))
+    if (!read_string(c, start, stop))
         return 0;
     skip_space(c);
     if (c->at >= c->end || *c->at != ':')
@@ -302,10 +274,9 @@ after_member(Cursor *c, char close)
     return MORE;
 }
 
-/* Any JSON value, read and not kept: 0 when it is not one this scanner reads
- * (`escaped`: as read_string's, for every string in it). */
+/* Any JSON value, read and not kept: 0 when it is not one this scanner reads. */
 static int
-skip_value(Cursor *c, int depth, int *escaped)
+skip_value(Cursor *c, int depth)
 {
     const char *start, *stop;
     skip_space(c);
@@ -313,7 +284,7 @@ skip_value(Cursor *c, int depth, int *escaped)
         return 0;
     switch (*c->at) {
     case '"':
-        return read_string(c, &start, &stop, escaped);
+        return read_string(c, &start, &stop);
     case 't':
         return read_word(c, "true", 4);
     case 'f':
@@ -330,8 +301,7 @@ skip_value(Cursor *c, int depth, int *escaped)
             return 1;
         int next;
         do {
-            if ((object && !read_key(c, &start, &stop, escaped)) ||
-                !skip_value(c, depth + 1, escaped))
+            if ((object && !read_key(c, &start, &stop)) || !skip_value(c, depth + 1))
                 return 0;
         } while ((next = after_member(c, close)) == MORE);
         return next == CLOSED;
@@ -392,7 +362,7 @@ static int compare_value(Cursor *c, PyObject *literal, int depth);
 static int
 other_type(Cursor *c, int depth)
 {
-    return skip_value(c, depth, NULL) ? DIFFERENT : UNSURE;
+    return skip_value(c, depth) ? DIFFERENT : UNSURE;
 }
 
 /* The object at the cursor (its '{' next) against the dict `literal`. With `mask` (the
@@ -411,7 +381,7 @@ compare_object(Cursor *c, PyObject *literal, int depth, unsigned long long *mask
         return PyDict_GET_SIZE(literal) == 0 ? SAME : mask != NULL ? UNSURE : DIFFERENT;
     do {
         const char *start, *stop;
-        if (count == MAX_KEYS || !read_key(c, &start, &stop, NULL))
+        if (count == MAX_KEYS || !read_key(c, &start, &stop))
             return UNSURE;
         for (Py_ssize_t i = 0; i < count; i++)
             if (stops[i] - starts[i] == stop - start &&
@@ -539,7 +509,7 @@ compare_value(Cursor *c, PyObject *literal, int depth)
         return UNSURE;
     switch (*c->at) {
     case '"':
-        if (!read_string(c, &start, &stop, NULL))
+        if (!read_string(c, &start, &stop))
             return UNSURE;
         return kind == STRING_KIND && same_text(start, stop, literal) ? SAME : DIFFERENT;
     case 't':
@@ -615,7 +585,7 @@ read_fields(Cursor *c, const char *key, Py_ssize_t key_size, Fields *fields)
     int next;
     do {
         const char *start, *stop;
-        if (!read_key(c, &start, &stop, NULL))
+        if (!read_key(c, &start, &stop))
             return 0;
         skip_space(c);
         Py_ssize_t size = stop - start;
@@ -629,7 +599,7 @@ read_fields(Cursor *c, const char *key, Py_ssize_t key_size, Fields *fields)
         else if (size == 5 && memcmp(start, "model", 5) == 0)
             field = &fields->model;
         const char *value = c->at;
-        if (!skip_value(c, 1, NULL))
+        if (!skip_value(c, 1))
             return 0;
         if (field != NULL) {
             if (field->seen)
@@ -651,7 +621,7 @@ id_of(Field *id)
     Cursor c = {id->start, id->stop};
     const char *start, *stop;
     if (*id->start == '"') {
-        if (!read_string(&c, &start, &stop, NULL))
+        if (!read_string(&c, &start, &stop))
             return NULL;
         PyObject *text = PyUnicode_DecodeUTF8(start, stop - start, NULL);
         if (text == NULL)
@@ -711,7 +681,7 @@ whole_object(const char *start, const char *stop)
 {
     Cursor c = {start, stop};
     skip_space(&c);
-    if (c.at >= c.end || *c.at != '{' || !skip_value(&c, 1, NULL))
+    if (c.at >= c.end || *c.at != '{' || !skip_value(&c, 1))
         return 0;
     skip_space(&c);
     return c.at == c.end;
@@ -1014,7 +984,7 @@ score_flat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyObject *id_text = id_of(&fields.id);
     Cursor name = {fields.name.start, fields.name.stop};
     const char *made, *made_end;
-    if (id_text == NULL || !read_string(&name, &made, &made_end, NULL)) {
+    if (id_text == NULL || !read_string(&name, &made, &made_end)) {
         Py_XDECREF(id_text);
         Py_DECREF(section);
         Py_RETURN_FALSE;
@@ -1123,6 +1093,25 @@ score_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return PyBool_FromLong(answer);
 }
 
+/* The closing quote of a string of valid JSON whose content starts at `p`: the first
+ * quote after an even run of backslashes; NULL if there is none before `end`. (Whether
+ * the string holds an escape is not looked for: read_id asks it of its keys and id.) */
+static inline const char *
+string_end(const char *p, const char *end)
+{
+    for (;;) {
+        const char *quote = memchr(p, '"', (size_t)(end - p));
+        if (quote == NULL)
+            return NULL;
+        const char *run = quote;
+        while (run > p && run[-1] == '\\')
+            run--;
+        if ((quote - run) % 2 == 0) /* (an odd run escapes the quote) */
+            return quote;
+        p = quote + 1;
+    }
+}
+
 /* The id a line of JSON (one object: a line the typed decode read) holds at its
  * top-level key [key, key + key_size), as LineIds.id_of reads it; NULL, with no error
  * set, where this cannot tell so surely (see id_at). Not a parser: the line is valid
@@ -1144,13 +1133,13 @@ read_id(const char *text, Py_ssize_t size, const char *key, Py_ssize_t key_size)
     while (c.at < c.end) {
         switch (*c.at) {
         case '"': {
-            const char *start = c.at + 1, *stop;
-            int escaped = 0;
-            if (!read_escaped_string(&c, &start, &stop, &escaped))
+            const char *start = c.at + 1, *stop = string_end(start, c.end);
+            if (stop == NULL)
                 return NULL;
+            c.at = stop + 1;
             if (wants_key) {
                 wants_key = 0;
-                if (escaped)
+                if (memchr(start, '\\', (size_t)(stop - start)) != NULL)
                     return NULL; /* (it may spell the key) */
                 if (stop - start == key_size && memcmp(start, key, (size_t)key_size) == 0) {
                     if (id.seen)
@@ -1159,7 +1148,7 @@ read_id(const char *text, Py_ssize_t size, const char *key, Py_ssize_t key_size)
                 }
             }
             else if (is_id) {
-                if (escaped)
+                if (memchr(start, '\\', (size_t)(stop - start)) != NULL)
                     return NULL;
                 id = (Field){start - 1, c.at, 1};
                 is_id = 0;
