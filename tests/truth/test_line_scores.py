@@ -16,11 +16,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from toolaudit.jsonutil import may_hold_long_integers
 from toolaudit.pipeline import scored_lines
 from toolaudit.pipeline.audit import Audit, AuditOptions
 from toolaudit.pipeline.scored_lines import LineIds, typed_made_calls
@@ -28,7 +30,7 @@ from toolaudit.pipeline.scoring import dump_score
 from toolaudit.schemas import schema_set
 from toolaudit.sources import Source
 from toolaudit.truth import line_scores, match
-from toolaudit.truth.entries import Expected, ExpectedCall
+from toolaudit.truth.entries import Expected, ExpectedCall, id_text
 from toolaudit.truth.expectations import load_expectations
 from toolaudit.truth.line_scores import correct_row
 from toolaudit.truth.match import MadeCall, score
@@ -400,7 +402,7 @@ def eval_sets(draw: st.DrawFn) -> tuple[bytes, bytes]:
         if draw(st.booleans()):
             fields.append(f'"model": "{draw(st.sampled_from(["m1", "m2"]))}"')
         log.append("{" + ", ".join(draw(st.permutations(fields))) + "}")
-        if id is not None and str(id) != "e0" and draw(st.integers(0, 5)):
+        if type(id) in (str, int) and str(id) != "e0" and draw(st.integers(0, 5)):
             category = draw(st.sampled_from([None, "a", "b"]))
             entry: dict[str, Any] = {"id": id, "calls": [{"name": "get", "arguments": literal}]}
             if draw(st.integers(0, 8)) == 0:
@@ -509,6 +511,29 @@ def answers_of(name: str) -> Iterator[list[bool]]:
         yield told
     finally:
         setattr(line_scores, name, real)
+
+
+@contextlib.contextmanager
+def call_kernel_answers() -> Iterator[list[bool]]:
+    """The answers of the ``score`` of each ``line_scores.call_kernel_type()`` made,
+    while in the block."""
+    told: list[bool] = []
+    real = line_scores.call_kernel_type
+
+    class Counted:
+        def __init__(self, *args: Any) -> None:
+            self.kernel = real()(*args)
+            self.id_of = self.kernel.id_of
+
+        def score(self, *args: Any) -> bool:
+            told.append(self.kernel.score(*args))
+            return told[-1]
+
+    line_scores.call_kernel_type = lambda: Counted  # type: ignore[assignment,return-value]
+    try:
+        yield told
+    finally:
+        line_scores.call_kernel_type = real
 
 
 def test_the_kernel_counts_a_flat_log_s_entries_but_the_samples(tmp_path: Path) -> None:
@@ -924,8 +949,10 @@ def provider_logs(draw: st.DrawFn) -> tuple[bytes, bytes, str]:
     """A provider's log (one format, now and then a line of another), its expected file
     and the --expected-key its ids are at: most records of one call answered right, their
     arguments written any way (escaped or not, keys reordered or twice, 1.0 for 1, ...);
-    some of two calls or another tool, some ids repeated, absent or integers, some
-    entries of no call or of accept objects."""
+    some of two calls or another tool, some ids repeated, absent, integers (past 64 bits
+    too), escaped or not, at a key spelled with an escape, some entries of no call or of
+    accept objects; now and then a run of 19 digits or 18 in the line (a long integer
+    may be there: the general path's line)."""
     format_name = draw(st.sampled_from(PROVIDERS))
     key = draw(st.sampled_from(["eval.id", "xid"]))
     log, expected = [], []
@@ -943,7 +970,8 @@ def provider_logs(draw: st.DrawFn) -> tuple[bytes, bytes, str]:
         if draw(st.integers(0, 6)) == 0:
             format_name = draw(st.sampled_from(PROVIDERS))
         literal = draw(st.sampled_from(shapes))
-        id = draw(st.sampled_from([f"e{number}", f"e{number}", number, "e0", None]))
+        ids = [f"e{number}", f"e{number}", number, "e0", None, f"ø{number}", f'q"{number}']
+        id = draw(st.sampled_from([*ids, 2**70 + number, 1.5, True]))
         tool = draw(st.sampled_from(["get", "get", "get", "set"]))
         made = dict(literal)
         if draw(st.integers(0, 4)) == 0:
@@ -957,11 +985,18 @@ def provider_logs(draw: st.DrawFn) -> tuple[bytes, bytes, str]:
         extra: dict[str, Any] = {}
         if id is not None:
             extra = {"eval": {"id": id}} if key == "eval.id" else {"xid": id}
+        digits = draw(st.sampled_from([None, None, None, "1" * 18, "2" * 19, 10**18, 10**19]))
+        if digits is not None:
+            extra["note"] = digits
         line = line_of(WRITERS[format_name](made_calls, **extra))
         if format_name in OBJECT_FORMATS:
             line = line.replace(line_of(made), text.encode(), len(made_calls))
+        if draw(st.booleans()):
+            line = line.replace(b"\\u00f8", "ø".encode())  # (the id's, unescaped)
+        if draw(st.integers(0, 9)) == 0:
+            line = line.replace(b'"xid"', b'"\\u0078id"')
         log.append(line)
-        if id is not None and str(id) != "e0" and draw(st.integers(0, 5)):
+        if type(id) in (str, int) and str(id) != "e0" and draw(st.integers(0, 5)):
             entry: dict[str, Any] = {"id": id, "calls": [{"name": "get", "arguments": literal}]}
             kind = draw(st.integers(0, 9))
             if kind == 0:
@@ -999,24 +1034,32 @@ def test_provider_audits_are_alike_with_the_kernel_in_c_in_python_and_off(
 
 
 @pytest.mark.parametrize("format_name", ["openai-chat", "anthropic", "gemini", "envelope"])
+@pytest.mark.parametrize("key", ["eval.id", "xid"])
+@pytest.mark.parametrize(("grouped", "scores"), [(False, False), (True, False), (False, True)])
 def test_the_kernel_counts_a_provider_log_s_entries_but_the_samples(
-    format_name: str, tmp_path: Path
+    format_name: str, key: str, grouped: bool, scores: bool, tmp_path: Path
 ) -> None:
     lines = [
         line_of(
             WRITERS[format_name](
-                [call("get", {"city": "Oslo", "days": n % 3})], eval={"id": f"e{n}"}
+                [call("get", {"city": "Oslo", "days": n % 3})],
+                **({"eval": {"id": f"e{n}"}} if key == "eval.id" else {"xid": f"e{n}"}),
             )
         )
         for n in range(40)
     ]
     expected = forty_entries(tmp_path / "expected.jsonl")
-    with answers_of("call_kernel") as told:
-        _, _, summary = audited(b"\n".join(lines) + b"\n", expected, key="eval.id", scores=False)
+    options: dict[str, Any] = {"group_by": ("model",)} if grouped else {}
+    with call_kernel_answers() as told:
+        _, written, summary = audited(
+            b"\n".join(lines) + b"\n", expected, key=key, scores=scores, **options
+        )
     outcomes = summary["ground_truth"]["outcomes"]
     assert (outcomes["correct"], outcomes["incorrect"]) == (32, 8)
-    # Every right answer, and every wrong one (days) past the five kept as samples.
-    assert told.count(True) == 32 + (8 - 5)
+    # Every right answer, and every wrong one (days) past the five kept as samples;
+    # with --scores, the right ones (a wrong one's line lists its mismatches: Python's).
+    assert told.count(True) == (32 if scores else 32 + (8 - 5))
+    assert len(written.splitlines()) == (40 if scores else 0)
 
 
 # -- an id read at its key in C (id_at) -------------------------------------------------
@@ -1082,11 +1125,127 @@ def test_an_id_read_at_its_key_in_c_is_the_id_line_ids_reads(line: bytes) -> Non
         ('{"id": 1.0}', None),
         ('{"id": true}', None),
         ('{"x": 1}', None),
-        ('{"id": "e1", "x": 1e400}', None),
+        ('{"id": "e1", "x": 1e400}', "e1"),  # (numbers are not read: msgspec's reading)
+        ('{"x": ' + "[" * 70 + '"id"' + "]" * 70 + ', "id": 5}', "5"),  # (nor is nesting limited)
+        ('{"x": {"id": "no", "y": ["id", {"id": 1}]}, "z": [{}, []], "id": "e1"}', "e1"),
+        ('{"x": {"id": "no"}}', None),
+        ('{"x": "id", "y": "e1"}', None),  # (a value spelling the key)
+        ('{"x": ["\\", "\\"", "]}"], "id": "e1"}', "e1"),  # (brackets in strings)
+        ('{"id": "e1", "x": {"\\u0069d": 1}}', "e1"),  # (an escape in a nested key)
+        ('{"id": "tab\there"}', None),  # (an escape in the id)
+        ('{"id": "a\tb"}'.replace("\\t", "\t"), None),  # (a control character in it)
+        ('{"id": {"a": 1}}', None),
+        ('{"id": [1]}', None),
+        ('{"id": null}', None),
+        ('{"id":7,"x":1}', "7"),
+        ('{"id":-7}', "-7"),
+        ('{"id": 1e5}', None),
+        ('{"id": 12 }', "12"),
         ('{"id": "e1"', None),
         ('{"id": "e1"} x', None),
+        ('{"id": "e1"}}', None),
+        ('{"id": "e1", "x": "open}', None),
+        ("{}", None),
+        ('["id", "e1"]', None),
     ],
 )
 def test_what_id_at_reads(line: str, found: str | None) -> None:
     assert C is not None
     assert C.id_at(line.encode(), "id") == found
+
+
+# -- a provider record's id read before its line is counted (CallKernel.id_of) ----------
+
+
+def call_kernels(key: str, entries: dict[str, Any]) -> list[Any]:
+    """``CallKernel`` in C (where built) and its twin, of ``key`` and ``entries``."""
+    made = [line_scores.CallKernel]
+    if C is not None:
+        made.insert(0, C.CallKernel)
+    return [kind(key, entries, {}, {}, 5, print, None, None) for kind in made]
+
+
+#: One call's arguments as the typed decode names them: a str, or a Raw (a slice of the
+#: line, the JSON value itself).
+ONE_CALL = [(None, "get", '{"city": "Oslo"}')]
+
+
+@pytest.mark.parametrize(
+    ("line", "key", "calls", "found"),
+    [
+        ('{"xid": "e1", "model": "m"}', "xid", ONE_CALL, "e1"),
+        ('{"xid": 12}', "xid", ONE_CALL, "12"),
+        ('{"xid": "e2"}', "xid", ONE_CALL, "e2"),  # (no entry: score looks it up)
+        ('{"x": 1}', "xid", ONE_CALL, None),
+        ('{"xid": "e1"}', "xid", [], None),
+        ('{"xid": "e1"}', "xid", ONE_CALL * 2, None),
+        ('{"xid": "e1"}', "xid", [(None, "get", msgspec.Raw(b'{"a": 1}'))], "e1"),
+        ('{"xid": "e1"}', "xid", [(None, "get", msgspec.Raw(b'"{}"'))], None),
+        ('{"xid": "e1"}', "xid", [(None, "get", msgspec.Raw(b""))], None),
+        ('{"eval": {"id": "e1"}}', "eval.id", ONE_CALL, None),  # (a path: Python's)
+        ('{"eval.id": "e1"}', "eval.id", ONE_CALL, None),  # (not the path's id)
+        # A run of 19 digits anywhere: the general path's line, with an entry or not.
+        ('{"xid": "e1", "n": 1234567890123456789}', "xid", ONE_CALL, False),
+        ('{"xid": "e1", "n": "x1234567890123456789"}', "xid", ONE_CALL, False),
+        ('{"xid": 1234567890123456789}', "xid", ONE_CALL, False),
+        ('{"x": 1, "n": 12345678901234567890123}', "xid", ONE_CALL, False),
+        ('{"xid": "e1", "n": 1234567890123456789}', "xid", [], False),
+        ('{"eval": {"id": "e1"}, "n": 1234567890123456789}', "eval.id", ONE_CALL, False),
+        ("1234567890123456789", "xid", ONE_CALL, False),
+        ('{"xid": "e1", "n": 123456789012345678}', "xid", ONE_CALL, "e1"),
+        ('{"xid": "e1", "n": "123456789.1234567890"}', "xid", ONE_CALL, "e1"),
+    ],
+)
+def test_what_a_call_kernel_reads_before_a_line_is_counted(
+    line: str, key: str, calls: list[Any], found: str | bool | None
+) -> None:
+    for kernel in call_kernels(key, {"e1": None, "12": None, "1234567890123456789": None}):
+        assert kernel.id_of(line.encode(), calls) == found, kernel
+
+
+@needs_c
+@pytest.mark.parametrize(
+    "line",
+    [
+        r'{"xid": "e\u0031"}',  # (an escape in the id)
+        r'{"\u0078id": "e1"}',  # (one in a key: it may spell the key)
+        '{"xid": "e1", "xid": "e1"}',
+        '{"xid": -0}',
+    ],
+)
+def test_the_c_leaves_to_python_an_id_id_at_leaves(line: str) -> None:
+    assert C is not None
+    [compiled, twin] = call_kernels("xid", {"e1": None, "0": None})
+    assert compiled.id_of(line.encode(), ONE_CALL) is None
+    assert twin.id_of(line.encode(), ONE_CALL) in ("e1", "0")  # (the same id, read so)
+
+
+@st.composite
+def lines_with_digits(draw: st.DrawFn) -> bytes:
+    """A line of keyed_lines, some of its values runs of digits around 19 long (in a
+    number, in a string, in the id)."""
+    line = draw(keyed_lines()).replace(b'"id"', b'"xid"').replace(b'"\\u0069d"', b'"\\u0078id"')
+    for _ in range(draw(st.integers(0, 2))):
+        digits = "7" * draw(st.integers(17, 21))
+        member = draw(st.sampled_from([digits, f'"a{digits}b"']))
+        name = draw(st.sampled_from(["xid", "n"]))
+        line = line.replace(b"{", f'{{"{name}": {member}, '.encode(), 1)
+    return line.replace(b", }", b"}")
+
+
+@needs_c
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lines_with_digits(), st.sampled_from([ONE_CALL, [], ONE_CALL * 2]))
+def test_an_id_read_before_a_line_is_counted_is_the_twin_s(line: bytes, calls: list[Any]) -> None:
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return  # (not a line the typed path reads)
+    id = id_text(record.get("xid")) if type(record) is dict else None
+    [compiled, twin] = call_kernels("xid", {})
+    found = twin.id_of(line, calls)
+    assert (found is False) == may_hold_long_integers(line)
+    if found is not False:
+        assert found == (id if calls == ONE_CALL else None)
+    read = compiled.id_of(line, calls)
+    assert read == found or (read is None and C is not None and C.id_at(line, "xid") is None)

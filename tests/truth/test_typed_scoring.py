@@ -312,9 +312,17 @@ HOSTILE_ARGUMENTS: list[tuple[str, dict[str, Any] | None]] = [
 @pytest.mark.parametrize(
     "format_name", ["openai-chat", "openai-responses", "anthropic", "gemini", "bedrock", "envelope"]
 )
-def test_hostile_provider_calls_are_scored_as_ever(format_name: str) -> None:
+@pytest.mark.parametrize("key", ["eval.id", "xid"])  # (a top-level key: read in C)
+def test_hostile_provider_calls_are_scored_as_ever(format_name: str, key: str) -> None:
     schemas = schema_set(TOOLS)
     write = WRITERS[format_name]
+
+    def keyed(id: object = None, **more: Any) -> dict[str, Any]:
+        """What a record holds of its id (None: none), at ``key``; ``more`` beside it."""
+        if key == "eval.id":
+            return {"eval": {} if id is None else {"id": id}, **more}
+        return ({} if id is None else {"xid": id}) | more
+
     lines, entries = [], []
     for number, (text, expected) in enumerate(HOSTILE_ARGUMENTS):
         if format_name in OBJECT_FORMATS:
@@ -323,7 +331,7 @@ def test_hostile_provider_calls_are_scored_as_ever(format_name: str) -> None:
             except orjson.JSONDecodeError:
                 continue  # (the line would be no JSON)
         made = [call("get", {"city": "Oslo"}, "c1", text=text)]
-        line = line_of(write(made, eval={"id": f"h{number}"}))
+        line = line_of(write(made, **keyed(f"h{number}")))
         if format_name in OBJECT_FORMATS:
             line = line.replace(line_of({"city": "Oslo"}), text.encode(), 1)
         lines.append(line)
@@ -331,16 +339,23 @@ def test_hostile_provider_calls_are_scored_as_ever(format_name: str) -> None:
         entries.append({"id": f"h{number}", "calls": calls, "category": "c"})
     right = [call("get", {"city": "Oslo"}, "c1")]
     lines += [
-        line_of(write(right, eval={"id": "h0"})),  # an id scored already
-        line_of(write(right, eval={})),  # no id
-        line_of(write(right, eval={"id": 7})),  # an integer id
-        line_of(write([call("set", {"city": "Oslo"}, "c1")], eval={"id": "t"})),  # another tool
-        line_of(write([*right, call("get", {"city": "Oslo"}, "c2")], eval={"id": "two"})),
+        line_of(write(right, **keyed("h0"))),  # an id scored already
+        line_of(write(right, **keyed())),  # no id
+        line_of(write(right, **keyed(7))),  # an integer id
+        line_of(write([call("set", {"city": "Oslo"}, "c1")], **keyed("t"))),  # another tool
+        line_of(write([*right, call("get", {"city": "Oslo"}, "c2")], **keyed("two"))),
+        line_of(write(right, **keyed('q"1'))),  # an id with an escape
+        line_of(write(right, **keyed(2**70))),  # an id past 64 bits
+        line_of(write(right, **keyed("big", n=2**70))),  # a long integer beside the id
+        line_of(write(right, **keyed("big2", n=str(10**19)))),  # a run of 19 digits
+        line_of(write(right, **keyed("none", n=2**70))),  # the same, the id without entry
+        line_of(write(right, **keyed("none2"))),  # an id without entry
+        line_of(write(right, **keyed(1.5))),  # an id of another type
     ]
     entries += [
         {"id": id, "calls": [{"name": "get", "arguments": {"city": "Oslo"}}]}
-        for id in ("7", "t", "two")
+        for id in ("7", "t", "two", 'q"1', str(2**70), "big", "big2")
     ]
     data = b"\n".join(lines * 2) + b"\n"
     for grouped in ({}, {"group_by": ("model",)}):
-        assert_scored_alike(data, schemas, expectations_of(entries, schemas, "eval.id"), **grouped)
+        assert_scored_alike(data, schemas, expectations_of(entries, schemas, key), **grouped)

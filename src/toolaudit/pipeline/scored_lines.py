@@ -31,11 +31,9 @@ ID_AT: Callable[[bytes, str], str | None] | None = (
 class TypedLine:
     """A line ready to score: ``record`` and ``extracted`` (the general path's reading),
     or the record's ``id``, its ``made`` calls (None when the id has no entry: nothing
-    to score) and ``model``; or, for the kernel to score first, its one ``call`` as the
-    typed decode named it (its tool's name and its arguments' JSON text: a str, or the
-    bytes of an object), made into calls only if the kernel leaves it."""
+    to score) and ``model``."""
 
-    __slots__ = ("call", "extracted", "id", "made", "model", "record")
+    __slots__ = ("extracted", "id", "made", "model", "record")
 
     def __init__(
         self,
@@ -45,14 +43,12 @@ class TypedLine:
         id: str | None = None,
         made: list[MadeCall] | None = None,
         model: str | None = None,
-        call: tuple[str, str | bytes] | None = None,
     ) -> None:
         self.record = record
         self.extracted = extracted
         self.id = id
         self.made = made
         self.model = model
-        self.call = call
 
 
 def read_exactly(line: bytes) -> bool:

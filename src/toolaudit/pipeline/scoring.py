@@ -28,7 +28,7 @@ from toolaudit.results.tally import Tally
 from toolaudit.truth import line_scores, match
 from toolaudit.truth.entries import Expected
 from toolaudit.truth.expectations import Expectations
-from toolaudit.truth.line_scores import correct_row
+from toolaudit.truth.line_scores import CallKernel, correct_row
 from toolaudit.truth.match import MadeCall, Score, no_record, surely_correct
 
 
@@ -52,10 +52,10 @@ class Scorer:
         self._shapes = EntryShapes()
         #: The expected file's entries, by id (looked up once a record).
         self._entries = expectations.entries.entries
-        #: A provider record's one call scored in C (see :meth:`_call_kernel`); each
-        #: source's JSON for its --scores lines (None: Python writes them).
-        self._call_kernel = self._one_call_kernel()
+        #: Each source's JSON for the kernels' --scores lines (None: Python writes them),
+        #: and its kernel of a provider record's one call (see :meth:`call_kernel`).
         self._sources: dict[str, bytes | None] = {}
+        self._call_kernels: dict[str, CallKernel | None] = {}
 
     def record(
         self,
@@ -177,29 +177,41 @@ class Scorer:
             source_json,
         )
 
-    def _one_call_kernel(self) -> Callable[..., bool] | None:
-        """``kernel(write, source, id, name, arguments, model, tally, line_number)``:
-        the kernel's ``score_call`` (:mod:`toolaudit.truth.line_scores`), True when it
-        has scored and counted a provider record's one call by its entry's shape (and,
-        with ``write``, written its --scores line, ``source`` the JSON of its source);
-        None where it is not used (another match, ids the typed path does not read
-        alone)."""
+    def call_kernel(self, source: str) -> CallKernel | None:
+        """The typed reader's scoring of a provider record's one call, for the lines of
+        ``source`` (:class:`~toolaudit.truth.line_scores.CallKernel`): its ``id_of`` asked
+        before a line is counted (False: the general path's line; None: ask
+        :meth:`typed_calls`, which reads an id at a dotted path), its ``score`` once it is
+        (False: :meth:`typed_call`). None where it is not used (another match, an id of a
+        format's own, a source's name orjson does not write)."""
+        if source in self._call_kernels:
+            return self._call_kernels[source]
+        expectations = self.expectations
+        key = expectations.key
         entries = self._entries
+        kernel = None
         if (
-            not (line_scores.KERNEL_ON and match.QUICK_CORRECT)
-            or self._ids is None
-            or type(entries) is not dict  # (the kernel looks ids up in a dict)
+            line_scores.KERNEL_ON
+            and match.QUICK_CORRECT
+            and self._ids is not None
+            and key is not None
+            and type(entries) is dict  # (the kernel looks ids up in a dict)
         ):
-            return None
-        shapes = self._shapes
-        return functools.partial(
-            line_scores.call_kernel(),
-            entries,
-            self.scored,
-            shapes.shapes,
-            SAMPLE_ENTRIES,
-            shapes.first,
-        )
+            source_json = self._source_json(source) if self.out is not None else None
+            if self.out is None or source_json is not None:
+                shapes = self._shapes
+                kernel = line_scores.call_kernel_type()(
+                    key,
+                    entries,
+                    self.scored,
+                    shapes.shapes,
+                    SAMPLE_ENTRIES,
+                    shapes.first,
+                    self.out.write if self.out is not None else None,
+                    source_json,
+                )
+        self._call_kernels[source] = kernel
+        return kernel
 
     def _source_json(self, source: str) -> bytes | None:
         """The source's name as JSON, for the kernel's --scores lines (None: a lone
@@ -266,13 +278,16 @@ class Scorer:
         format_name: str,
         model: str | None,
         calls: Sequence[tuple[object, str, str | bytes | Any]],
-    ) -> TypedLine | None:
+        kernel: bool = False,
+    ) -> TypedLine | str | None:
         """A line of a provider's format the typed path read (none that may hold a number
         below a double's range): its id read alone at
         --expected-key and its calls as the typed decode named them (arguments decoded
         only when the id has an entry), without parsing the whole line; else as
         :meth:`typed_record` reads it (the id may be the format's own, or BFCL's
-        checker wants the logged output)."""
+        checker wants the logged output). With ``kernel`` (the reader has one, from
+        :meth:`call_kernel`), the id alone where the kernel may score the record's one
+        call once the line is counted (as where ``CallKernel.id_of`` reads the id)."""
         ids = self._ids
         if ids is None:
             return self.typed_record(line, None, format_name)
@@ -283,15 +298,11 @@ class Scorer:
         id = ids.id_of(line)
         made = None
         if id is not None and self.expectations.entry_for(id) is not None:
-            if self._call_kernel is not None and len(calls) == 1:
+            if kernel and len(calls) == 1:
                 arguments = calls[0][2]
-                if not isinstance(arguments, str):  # (a Raw: the JSON value's slice)
-                    arguments = bytes(arguments)
-                    if not arguments.startswith(b"{"):
-                        return self.typed_record(line, None, format_name)
-                # (typed_made_calls reads such a call: it is made once the kernel has
-                # left the record to Python, after the line is counted.)
-                return TypedLine(id=id, call=(calls[0][1], arguments), model=model)
+                # (A Raw is the JSON value's slice: the kernel takes an object's.)
+                if isinstance(arguments, str) or bytes(arguments).startswith(b"{"):
+                    return id
             made = typed_made_calls(calls)
             if made is None:
                 return self.typed_record(line, None, format_name)
@@ -302,31 +313,41 @@ class Scorer:
         if read.record is not None:
             self.record(read.record, read.extracted, tally, where)
             return
-        call = read.call
-        if call is not None:
-            assert self._call_kernel is not None
-            out = self.out
-            source = self._source_json(where[0]) if out is not None else None
-            if (out is None or source is not None) and self._call_kernel(
-                out.write if out is not None else None,
-                source,
-                read.id,
-                call[0],
-                call[1],
-                read.model,
-                tally,
-                where[1],
-            ):
-                return
         entry = self._entry(read.id, tally, where)
-        if entry is None:
-            return
-        made = read.made if call is None else typed_made_calls([(None, *call)])
-        assert made is not None
-        if self._counted_correct(entry, made, read.model, tally, where):
+        if entry is not None:
+            assert read.made is not None
+            self._score_made(entry, read.made, read.model, tally, where)
+
+    def typed_call(
+        self,
+        id: str,
+        calls: Sequence[tuple[object, str, str | bytes | Any]],
+        model: str | None,
+        tally: Tally,
+        where: tuple[str, int],
+    ) -> None:
+        """Score a record the typed path read and counted whose one call the kernel left
+        (:meth:`call_kernel`: its arguments' text a str or an object's bytes; its id
+        with an entry or not), as :meth:`typed` scores it."""
+        entry = self._entry(id, tally, where)
+        if entry is not None:
+            made = typed_made_calls(calls)
+            assert made is not None
+            self._score_made(entry, made, model, tally, where)
+
+    def _score_made(
+        self,
+        entry: Expected,
+        made: list[MadeCall],
+        model: str | None,
+        tally: Tally,
+        where: tuple[str, int],
+    ) -> None:
+        """Score a record's entry against the calls it made, and count it."""
+        if self._counted_correct(entry, made, model, tally, where):
             return
         score, made_tools = self.expectations.score_made(entry, made)
-        self._count(entry, score, made_tools, read.model, tally, where)
+        self._count(entry, score, made_tools, model, tally, where)
 
     def with_missing_entries(self, summary: Summary) -> Summary:
         """The summary of the whole run, its entries no record had counted (see

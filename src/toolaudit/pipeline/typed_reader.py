@@ -220,7 +220,12 @@ class TypedReader:
         valid_row = recorder.valid_row
         grouped = recorder.grouped
         scorer = self._scorer
-        scoring = None
+        scoring: TypedLine | str | bool | None = None
+        # A provider record's one call scored in C (Scorer.call_kernel): its id read
+        # before the line is counted, its call scored after.
+        kernel = scorer.call_kernel(recorder.source) if scorer is not None else None
+        id_of = kernel.id_of if kernel is not None else None
+        score_call = kernel.score if kernel is not None else None
         histories = self._histories if holds_calls else self._request_histories
         request_of = shape.request if histories is not None else None
         checked: Checked | AllAnswered | object | None = None
@@ -293,9 +298,15 @@ class TypedReader:
                         # on its exact parse (past 1e-10000, the line is malformed:json).
                         return position
                     if scorer is not None:
-                        scoring = scorer.typed_calls(line, shape.format, model, calls)
+                        scoring = id_of(line, calls) if id_of is not None else None
                         if scoring is None:
-                            return position
+                            scoring = scorer.typed_calls(
+                                line, shape.format, model, calls, kernel is not None
+                            )
+                            if scoring is None:
+                                return position
+                        elif scoring is False:
+                            return position  # (an integer past 64 bits: read exactly)
                     if request_of is not None:
                         assert histories is not None
                         # The line read whole, nothing counted yet: where no more than
@@ -317,7 +328,15 @@ class TypedReader:
                         if add_row is not None:
                             add_row(valid_row(first_line + position, index, call_id, tool, model))
                     if scoring is not None:
-                        _score(scorer, scoring, recorder, group, first_line + position)
+                        lineno = first_line + position
+                        if type(scoring) is not str or not score_call(  # type: ignore[misc]
+                            scoring,
+                            calls,
+                            model,
+                            group if group is not None else recorder.tally,
+                            lineno,
+                        ):
+                            _score(scorer, scoring, recorder, group, lineno, calls, model)
                     if checked is not None and checked is not True:  # (True: counted)
                         _history(checked, recorder, group, first_line + position, model)
                     continue
@@ -329,8 +348,14 @@ class TypedReader:
                 if verdicts is None:
                     return position
                 if scorer is not None:
-                    scoring = scorer.typed_calls(line, shape.format, model, calls)
+                    scoring = id_of(line, calls) if id_of is not None else None
                     if scoring is None:
+                        scoring = scorer.typed_calls(
+                            line, shape.format, model, calls, kernel is not None
+                        )
+                        if scoring is None:
+                            return position
+                    elif scoring is False:
                         return position
                 if request_of is not None:
                     assert histories is not None
@@ -349,7 +374,11 @@ class TypedReader:
                     valid if tally is None else None,
                 )
                 if scoring is not None:
-                    _score(scorer, scoring, recorder, tally, lineno)
+                    counted_in = tally if tally is not None else recorder.tally
+                    if type(scoring) is not str or not score_call(  # type: ignore[misc]
+                        scoring, calls, model, counted_in, lineno
+                    ):
+                        _score(scorer, scoring, recorder, tally, lineno, calls, model)
                 if checked is not None:
                     _history(checked, recorder, tally, lineno, model)
             return end
@@ -457,16 +486,25 @@ class TypedReader:
 
 def _score(
     scorer: Scorer | None,
-    scoring: TypedLine,
+    scoring: TypedLine | str | bool,
     recorder: Recorder,
     tally: Tally | None,
     lineno: int,
+    calls: list[TypedCall],
+    model: str | None,
 ) -> None:
     """Score a record the typed path counted, in the tally that counted it (None: the
-    audit's), as the general path scores it (see :meth:`Scorer.typed_record`)."""
+    audit's), as the general path scores it (see :meth:`Scorer.typed_record`):
+    ``scoring`` what :meth:`Scorer.typed_calls` read, or the id whose one call the
+    kernel left (:meth:`Scorer.call_kernel`)."""
     assert scorer is not None
     tally = tally if tally is not None else recorder.tally
-    scorer.typed(scoring, tally, (recorder.source, lineno))
+    where = (recorder.source, lineno)
+    if isinstance(scoring, str):
+        scorer.typed_call(scoring, calls, model, tally, where)
+        return
+    assert not isinstance(scoring, bool)  # (False: the reader left the line)
+    scorer.typed(scoring, tally, where)
 
 
 def _history(

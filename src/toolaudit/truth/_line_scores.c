@@ -27,7 +27,9 @@
  * the typed decode named it (truth.line_scores.score_call says what differs): the two
  * share the compare and the count (score_against, count_scored). id_at(line, key) reads
  * the id at a top-level key of a line the typed decode read, where that is sure
- * (pipeline.scored_lines.LineIds reads it otherwise).
+ * (pipeline.scored_lines.LineIds reads it otherwise). CallKernel keeps score_call's
+ * arguments for the typed reader, which asks its id_of (the id, and whether the line
+ * may hold an integer past 64 bits) before it counts a line and its score after.
  *
  * Any other answer is False, with nothing changed: a backslash anywhere in the line, a
  * run of 16 digits or more (an integer orjson may read as a float), an exponent of three
@@ -151,45 +153,15 @@ skip_space(Cursor *c)
         c->at++;
 }
 
-/* read_string's reading of a line the typed decode read (valid JSON, whose strings hold
- * no control character): the string's end is the first quote after an even run of
- * backslashes, found by memchr, and *escaped is set if it holds a backslash. Apart from
- * read_string (and never inlined), so that read_string and skip_value stay as small as
- * the kernel's own reading had them (inlined where the flat kernel reads its lines). */
-static __attribute__((noinline)) int
-read_escaped_string(Cursor *c, const char **start, const char **stop, int *escaped)
-{
-    const char *p = *start;
-    for (;;) {
-        const char *quote = memchr(p, '"', (size_t)(c->end - p));
-        if (quote == NULL)
-            return 0;
-        const char *run = quote;
-        while (run > p && run[-1] == '\\')
-            run--;
-        if ((quote - run) % 2 == 0) { /* (an odd run escapes the quote) */
-            if (memchr(*start, '\\', (size_t)(quote - *start)) != NULL)
-                *escaped = 1;
-            *stop = quote;
-            c->at = quote + 1;
-            return 1;
-        }
-        p = quote + 1;
-    }
-}
-
-/* A string token from its opening quote; its content in [*start, *stop). With
- * `escaped`, as read_escaped_string reads it; without, a backslash is a byte like any
- * other (the kernel's lines hold none). 0 when it is not one. */
-static inline int
-read_string(Cursor *c, const char **start, const char **stop, int *escaped)
+/* A string token from its opening quote; its content in [*start, *stop) (a backslash is
+ * a byte like any other: the kernel's lines hold none). 0 when it is not one. */
+static int
+read_string(Cursor *c, const char **start, const char **stop)
 {
     if (c->at >= c->end || *c->at != '"')
         return 0;
     const char *p = c->at + 1;
     *start = p;
-    if (escaped != NULL)
-        return read_escaped_string(c, start, stop, escaped);
     while (p < c->end && *p != '"') {
         if ((unsigned char)*p < 0x20)
             return 0;
@@ -256,12 +228,12 @@ read_word(Cursor *c, const char *word, size_t length)
 }
 
 /* An object's key and its colon, from the space before it: the key's content in
- * [*start, *stop) (`escaped`: as read_string's). */
+ * [*start, *stop). */
 static int
-read_key(Cursor *c, const char **start, const char **stop, int *escaped)
+read_key(Cursor *c, const char **start, const char **stop)
 {
     skip_space(c);
-    if (!read_string(c, start, stop, escaped))
+    if (!read_string(c, start, stop))
         return 0;
     skip_space(c);
     if (c->at >= c->end || *c->at != ':')
@@ -302,10 +274,9 @@ after_member(Cursor *c, char close)
     return MORE;
 }
 
-/* Any JSON value, read and not kept: 0 when it is not one this scanner reads
- * (`escaped`: as read_string's, for every string in it). */
+/* Any JSON value, read and not kept: 0 when it is not one this scanner reads. */
 static int
-skip_value(Cursor *c, int depth, int *escaped)
+skip_value(Cursor *c, int depth)
 {
     const char *start, *stop;
     skip_space(c);
@@ -313,7 +284,7 @@ skip_value(Cursor *c, int depth, int *escaped)
         return 0;
     switch (*c->at) {
     case '"':
-        return read_string(c, &start, &stop, escaped);
+        return read_string(c, &start, &stop);
     case 't':
         return read_word(c, "true", 4);
     case 'f':
@@ -330,8 +301,7 @@ skip_value(Cursor *c, int depth, int *escaped)
             return 1;
         int next;
         do {
-            if ((object && !read_key(c, &start, &stop, escaped)) ||
-                !skip_value(c, depth + 1, escaped))
+            if ((object && !read_key(c, &start, &stop)) || !skip_value(c, depth + 1))
                 return 0;
         } while ((next = after_member(c, close)) == MORE);
         return next == CLOSED;
@@ -392,7 +362,7 @@ static int compare_value(Cursor *c, PyObject *literal, int depth);
 static int
 other_type(Cursor *c, int depth)
 {
-    return skip_value(c, depth, NULL) ? DIFFERENT : UNSURE;
+    return skip_value(c, depth) ? DIFFERENT : UNSURE;
 }
 
 /* The object at the cursor (its '{' next) against the dict `literal`. With `mask` (the
@@ -411,7 +381,7 @@ compare_object(Cursor *c, PyObject *literal, int depth, unsigned long long *mask
         return PyDict_GET_SIZE(literal) == 0 ? SAME : mask != NULL ? UNSURE : DIFFERENT;
     do {
         const char *start, *stop;
-        if (count == MAX_KEYS || !read_key(c, &start, &stop, NULL))
+        if (count == MAX_KEYS || !read_key(c, &start, &stop))
             return UNSURE;
         for (Py_ssize_t i = 0; i < count; i++)
             if (stops[i] - starts[i] == stop - start &&
@@ -539,7 +509,7 @@ compare_value(Cursor *c, PyObject *literal, int depth)
         return UNSURE;
     switch (*c->at) {
     case '"':
-        if (!read_string(c, &start, &stop, NULL))
+        if (!read_string(c, &start, &stop))
             return UNSURE;
         return kind == STRING_KIND && same_text(start, stop, literal) ? SAME : DIFFERENT;
     case 't':
@@ -568,12 +538,12 @@ compare_value(Cursor *c, PyObject *literal, int depth)
 
 #define IS_DIGIT(c) ((c) >= '0' && (c) <= '9')
 
-/* Whether the line holds a run of LONG_RUN digits or more. Such a run holds a byte at a
- * multiple of LONG_RUN: only the runs through those bytes are measured. */
-static int
-has_long_run(const char *text, Py_ssize_t size)
+/* Whether the text holds a run of `run` digits or more. Such a run holds a byte at a
+ * multiple of `run`: only the runs through those bytes are measured. */
+static inline int
+has_run(const char *text, Py_ssize_t size, Py_ssize_t run)
 {
-    for (Py_ssize_t at = 0; at < size; at += LONG_RUN) {
+    for (Py_ssize_t at = 0; at < size; at += run) {
         if (!IS_DIGIT(text[at]))
             continue;
         Py_ssize_t first = at, last = at;
@@ -581,10 +551,17 @@ has_long_run(const char *text, Py_ssize_t size)
             first--;
         while (last + 1 < size && IS_DIGIT(text[last + 1]))
             last++;
-        if (last - first + 1 >= LONG_RUN)
+        if (last - first + 1 >= run)
             return 1;
     }
     return 0;
+}
+
+/* Whether the line holds a run of LONG_RUN digits or more. */
+static int
+has_long_run(const char *text, Py_ssize_t size)
+{
+    return has_run(text, size, LONG_RUN);
 }
 
 typedef struct {
@@ -608,7 +585,7 @@ read_fields(Cursor *c, const char *key, Py_ssize_t key_size, Fields *fields)
     int next;
     do {
         const char *start, *stop;
-        if (!read_key(c, &start, &stop, NULL))
+        if (!read_key(c, &start, &stop))
             return 0;
         skip_space(c);
         Py_ssize_t size = stop - start;
@@ -622,7 +599,7 @@ read_fields(Cursor *c, const char *key, Py_ssize_t key_size, Fields *fields)
         else if (size == 5 && memcmp(start, "model", 5) == 0)
             field = &fields->model;
         const char *value = c->at;
-        if (!skip_value(c, 1, NULL))
+        if (!skip_value(c, 1))
             return 0;
         if (field != NULL) {
             if (field->seen)
@@ -644,7 +621,7 @@ id_of(Field *id)
     Cursor c = {id->start, id->stop};
     const char *start, *stop;
     if (*id->start == '"') {
-        if (!read_string(&c, &start, &stop, NULL))
+        if (!read_string(&c, &start, &stop))
             return NULL;
         PyObject *text = PyUnicode_DecodeUTF8(start, stop - start, NULL);
         if (text == NULL)
@@ -704,7 +681,7 @@ whole_object(const char *start, const char *stop)
 {
     Cursor c = {start, stop};
     skip_space(&c);
-    if (c.at >= c.end || *c.at != '{' || !skip_value(&c, 1, NULL))
+    if (c.at >= c.end || *c.at != '{' || !skip_value(&c, 1))
         return 0;
     skip_space(&c);
     return c.at == c.end;
@@ -1007,7 +984,7 @@ score_flat(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyObject *id_text = id_of(&fields.id);
     Cursor name = {fields.name.start, fields.name.stop};
     const char *made, *made_end;
-    if (id_text == NULL || !read_string(&name, &made, &made_end, NULL)) {
+    if (id_text == NULL || !read_string(&name, &made, &made_end)) {
         Py_XDECREF(id_text);
         Py_DECREF(section);
         Py_RETURN_FALSE;
@@ -1036,37 +1013,27 @@ plain_text(PyObject *value, const char **text, Py_ssize_t *size)
     return PyUnicode_CheckExact(value) && plain_string(value, text, size);
 }
 
-static PyObject *
-score_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+/* A record's one call (its tool's name and its arguments' JSON text, as the typed
+ * decode named them) scored and counted for `id`: score_call's answer past its
+ * arguments. 1 counted, 0 left to Python, -1 an error. */
+static int
+score_one(Scorer *scorer, PyObject *id, PyObject *name, PyObject *arguments, PyObject *model,
+          PyObject *tally)
 {
-    (void)module;
-    if (nargs != 13) {
-        PyErr_SetString(PyExc_TypeError, "score_call(entries, scored, shapes, most_samples, "
-                                         "first, write, source, id, name, arguments, model, "
-                                         "tally, line_number)");
-        return NULL;
-    }
-    PyObject *id = args[7], *name = args[8], *arguments = args[9], *model = args[10];
-    PyObject *tally = args[11];
-    Scorer scorer;
-    if (read_scorer(args, args[12], &scorer,
-                    "score_call: dict, dict, dict, int, _, _, bytes (with write), _, _, _, _, "
-                    "_, int") < 0)
-        return NULL;
     /* (An id, a name or a model of another type: Python's to score.) */
     if (!PyUnicode_CheckExact(id) || !PyUnicode_CheckExact(name) ||
         (model != Py_None && !PyUnicode_CheckExact(model)))
-        Py_RETURN_FALSE;
+        return 0;
     Row named = {NULL, NULL, 0, 0};
-    if (scorer.write != Py_None &&
+    if (scorer->write != Py_None &&
         (!plain_text(id, &named.id, &named.id_size) ||
          (model != Py_None && !plain_text(model, &named.model, &named.model_size))))
-        Py_RETURN_FALSE; /* (its --scores line escapes them: Python writes it) */
+        return 0; /* (its --scores line escapes them: Python writes it) */
     Py_ssize_t made_size, size;
     const char *made = PyUnicode_AsUTF8AndSize(name, &made_size), *text;
     if (made == NULL) { /* (a lone surrogate) */
         PyErr_Clear();
-        Py_RETURN_FALSE;
+        return 0;
     }
     /* The arguments' JSON text: a str's UTF-8 (a JSON string's value), or bytes (a
      * slice of the line, the JSON value itself). */
@@ -1075,12 +1042,12 @@ score_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         text = PyUnicode_AsUTF8AndSize(arguments, &size);
         if (text == NULL) {
             PyErr_Clear();
-            Py_RETURN_FALSE;
+            return 0;
         }
     }
     else {
         if (PyObject_GetBuffer(arguments, &view, PyBUF_SIMPLE) < 0)
-            return NULL;
+            return -1;
         text = view.buf;
         size = view.len;
     }
@@ -1097,21 +1064,148 @@ score_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         goto done;
     }
     if (section != Py_None)
-        answer = count_scored(&scorer, id, made, made_size, text, text + size, &named, section);
+        answer = count_scored(scorer, id, made, made_size, text, text + size, &named, section);
 done:
     Py_XDECREF(section);
     if (view.obj != NULL)
         PyBuffer_Release(&view);
+    return answer;
+}
+
+static PyObject *
+score_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 13) {
+        PyErr_SetString(PyExc_TypeError, "score_call(entries, scored, shapes, most_samples, "
+                                         "first, write, source, id, name, arguments, model, "
+                                         "tally, line_number)");
+        return NULL;
+    }
+    Scorer scorer;
+    if (read_scorer(args, args[12], &scorer,
+                    "score_call: dict, dict, dict, int, _, _, bytes (with write), _, _, _, _, "
+                    "_, int") < 0)
+        return NULL;
+    int answer = score_one(&scorer, args[7], args[8], args[9], args[10], args[11]);
     if (answer < 0)
         return NULL;
     return PyBool_FromLong(answer);
 }
 
+/* The closing quote of a string of valid JSON whose content starts at `p`: the first
+ * quote after an even run of backslashes; NULL if there is none before `end`. (Whether
+ * the string holds an escape is not looked for: read_id asks it of its keys and id.) */
+static inline const char *
+string_end(const char *p, const char *end)
+{
+    for (;;) {
+        const char *quote = memchr(p, '"', (size_t)(end - p));
+        if (quote == NULL)
+            return NULL;
+        const char *run = quote;
+        while (run > p && run[-1] == '\\')
+            run--;
+        if ((quote - run) % 2 == 0) /* (an odd run escapes the quote) */
+            return quote;
+        p = quote + 1;
+    }
+}
+
+/* The id a line of JSON (one object: a line the typed decode read) holds at its
+ * top-level key [key, key + key_size), as LineIds.id_of reads it; NULL, with no error
+ * set, where this cannot tell so surely (see id_at). Not a parser: the line is valid
+ * JSON, so its top-level keys are the strings that follow its '{' or a ',' at depth 1,
+ * each string ends at the first quote after an even run of backslashes (memchr), and
+ * what lies past strings is brackets, commas, colons, space, numbers and words: only
+ * the brackets are counted, only the id's value is read. */
+static PyObject *
+read_id(const char *text, Py_ssize_t size, const char *key, Py_ssize_t key_size)
+{
+    Cursor c = {text, text + size};
+    Field id = {NULL, NULL, 0};
+    Py_ssize_t depth = 0;
+    /* (wants_key: the next string is a top-level key; is_id: the next value is the id.) */
+    int wants_key = 0, is_id = 0;
+    skip_space(&c);
+    if (c.at >= c.end || *c.at != '{')
+        return NULL;
+    while (c.at < c.end) {
+        switch (*c.at) {
+        case '"': {
+            const char *start = c.at + 1, *stop = string_end(start, c.end);
+            if (stop == NULL)
+                return NULL;
+            c.at = stop + 1;
+            if (wants_key) {
+                wants_key = 0;
+                if (memchr(start, '\\', (size_t)(stop - start)) != NULL)
+                    return NULL; /* (it may spell the key) */
+                if (stop - start == key_size && memcmp(start, key, (size_t)key_size) == 0) {
+                    if (id.seen)
+                        return NULL; /* (given twice) */
+                    is_id = 1;
+                }
+            }
+            else if (is_id) {
+                if (memchr(start, '\\', (size_t)(stop - start)) != NULL)
+                    return NULL;
+                id = (Field){start - 1, c.at, 1};
+                is_id = 0;
+            }
+            break;
+        }
+        case '{':
+        case '[':
+            if (is_id)
+                return NULL; /* (an id of another type) */
+            depth++;
+            wants_key = depth == 1;
+            c.at++;
+            break;
+        case '}':
+        case ']':
+            depth--;
+            c.at++;
+            if (depth == 0) {
+                skip_space(&c);
+                if (c.at != c.end || !id.seen)
+                    return NULL;
+                return id_of(&id);
+            }
+            break;
+        case ',':
+            wants_key = depth == 1;
+            c.at++;
+            break;
+        case ':':
+        case ' ':
+        case '\t':
+        case '\n':
+        case '\r':
+            c.at++;
+            break;
+        default: /* a number or a word: the id's, its token's bytes */
+            if (is_id) {
+                const char *start = c.at;
+                while (c.at < c.end && !strchr(",}] \t\n\r:", *c.at))
+                    c.at++;
+                id = (Field){start, c.at, 1};
+                is_id = 0;
+            }
+            else
+                c.at++;
+        }
+    }
+    return NULL;
+}
+
 /* id_at(line, key): the id a line of JSON (one object: a line the typed decode read)
  * holds at its top-level `key`, as LineIds.id_of reads it (a string as it is, an
  * integer's digits); None where it cannot tell so surely, and LineIds reads the line:
- * the key absent or given twice, a key with an escape (it may spell `key`), an id with
- * one, an id of another type or "-0", anything this scanner does not read. */
+ * the key absent or given twice, a top-level key with an escape (it may spell `key`),
+ * an id with one, an id of another type or "-0", a line read_id sees is not one
+ * object. */
 static PyObject *
 id_at(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1124,36 +1218,199 @@ id_at(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     const char *key = PyUnicode_AsUTF8AndSize(args[1], &key_size);
     if (key == NULL)
         return NULL;
-    Cursor c = {PyBytes_AS_STRING(args[0]), PyBytes_AS_STRING(args[0]) + PyBytes_GET_SIZE(args[0])};
-    Field id = {NULL, NULL, 0};
-    /* (Whether the key read last, the id, any other value held an escape.) */
-    int key_escaped = 0, id_escaped = 0, other_escaped = 0, next;
-    skip_space(&c);
-    if (c.at >= c.end || *c.at != '{' || opens_empty(&c, '}'))
-        Py_RETURN_NONE;
-    do {
-        const char *start, *stop;
-        if (!read_key(&c, &start, &stop, &key_escaped) || key_escaped)
-            Py_RETURN_NONE;
-        skip_space(&c);
-        const char *value = c.at;
-        int is_key = stop - start == key_size && memcmp(start, key, (size_t)key_size) == 0;
-        if (!skip_value(&c, 1, is_key ? &id_escaped : &other_escaped))
-            Py_RETURN_NONE;
-        if (is_key) {
-            if (id.seen)
-                Py_RETURN_NONE; /* (given twice) */
-            id = (Field){value, c.at, 1};
-        }
-    } while ((next = after_member(&c, '}')) == MORE);
-    skip_space(&c);
-    if (next != CLOSED || c.at != c.end || !id.seen || id_escaped)
-        Py_RETURN_NONE;
-    PyObject *text = id_of(&id);
+    PyObject *text = read_id(PyBytes_AS_STRING(args[0]), PyBytes_GET_SIZE(args[0]), key, key_size);
     if (text == NULL && !PyErr_Occurred())
         Py_RETURN_NONE;
     return text;
 }
+
+/* Digits in a row from which orjson may read an integer as a float (past 64 bits): the
+ * typed path leaves such a line to the general path, as
+ * jsonutil.may_hold_long_integers tells it. */
+#define LONG_INTEGER_RUN 19
+
+/* CallKernel(key, entries, scored, shapes, most_samples, first, write, source): the
+ * typed reader's scoring of a provider record's one call (truth.line_scores.CallKernel,
+ * its twin, says what each method answers), score_call's arguments kept once. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *key; /* (the id's top-level key: a str) */
+    PyObject *entries, *scored, *shapes, *first, *write, *source, *most_samples;
+    const char *key_text; /* (NULL: a dotted path, read by Python) */
+    Py_ssize_t key_size;
+} CallKernel;
+
+static PyObject *
+call_kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    static char *names[] = {"key", "entries", "scored", "shapes", "most_samples",
+                            "first", "write", "source", NULL};
+    PyObject *key, *entries, *scored, *shapes, *most_samples, *first, *write, *source;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "UO!O!O!O!OOO:CallKernel", names, &key,
+                                     &PyDict_Type, &entries, &PyDict_Type, &scored,
+                                     &PyDict_Type, &shapes, &PyLong_Type, &most_samples,
+                                     &first, &write, &source))
+        return NULL;
+    if (write != Py_None && !PyBytes_Check(source)) {
+        PyErr_SetString(PyExc_TypeError, "CallKernel: the source's JSON (bytes) with write");
+        return NULL;
+    }
+    Py_ssize_t key_size;
+    const char *key_text = PyUnicode_AsUTF8AndSize(key, &key_size);
+    if (key_text == NULL)
+        return NULL;
+    CallKernel *self = (CallKernel *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->key = Py_NewRef(key);
+    self->entries = Py_NewRef(entries);
+    self->scored = Py_NewRef(scored);
+    self->shapes = Py_NewRef(shapes);
+    self->most_samples = Py_NewRef(most_samples);
+    self->first = Py_NewRef(first);
+    self->write = Py_NewRef(write);
+    self->source = Py_NewRef(source);
+    /* (The key's UTF-8, kept by the str it holds.) */
+    self->key_text = memchr(key_text, '.', (size_t)key_size) == NULL ? key_text : NULL;
+    self->key_size = key_size;
+    return (PyObject *)self;
+}
+
+static int
+call_kernel_traverse(CallKernel *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->key);
+    Py_VISIT(self->entries);
+    Py_VISIT(self->scored);
+    Py_VISIT(self->shapes);
+    Py_VISIT(self->most_samples);
+    Py_VISIT(self->first);
+    Py_VISIT(self->write);
+    Py_VISIT(self->source);
+    return 0;
+}
+
+static int
+call_kernel_clear(CallKernel *self)
+{
+    Py_CLEAR(self->key);
+    Py_CLEAR(self->entries);
+    Py_CLEAR(self->scored);
+    Py_CLEAR(self->shapes);
+    Py_CLEAR(self->most_samples);
+    Py_CLEAR(self->first);
+    Py_CLEAR(self->write);
+    Py_CLEAR(self->source);
+    return 0;
+}
+
+static void
+call_kernel_dealloc(CallKernel *self)
+{
+    PyObject_GC_UnTrack(self);
+    call_kernel_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* The one call of a typed decode's calls (a list of (id, name, arguments)), or NULL
+ * with no error set when they are not one such tuple. */
+static PyObject *
+one_call(PyObject *calls)
+{
+    if (!PyList_CheckExact(calls) || PyList_GET_SIZE(calls) != 1)
+        return NULL;
+    PyObject *call = PyList_GET_ITEM(calls, 0);
+    if (!PyTuple_CheckExact(call) || PyTuple_GET_SIZE(call) != 3)
+        return NULL;
+    return call;
+}
+
+/* id_of(line, calls): False where the line may hold an integer past 64 bits (the
+ * general path's line, as before it is counted); the id at the key, read as id_at
+ * reads it, where the calls are one whose arguments' text the kernel takes (a str, or
+ * bytes from '{'), whether it has an entry or not (score looks it up); else None
+ * (Scorer.typed_calls reads the line: a dotted path too). */
+static PyObject *
+call_kernel_id_of(CallKernel *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyBytes_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "id_of(line: bytes, calls)");
+        return NULL;
+    }
+    const char *text = PyBytes_AS_STRING(args[0]);
+    Py_ssize_t size = PyBytes_GET_SIZE(args[0]);
+    if (has_run(text, size, LONG_INTEGER_RUN))
+        Py_RETURN_FALSE;
+    PyObject *call = one_call(args[1]);
+    if (call == NULL || self->key_text == NULL)
+        Py_RETURN_NONE;
+    PyObject *arguments = PyTuple_GET_ITEM(call, 2);
+    if (!PyUnicode_CheckExact(arguments)) {
+        Py_buffer view;
+        if (PyObject_GetBuffer(arguments, &view, PyBUF_SIMPLE) < 0) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+        int opens = view.len > 0 && *(const char *)view.buf == '{';
+        PyBuffer_Release(&view);
+        if (!opens)
+            Py_RETURN_NONE;
+    }
+    PyObject *id = read_id(text, size, self->key_text, self->key_size);
+    if (id == NULL && !PyErr_Occurred())
+        Py_RETURN_NONE;
+    return id;
+}
+
+/* score(id, calls, model, tally, line_number): score_call's answer for the one call of
+ * `calls` (id_of has found it one). */
+static PyObject *
+call_kernel_score(CallKernel *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "score(id, calls, model, tally, line_number)");
+        return NULL;
+    }
+    PyObject *call = one_call(args[1]);
+    if (call == NULL)
+        Py_RETURN_FALSE;
+    Scorer scorer = {self->entries,
+                     self->scored,
+                     self->shapes,
+                     self->first,
+                     PyLong_AsSsize_t(self->most_samples),
+                     self->write,
+                     self->source,
+                     PyLong_AsSsize_t(args[4])};
+    if ((scorer.most_samples == -1 || scorer.line == -1) && PyErr_Occurred())
+        return NULL;
+    int answer = score_one(&scorer, args[0], PyTuple_GET_ITEM(call, 1), PyTuple_GET_ITEM(call, 2),
+                           args[2], args[3]);
+    if (answer < 0)
+        return NULL;
+    return PyBool_FromLong(answer);
+}
+
+static PyMethodDef call_kernel_methods[] = {
+    {"id_of", (PyCFunction)(void (*)(void))call_kernel_id_of, METH_FASTCALL,
+     "False: the line may hold an integer past 64 bits; the id of a call the kernel may "
+     "score, where it has an entry; else None."},
+    {"score", (PyCFunction)(void (*)(void))call_kernel_score, METH_FASTCALL,
+     "The one call scored and counted by its entry's shape, when that is sure."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject CallKernelType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "toolaudit.truth._line_scores.CallKernel",
+    .tp_basicsize = sizeof(CallKernel),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "A provider record's one call scored in C, score_call's arguments kept.",
+    .tp_new = call_kernel_new,
+    .tp_dealloc = (destructor)call_kernel_dealloc,
+    .tp_traverse = (traverseproc)call_kernel_traverse,
+    .tp_clear = (inquiry)call_kernel_clear,
+    .tp_methods = call_kernel_methods,
+};
 
 static PyMethodDef methods[] = {
     {"score_flat", (PyCFunction)(void (*)(void))score_flat, METH_FASTCALL,
@@ -1182,7 +1439,15 @@ PyInit__line_scores(void)
     WAITING = PyUnicode_InternFromString("waiting");
     ONE = PyLong_FromLong(1);
     if (CALLS == NULL || LITERAL == NULL || NAME == NULL || CATEGORY == NULL ||
-        GROUND_TRUTH == NULL || SAMPLES == NULL || WAITING == NULL || ONE == NULL)
+        GROUND_TRUTH == NULL || SAMPLES == NULL || WAITING == NULL || ONE == NULL ||
+        PyType_Ready(&CallKernelType) < 0)
         return NULL;
-    return PyModule_Create(&module);
+    PyObject *created = PyModule_Create(&module);
+    if (created == NULL)
+        return NULL;
+    if (PyModule_AddObjectRef(created, "CallKernel", (PyObject *)&CallKernelType) < 0) {
+        Py_DECREF(created);
+        return NULL;
+    }
+    return created;
 }

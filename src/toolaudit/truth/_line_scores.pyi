@@ -1,6 +1,7 @@
 """A flat call's line (or a provider record's one call) scored when its score is sure,
 in C (``_line_scores.c``; its pure twin and what it tells: toolaudit.truth.line_scores);
-a line's id read at a top-level key (its twin: pipeline.scored_lines.LineIds)."""
+a line's id read at a top-level key (its twin: pipeline.scored_lines.LineIds); both
+kept for the typed reader in a CallKernel."""
 
 from collections.abc import Callable
 from typing import Any
@@ -45,3 +46,26 @@ def score_call(
 def id_at(line: bytes, key: str, /) -> str | None:
     """The id the line holds at its top-level ``key`` (a string as it is, an integer's
     digits), where that is sure; None leaves it to LineIds' msgspec reading."""
+
+class CallKernel:
+    """score_call's arguments kept once, for the typed reader (its twin:
+    truth.line_scores.CallKernel, which says what each method answers)."""
+
+    def __init__(
+        self,
+        key: str,
+        entries: dict[str, Any],
+        scored: dict[str, None],
+        shapes: dict[Any, Any],
+        most_samples: int,
+        first: Callable[..., object],
+        write: Callable[[bytes], object] | None,
+        source: bytes | None,
+    ) -> None: ...
+    def id_of(self, line: bytes, calls: object, /) -> str | bool | None:
+        """False: the line may hold an integer past 64 bits; the id of a record whose one
+        call the kernel may score, where it has an entry; else None."""
+    def score(
+        self, id: str, calls: object, model: str | None, tally: Any, line_number: int, /
+    ) -> bool:
+        """score_call's answer for the one call of ``calls``."""

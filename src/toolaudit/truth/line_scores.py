@@ -52,6 +52,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from toolaudit.compiled import speedups
+from toolaudit.jsonutil import may_hold_long_integers
+from toolaudit.truth.entries import id_text
 
 if TYPE_CHECKING:
     from toolaudit.truth.entries import Expected
@@ -395,6 +397,62 @@ def correct_row(
     }
 
 
+class CallKernel:
+    """The typed reader's scoring of a provider record's one call (``CallKernel`` of
+    ``_line_scores.c``, which answers alike): :func:`score_call`'s arguments kept once,
+    ``key`` the id's top-level key (--expected-key). The reader asks :meth:`id_of` before
+    it counts a line and :meth:`score` once it has."""
+
+    __slots__ = ("_context", "key")
+
+    def __init__(
+        self,
+        key: str,
+        entries: dict[str, Any],
+        scored: dict[str, None],
+        shapes: dict[Any, Any],
+        most_samples: int,
+        first: Callable[..., object],
+        write: Callable[[bytes], object] | None,
+        source: bytes | None,
+    ) -> None:
+        self.key = key
+        self._context = (entries, scored, shapes, most_samples, first, write, source)
+
+    def id_of(self, line: bytes, calls: object) -> str | bool | None:
+        """False where the line may hold an integer past 64 bits (the general path's, as
+        ``may_hold_long_integers`` tells it: before the line is counted); the id at the
+        key (a string, or an integer's digits) where ``calls`` is one call whose
+        arguments' text the kernel takes (a str, or bytes from ``{``), whether the id has
+        an entry or not (:meth:`score` looks it up); else None, and the scorer reads the
+        line (``Scorer.typed_calls``: a key that is a dotted path too). The C answers None
+        also where ``id_at`` does (an escape in a top-level key or in the id)."""
+        if may_hold_long_integers(line):
+            return False
+        if "." in self.key or type(calls) is not list or len(calls) != 1:
+            return None
+        call = calls[0]
+        if type(call) is not tuple or len(call) != 3:
+            return None
+        arguments = call[2]
+        if type(arguments) is not str and not bytes(arguments).startswith(b"{"):
+            return None
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            return None
+        return id_text(record.get(self.key)) if type(record) is dict else None
+
+    def score(
+        self, id: str, calls: object, model: str | None, tally: Any, line_number: int
+    ) -> bool:
+        """:func:`score_call`'s answer for the one call of ``calls``."""
+        if type(calls) is not list or len(calls) != 1:
+            return False
+        _, name, arguments = calls[0]
+        return score_call(*self._context, id, name, arguments, model, tally, line_number)
+
+
 def kernel() -> Callable[..., bool]:
     """``score_flat`` in C where it was built, else this module's."""
     return SPEEDUPS.score_flat if SPEEDUPS is not None else score_flat
@@ -403,3 +461,8 @@ def kernel() -> Callable[..., bool]:
 def call_kernel() -> Callable[..., bool]:
     """``score_call`` in C where it was built, else this module's."""
     return SPEEDUPS.score_call if SPEEDUPS is not None else score_call
+
+
+def call_kernel_type() -> type[CallKernel]:
+    """``CallKernel`` in C where it was built, else this module's."""
+    return SPEEDUPS.CallKernel if SPEEDUPS is not None else CallKernel
