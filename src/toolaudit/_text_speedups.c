@@ -33,31 +33,10 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
+
+#include "_misread_numbers.h"
 
 enum { LONG_RUN = 1, EXPONENT = 2 };
-
-static inline int
-is_digit(unsigned char byte)
-{
-    return byte >= '0' && byte <= '9';
-}
-
-/* Whether the three bytes from `at` are digits (and there are three). */
-static inline int
-three_digits(const unsigned char *text, Py_ssize_t at, Py_ssize_t length)
-{
-    return at + 3 <= length && is_digit(text[at]) && is_digit(text[at + 1]) &&
-           is_digit(text[at + 2]);
-}
-
-static inline int
-is_exponent_mark(unsigned char byte)
-{
-    return byte == 'e' || byte == 'E';
-}
 
 /* Every third byte looked at: a run of three digits or more holds one of them. Where it is
    a digit, its run is measured once, whole: 19 digits or more are a LONG_RUN; three or more
@@ -113,161 +92,6 @@ tiny_numbers(PyObject *module, PyObject *data)
     }
     PyBuffer_Release(&view);
     return PyBool_FromLong(found);
-}
-
-/* A run of this many digits (MAX_NUMBER_DIGITS / 4 in jsonutil) may belong to a number the
-   exact parse refuses with an exponent of three digits or fewer: more than 10,000 digits in
-   its integer part, fraction and exponent (one of the first two then holds 4,999), or a
-   power of ten past 1e±10000 (9,001 digits before the point, or zeros after it). Such a
-   run holds a byte at every LONG_STRIDE-th position: a few bytes of a line looked at. */
-#define LONG_DIGITS 2500
-#define LONG_STRIDE 1024
-
-/* Whether a byte may follow a number in JSON (or the text ends there): an exponent's digits
-   followed by anything else are a string's (an id's "3e1234a"), or invalid JSON, which
-   msgspec refuses itself. */
-static inline int
-ends_a_number(const unsigned char *text, Py_ssize_t at, Py_ssize_t length)
-{
-    if (at == length)
-        return 1;
-    unsigned char byte = text[at];
-    return byte == ',' || byte == ']' || byte == '}' || byte == ' ' || byte == '\t' ||
-           byte == '\r' || byte == '\n';
-}
-
-/* Whether the exponent whose mark ('e' or 'E', after a digit) is text[at] may be read
-   otherwise: a minus sign and three digits (below a double's range: msgspec and orjson read
-   it as 0), or four digits or more, a sign or not, ending the number (past what the exact
-   parse reads, 1e±10000 and its mantissa's digits, a number msgspec skips without a word). */
-static int
-exponent_misread(const unsigned char *text, Py_ssize_t at, Py_ssize_t length)
-{
-    Py_ssize_t first = at + 1;
-    if (first < length && text[first] == '-' && three_digits(text, first + 1, length))
-        return 1;
-    if (first < length && (text[first] == '+' || text[first] == '-'))
-        first++;
-    Py_ssize_t end = first;
-    while (end < length && is_digit(text[end]))
-        end++;
-    return end - first >= 4 && ends_a_number(text, end, length);
-}
-
-/* Whether a run of LONG_DIGITS digits holds text[at]. */
-static int
-long_run_at(const unsigned char *text, Py_ssize_t at, Py_ssize_t length)
-{
-    Py_ssize_t first = at, end = at;
-    while (first > 0 && is_digit(text[first - 1]))
-        first--;
-    while (end < length && is_digit(text[end]))
-        end++;
-    return end - first >= LONG_DIGITS;
-}
-
-/* Whether an exponent mark found (bit i of `found`: text[at + i]) is misread. */
-static inline int
-misread_among(const unsigned char *text, Py_ssize_t length, Py_ssize_t at, uint64_t found)
-{
-    for (; found; found &= found - 1)
-        if (exponent_misread(text, at + __builtin_ctzll(found), length))
-            return 1;
-    return 0;
-}
-
-#ifdef __SSE2__
-/* The exponent marks after a digit among the 32 bytes from `bytes` (bytes[-1] read too), as
-   bits: each byte tested for 'e' or 'E', the byte before it for a digit. (A byte plus 0x50
-   is below 0x8A, as a signed char, for the digits alone: '0' is 0x80; a byte with its 0x20
-   bit set is 'e' for 'e' and 'E' alone.) */
-static inline uint64_t
-narrow_marks(const unsigned char *bytes)
-{
-    const __m128i shift = _mm_set1_epi8(0x50), bound = _mm_set1_epi8((char)0x8A);
-    const __m128i case_bit = _mm_set1_epi8(0x20), mark = _mm_set1_epi8('e');
-    uint64_t found = 0;
-    for (int half = 0; half < 2; half++) {
-        __m128i here = _mm_loadu_si128((const __m128i *)(bytes + 16 * half));
-        __m128i before = _mm_loadu_si128((const __m128i *)(bytes + 16 * half - 1));
-        __m128i marks = _mm_and_si128(_mm_cmpeq_epi8(_mm_or_si128(here, case_bit), mark),
-                                      _mm_cmplt_epi8(_mm_add_epi8(before, shift), bound));
-        found |= (uint64_t)(uint32_t)_mm_movemask_epi8(marks) << (16 * half);
-    }
-    return found;
-}
-#endif
-
-#if defined(__GNUC__) && defined(__x86_64__)
-#include <immintrin.h>
-#define WITH_AVX2 1
-/* Whether the CPU runs AVX2 (set once, at import). */
-static int avx2;
-
-/* narrow_marks of 64 bytes at once, with AVX2, over text[at:length] while 64 are left;
-   returns 1 where a mark is misread, else 0 with *next where the search goes on. */
-__attribute__((target("avx2"))) static int
-wide_misread_number(const unsigned char *text, Py_ssize_t at, Py_ssize_t length, Py_ssize_t *next)
-{
-    const __m256i shift = _mm256_set1_epi8(0x50), bound = _mm256_set1_epi8((char)0x8A);
-    const __m256i case_bit = _mm256_set1_epi8(0x20), mark = _mm256_set1_epi8('e');
-    for (; at + 64 <= length; at += 64) {
-        __m256i low = _mm256_loadu_si256((const __m256i *)(text + at));
-        __m256i high = _mm256_loadu_si256((const __m256i *)(text + at + 32));
-        __m256i low_before = _mm256_loadu_si256((const __m256i *)(text + at - 1));
-        __m256i high_before = _mm256_loadu_si256((const __m256i *)(text + at + 31));
-        __m256i low_marks =
-            _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_or_si256(low, case_bit), mark),
-                             _mm256_cmpgt_epi8(bound, _mm256_add_epi8(low_before, shift)));
-        __m256i high_marks =
-            _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_or_si256(high, case_bit), mark),
-                             _mm256_cmpgt_epi8(bound, _mm256_add_epi8(high_before, shift)));
-        __m256i either = _mm256_or_si256(low_marks, high_marks);
-        if (_mm256_testz_si256(either, either))
-            continue;
-        uint64_t found = (uint64_t)(uint32_t)_mm256_movemask_epi8(low_marks) |
-                         (uint64_t)(uint32_t)_mm256_movemask_epi8(high_marks) << 32;
-        if (misread_among(text, length, at, found))
-            return 1;
-    }
-    *next = at;
-    return 0;
-}
-#endif
-
-/* Whether a typed decode may read a number of a JSON text otherwise than the exact parse
-   (exponent_misread, or a run of LONG_DIGITS digits), as the typed readers ask of every
-   line. An exponent's mark follows a digit, which few 'e' and 'E' of a line do: those are
-   found 64 bytes at a time (AVX2, where the CPU has it), then 32 (SSE2, on every x86-64),
-   the last ones in a copy padded with zero bytes (neither a mark nor a digit); one by one
-   elsewhere. */
-static int
-holds_misread_number(const unsigned char *text, Py_ssize_t length)
-{
-    for (Py_ssize_t at = LONG_STRIDE - 1; at < length; at += LONG_STRIDE)
-        if (is_digit(text[at]) && long_run_at(text, at, length))
-            return 1;
-    Py_ssize_t at = 1; /* (the first byte is no exponent's mark: none follows a digit) */
-#ifdef WITH_AVX2
-    if (avx2 && wide_misread_number(text, at, length, &at))
-        return 1;
-#endif
-#ifdef __SSE2__
-    for (; at + 32 <= length; at += 32)
-        if (misread_among(text, length, at, narrow_marks(text + at)))
-            return 1;
-    if (at >= length)
-        return 0;
-    unsigned char last[1 + 32] = {0};
-    memcpy(last, text + at - 1, (size_t)(length - at + 1));
-    return misread_among(text, length, at, narrow_marks(last + 1));
-#else
-    for (; at < length; at++)
-        if (is_exponent_mark(text[at]) && is_digit(text[at - 1]) &&
-            exponent_misread(text, at, length))
-            return 1;
-    return 0;
-#endif
 }
 
 static PyObject *
@@ -631,9 +455,6 @@ static struct PyModuleDef module_definition = {
 PyMODINIT_FUNC
 PyInit__text_speedups(void)
 {
-#ifdef WITH_AVX2
-    __builtin_cpu_init();
-    avx2 = __builtin_cpu_supports("avx2");
-#endif
+    misread_numbers_init();
     return PyModule_Create(&module_definition);
 }
