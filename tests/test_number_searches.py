@@ -192,6 +192,7 @@ def test_a_misread_number_is_found_wherever_it_is(searches: str, where: int) -> 
     for number in NOT_MISREAD:
         assert not may_hold_misread_numbers(filler + number.encode() + b"}"), number
     assert not may_hold_misread_numbers(filler + b"1e12345a}")  # (an id's, not a number)
+    assert may_hold_misread_numbers(b"1e1234") and may_hold_misread_numbers(b"1E-123")
     assert may_hold_misread_numbers(filler + b"1e12345\n")
 
 
@@ -211,3 +212,14 @@ def test_the_misread_search_is_the_tiny_search_and_more(searches: str) -> None:
         assert may_hold_misread_numbers(f"[{number}]".encode())
     for word in WORDS:
         assert not may_hold_misread_numbers(orjson.dumps([word]))
+
+
+@pytest.mark.parametrize("where", [0, 20, 40, 70, 100])
+def test_only_a_digit_and_an_exponent_mark_make_an_exponent(searches: str, where: int) -> None:
+    # Every byte before the mark, and as the mark, wherever the C search reads them (in 64
+    # bytes, in 32, in the last ones).
+    filler = b"a" * where
+    for byte in range(256):
+        before, mark = bytes([byte]), bytes([byte])
+        assert may_hold_misread_numbers(filler + before + b"e12345}") is before.isdigit()
+        assert may_hold_misread_numbers(filler + b"7" + mark + b"+1234]") is (mark in b"eE")

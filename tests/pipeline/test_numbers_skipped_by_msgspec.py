@@ -154,3 +154,22 @@ def test_numbers_near_the_limits_in_skipped_fields_are_read_alike(number: str, c
     log, _ = log_of(case, number)
     schemas = schemas_of(case)
     assert audited(log, schemas, typed=True) == audited(log, schemas, typed=False), number[:40]
+
+
+@pytest.mark.parametrize("number", ["1e999999", "100e9999", "-1E+10001"])
+def test_a_number_in_a_key_the_quick_chunk_takes_unread_is_malformed_either_way(
+    number: str, tmp_path: Path
+) -> None:
+    # A chunk's "created" is taken unread by the quick record the C placer decodes with
+    # (a line with another key is decoded in Python): its own check leaves the line.
+    lines = (CASES / "openai-chat-stream" / "input.jsonl").read_bytes().splitlines()
+    assert b'"created":1730000000' in lines[3]
+    lines[3] = lines[3].replace(b'"created":1730000000', b'"created":' + number.encode())
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    schemas = schemas_of("openai-chat-stream")
+    general = audited(path, schemas, typed=False)
+    assert audited(path, schemas, typed=True) == general
+    rows = [orjson.loads(row) for row in general[0].splitlines()]
+    [refused] = [row for row in rows if row["errors"] == ["malformed:json"]]
+    assert (refused["source"], refused["line"]) == (str(path), 4)
