@@ -219,7 +219,10 @@ def test_only_a_digit_and_an_exponent_mark_make_an_exponent(searches: str, where
     # Every byte before the mark, and as the mark, wherever the C search reads them (in 64
     # bytes, in 32, in the last ones).
     filler = b"a" * where
-    for byte in range(256):
-        before, mark = bytes([byte]), bytes([byte])
-        assert may_hold_misread_numbers(filler + before + b"e12345}") is before.isdigit()
-        assert may_hold_misread_numbers(filler + b"7" + mark + b"+1234]") is (mark in b"eE")
+    for after in (b"", b" " * 70):  # (the mark among the last bytes, or well before them)
+        for byte in range(256):
+            before = mark = bytes([byte])
+            found = may_hold_misread_numbers(filler + before + b"e12345}" + after)
+            assert found is before.isdigit()
+            found = may_hold_misread_numbers(filler + b"7" + mark + b"+1234]" + after)
+            assert found is (mark in b"eE")

@@ -121,63 +121,88 @@ narrow_marks(const unsigned char *bytes)
 /* Whether the CPU runs AVX2 (set once, at import, by misread_numbers_init). */
 static int avx2;
 
-/* narrow_marks of 64 bytes at once, with AVX2, over text[at:length] while 64 are left;
-   returns 1 where a mark is misread, else 0 with *next where the search goes on. */
-__attribute__((target("avx2"))) static int
-wide_misread_number(const unsigned char *text, Py_ssize_t at, Py_ssize_t length, Py_ssize_t *next)
+/* narrow_marks of the 64 bytes from `bytes`, with AVX2: as two vectors (a byte's mark a byte
+   of ones), and the two together. */
+__attribute__((target("avx2"))) static inline __m256i
+wide_marks(const unsigned char *bytes, __m256i *low_marks, __m256i *high_marks)
 {
     const __m256i shift = _mm256_set1_epi8(0x50), bound = _mm256_set1_epi8((char)0x8A);
     const __m256i case_bit = _mm256_set1_epi8(0x20), mark = _mm256_set1_epi8('e');
+    __m256i low = _mm256_loadu_si256((const __m256i *)bytes);
+    __m256i high = _mm256_loadu_si256((const __m256i *)(bytes + 32));
+    __m256i low_before = _mm256_loadu_si256((const __m256i *)(bytes - 1));
+    __m256i high_before = _mm256_loadu_si256((const __m256i *)(bytes + 31));
+    *low_marks = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_or_si256(low, case_bit), mark),
+                                  _mm256_cmpgt_epi8(bound, _mm256_add_epi8(low_before, shift)));
+    *high_marks = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_or_si256(high, case_bit), mark),
+                                   _mm256_cmpgt_epi8(bound, _mm256_add_epi8(high_before, shift)));
+    return _mm256_or_si256(*low_marks, *high_marks);
+}
+
+__attribute__((target("avx2"))) static inline uint64_t
+wide_bits(__m256i low_marks, __m256i high_marks)
+{
+    return (uint64_t)(uint32_t)_mm256_movemask_epi8(low_marks) |
+           (uint64_t)(uint32_t)_mm256_movemask_epi8(high_marks) << 32;
+}
+
+/* Whether a mark of text[1:length] is misread, for a text of more than 64 bytes: 64 bytes at
+   a time, the last ones in a block that ends with the text (the marks already looked at
+   dropped). */
+__attribute__((target("avx2"))) static int
+wide_misread_number(const unsigned char *text, Py_ssize_t length)
+{
+    __m256i low_marks, high_marks;
+    Py_ssize_t at = 1;
     for (; at + 64 <= length; at += 64) {
-        __m256i low = _mm256_loadu_si256((const __m256i *)(text + at));
-        __m256i high = _mm256_loadu_si256((const __m256i *)(text + at + 32));
-        __m256i low_before = _mm256_loadu_si256((const __m256i *)(text + at - 1));
-        __m256i high_before = _mm256_loadu_si256((const __m256i *)(text + at + 31));
-        __m256i low_marks =
-            _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_or_si256(low, case_bit), mark),
-                             _mm256_cmpgt_epi8(bound, _mm256_add_epi8(low_before, shift)));
-        __m256i high_marks =
-            _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_or_si256(high, case_bit), mark),
-                             _mm256_cmpgt_epi8(bound, _mm256_add_epi8(high_before, shift)));
-        __m256i either = _mm256_or_si256(low_marks, high_marks);
-        if (_mm256_testz_si256(either, either))
-            continue;
-        uint64_t found = (uint64_t)(uint32_t)_mm256_movemask_epi8(low_marks) |
-                         (uint64_t)(uint32_t)_mm256_movemask_epi8(high_marks) << 32;
-        if (misread_among(text, length, at, found))
+        __m256i either = wide_marks(text + at, &low_marks, &high_marks);
+        if (!_mm256_testz_si256(either, either) &&
+            misread_among(text, length, at, wide_bits(low_marks, high_marks)))
             return 1;
     }
-    *next = at;
-    return 0;
+    if (at >= length)
+        return 0;
+    Py_ssize_t start = length - 64;
+    wide_marks(text + start, &low_marks, &high_marks);
+    uint64_t found = wide_bits(low_marks, high_marks) & ~(uint64_t)0 << (at - start);
+    return misread_among(text, length, start, found);
 }
 #endif
 
 /* Whether a typed decode may read a number of a JSON text otherwise than the exact parse
    (exponent_misread, or a run of LONG_DIGITS digits), as the typed readers ask of every
    line. An exponent's mark follows a digit, which few 'e' and 'E' of a line do: those are
-   found 64 bytes at a time (AVX2, where the CPU has it), then 32 (SSE2, on every x86-64),
-   the last ones in a copy padded with zero bytes (neither a mark nor a digit); one by one
-   elsewhere. */
+   found 64 bytes at a time (AVX2, where the CPU has it) or 32 (SSE2, on every x86-64), the
+   last ones in a block that ends with the text (the marks already looked at dropped), a
+   text of 32 bytes or fewer in a copy padded with zero bytes (neither a mark nor a digit);
+   one by one elsewhere. */
 static int
 holds_misread_number(const unsigned char *text, Py_ssize_t length)
 {
     for (Py_ssize_t at = LONG_STRIDE - 1; at < length; at += LONG_STRIDE)
         if (is_digit(text[at]) && long_run_at(text, at, length))
             return 1;
+    if (length < 2)
+        return 0;
     Py_ssize_t at = 1; /* (the first byte is no exponent's mark: none follows a digit) */
 #ifdef WITH_AVX2
-    if (avx2 && wide_misread_number(text, at, length, &at))
-        return 1;
+    if (avx2 && length > 64)
+        return wide_misread_number(text, length);
 #endif
 #ifdef __SSE2__
+    if (length <= 32) { /* in a copy padded with zero bytes */
+        unsigned char padded[1 + 32] = {0};
+        memcpy(padded, text, (size_t)length);
+        return misread_among(text, length, at, narrow_marks(padded + 1));
+    }
     for (; at + 32 <= length; at += 32)
         if (misread_among(text, length, at, narrow_marks(text + at)))
             return 1;
     if (at >= length)
         return 0;
-    unsigned char last[1 + 32] = {0};
-    memcpy(last, text + at - 1, (size_t)(length - at + 1));
-    return misread_among(text, length, at, narrow_marks(last + 1));
+    Py_ssize_t start = length - 32; /* the last block, over bytes looked at */
+    return misread_among(text, length, start,
+                         narrow_marks(text + start) & (~(uint64_t)0 << (at - start)));
 #else
     for (; at < length; at++)
         if (is_exponent_mark(text[at]) && is_digit(text[at - 1]) &&
