@@ -9,6 +9,10 @@
  *   number_marks(data) -> int: the LONG_RUN and EXPONENT bits (see jsonutil);
  *   tiny_numbers(data) -> bool: whether an exponent after a digit is a minus sign and
  *       three digits or more (a number below a double's range);
+ *   misread_numbers(data) -> bool: whether msgspec may read a number otherwise than the
+ *       exact parse, in a field it reads or skips (the tiny numbers, and those past
+ *       1e±10000 or 10,000 digits: _misread_numbers.h), as the typed readers ask of every
+ *       line;
  *   opening_brackets(data) -> int: how many '[' and '{' the text holds.
  *
  * `data` is any object with the buffer protocol (bytes, a msgspec Raw, a memoryview).
