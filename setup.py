@@ -34,11 +34,15 @@ setup(
             optional=True,
         ),
         Extension(
-            "toolaudit._text_speedups", ["src/toolaudit/_text_speedups.c"], optional=True
+            "toolaudit._text_speedups",
+            ["src/toolaudit/_text_speedups.c"],
+            depends=["src/toolaudit/_misread_numbers.h"],
+            optional=True,
         ),
         Extension(
             "toolaudit.formats._stream_speedups",
             ["src/toolaudit/formats/_stream_speedups.c"],
+            depends=["src/toolaudit/_misread_numbers.h"],
             optional=True,
         ),
         Extension(

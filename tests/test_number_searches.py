@@ -21,7 +21,9 @@ from hypothesis import strategies as st
 import toolaudit
 from toolaudit import jsonutil
 from toolaudit.jsonutil import (
+    LONG_DIGITS,
     may_hold_long_integers,
+    may_hold_misread_numbers,
     may_hold_numbers_beyond_a_double,
     may_hold_tiny_numbers,
     opening_brackets,
@@ -39,10 +41,37 @@ PATTERNS = {
     may_hold_numbers_beyond_a_double: re.compile(rb"[eE][+-]?[0-9]{3}"),
     orjson_may_differ: re.compile(rb"[0-9]{19}|[eE][+-]?[0-9]{3}"),
     may_hold_tiny_numbers: re.compile(rb"[0-9][eE]-[0-9]{3}"),
+    may_hold_misread_numbers: re.compile(
+        rb"[0-9][eE]-[0-9]{3}|[0-9][eE][+-]?[0-9]{4,}(?:[,\]} \t\r\n]|\Z)|[0-9]{%d}" % LONG_DIGITS
+    ),
 }
 #: Bytes that make the patterns' pieces likely in random texts.
 PIECES = st.lists(
-    st.sampled_from([b"1", b"9", b"0" * 10, b"e", b"E", b"-", b"+", b"[", b"{", b" ", b'"', b"x"]),
+    st.sampled_from(
+        # (and "a" * 40: texts past 32 and 64 bytes, as the C search reads them)
+        [
+            b"1",
+            b"9",
+            b"0" * 10,
+            b"e",
+            b"E",
+            b"-",
+            b"+",
+            b"[",
+            b"{",
+            b" ",
+            b'"',
+            b"x",
+            b"1e",
+            b"1234",
+            b",",
+            b"}",
+            b"]",
+            b"\n",
+            b"\t",
+            b"a" * 40,
+        ]
+    ),
     max_size=60,
 ).map(b"".join)
 
@@ -85,7 +114,7 @@ def test_a_text_of_many_marks_is_searched_all_at_once(searches: str) -> None:
 
 
 @ONE_FIXTURE
-@given(st.one_of(PIECES, st.binary(max_size=80)))
+@given(st.one_of(PIECES, st.binary(max_size=80), st.binary(min_size=60, max_size=300)))
 def test_each_search_finds_its_pattern(searches: str, data: bytes) -> None:
     for search, pattern in PATTERNS.items():
         found = pattern.search(data) is not None
@@ -145,3 +174,55 @@ def test_an_audit_is_the_same_with_either_searches(case: str) -> None:
         patch.setattr(jsonutil, "_TEXT_SPEEDUPS", None)
         patch.setattr(jsonutil, "_NUMBER_MARKS_IN_C", None)
         assert audited() == either
+
+
+#: Numbers a typed decode may read otherwise than the exact parse (past 1e±10000 where
+#: msgspec skips them, below a double's range), and what looks like them but is not.
+MISREAD = ["1e999999", "100e9999", "1E+10001", "-2e-9999", "1e-400", "3e0400", "1e9999"]
+NOT_MISREAD = ["1e400", "1e+999", "2E-99", "fp_3e1234a", "e12345", "x-e-1234", "1.5e123"]
+
+
+@pytest.mark.parametrize("where", range(140))
+def test_a_misread_number_is_found_wherever_it_is(searches: str, where: int) -> None:
+    # (the C search looks at 64 bytes at a time, then 32, then the last ones in a copy)
+    filler = b'{"k":"' + b"a" * where + b'","n":'
+    for number in MISREAD:
+        for after in (b"}", b",1]", b" ", b""):
+            assert may_hold_misread_numbers(filler + number.encode() + after), number
+    for number in NOT_MISREAD:
+        assert not may_hold_misread_numbers(filler + number.encode() + b"}"), number
+    assert not may_hold_misread_numbers(filler + b"1e12345a}")  # (an id's, not a number)
+    assert may_hold_misread_numbers(b"1e1234") and may_hold_misread_numbers(b"1E-123")
+    assert may_hold_misread_numbers(filler + b"1e12345\n")
+
+
+@pytest.mark.parametrize("where", [0, 1, 1023, 1024, 3000])
+def test_a_run_of_long_digits_is_found_wherever_it_is(searches: str, where: int) -> None:
+    # (the C search looks at every 1,024th byte for a digit of such a run)
+    for before in (b"a" * where, b"1e," + b"a" * where):
+        assert may_hold_misread_numbers(before + b"9" * LONG_DIGITS + b"]")
+        assert not may_hold_misread_numbers(before + b"9" * (LONG_DIGITS - 1) + b"]")
+        assert not may_hold_misread_numbers(before + b"9" * (LONG_DIGITS - 1) + b"." + b"9" * 9)
+        assert not may_hold_misread_numbers(b"9" * (LONG_DIGITS - 1) + b"x" + before)
+
+
+def test_the_misread_search_is_the_tiny_search_and_more(searches: str) -> None:
+    # The typed readers ask only the misread search of every line: it holds every tiny one.
+    for number in TINY:
+        assert may_hold_misread_numbers(f"[{number}]".encode())
+    for word in WORDS:
+        assert not may_hold_misread_numbers(orjson.dumps([word]))
+
+
+@pytest.mark.parametrize("where", [0, 20, 40, 70, 100])
+def test_only_a_digit_and_an_exponent_mark_make_an_exponent(searches: str, where: int) -> None:
+    # Every byte before the mark, and as the mark, wherever the C search reads them (in 64
+    # bytes, in 32, in the last ones).
+    filler = b"a" * where
+    for after in (b"", b" " * 70):  # (the mark among the last bytes, or well before them)
+        for byte in range(256):
+            before = mark = bytes([byte])
+            found = may_hold_misread_numbers(filler + before + b"e12345}" + after)
+            assert found is before.isdigit()
+            found = may_hold_misread_numbers(filler + b"7" + mark + b"+1234]" + after)
+            assert found is (mark in b"eE")

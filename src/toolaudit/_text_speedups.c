@@ -9,6 +9,10 @@
  *   number_marks(data) -> int: the LONG_RUN and EXPONENT bits (see jsonutil);
  *   tiny_numbers(data) -> bool: whether an exponent after a digit is a minus sign and
  *       three digits or more (a number below a double's range);
+ *   misread_numbers(data) -> bool: whether msgspec may read a number otherwise than the
+ *       exact parse, in a field it reads or skips (the tiny numbers, and those past
+ *       1e±10000 or 10,000 digits: _misread_numbers.h), as the typed readers ask of every
+ *       line;
  *   opening_brackets(data) -> int: how many '[' and '{' the text holds.
  *
  * `data` is any object with the buffer protocol (bytes, a msgspec Raw, a memoryview).
@@ -34,27 +38,9 @@
 #include <Python.h>
 #include <stdint.h>
 
+#include "_misread_numbers.h"
+
 enum { LONG_RUN = 1, EXPONENT = 2 };
-
-static inline int
-is_digit(unsigned char byte)
-{
-    return byte >= '0' && byte <= '9';
-}
-
-/* Whether the three bytes from `at` are digits (and there are three). */
-static inline int
-three_digits(const unsigned char *text, Py_ssize_t at, Py_ssize_t length)
-{
-    return at + 3 <= length && is_digit(text[at]) && is_digit(text[at + 1]) &&
-           is_digit(text[at + 2]);
-}
-
-static inline int
-is_exponent_mark(unsigned char byte)
-{
-    return byte == 'e' || byte == 'E';
-}
 
 /* Every third byte looked at: a run of three digits or more holds one of them. Where it is
    a digit, its run is measured once, whole: 19 digits or more are a LONG_RUN; three or more
@@ -108,6 +94,17 @@ tiny_numbers(PyObject *module, PyObject *data)
                 is_digit(text[at - 2]) && three_digits(text, at + 1, view.len);
         minus++;
     }
+    PyBuffer_Release(&view);
+    return PyBool_FromLong(found);
+}
+
+static PyObject *
+misread_numbers(PyObject *module, PyObject *data)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    int found = holds_misread_number(view.buf, view.len);
     PyBuffer_Release(&view);
     return PyBool_FromLong(found);
 }
@@ -442,6 +439,8 @@ static PyMethodDef methods[] = {
      "The LONG_RUN and EXPONENT bits of a JSON text's numbers (see toolaudit.jsonutil)."},
     {"tiny_numbers", tiny_numbers, METH_O,
      "Whether a JSON text may hold a number below a double's range."},
+    {"misread_numbers", misread_numbers, METH_O,
+     "Whether a typed decode may read a number of a JSON text otherwise than the exact parse."},
     {"opening_brackets", opening_brackets, METH_O, "How many '[' and '{' a text holds."},
     {"split_newlines", split_newlines, METH_O, "chunk.split(b'\\n') of bytes, by memchr."},
     {"failing_row_line", (PyCFunction)(void (*)(void))failing_row_line, METH_FASTCALL,
@@ -460,5 +459,6 @@ static struct PyModuleDef module_definition = {
 PyMODINIT_FUNC
 PyInit__text_speedups(void)
 {
+    misread_numbers_init();
     return PyModule_Create(&module_definition);
 }

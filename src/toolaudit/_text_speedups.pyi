@@ -11,6 +11,11 @@ def tiny_numbers(data: Buffer, /) -> bool:
     """Whether an exponent after a digit is a minus sign and three digits (a number below
     a double's range)."""
 
+def misread_numbers(data: Buffer, /) -> bool:
+    """Whether a typed decode may read a number otherwise than the exact parse: an exponent
+    after a digit of a minus sign and three digits, or of four digits or more ending the
+    number, or a run of 2,500 digits (``_misread_numbers.h``)."""
+
 def opening_brackets(data: Buffer, /) -> int:
     """How many ``[`` and ``{`` the text holds."""
 

@@ -102,6 +102,49 @@ def may_hold_numbers_beyond_a_double(data: bytes | str) -> bool:
     return b"e000" in marks or b"e+000" in marks
 
 
+#: A run of this many digits may belong to a number the exact parse refuses though its
+#: exponent has three digits or fewer: over MAX_NUMBER_DIGITS digits in its integer part,
+#: fraction and exponent (one of the first two then holds 4,999 of them), or a power of ten
+#: past 1e±MAX_NUMBER_EXPONENT (9,001 digits before the point, or zeros after it).
+LONG_DIGITS = 2_500
+
+# Digits as "0", "e"/"E" as "e", the signs as themselves, a byte that may end a number in
+# JSON as ";" (",", "]", "}" and whitespace), any other byte as " ".
+_MISREAD_MARKS = bytes(
+    48
+    if 48 <= byte <= 57
+    else 101
+    if byte in b"eE"
+    else byte
+    if byte in b"+-"
+    else 59
+    if byte in b",]} \t\r\n"
+    else 32
+    for byte in range(256)
+)
+_EXPONENT_PAST_EXACT = re.compile(rb"0e[+-]?0000+(?:;|\Z)")
+
+
+def may_hold_misread_numbers(data: bytes) -> bool:
+    """Whether a typed decode (msgspec) may read a number of this JSON text otherwise than
+    the exact parse, in a field it reads or one it skips, as the typed readers ask of every
+    line: an exponent after a digit of a minus sign and three digits or more (below a
+    double's range, read as 0), or of four digits or more, a sign or not, ending the number
+    (``1e999999``, ``100e9999``: past 1e±MAX_NUMBER_EXPONENT, skipped by msgspec without a
+    word where the exact parse refuses the line); or a run of LONG_DIGITS digits. So also
+    ``1e0400`` and ``1e-400``, which the exact parse reads: the general path reads them
+    alike. An id's ``3e1234a`` is no number."""
+    if _TEXT_SPEEDUPS is not None:
+        found: bool = _TEXT_SPEEDUPS.misread_numbers(data)
+        return found
+    marks = data.translate(_MISREAD_MARKS)
+    if b"0e-000" in marks or b"0" * LONG_DIGITS in marks:
+        return True
+    return (b"e0000" in marks or b"e+0000" in marks) and (
+        _EXPONENT_PAST_EXACT.search(marks) is not None
+    )
+
+
 def opening_brackets(data: bytes) -> int:
     """How many arrays and objects a JSON text may open (its ``[`` and ``{``): no more
     than that can it nest."""

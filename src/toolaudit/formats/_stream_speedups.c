@@ -35,7 +35,11 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
+#include <string.h>
 #include <structmember.h>
+
+#include "../_misread_numbers.h"
 
 static PyObject *s_choices, *s_id, *s_model, *s_delta, *s_function_call, *s_tool_calls,
     *s_finish_reason, *s_index, *s_type, *s_function, *s_name, *s_arguments, *s_role,
@@ -880,8 +884,9 @@ done:
     return result;
 }
 
-/* Whether the reader must check the line before decoding it (typed_stream_reader's test:
-   a line not ASCII or longer than `most`). */
+/* Whether the reader must check the line before decoding it (typed_stream_reader's tests:
+   a line not ASCII or longer than `most`, or one that may hold a number msgspec reads
+   otherwise than the exact parse, which the reader leaves to the general path). */
 static int
 needs_check(PyObject *line, Py_ssize_t most)
 {
@@ -898,7 +903,8 @@ needs_check(PyObject *line, Py_ssize_t most)
     }
     for (; i < length; i++)
         high |= (unsigned char)bytes[i];
-    return (high & 0x8080808080808080ULL) != 0;
+    return (high & 0x8080808080808080ULL) != 0 ||
+           holds_misread_number((const unsigned char *)bytes, length);
 }
 
 /* The loop both functions share: `place` a decoded line. */
@@ -1087,6 +1093,7 @@ intern(PyObject **slot, const char *text)
 PyMODINIT_FUNC
 PyInit__stream_speedups(void)
 {
+    misread_numbers_init();
     if (intern(&s_choices, "choices") || intern(&s_id, "id") || intern(&s_model, "model") ||
         intern(&s_delta, "delta") || intern(&s_function_call, "function_call") ||
         intern(&s_tool_calls, "tool_calls") || intern(&s_finish_reason, "finish_reason") ||

@@ -22,7 +22,7 @@ from toolaudit.jsonutil import may_hold_long_integers
 from toolaudit.pipeline.judge import judge
 from toolaudit.pipeline.recorder import Recorder, Where
 from toolaudit.typed.arguments import DECODER_DECIDES_LENGTH, beyond_decoders, is_utf8
-from toolaudit.typed.decoders import may_read_as_zero
+from toolaudit.typed.decoders import may_misread_numbers
 from toolaudit.typed.flat import FlatCalls
 
 if TYPE_CHECKING:
@@ -85,9 +85,9 @@ class TypedFlatReader:
                     except DECODE_FAILURES:
                         pass
                     else:  # most lines
-                        if may_read_as_zero(line):
-                            # Below a double's range: read on its exact parse by the
-                            # general path (past 1e-10000, the line is malformed:json).
+                        if may_misread_numbers(line):
+                            # Below a double's range, or past 1e±10000: read on its exact
+                            # parse by the general path (past 1e±10000, malformed:json).
                             return position
                         if scorer is not None:
                             if quick is not None and quick(
@@ -115,7 +115,7 @@ class TypedFlatReader:
                                 (recorder.source, lineno),
                             )
                         continue
-                if may_read_as_zero(line):
+                if may_misread_numbers(line):
                     # A line its decoder refused that may hold a number below a double's
                     # range is the general path's, which judges it on its exact parse (as
                     # the inline reader leaves it); decoders refuse where such a number

@@ -46,7 +46,7 @@ from toolaudit.pipeline.typed_flat_reader import TypedFlatReader
 from toolaudit.pipeline.typed_histories import UNREAD, TypedHistories
 from toolaudit.pipeline.typed_stream_reader import TypedStreamReader
 from toolaudit.typed.arguments import DECODER_DECIDES_LENGTH, REFUSALS, accepts, is_utf8
-from toolaudit.typed.decoders import may_read_as_zero, typed_decoders
+from toolaudit.typed.decoders import may_misread_numbers, typed_decoders
 from toolaudit.typed.flat import FlatCalls
 
 if TYPE_CHECKING:
@@ -293,9 +293,9 @@ class TypedReader:
                         except REFUSALS:
                             break
                 else:  # every call valid: most lines
-                    if may_read_as_zero(line):
-                        # A number below a double's range: the general path reads the line
-                        # on its exact parse (past 1e-10000, the line is malformed:json).
+                    if may_misread_numbers(line):
+                        # A number below a double's range or past 1e±10000 (skipped by
+                        # msgspec): the general path reads the line on its exact parse.
                         return position
                     if scorer is not None:
                         scoring = id_of(line, calls) if id_of is not None else None
@@ -340,9 +340,9 @@ class TypedReader:
                     if checked is not None and checked is not True:  # (True: counted)
                         _history(checked, recorder, group, first_line + position, model)
                     continue
-                if may_read_as_zero(line):
+                if may_misread_numbers(line):
                     # A call its decoder refused, on a line that may hold a number below a
-                    # double's range: judged by the general path on its exact parse.
+                    # double's range or past it: judged by the general path, exactly.
                     return position
                 verdicts = self._judge_line(line, calls, failed, toolset)
                 if verdicts is None:

@@ -50,6 +50,7 @@ from toolaudit.typed.arguments import (
     accepts,
     line_beyond_decoders,
 )
+from toolaudit.typed.decoders import may_misread_numbers
 
 if TYPE_CHECKING:
     from toolaudit.pipeline.general_reader import GeneralReader
@@ -140,6 +141,10 @@ class TypedStreamReader:
                     if (not line.isascii() or len(line) > MOST_LINE_BRACKETS) and (
                         line_beyond_decoders(line)
                     ):
+                        return position
+                    if may_misread_numbers(line):
+                        # A number past 1e±10000 msgspec would skip (the general path
+                        # finds the line malformed:json), or below a double's range.
                         return position
                     try:
                         record = decode(line)
