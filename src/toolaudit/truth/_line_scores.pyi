@@ -45,3 +45,14 @@ def score_call(
 def id_at(line: bytes, key: str, /) -> str | None:
     """The id the line holds at its top-level ``key`` (a string as it is, an integer's
     digits), where that is sure; None leaves it to LineIds' msgspec reading."""
+
+class ShapeTable(dict[Any, Any]):
+    """EntryShapes' shapes by key (a dict), those the kernel met also found by their key's
+    parts and counted in C until :meth:`flush` (see _shape_table.h)."""
+
+    def flush(self) -> None:
+        """Add each shape's count kept here to its ``waiting``, and set it to 0."""
+
+def _collide_shapes(on: bool, /) -> None:
+    """For tests: every shape key's hash the same in the ShapeTables made after (the
+    parts' comparison alone tells shapes apart), or not."""
