@@ -16,7 +16,8 @@
  * the dict's, its shape the dict's. Each kept part is held (the section too: its
  * address, the key's id(section), cannot be another section's while it is held). Parts
  * of another type (a str subclass, a category that is no str) are not kept: the dict
- * alone finds them. */
+ * alone finds them. A copy (copy, pickle) is the dict's alone, without the counts:
+ * flush before making one. */
 
 #ifndef TOOLAUDIT_SHAPE_TABLE_H
 #define TOOLAUDIT_SHAPE_TABLE_H
