@@ -84,8 +84,9 @@ class EntryShapes:
         #: The C table's flush (see the module docstring), where it keeps the shapes.
         self._flush: Callable[[], object] | None = None
         if _SPEEDUPS is not None:
-            self._shapes = _SPEEDUPS.ShapeTable()
-            self._flush = self._shapes.flush  # type: ignore[attr-defined]
+            table = _SPEEDUPS.ShapeTable()
+            table.makes(_Shape)  # (first's short path, taken in C: see first)
+            self._shapes, self._flush = table, table.flush
 
     @property
     def shapes(self) -> dict[_Key, _Shape]:

@@ -875,7 +875,12 @@ count_by_key(Scorer *scorer, PyObject *section, PyObject *category, Scored *scor
     }
     else if (PyErr_Occurred())
         goto done;
+    else if (table != NULL && (answer = first_known(table, key, parts)) != 0) {
+        answer = answer < 0 ? -1 : 0; /* (made and kept: first's short path, in C) */
+        goto done;
+    }
     else { /* the shape's first entry: added by GroundTruth.add, the shape kept */
+        answer = -1;
         PyObject *arguments[] = {section, category, scored->tool, scored->parameters,
                                  scored->made, mask};
         PyObject *raised = PyObject_Vectorcall(scorer->first, arguments, 6, NULL);

@@ -53,6 +53,10 @@ class ShapeTable(dict[Any, Any]):
     def flush(self) -> None:
         """Add each shape's count kept here to its ``waiting``, and set it to 0."""
 
+    def makes(self, shape_class: type, /) -> None:
+        """The class of the shapes the kernel makes itself (EntryShapes.first's short
+        path: ``shape_class(section, outcome, tallies, parameters, waiting)``)."""
+
 def _collide_shapes(on: bool, /) -> None:
     """For tests: every shape key's hash the same in the ShapeTables made after (the
     parts' comparison alone tells shapes apart), or not."""

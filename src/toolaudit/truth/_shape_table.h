@@ -38,6 +38,7 @@ typedef struct {
     PyDictObject dict;
     KnownShape *known; /* open addressing, `size` places (a power of 2), or NULL */
     Py_ssize_t size, used;
+    PyObject *maker; /* the class of the shapes first_known makes (EntryShapes' _Shape) */
 } ShapeTable;
 
 static PyTypeObject ShapeTableType;
@@ -240,9 +241,151 @@ shape_table_flush(ShapeTable *table, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+/* What an entry of one call adds to each tally it counts in (EntryTally.count's
+ * arguments: entries, correct, made, expected, matched), as EntryShapes._shape says. */
+static PyObject *ADDS_RIGHT, *ADDS_WRONG, *ADDS_UNWANTED, *ADDS_MADE, *ADDS_MISSED,
+    *ADDS_EXPECTED;
+static PyObject *OUTCOMES, *BY_CATEGORY, *BY_TOOL, *BY_PARAMETER, *NULL_CATEGORY,
+    *CORRECT_OUTCOME, *INCORRECT_OUTCOME, *UNWANTED_OUTCOME, *WAITING_ONE;
+
+/* Whether a name is surely its own key in by_tool (folding.table_key): one that begins
+ * with neither '<' (a bucket's) nor a backslash (the escape). */
+static int
+own_key(PyObject *name)
+{
+    if (PyUnicode_GET_LENGTH(name) == 0)
+        return 1;
+    Py_UCS4 first = PyUnicode_READ_CHAR(name, 0);
+    return first != '<' && first != '\\';
+}
+
+/* A dict attribute of the section (a new reference), NULL with no error where it is no
+ * dict. */
+static PyObject *
+section_dict(PyObject *section, PyObject *name)
+{
+    PyObject *value = PyObject_GetAttr(section, name);
+    if (value != NULL && !PyDict_CheckExact(value))
+        Py_CLEAR(value);
+    return value;
+}
+
+/* EntryShapes.first's short path, in C: the shape of an entry whose every counter the
+ * section holds already (EntryShapes._shape), made with `waiting` 1 (the entry itself)
+ * and kept under `key` in the dict and here. 1 made, 0 left to first (a counter
+ * missing, a name that may not be its own by_tool key, no maker), -1 an error. */
+static int
+first_known(ShapeTable *table, PyObject *key, ShapeParts *parts)
+{
+    if (table->maker == NULL)
+        return 0;
+    PyObject *section = parts->section, *tool = parts->tool, *made = parts->made;
+    int same_tool = tool != Py_None && same_part(made, tool);
+    PyObject *outcome = tool == Py_None ? UNWANTED_OUTCOME
+                        : same_tool && !parts->mask ? CORRECT_OUTCOME
+                                                    : INCORRECT_OUTCOME;
+    int answer = -1, found;
+    PyObject *outcomes = NULL, *by_category = NULL, *by_tool = NULL, *by_parameter = NULL;
+    PyObject *tallies = NULL, *counters = NULL, *shape = NULL;
+    outcomes = section_dict(section, OUTCOMES);
+    by_category = section_dict(section, BY_CATEGORY);
+    by_tool = section_dict(section, BY_TOOL);
+    by_parameter = section_dict(section, BY_PARAMETER);
+    if (outcomes == NULL || by_category == NULL || by_tool == NULL || by_parameter == NULL) {
+        answer = PyErr_Occurred() ? -1 : 0;
+        goto done;
+    }
+    found = PyDict_Contains(outcomes, outcome);
+    if (found <= 0) { /* (else add() makes its counter) */
+        answer = found;
+        goto done;
+    }
+    answer = 0;
+    PyObject *category = PyDict_GetItemWithError(
+        by_category, parts->category == Py_None ? NULL_CATEGORY : parts->category);
+    PyObject *made_tally = NULL, *expected_tally = NULL;
+    if (category == NULL)
+        goto missing;
+    if (!same_tool && own_key(made)) {
+        made_tally = PyDict_GetItemWithError(by_tool, made);
+        if (made_tally == NULL && PyErr_Occurred())
+            goto missing;
+    }
+    if (tool != Py_None) {
+        if (!own_key(tool))
+            goto done;
+        expected_tally = PyDict_GetItemWithError(by_tool, tool);
+        if (expected_tally == NULL)
+            goto missing;
+    }
+    if (tool == Py_None || !same_tool) { /* no call expected, or another tool */
+        if (made_tally == NULL)
+            goto missing;
+        tallies = tool == Py_None
+                      ? Py_BuildValue("((OO)(OO))", category, ADDS_UNWANTED, made_tally, ADDS_MADE)
+                      : Py_BuildValue("((OO)(OO)(OO))", category, ADDS_MISSED, expected_tally,
+                                      ADDS_EXPECTED, made_tally, ADDS_MADE);
+    }
+    else {
+        PyObject *one = parts->mask ? ADDS_WRONG : ADDS_RIGHT;
+        tallies = Py_BuildValue("((OO)(OO))", category, one, expected_tally, one);
+    }
+    if (tallies == NULL)
+        goto error;
+    Py_ssize_t count = PyTuple_GET_SIZE(parts->parameters);
+    PyObject *names = count ? PyDict_GetItemWithError(by_parameter, tool) : NULL;
+    if (count && (names == NULL || !PyDict_CheckExact(names)))
+        goto missing;
+    counters = PyTuple_New(count);
+    if (counters == NULL)
+        goto error;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *parameter =
+            PyDict_GetItemWithError(names, PyTuple_GET_ITEM(parts->parameters, i));
+        if (parameter == NULL)
+            goto missing;
+        int matched = same_tool && !(parts->mask >> i & 1);
+        PyObject *pair = PyTuple_Pack(2, parameter, matched ? Py_True : Py_False);
+        if (pair == NULL)
+            goto error;
+        PyTuple_SET_ITEM(counters, i, pair);
+    }
+    PyObject *arguments[] = {section, outcome, tallies, counters, WAITING_ONE};
+    shape = PyObject_Vectorcall(table->maker, arguments, 5, NULL);
+    if (shape == NULL || PyDict_SetItem((PyObject *)table, key, shape) < 0 ||
+        keep_shape(table, parts, shape) < 0)
+        goto error;
+    answer = 1;
+    goto done;
+missing:
+    answer = PyErr_Occurred() ? -1 : 0;
+    goto done;
+error:
+    answer = -1;
+done:
+    Py_XDECREF(outcomes);
+    Py_XDECREF(by_category);
+    Py_XDECREF(by_tool);
+    Py_XDECREF(by_parameter);
+    Py_XDECREF(tallies);
+    Py_XDECREF(counters);
+    Py_XDECREF(shape);
+    return answer;
+}
+
+/* makes(cls): the class of the shapes the table makes itself (EntryShapes' _Shape:
+ * cls(section, outcome, tallies, parameters, waiting)); until then, first makes them. */
+static PyObject *
+shape_table_makes(ShapeTable *table, PyObject *maker)
+{
+    Py_XSETREF(table->maker, Py_NewRef(maker));
+    Py_RETURN_NONE;
+}
+
 static int
 shape_table_traverse(ShapeTable *table, visitproc visit, void *arg)
 {
+    Py_VISIT(table->maker);
     for (Py_ssize_t i = 0; i < table->size; i++) {
         KnownShape *known = &table->known[i];
         Py_VISIT(known->section);
@@ -273,6 +416,7 @@ shape_table_forget(ShapeTable *table)
 static int
 shape_table_clear(ShapeTable *table)
 {
+    Py_CLEAR(table->maker);
     shape_table_forget(table);
     return PyDict_Type.tp_clear((PyObject *)table);
 }
@@ -281,6 +425,7 @@ static void
 shape_table_dealloc(ShapeTable *table)
 {
     PyObject_GC_UnTrack(table);
+    Py_CLEAR(table->maker);
     shape_table_forget(table);
     PyDict_Type.tp_dealloc((PyObject *)table);
 }
@@ -302,6 +447,8 @@ collide_shapes(PyObject *module, PyObject *on)
 static PyMethodDef shape_table_methods[] = {
     {"flush", (PyCFunction)shape_table_flush, METH_NOARGS,
      "Add each shape's count kept here to its waiting, and set it to 0."},
+    {"makes", (PyCFunction)shape_table_makes, METH_O,
+     "The class of the shapes the table makes itself, where every counter is there."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -321,6 +468,27 @@ static PyTypeObject ShapeTableType = {
 static int
 add_shape_table(PyObject *module)
 {
+    ADDS_RIGHT = Py_BuildValue("(iiiii)", 1, 1, 1, 1, 1);
+    ADDS_WRONG = Py_BuildValue("(iiiii)", 1, 0, 1, 1, 1);
+    ADDS_UNWANTED = Py_BuildValue("(iiiii)", 1, 0, 1, 0, 0);
+    ADDS_MADE = Py_BuildValue("(iiiii)", 0, 0, 1, 0, 0);
+    ADDS_MISSED = Py_BuildValue("(iiiii)", 1, 0, 1, 1, 0);
+    ADDS_EXPECTED = Py_BuildValue("(iiiii)", 1, 0, 0, 1, 0);
+    OUTCOMES = PyUnicode_InternFromString("outcomes");
+    BY_CATEGORY = PyUnicode_InternFromString("by_category");
+    BY_TOOL = PyUnicode_InternFromString("by_tool");
+    BY_PARAMETER = PyUnicode_InternFromString("by_parameter");
+    NULL_CATEGORY = PyUnicode_InternFromString("null");
+    CORRECT_OUTCOME = PyUnicode_InternFromString("correct");
+    INCORRECT_OUTCOME = PyUnicode_InternFromString("incorrect");
+    UNWANTED_OUTCOME = PyUnicode_InternFromString("unwanted_call");
+    WAITING_ONE = PyLong_FromLong(1);
+    if (ADDS_RIGHT == NULL || ADDS_WRONG == NULL || ADDS_UNWANTED == NULL ||
+        ADDS_MADE == NULL || ADDS_MISSED == NULL || ADDS_EXPECTED == NULL || OUTCOMES == NULL ||
+        BY_CATEGORY == NULL || BY_TOOL == NULL || BY_PARAMETER == NULL ||
+        NULL_CATEGORY == NULL || CORRECT_OUTCOME == NULL || INCORRECT_OUTCOME == NULL ||
+        UNWANTED_OUTCOME == NULL || WAITING_ONE == NULL)
+        return -1;
     ShapeTableType.tp_base = &PyDict_Type;
     if (PyType_Ready(&ShapeTableType) < 0)
         return -1;
