@@ -354,3 +354,21 @@ def test_the_c_table_counts_its_shapes_until_settle() -> None:
     assert section.by_parameter["get"]["p"].matched == 1200
     shapes.settle()
     assert section.total == 1200
+
+
+def test_an_outcome_new_to_the_section_is_added_in_its_order() -> None:
+    """A shape whose counters all exist but whose outcome the section has not counted
+    yet is added by GroundTruth.add (first's long path), so that ``outcomes`` keeps the
+    order the entries came in: correct, incorrect, then an unwanted call (of a tool new
+    to ``by_tool``: added, not made in C)."""
+    steps = [
+        (0, ("a", "get", ("p",), "get", 0)),
+        (0, ("a", "get", ("p",), "get", 1)),
+        (0, ("a", None, (), "set", 0)),
+    ]
+    for kernel in KERNELS:
+        for table in TABLES:
+            shaped, told = counted_by_kernel(kernel, table, steps, 4)
+            assert told == [True, True, True]
+            assert list(shaped[0].outcomes) == ["correct", "incorrect", "unwanted_call"]
+            assert list(shaped[0].outcomes) == list(added_whole(steps, 4)[0].outcomes)
