@@ -22,9 +22,10 @@ and added to as this one is, which also finds a shape the kernel has met by its 
 parts, without making the tuple, and counts its entries in C until :meth:`settle`
 flushes them into ``waiting`` (``_shape_table.h``; a shape is never removed, so the two
 agree); it also takes :meth:`first`'s short path itself (every counter there already: the
-``_Shape`` made in C, of the class given to ``ShapeTable.makes``). A made tool that ``by_tool`` folded into its bucket makes no shape: whether a
-name is folded depends on the table's room. Settle before reading the section (the audit does, once
-every record is counted): until then its counts leave those entries out.
+``_Shape`` made in C, of the class given to ``ShapeTable.makes``). A made tool that
+``by_tool`` folded into its bucket makes no shape: whether a name is folded depends on
+the table's room. Settle before reading the section (the audit does, once every record
+is counted): until then its counts leave those entries out.
 tests/truth/test_entry_shapes.py compares the sections with those counted entry by
 entry.
 """
