@@ -53,6 +53,7 @@ setup(
         Extension(
             "toolaudit.truth._line_scores",
             ["src/toolaudit/truth/_line_scores.c"],
+            depends=["src/toolaudit/truth/_plain_slots.h", "src/toolaudit/truth/_shape_table.h"],
             optional=True,
         ),
         Extension(

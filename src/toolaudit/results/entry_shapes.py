@@ -17,17 +17,25 @@ each shape in a section is added by :meth:`GroundTruth.add` itself, which makes 
 section's tallies in the order it always makes them (the order that bounds ``by_tool``
 and that merging walks: :meth:`first`); later ones only raise its shape's count, here
 (:meth:`count`) or in C (:mod:`toolaudit.truth.line_scores`, which finds the shape by
-its key). A made tool that ``by_tool`` folded into its bucket makes no shape: whether a
-name is folded depends on the table's room. Settle before reading the section (the audit does, once
-every record is counted): until then its counts leave those entries out.
+its key). Where the C speedups are built the table is their ``ShapeTable``: a dict, read
+and added to as this one is, which also finds a shape the kernel has met by its key's
+parts, without making the tuple, and counts its entries in C until :meth:`settle`
+flushes them into ``waiting`` (``_shape_table.h``; a shape is never removed, so the two
+agree); it also takes :meth:`first`'s short path itself (every counter there already: the
+``_Shape`` made in C, of the class given to ``ShapeTable.makes``). A made tool that
+``by_tool`` folded into its bucket makes no shape: whether a name is folded depends on
+the table's room. Settle before reading the section (the audit does, once every record
+is counted): until then its counts leave those entries out.
 tests/truth/test_entry_shapes.py compares the sections with those counted entry by
 entry.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from toolaudit.compiled import speedups
 from toolaudit.results.folding import table_key
 from toolaudit.results.ground_truth import NO_CATEGORY, GroundTruth
 from toolaudit.results.score_counts import EntryTally, Parameter
@@ -39,6 +47,9 @@ _Key = tuple[int, "str | None", "str | None", tuple[str, ...], str, int]
 #: tool's tally: entries, correct, made, expected, matched (EntryTally.count's arguments).
 _ONE_RIGHT = (1, 1, 1, 1, 1)
 _ONE_WRONG = (1, 0, 1, 1, 1)
+
+#: The C kernel's module, whose ShapeTable keeps the shapes where it was built.
+_SPEEDUPS = speedups("toolaudit.truth._line_scores")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,10 +79,16 @@ class EntryShapes:
     """Entries of one call or none, answered by one call, by section and shape, until
     :meth:`settle`."""
 
-    __slots__ = ("_shapes",)
+    __slots__ = ("_flush", "_shapes")
 
     def __init__(self) -> None:
         self._shapes: dict[_Key, _Shape] = {}
+        #: The C table's flush (see the module docstring), where it keeps the shapes.
+        self._flush: Callable[[], object] | None = None
+        if _SPEEDUPS is not None:
+            table = _SPEEDUPS.ShapeTable()
+            table.makes(_Shape)  # (first's short path, taken in C: see first)
+            self._shapes, self._flush = table, table.flush
 
     @property
     def shapes(self) -> dict[_Key, _Shape]:
@@ -134,6 +151,8 @@ class EntryShapes:
 
     def settle(self) -> None:
         """Add the entries counted since the last call to their sections."""
+        if self._flush is not None:  # (the C table's counts, into each shape's waiting)
+            self._flush()
         for shape in self._shapes.values():
             times = shape.waiting
             if not times:

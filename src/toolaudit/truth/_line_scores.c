@@ -40,6 +40,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include "_plain_slots.h"
+#include "_shape_table.h"
 #include <string.h>
 
 #define MAX_DEPTH 64
@@ -827,6 +828,56 @@ correct_row(Scorer *scorer, Row *named, const char *category, Py_ssize_t categor
     return row;
 }
 
+/* An entry counted by its shape's key, the 6-tuple (see the header): the `waiting` of
+ * the shape `shapes` holds under it raised, or, for a shape's first entry,
+ * first(section, category, tool, parameters, made, mask) called. With `table`, the
+ * shape the dict then holds is kept there too, found by `parts` from then on. 0, or
+ * -1 on an error. */
+static int
+count_by_key(Scorer *scorer, PyObject *section, PyObject *category, Scored *scored,
+             ShapeTable *table, ShapeParts *parts)
+{
+    int answer = -1;
+    PyObject *where = address_of(section), *key = NULL;
+    PyObject *mask = PyLong_FromUnsignedLongLong(scored->mask);
+    if (where == NULL || mask == NULL)
+        goto done;
+    key = PyTuple_Pack(6, where, category, scored->tool, scored->parameters, scored->made, mask);
+    if (key == NULL)
+        goto done;
+    PyObject *shape = PyDict_GetItemWithError(scorer->shapes, key);
+    if (shape != NULL) {
+        if (raise_waiting(shape) < 0)
+            goto done;
+    }
+    else if (PyErr_Occurred())
+        goto done;
+    else if (table != NULL && (answer = first_known(table, key, parts)) != 0) {
+        answer = answer < 0 ? -1 : 0; /* (made and kept: first's short path, in C) */
+        goto done;
+    }
+    else { /* the shape's first entry: added by GroundTruth.add, the shape kept */
+        answer = -1;
+        PyObject *arguments[] = {section, category, scored->tool, scored->parameters,
+                                 scored->made, mask};
+        PyObject *raised = PyObject_Vectorcall(scorer->first, arguments, 6, NULL);
+        if (raised == NULL)
+            goto done;
+        Py_DECREF(raised);
+        if (table != NULL) { /* (None kept: a name made that by_tool folded) */
+            shape = PyDict_GetItemWithError(scorer->shapes, key);
+            if (shape == NULL && PyErr_Occurred())
+                goto done;
+        }
+    }
+    answer = table != NULL && shape != NULL ? keep_shape(table, parts, shape) : 0;
+done:
+    Py_XDECREF(where);
+    Py_XDECREF(mask);
+    Py_XDECREF(key);
+    return answer;
+}
+
 /* The part of score_flat and score_call past the record's reading: the entry of `id`
  * scored against the call made (see score_against) and counted in `section`, its
  * --scores line naming what `named` gives. 1 counted, 0 not, -1 an error. */
@@ -844,8 +895,7 @@ count_scored(Scorer *scorer, PyObject *id, const char *made, Py_ssize_t made_siz
         return known < 0 ? -1 : 0; /* an id already scored: Python counts it */
     int answer = 0;
     Scored scored = {NULL, NULL, NULL, 0, 0};
-    PyObject *calls = NULL, *category = NULL, *samples = NULL, *where = NULL, *mask = NULL;
-    PyObject *key = NULL, *shape = NULL, *raised = NULL;
+    PyObject *calls = NULL, *category = NULL, *samples = NULL;
     calls = read_slot(&ENTRY_CALLS, entry);
     if (calls == NULL)
         goto error;
@@ -871,27 +921,19 @@ count_scored(Scorer *scorer, PyObject *id, const char *made, Py_ssize_t made_siz
                                       plain_string(category, &category_text, &category_size))))
             goto done;
     }
-    where = address_of(section);
-    mask = PyLong_FromUnsignedLongLong(scored.mask);
-    if (where == NULL || mask == NULL)
+    /* A shape the table met: its count raised in C, no key made (see _shape_table.h). */
+    ShapeTable *table =
+        Py_IS_TYPE(scorer->shapes, &ShapeTableType) ? (ShapeTable *)scorer->shapes : NULL;
+    ShapeParts parts = {section, category, scored.tool, scored.parameters, scored.made,
+                        scored.mask, 0};
+    int keeps = table != NULL ? shape_parts_hashed(&parts) : 0;
+    if (keeps < 0)
         goto error;
-    key = PyTuple_Pack(6, where, category, scored.tool, scored.parameters, scored.made, mask);
-    if (key == NULL)
+    KnownShape *met = keeps ? shape_place(table, &parts) : NULL;
+    if (met != NULL && met->shape != NULL)
+        met->counted++;
+    else if (count_by_key(scorer, section, category, &scored, keeps ? table : NULL, &parts) < 0)
         goto error;
-    shape = PyDict_GetItemWithError(scorer->shapes, key);
-    if (shape != NULL) {
-        if (raise_waiting(shape) < 0)
-            goto error;
-    }
-    else if (PyErr_Occurred())
-        goto error;
-    else { /* the shape's first entry: added by GroundTruth.add, the shape kept */
-        PyObject *arguments[] = {section, category, scored.tool, scored.parameters,
-                                 scored.made, mask};
-        raised = PyObject_Vectorcall(scorer->first, arguments, 6, NULL);
-        if (raised == NULL)
-            goto error;
-    }
     if (PyDict_SetItem(scorer->scored, id, Py_None) < 0)
         goto error;
     if (scorer->write != Py_None) {
@@ -915,10 +957,6 @@ done:
     Py_XDECREF(calls);
     Py_XDECREF(category);
     Py_XDECREF(samples);
-    Py_XDECREF(where);
-    Py_XDECREF(mask);
-    Py_XDECREF(key);
-    Py_XDECREF(raised);
     return answer;
 }
 
@@ -933,7 +971,7 @@ read_scorer(PyObject *const *given, PyObject *line_number, Scorer *scorer, const
     if ((scorer->most_samples == -1 || scorer->line == -1) && PyErr_Occurred())
         return -1;
     if (!PyDict_CheckExact(scorer->entries) || !PyDict_CheckExact(scorer->scored) ||
-        !PyDict_CheckExact(scorer->shapes) ||
+        !(PyDict_CheckExact(scorer->shapes) || Py_IS_TYPE(scorer->shapes, &ShapeTableType)) ||
         (scorer->write != Py_None && !PyBytes_Check(scorer->source))) {
         PyErr_SetString(PyExc_TypeError, usage);
         return -1;
@@ -1420,6 +1458,8 @@ static PyMethodDef methods[] = {
     {"score_call", (PyCFunction)(void (*)(void))score_call, METH_FASTCALL,
      "A record's one call (its id, name, arguments' text, model) scored and counted by "
      "its entry's shape, when that is sure."},
+    {"_collide_shapes", collide_shapes, METH_O,
+     "For tests: every shape key's hash the same in the ShapeTables made after (or not)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1445,7 +1485,8 @@ PyInit__line_scores(void)
     PyObject *created = PyModule_Create(&module);
     if (created == NULL)
         return NULL;
-    if (PyModule_AddObjectRef(created, "CallKernel", (PyObject *)&CallKernelType) < 0) {
+    if (PyModule_AddObjectRef(created, "CallKernel", (PyObject *)&CallKernelType) < 0 ||
+        add_shape_table(created) < 0) {
         Py_DECREF(created);
         return NULL;
     }

@@ -69,3 +69,18 @@ class CallKernel:
         self, id: str, calls: object, model: str | None, tally: Any, line_number: int, /
     ) -> bool:
         """score_call's answer for the one call of ``calls``."""
+
+class ShapeTable(dict[Any, Any]):
+    """EntryShapes' shapes by key (a dict), those the kernel met also found by their key's
+    parts and counted in C until :meth:`flush` (see _shape_table.h)."""
+
+    def flush(self) -> None:
+        """Add each shape's count kept here to its ``waiting``, and set it to 0."""
+
+    def makes(self, shape_class: type, /) -> None:
+        """The class of the shapes the kernel makes itself (EntryShapes.first's short
+        path: ``shape_class(section, outcome, tallies, parameters, waiting)``)."""
+
+def _collide_shapes(on: bool, /) -> None:
+    """For tests: every shape key's hash the same in the ShapeTables made after (the
+    parts' comparison alone tells shapes apart), or not."""
