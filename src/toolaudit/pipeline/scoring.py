@@ -149,33 +149,12 @@ class Scorer:
         False leaves the line to :meth:`typed_flat` and :meth:`typed`, nothing changed."""
         expectations = self.expectations
         key = expectations.key if expectations.key is not None else "id"
-        entries = self._entries
-        if (
-            not (line_scores.KERNEL_ON and match.QUICK_CORRECT)
-            or expectations.match != "default"
-            or "." in key
-            or key in ("name", "arguments", "model")
-            or type(entries) is not dict  # (the kernel looks ids up in a dict)
-        ):
+        if expectations.match != "default" or "." in key or key in ("name", "arguments", "model"):
             return None
-        write, source_json = None, None
-        if self.out is not None:
-            source_json = self._source_json(source)
-            if source_json is None:  # (a lone surrogate: dump_score writes it another way)
-                return None
-            write = self.out.write
-        shapes = self._shapes
-        return functools.partial(
-            line_scores.kernel(),
-            key,
-            entries,
-            self.scored,
-            shapes.shapes,
-            SAMPLE_ENTRIES,
-            shapes.first,
-            write,
-            source_json,
-        )
+        arguments = self._kernel_arguments(key, source)
+        if arguments is None:
+            return None
+        return functools.partial(line_scores.kernel(), *arguments)
 
     def call_kernel(self, source: str) -> CallKernel | None:
         """The typed reader's scoring of a provider record's one call, for the lines of
@@ -186,32 +165,41 @@ class Scorer:
         format's own, a source's name orjson does not write)."""
         if source in self._call_kernels:
             return self._call_kernels[source]
-        expectations = self.expectations
-        key = expectations.key
-        entries = self._entries
+        key = self.expectations.key
         kernel = None
-        if (
-            line_scores.KERNEL_ON
-            and match.QUICK_CORRECT
-            and self._ids is not None
-            and key is not None
-            and type(entries) is dict  # (the kernel looks ids up in a dict)
-        ):
-            source_json = self._source_json(source) if self.out is not None else None
-            if self.out is None or source_json is not None:
-                shapes = self._shapes
-                kernel = line_scores.call_kernel_type()(
-                    key,
-                    entries,
-                    self.scored,
-                    shapes.shapes,
-                    SAMPLE_ENTRIES,
-                    shapes.first,
-                    self.out.write if self.out is not None else None,
-                    source_json,
-                )
+        if self._ids is not None and key is not None:
+            arguments = self._kernel_arguments(key, source)
+            if arguments is not None:
+                kernel = line_scores.call_kernel_type()(*arguments)
         self._call_kernels[source] = kernel
         return kernel
+
+    def _kernel_arguments(self, key: str, source: str) -> tuple[Any, ...] | None:
+        """What both kernels are given for the lines of ``source``, the id at ``key``:
+        (key, entries, scored, shapes, most_samples, first, write, source's JSON); None
+        where no kernel is used (turned off, entries not in a dict: the kernel looks ids
+        up in one; --scores with a source's name orjson does not write, a lone surrogate:
+        dump_score writes it another way)."""
+        entries = self._entries
+        if not (line_scores.KERNEL_ON and match.QUICK_CORRECT) or type(entries) is not dict:
+            return None
+        write, source_json = None, None
+        if self.out is not None:
+            source_json = self._source_json(source)
+            if source_json is None:
+                return None
+            write = self.out.write
+        shapes = self._shapes
+        return (
+            key,
+            entries,
+            self.scored,
+            shapes.shapes,
+            SAMPLE_ENTRIES,
+            shapes.first,
+            write,
+            source_json,
+        )
 
     def _source_json(self, source: str) -> bytes | None:
         """The source's name as JSON, for the kernel's --scores lines (None: a lone

@@ -458,11 +458,6 @@ def kernel() -> Callable[..., bool]:
     return SPEEDUPS.score_flat if SPEEDUPS is not None else score_flat
 
 
-def call_kernel() -> Callable[..., bool]:
-    """``score_call`` in C where it was built, else this module's."""
-    return SPEEDUPS.score_call if SPEEDUPS is not None else score_call
-
-
 def call_kernel_type() -> type[CallKernel]:
     """``CallKernel`` in C where it was built, else this module's."""
     return SPEEDUPS.CallKernel if SPEEDUPS is not None else CallKernel
