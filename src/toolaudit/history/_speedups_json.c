@@ -814,6 +814,25 @@ tight_call(Byte *at, Byte end, const char *id_key, size_t id_length, const char 
     return 1;
 }
 
+/* A call block from after its type (`at`; the rest tight_call's arguments): A_CALL, its
+   id and name given and *p past it; NOT_WRITTEN, nothing given, where it is not written so
+   or (`plain_name`) its name holds an escape. */
+static ALWAYS_INLINE int
+tight_call_block(Byte *p, Byte at, Byte end, const char *id_key, size_t id_length,
+                 const char *input_key, size_t input_length, int depth, int close,
+                 int plain_name, Field *id, Field *name)
+{
+    Field called, named; /* given only where read whole */
+    if (!tight_call(&at, end, id_key, id_length, input_key, input_length, depth, close, &called,
+                    &named) ||
+        (plain_name && named.text.escaped))
+        return NOT_WRITTEN;
+    *id = called;
+    *name = named;
+    *p = at;
+    return A_CALL;
+}
+
 /* A result's content at *at (in a block at nesting 3, read in place, with its `error`
    where `with_error`), then the two braces that close the result and its block: A_RESULT
    (*at past them); NOT_SURE where it may report a failure (Python counts it, and what
@@ -869,18 +888,11 @@ tight_anthropic_block(Byte *p, Byte end, Field *id, Field *name)
 {
     static const char result[] = "{\"type\":\"tool_result\",\"tool_use_id\":",
                       content[] = ",\"content\":";
-    Field called, named; /* the id and name, given only where read whole */
+    Field called; /* the id, given only where read whole */
     Byte at = *p;
-    if (WRITTEN(at, end, "{\"type\":\"tool_use\"")) {
-        at += sizeof("{\"type\":\"tool_use\"") - 1;
-        if (!tight_call(&at, end, LITERAL(",\"id\":"), LITERAL(",\"input\":"), 4, 1, &called,
-                        &named))
-            return NOT_WRITTEN;
-        *id = called;
-        *name = named;
-        *p = at;
-        return A_CALL;
-    }
+    if (WRITTEN(at, end, "{\"type\":\"tool_use\""))
+        return tight_call_block(p, at + sizeof("{\"type\":\"tool_use\"") - 1, end,
+                                LITERAL(",\"id\":"), LITERAL(",\"input\":"), 4, 1, 0, id, name);
     if (WRITTEN(at, end, result)) {
         Field text;
         at += sizeof(result) - 1;
@@ -903,18 +915,12 @@ static int
 tight_bedrock_block(Byte *p, Byte end, Field *id, Field *name)
 {
     static const char result[] = "{\"toolResult\":{\"toolUseId\":", content[] = ",\"content\":";
-    Field called, named; /* the id and name, given only where read whole */
+    Field called; /* the id, given only where read whole */
     Byte at = *p;
-    if (WRITTEN(at, end, "{\"toolUse\":{")) {
-        at += sizeof("{\"toolUse\":") - 1;
-        if (!tight_call(&at, end, LITERAL("{\"toolUseId\":"), LITERAL(",\"input\":"), 5, 2,
-                        &called, &named))
-            return NOT_WRITTEN;
-        *id = called;
-        *name = named;
-        *p = at;
-        return A_CALL;
-    }
+    if (WRITTEN(at, end, "{\"toolUse\":{"))
+        return tight_call_block(p, at + sizeof("{\"toolUse\":") - 1, end,
+                                LITERAL("{\"toolUseId\":"), LITERAL(",\"input\":"), 5, 2, 0, id,
+                                name);
     if (WRITTEN(at, end, result)) {
         at += sizeof(result) - 1;
         if (!string_at(&at, end, &called) || !WRITTEN(at, end, content))
@@ -940,16 +946,12 @@ tight_gemini_part(Byte *p, Byte end, Field *id, Field *name, int *field)
     Field called, named; /* the id and name, given only where read whole */
     Byte at = *p;
     if (WRITTEN(at, end, call)) {
-        at += sizeof(call) - 1;
-        if (!tight_call(&at, end, LITERAL("{\"id\":"), LITERAL(",\"args\":"), 5, 2, &called,
-                        &named) ||
-            named.text.escaped)
-            return NOT_WRITTEN; /* a name escaped: gemini_part is not sure of it */
-        *id = called;
-        *name = named;
-        *field = FUNCTION_CALL_GEMINI;
-        *p = at;
-        return A_CALL;
+        /* (a name escaped is not written so: gemini_part is not sure of it) */
+        int kind = tight_call_block(p, at + sizeof(call) - 1, end, LITERAL("{\"id\":"),
+                                    LITERAL(",\"args\":"), 5, 2, 1, id, name);
+        if (kind == A_CALL)
+            *field = FUNCTION_CALL_GEMINI;
+        return kind;
     }
     if (WRITTEN(at, end, response)) {
         at += sizeof(response) - 1;
@@ -1338,18 +1340,11 @@ tight_otel_part(Byte *p, Byte end, Field *id, Field *name)
                       response[] = "{\"type\":\"tool_call_response\",\"id\":",
                       response_key[] = ",\"response\":",
                       text[] = "{\"type\":\"text\",\"content\":";
-    Field called, named; /* the id and name, given only where read whole */
+    Field called; /* the id, given only where read whole */
     Byte at = *p;
-    if (WRITTEN(at, end, call)) {
-        at += sizeof(call) - 1;
-        if (!tight_call(&at, end, LITERAL(",\"id\":"), LITERAL(",\"arguments\":"), 4, 1,
-                        &called, &named))
-            return NOT_WRITTEN;
-        *id = called;
-        *name = named;
-        *p = at;
-        return A_CALL;
-    }
+    if (WRITTEN(at, end, call))
+        return tight_call_block(p, at + sizeof(call) - 1, end, LITERAL(",\"id\":"),
+                                LITERAL(",\"arguments\":"), 4, 1, 0, id, name);
     if (WRITTEN(at, end, response)) {
         int sure;
         at += sizeof(response) - 1;
