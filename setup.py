@@ -36,13 +36,13 @@ setup(
         Extension(
             "toolaudit._text_speedups",
             ["src/toolaudit/_text_speedups.c"],
-            depends=["src/toolaudit/_misread_numbers.h"],
+            depends=["src/toolaudit/_misread_numbers.h", "src/toolaudit/_digit_runs.h"],
             optional=True,
         ),
         Extension(
             "toolaudit.formats._stream_speedups",
             ["src/toolaudit/formats/_stream_speedups.c"],
-            depends=["src/toolaudit/_misread_numbers.h"],
+            depends=["src/toolaudit/_misread_numbers.h", "src/toolaudit/_digit_runs.h"],
             optional=True,
         ),
         Extension(
@@ -53,7 +53,11 @@ setup(
         Extension(
             "toolaudit.truth._line_scores",
             ["src/toolaudit/truth/_line_scores.c"],
-            depends=["src/toolaudit/truth/_plain_slots.h", "src/toolaudit/truth/_shape_table.h"],
+            depends=[
+                "src/toolaudit/truth/_plain_slots.h",
+                "src/toolaudit/truth/_shape_table.h",
+                "src/toolaudit/_digit_runs.h",
+            ],
             optional=True,
         ),
         Extension(

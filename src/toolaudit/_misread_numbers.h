@@ -8,15 +8,11 @@
 #ifndef TOOLAUDIT_MISREAD_NUMBERS_H
 #define TOOLAUDIT_MISREAD_NUMBERS_H
 
+#include "_digit_runs.h"
+
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
-
-static inline int
-is_digit(unsigned char byte)
-{
-    return byte >= '0' && byte <= '9';
-}
 
 /* Whether the three bytes from `at` are digits (and there are three). */
 static inline int
@@ -69,18 +65,6 @@ exponent_misread(const unsigned char *text, Py_ssize_t at, Py_ssize_t length)
     while (end < length && is_digit(text[end]))
         end++;
     return end - first >= 4 && ends_a_number(text, end, length);
-}
-
-/* Whether a run of LONG_DIGITS digits holds text[at]. */
-static int
-long_run_at(const unsigned char *text, Py_ssize_t at, Py_ssize_t length)
-{
-    Py_ssize_t first = at, end = at;
-    while (first > 0 && is_digit(text[first - 1]))
-        first--;
-    while (end < length && is_digit(text[end]))
-        end++;
-    return end - first >= LONG_DIGITS;
 }
 
 /* Whether an exponent mark found (bit i of `found`: text[at + i]) is misread. */
@@ -179,9 +163,8 @@ wide_misread_number(const unsigned char *text, Py_ssize_t length)
 static int
 holds_misread_number(const unsigned char *text, Py_ssize_t length)
 {
-    for (Py_ssize_t at = LONG_STRIDE - 1; at < length; at += LONG_STRIDE)
-        if (is_digit(text[at]) && long_run_at(text, at, length))
-            return 1;
+    if (has_digit_run(text, length, LONG_DIGITS, LONG_STRIDE))
+        return 1;
     if (length < 2)
         return 0;
     Py_ssize_t at = 1; /* (the first byte is no exponent's mark: none follows a digit) */

@@ -39,6 +39,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include "../_digit_runs.h"
 #include "_plain_slots.h"
 #include "_shape_table.h"
 #include <string.h>
@@ -537,32 +538,11 @@ compare_value(Cursor *c, PyObject *literal, int depth)
     }
 }
 
-#define IS_DIGIT(c) ((c) >= '0' && (c) <= '9')
-
-/* Whether the text holds a run of `run` digits or more. Such a run holds a byte at a
- * multiple of `run`: only the runs through those bytes are measured. */
-static inline int
-has_run(const char *text, Py_ssize_t size, Py_ssize_t run)
-{
-    for (Py_ssize_t at = 0; at < size; at += run) {
-        if (!IS_DIGIT(text[at]))
-            continue;
-        Py_ssize_t first = at, last = at;
-        while (first > 0 && IS_DIGIT(text[first - 1]))
-            first--;
-        while (last + 1 < size && IS_DIGIT(text[last + 1]))
-            last++;
-        if (last - first + 1 >= run)
-            return 1;
-    }
-    return 0;
-}
-
 /* Whether the line holds a run of LONG_RUN digits or more. */
 static int
 has_long_run(const char *text, Py_ssize_t size)
 {
-    return has_run(text, size, LONG_RUN);
+    return has_digit_run((const unsigned char *)text, size, LONG_RUN, LONG_RUN);
 }
 
 typedef struct {
@@ -1377,7 +1357,7 @@ call_kernel_id_of(CallKernel *self, PyObject *const *args, Py_ssize_t nargs)
     }
     const char *text = PyBytes_AS_STRING(args[0]);
     Py_ssize_t size = PyBytes_GET_SIZE(args[0]);
-    if (has_run(text, size, LONG_INTEGER_RUN))
+    if (has_digit_run((const unsigned char *)text, size, LONG_INTEGER_RUN, LONG_INTEGER_RUN))
         Py_RETURN_FALSE;
     PyObject *call = one_call(args[1]);
     if (call == NULL || self->key_text == NULL)
