@@ -78,6 +78,20 @@ def told(log: Path, schemas: Path, expected: Path, built: str) -> tuple[int, ...
     return tuple(int(count) for count in done.stdout.split())
 
 
+def audit_outcomes(log: Path, schemas: Path, expected: Path) -> tuple[int, int]:
+    """The audit's own correct and incorrect entries of the same records."""
+    from toolaudit.pipeline.audit import Audit, AuditOptions
+    from toolaudit.schemas import load_schemas
+    from toolaudit.truth.expectations import load_expectations
+
+    read = load_schemas([str(schemas)])
+    expectations = load_expectations([str(expected)], key=None, schemas=read)
+    summary = Audit([str(log)], read, AuditOptions(), expectations=expectations).run(None, None)
+    assert summary.ground_truth is not None
+    outcomes = summary.ground_truth.to_dict()["outcomes"]
+    return outcomes["correct"], outcomes["incorrect"]
+
+
 def main() -> None:
     if sys.argv[1:2] == ["--child"]:
         row, log, schemas, expected, times, built = sys.argv[2:8]
@@ -85,7 +99,7 @@ def main() -> None:
         work(row, log, schemas, expected, int(times))
         return
     sys.path.insert(0, str(HERE))
-    from measure import callgrind_instructions, compile_bytecode
+    from measure import BenchmarkError, callgrind_instructions, compile_bytecode
     from scoring_cpu import LOGS
     from scoring_instructions import first_lines
 
@@ -122,6 +136,12 @@ def main() -> None:
             ]
             per_record[row] = (counts[1] - counts[0]) / args.lines
         same, different, unscored = told(log, schemas, expected, built)
+    # The floor must do the work it stands for: tell the records the audit scores as it does.
+    if (same, different) != audit_outcomes(log, schemas, expected):
+        raise BenchmarkError(
+            f"the floor told {same} same and {different} different, not the audit's "
+            f"correct and incorrect {audit_outcomes(log, schemas, expected)}"
+        )
     plain = per_record["plain"]
     print(f"flat log, first {args.lines:,} lines: instructions a record")
     for row, label in (
@@ -140,7 +160,10 @@ def main() -> None:
         f"  {'floor, the entry side only':28} {entry_side:>9,.0f}"
         f"  -> {(plain + entry_side) / plain:.3f}x the plain audit"
     )
-    print(f"the floor told {same:,} records the same, {different:,} different, left {unscored:,}")
+    print(
+        f"the floor told {same:,} records the same and {different:,} different, as the audit"
+        f" tells them correct and incorrect; it left {unscored:,} (entries of no call, no entry)"
+    )
 
 
 if __name__ == "__main__":
