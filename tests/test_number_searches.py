@@ -226,3 +226,77 @@ def test_only_a_digit_and_an_exponent_mark_make_an_exponent(searches: str, where
             assert found is before.isdigit()
             found = may_hold_misread_numbers(filler + b"7" + mark + b"+1234]" + after)
             assert found is (mark in b"eE")
+
+
+# -- each way the C search finds the exponents' marks ------------------------------------
+
+#: The exponents' part of the misread pattern (misread_numbers less its runs of digits).
+MISREAD_EXPONENT = re.compile(rb"[0-9][eE]-[0-9]{3}|[0-9][eE][+-]?[0-9]{4,}(?:[,\]} \t\r\n]|\Z)")
+#: Each way the C search may find the marks (the build chooses one: AVX2 where the CPU has
+#: it for texts of more than 64 bytes, else SSE2 on x86-64, else one by one), with the
+#: shortest text it reads: every one held to the pattern here, whichever this build uses.
+MARK_SEARCHES = {"plain": 0, "narrow": 0, "wide": 65}
+
+
+@pytest.fixture(params=sorted(MARK_SEARCHES))
+def mark_search(request: pytest.FixtureRequest) -> tuple[Any, int]:
+    """One way of finding the marks, and the shortest text it reads; skipped where this
+    build or CPU has it not."""
+    speedups = jsonutil._TEXT_SPEEDUPS
+    search = getattr(speedups, f"_{request.param}_misread_exponents", None)
+    if search is None:
+        pytest.skip(f"this build has no {request.param} search (or no C searches)")
+    try:
+        search(b" " * 100)
+    except RuntimeError as error:  # the wide search on a CPU without AVX2
+        pytest.skip(str(error))
+    return search, MARK_SEARCHES[request.param]
+
+
+def test_every_way_of_finding_the_marks_finds_the_pattern_at_every_width_and_offset(
+    mark_search: tuple[Any, int],
+) -> None:
+    # Each number, misread or not, at every offset of texts of every width to past two of
+    # AVX2's blocks: in the first block, across two, in the last bytes (a block over bytes
+    # looked at), in a short text's padded copy; the text ending with it or not.
+    search, shortest = mark_search
+    for number in [*MISREAD, *NOT_MISREAD, "1e-40", "9E+1234", "1e12345a"]:
+        for before in range(140):
+            for after in (b"", b"}", b" ", b"a", b"]" + b"x" * 40):
+                text = b"x" * before + number.encode() + after
+                if len(text) >= shortest:
+                    expected = MISREAD_EXPONENT.search(text) is not None
+                    assert search(text) is expected, (number, before, after)
+
+
+@ONE_FIXTURE
+@given(st.one_of(PIECES, st.binary(max_size=80), st.binary(min_size=60, max_size=300)))
+def test_every_way_of_finding_the_marks_finds_the_pattern(
+    mark_search: tuple[Any, int], data: bytes
+) -> None:
+    search, shortest = mark_search
+    data = b"x" * (shortest - len(data)) + data  # (the wide search's texts: past 64 bytes)
+    assert search(data) is (MISREAD_EXPONENT.search(data) is not None), data
+
+
+def test_every_way_of_finding_the_marks_tells_a_mark_by_its_byte_and_the_one_before(
+    mark_search: tuple[Any, int],
+) -> None:
+    # Every byte before the mark and as the mark, in the first block, the last bytes and
+    # the middle of a long text, and alone in a short one.
+    search, shortest = mark_search
+    for where, after in ((0, b""), (20, b""), (40, b" " * 70), (100, b""), (100, b" " * 70)):
+        filler = b"a" * max(where, shortest)
+        for byte in range(256):
+            before = mark = bytes([byte])
+            assert search(filler + before + b"e12345}" + after) is before.isdigit()
+            assert search(filler + b"7" + mark + b"+1234]" + after) is (mark in b"eE")
+
+
+def test_the_wide_search_reads_no_text_of_64_bytes_or_fewer() -> None:
+    # (holds_misread_number gives it none: a short text's last block would begin before it)
+    wide = getattr(jsonutil._TEXT_SPEEDUPS, "_wide_misread_exponents", None)
+    if wide is None:
+        pytest.skip("this build has no AVX2 search")
+    with pytest.raises((ValueError, RuntimeError)):
+        wide(b"[1e-400]" + b" " * 56)

@@ -153,26 +153,32 @@ wide_misread_number(const unsigned char *text, Py_ssize_t length)
 }
 #endif
 
-/* Whether a typed decode may read a number of a JSON text otherwise than the exact parse
-   (exponent_misread, or a run of LONG_DIGITS digits), as the typed readers ask of every
-   line. An exponent's mark follows a digit, which few 'e' and 'E' of a line do: those are
-   found 64 bytes at a time (AVX2, where the CPU has it) or 32 (SSE2, on every x86-64), the
-   last ones in a block that ends with the text (the marks already looked at dropped), a
-   text of 32 bytes or fewer in a copy padded with zero bytes (neither a mark nor a digit);
-   one by one elsewhere. */
-static int
-holds_misread_number(const unsigned char *text, Py_ssize_t length)
+/* The three searches for a misread exponent among the marks of text[1:length] (a text of
+   two bytes or more; the first byte is no exponent's mark: none follows a digit), each a
+   function of its own so that every one is compiled, and tested, on every build
+   (_text_speedups's test-only _plain_, _narrow_ and _wide_misread_exponents):
+   holds_misread_number uses the widest the build and the CPU have. */
+
+/* One byte at a time: where the build has no SSE2. */
+static inline int
+plain_misread_number(const unsigned char *text, Py_ssize_t length)
 {
-    if (has_digit_run(text, length, LONG_DIGITS, LONG_STRIDE))
-        return 1;
-    if (length < 2)
-        return 0;
-    Py_ssize_t at = 1; /* (the first byte is no exponent's mark: none follows a digit) */
-#ifdef WITH_AVX2
-    if (avx2 && length > 64)
-        return wide_misread_number(text, length);
-#endif
+    for (Py_ssize_t at = 1; at < length; at++)
+        if (is_exponent_mark(text[at]) && is_digit(text[at - 1]) &&
+            exponent_misread(text, at, length))
+            return 1;
+    return 0;
+}
+
 #ifdef __SSE2__
+/* 32 bytes at a time (SSE2, on every x86-64), the last ones in a block that ends with the
+   text (the marks already looked at dropped), a text of 32 bytes or fewer in a copy padded
+   with zero bytes (neither a mark nor a digit). Always inlined: holds_misread_number is
+   then the very instructions it was as one function (not so where GCC chooses). */
+static inline __attribute__((always_inline)) int
+narrow_misread_number(const unsigned char *text, Py_ssize_t length)
+{
+    Py_ssize_t at = 1;
     if (length <= 32) { /* in a copy padded with zero bytes */
         unsigned char padded[1 + 32] = {0};
         memcpy(padded, text, (size_t)length);
@@ -186,12 +192,29 @@ holds_misread_number(const unsigned char *text, Py_ssize_t length)
     Py_ssize_t start = length - 32; /* the last block, over bytes looked at */
     return misread_among(text, length, start,
                          narrow_marks(text + start) & (~(uint64_t)0 << (at - start)));
+}
+#endif
+
+/* Whether a typed decode may read a number of a JSON text otherwise than the exact parse
+   (exponent_misread, or a run of LONG_DIGITS digits), as the typed readers ask of every
+   line. An exponent's mark follows a digit, which few 'e' and 'E' of a line do: those are
+   found 64 bytes at a time (AVX2, where the CPU has it, for a text of more than 64 bytes),
+   else 32 (SSE2), else one by one. */
+static int
+holds_misread_number(const unsigned char *text, Py_ssize_t length)
+{
+    if (has_digit_run(text, length, LONG_DIGITS, LONG_STRIDE))
+        return 1;
+    if (length < 2)
+        return 0;
+#ifdef WITH_AVX2
+    if (avx2 && length > 64)
+        return wide_misread_number(text, length);
+#endif
+#ifdef __SSE2__
+    return narrow_misread_number(text, length);
 #else
-    for (; at < length; at++)
-        if (is_exponent_mark(text[at]) && is_digit(text[at - 1]) &&
-            exponent_misread(text, at, length))
-            return 1;
-    return 0;
+    return plain_misread_number(text, length);
 #endif
 }
 

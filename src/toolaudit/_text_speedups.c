@@ -12,7 +12,8 @@
  *   misread_numbers(data) -> bool: whether msgspec may read a number otherwise than the
  *       exact parse, in a field it reads or skips (the tiny numbers, and those past
  *       1e±10000 or 10,000 digits: _misread_numbers.h), as the typed readers ask of every
- *       line;
+ *       line; and, for the tests alone, _plain_, _narrow_ and _wide_misread_exponents(data),
+ *       its search of the exponents' marks by each of the ways the build may choose;
  *   opening_brackets(data) -> int: how many '[' and '{' the text holds.
  *
  * `data` is any object with the buffer protocol (bytes, a msgspec Raw, a memoryview).
@@ -108,6 +109,52 @@ misread_numbers(PyObject *module, PyObject *data)
     PyBuffer_Release(&view);
     return PyBool_FromLong(found);
 }
+
+/* The test-only searches of the exponents' marks alone (_plain_, _narrow_ and
+   _wide_misread_exponents: misread_numbers less its runs of digits), each by one of the
+   searches holds_misread_number chooses from, whichever the build and the CPU would choose,
+   so that tests/test_number_searches.py holds every one to the pattern. `shortest`: the
+   shortest text the search reads (the wide one: more than 64 bytes). */
+typedef int (*MarkSearch)(const unsigned char *text, Py_ssize_t length);
+
+static PyObject *
+misread_exponents_by(PyObject *data, MarkSearch search, Py_ssize_t shortest)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    Py_ssize_t length = view.len;
+    int found = length >= shortest && length >= 2 && search(view.buf, length);
+    PyBuffer_Release(&view);
+    if (length < shortest)
+        return PyErr_Format(PyExc_ValueError, "this search reads texts of %zd bytes or more",
+                            shortest);
+    return PyBool_FromLong(found);
+}
+
+static PyObject *
+plain_misread_exponents(PyObject *module, PyObject *data)
+{
+    return misread_exponents_by(data, plain_misread_number, 0);
+}
+
+#ifdef __SSE2__
+static PyObject *
+narrow_misread_exponents(PyObject *module, PyObject *data)
+{
+    return misread_exponents_by(data, narrow_misread_number, 0);
+}
+#endif
+
+#ifdef WITH_AVX2
+static PyObject *
+wide_misread_exponents(PyObject *module, PyObject *data)
+{
+    if (!avx2)
+        return PyErr_Format(PyExc_RuntimeError, "this CPU runs no AVX2");
+    return misread_exponents_by(data, wide_misread_number, 65);
+}
+#endif
 
 static PyObject *
 opening_brackets(PyObject *module, PyObject *data)
@@ -442,6 +489,16 @@ static PyMethodDef methods[] = {
     {"misread_numbers", misread_numbers, METH_O,
      "Whether a typed decode may read a number of a JSON text otherwise than the exact parse."},
     {"opening_brackets", opening_brackets, METH_O, "How many '[' and '{' a text holds."},
+    {"_plain_misread_exponents", plain_misread_exponents, METH_O,
+     "misread_numbers less its runs of digits, its marks looked at one by one (tests only)."},
+#ifdef __SSE2__
+    {"_narrow_misread_exponents", narrow_misread_exponents, METH_O,
+     "misread_numbers less its runs of digits, its marks found by SSE2 (tests only)."},
+#endif
+#ifdef WITH_AVX2
+    {"_wide_misread_exponents", wide_misread_exponents, METH_O,
+     "misread_numbers less its runs of digits, its marks found by AVX2 (tests only)."},
+#endif
     {"split_newlines", split_newlines, METH_O, "chunk.split(b'\\n') of bytes, by memchr."},
     {"failing_row_line", (PyCFunction)(void (*)(void))failing_row_line, METH_FASTCALL,
      "A failing call's report line (see toolaudit.pipeline.rows)."},

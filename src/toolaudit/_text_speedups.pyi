@@ -16,6 +16,12 @@ def misread_numbers(data: Buffer, /) -> bool:
     after a digit of a minus sign and three digits, or of four digits or more ending the
     number, or a run of 2,500 digits (``_misread_numbers.h``)."""
 
+# The tests' alone: misread_numbers less its runs of digits, each by one way of finding the
+# exponents' marks (one by one; SSE2, where the build has it; AVX2, where the build and the
+# CPU have it (RuntimeError where the CPU has not), for texts of more than 64 bytes).
+def _plain_misread_exponents(data: Buffer, /) -> bool: ...
+def _narrow_misread_exponents(data: Buffer, /) -> bool: ...
+def _wide_misread_exponents(data: Buffer, /) -> bool: ...
 def opening_brackets(data: Buffer, /) -> int:
     """How many ``[`` and ``{`` the text holds."""
 

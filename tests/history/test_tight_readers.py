@@ -231,3 +231,71 @@ def test_no_byte_past_the_end_of_a_text_cut_anywhere_is_read(shape: str):
         piece = compact[:cut]
         for fenced in FENCED.texts(piece):
             assert read(fenced, NO_NAME) == read(piece, NO_NAME)  # a fault here kills the run
+
+
+#: A tool's name as a JSON writer may escape it: a letter as \u, the solidus, a letter
+#: beyond ASCII as \u (each decodes to another string than its bytes).
+ESCAPED_NAMES = [b"na\\u006de", b"a\\/b", b"\\u00e9"]
+
+
+def gemini_by_name(results: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """A Gemini history whose calls and responses have no id (paired by name)."""
+    messages = gemini(results)
+    for message in messages:
+        for part in message["parts"]:
+            for element in part.values():
+                if isinstance(element, dict):
+                    element.pop("id", None)
+    return messages
+
+
+@pytest.mark.parametrize("results", sorted(RESULTS))
+@pytest.mark.parametrize("shape", [*SHAPES, "gemini by name"])
+def test_a_name_written_with_escapes_is_left_to_python_or_answered_decoded(
+    shape: str, results: str
+):
+    # The readers compare names by their bytes: a name escaped in a call, in its result or
+    # in both is left to Python (or answered as its decoded name), read in one pass or not.
+    # (Gemini's parts refuse an escaped name; the calls of the other shapes, and Gemini's
+    # with an id, are refused when kept, as the one-pass steps read them too.)
+    by_name = shape == "gemini by name"
+    shape, build = (model.GEMINI, gemini_by_name) if by_name else (shape, WRITTEN[shape])
+    messages = build(RESULTS[results])
+    read = FROM_TEXT[shape][0]
+    compact, spaced = orjson.dumps(messages), json.dumps(messages, ensure_ascii=False).encode()
+    for escaped in ESCAPED_NAMES:
+        name = b'"' + escaped + b'"'
+        for count in (1, 2, -1):  # the first name, the first two, every one
+            edited = compact.replace(b'"get_weather"', name, count)
+            edited_spaced = spaced.replace(b'"get_weather"', name, count)
+            assert read(edited, NO_NAME) == read(edited_spaced, NO_NAME)
+            holds(shape, edited)
+            holds(shape, edited_spaced)
+
+
+def with_input(value: Any, nested: Any) -> Any:
+    """``value`` with every call's input (INPUT itself) replaced by ``nested``."""
+    if value is INPUT:
+        return nested
+    if isinstance(value, list):
+        return [with_input(item, nested) for item in value]
+    if isinstance(value, dict):
+        return {key: with_input(item, nested) for key, item in value.items()}
+    return value
+
+
+@pytest.mark.parametrize("shape", [model.ANTHROPIC, model.BEDROCK, model.GEMINI, model.OTEL])
+def test_an_input_nested_to_the_depth_limit_is_refused_alike_in_one_pass_or_not(shape: str):
+    # The one-pass steps skip a call's input (args, arguments) at the depth the general
+    # steps reach it: a nesting one of them refuses (past 64 levels) the other refuses too.
+    read = FROM_TEXT[shape][0]
+    answered = set()
+    for levels in range(50, 66):
+        for nested in ([], {"a": 1}):
+            for _ in range(levels):
+                nested = [nested] if isinstance(nested, list) else {"a": nested}
+            messages = with_input(WRITTEN[shape](RESULTS["left"]), nested)
+            compact, spaced = orjson.dumps(messages), json.dumps(messages).encode()
+            assert read(compact, NO_NAME) == read(spaced, NO_NAME), (levels, type(nested))
+            answered.add(holds(shape, compact))
+    assert answered == {True, False}  # (the limit is among the levels)

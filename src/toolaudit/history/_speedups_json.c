@@ -728,9 +728,11 @@ responses_item(Reading *reading, Byte *p, Py_ssize_t index)
 
 
 /* ---- Blocks written as the SDKs and orjson write them, with no space, each read in one
-   pass (tight_*_block): its kind and fields as the block's reader gives them, or
-   NOT_WRITTEN where it is not written so (nothing read: the block's reader reads it, from
-   its start, and decides). Every value is read as that reader reads it: its strings
+   pass (tight_*_block): its kind and fields as the block's reader gives them (save a
+   Gemini name that holds an escape, which gemini_part refuses and these give: gemini_message
+   refuses it in turn, keeping the call (add_call) or pairing the response by its bytes),
+   or NOT_WRITTEN where it is not written so (nothing read: the block's reader reads it,
+   from its start, and decides). Every value is read as that reader reads it: its strings
    scanned, a call's input skipped, a result's content read in place (scan_no_failure). */
 enum { NOT_WRITTEN = -1 };
 
@@ -815,17 +817,17 @@ tight_call(Byte *at, Byte end, const char *id_key, size_t id_length, const char 
 }
 
 /* A call block from after its type (`at`; the rest tight_call's arguments): A_CALL, its
-   id and name given and *p past it; NOT_WRITTEN, nothing given, where it is not written so
-   or (`plain_name`) its name holds an escape. */
+   id and name given and *p past it; NOT_WRITTEN, nothing given, where it is not written so.
+   (A name that holds an escape is given too: add_call refuses it, every call read here
+   having an id.) */
 static ALWAYS_INLINE int
 tight_call_block(Byte *p, Byte at, Byte end, const char *id_key, size_t id_length,
-                 const char *input_key, size_t input_length, int depth, int close,
-                 int plain_name, Field *id, Field *name)
+                 const char *input_key, size_t input_length, int depth, int close, Field *id,
+                 Field *name)
 {
     Field called, named; /* given only where read whole */
     if (!tight_call(&at, end, id_key, id_length, input_key, input_length, depth, close, &called,
-                    &named) ||
-        (plain_name && named.text.escaped))
+                    &named))
         return NOT_WRITTEN;
     *id = called;
     *name = named;
@@ -892,7 +894,7 @@ tight_anthropic_block(Byte *p, Byte end, Field *id, Field *name)
     Byte at = *p;
     if (WRITTEN(at, end, "{\"type\":\"tool_use\""))
         return tight_call_block(p, at + sizeof("{\"type\":\"tool_use\"") - 1, end,
-                                LITERAL(",\"id\":"), LITERAL(",\"input\":"), 4, 1, 0, id, name);
+                                LITERAL(",\"id\":"), LITERAL(",\"input\":"), 4, 1, id, name);
     if (WRITTEN(at, end, result)) {
         Field text;
         at += sizeof(result) - 1;
@@ -919,7 +921,7 @@ tight_bedrock_block(Byte *p, Byte end, Field *id, Field *name)
     Byte at = *p;
     if (WRITTEN(at, end, "{\"toolUse\":{"))
         return tight_call_block(p, at + sizeof("{\"toolUse\":") - 1, end,
-                                LITERAL("{\"toolUseId\":"), LITERAL(",\"input\":"), 5, 2, 0, id,
+                                LITERAL("{\"toolUseId\":"), LITERAL(",\"input\":"), 5, 2, id,
                                 name);
     if (WRITTEN(at, end, result)) {
         at += sizeof(result) - 1;
@@ -946,9 +948,10 @@ tight_gemini_part(Byte *p, Byte end, Field *id, Field *name, int *field)
     Field called, named; /* the id and name, given only where read whole */
     Byte at = *p;
     if (WRITTEN(at, end, call)) {
-        /* (a name escaped is not written so: gemini_part is not sure of it) */
+        /* (a name escaped is given, where gemini_part is not sure of one: a call read here
+           has an id, and add_call refuses it as it does every shape's) */
         int kind = tight_call_block(p, at + sizeof(call) - 1, end, LITERAL("{\"id\":"),
-                                    LITERAL(",\"args\":"), 5, 2, 1, id, name);
+                                    LITERAL(",\"args\":"), 5, 2, id, name);
         if (kind == A_CALL)
             *field = FUNCTION_CALL_GEMINI;
         return kind;
@@ -961,8 +964,9 @@ tight_gemini_part(Byte *p, Byte end, Field *id, Field *name, int *field)
         if (!string_at(&at, end, &called) || !WRITTEN(at, end, ",\"name\":"))
             return NOT_WRITTEN;
         at += sizeof(",\"name\":") - 1;
-        if (!string_at(&at, end, &named) || named.text.escaped ||
-            !WRITTEN(at, end, response_key))
+        /* (a name escaped is given too: it names no call, each kept with a plain name, and
+           gemini_message leaves the history to Python) */
+        if (!string_at(&at, end, &named) || !WRITTEN(at, end, response_key))
             return NOT_WRITTEN;
         at += sizeof(response_key) - 1;
         int kind = tight_result_content(&at, end, 1);
@@ -1344,7 +1348,7 @@ tight_otel_part(Byte *p, Byte end, Field *id, Field *name)
     Byte at = *p;
     if (WRITTEN(at, end, call))
         return tight_call_block(p, at + sizeof(call) - 1, end, LITERAL(",\"id\":"),
-                                LITERAL(",\"arguments\":"), 4, 1, 0, id, name);
+                                LITERAL(",\"arguments\":"), 4, 1, id, name);
     if (WRITTEN(at, end, response)) {
         int sure;
         at += sizeof(response) - 1;
