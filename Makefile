@@ -30,7 +30,7 @@ test: $(INSTALLED)
 	$(BIN)/python -m pytest -q -n auto --dist worksteal
 
 # The suite without the tests marked slow (clusters, S3 servers, browsers, long
-# property runs): about a minute, for while you work.
+# property runs), for while you work: about three minutes on two cores.
 quick: $(INSTALLED)
 	$(BIN)/python -m pytest -q -n auto --dist worksteal -m "not slow"
 
