@@ -66,6 +66,14 @@ def update_golden() -> bool:
     return os.environ.get("TOOLAUDIT_UPDATE_GOLDEN") == "1"
 
 
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: harmless where it is missing
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """No workers under ``-n auto`` while golden files are rewritten: two tests rewrite
+    blocks of one page (README.md's demo and help, say), each reading the page, replacing
+    its block and writing the page back, and in two processes one would undo the other."""
+    return 0 if update_golden() else None
+
+
 def invoke(*args: str, input: bytes | str | None = None):
     """The command line, run in this process; an exception is raised, not caught."""
     return CliRunner().invoke(app, list(args), input=input, catch_exceptions=False)

@@ -73,6 +73,17 @@ def check_block(name: str, text: str) -> None:
             assert found.group(0) == expected, stale
 
 
+def test_pages_are_rewritten_in_one_process(pytestconfig, monkeypatch):
+    # Under `make test`'s -n auto, two workers would each read a page, replace their block
+    # and write the page back, one undoing the other: while rewriting, -n auto is no worker.
+    from . import conftest
+
+    monkeypatch.setenv("TOOLAUDIT_UPDATE_GOLDEN", "1")
+    assert conftest.pytest_xdist_auto_num_workers(pytestconfig) == 0
+    monkeypatch.delenv("TOOLAUDIT_UPDATE_GOLDEN")
+    assert conftest.pytest_xdist_auto_num_workers(pytestconfig) is None  # xdist's own count
+
+
 #: The sample audit, as the demo and the walkthroughs run it.
 SAMPLE = ["sample_logs/calls.jsonl", "--schemas", "sample_logs/schemas.json"]
 
