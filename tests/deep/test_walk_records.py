@@ -316,6 +316,7 @@ def test_an_argument_only_python_checks_goes_to_slow_in_its_place() -> None:
     assert list(found) == ["a", "b.y"]  # the order of the roots, not of the arguments
 
 
+@pytest.mark.slow  # a long property run
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases(), st.randoms(use_true_random=False))
 def test_random_values_are_walked_the_same_by_each_loop(case: Any, random: Any) -> None:
@@ -330,6 +331,7 @@ def test_random_values_are_walked_the_same_by_each_loop(case: Any, random: Any) 
     found_each_loop(parameters, {"x": random.choice(swaps)})
 
 
+@pytest.mark.slow  # a long property run
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases(), st.randoms(use_true_random=False))
 def test_random_values_made_to_fail_record_the_same_each_way(case: Any, random: Any) -> None:

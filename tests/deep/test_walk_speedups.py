@@ -86,6 +86,7 @@ def test_the_suite_cases_record_the_same_each_way(schema: Any, data: Any) -> Non
     assert_same_each_way(params_of(schema), {"x": data})
 
 
+@pytest.mark.slow  # a long property run
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_random_schemas_and_values_record_the_same_each_way(case: Any) -> None:

@@ -139,6 +139,7 @@ def assert_same_record(shape: TypedStreamShape, line: bytes) -> bool:
     return True
 
 
+@pytest.mark.slow  # generated records of every shape decoded both ways: a long run
 @pytest.mark.parametrize("name", sorted(SHAPES))
 def test_what_the_quick_record_decodes_the_full_one_reads_the_same(name: str) -> None:
     shape = SHAPES[name]

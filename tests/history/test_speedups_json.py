@@ -707,6 +707,7 @@ def test_a_history_all_answered_is_given_as_its_results_per_tool(
 # -- any history, any fault, any writing ------------------------------------------------
 
 
+@pytest.mark.slow  # a long property run
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     shape=st.sampled_from(SHAPES),
@@ -748,6 +749,7 @@ def mutated(text: bytes, mutations: list[tuple[str, int, int, bytes]]) -> bytes:
     return text
 
 
+@pytest.mark.slow  # a long property run
 @settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     shape=st.sampled_from(SHAPES),

@@ -119,6 +119,7 @@ HOSTILE = [
 PLAIN = [b"a", b"0123456789abcdef", b" ", b"ab", b"xyz" * 5, b"\xe5\xa4\xa9" * 6]
 
 
+@pytest.mark.slow  # the extension built again at each width first, then every place of a block
 @pytest.mark.parametrize("piece", HOSTILE, ids=repr)
 def test_each_hostile_piece_at_every_place_of_a_block(piece: bytes, narrow):
     for before in range(0, 34, 3):

@@ -272,6 +272,7 @@ VALUES = st.one_of(
 )
 
 
+@pytest.mark.slow  # a long property run
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(st.dictionaries(st.sampled_from(FIELDS), VALUES, max_size=5), min_size=1, max_size=4)

@@ -294,6 +294,7 @@ def lines_between(pool: list[tuple]) -> st.SearchStrategy[list]:
     return st.lists(line | line | line | BETWEEN, min_size=10, max_size=40)
 
 
+@pytest.mark.slow  # a long property run
 @settings(max_examples=300, deadline=None)
 @given(
     shape_pool().flatmap(lines_between),

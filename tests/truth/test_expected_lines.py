@@ -208,6 +208,7 @@ def readings(data: bytes) -> list[tuple[Any, ...]]:
         return [c, twin, read(path, "c", False), read(path, "general", False)]
 
 
+@pytest.mark.slow  # a long property run
 @needs_c
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(eval_files())
@@ -311,6 +312,7 @@ def test_the_commonest_lines_are_read_in_c_and_others_handed_to_the_reading(
     }
 
 
+@pytest.mark.slow  # a long property run
 @needs_c
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(eval_sets(), st.booleans(), st.booleans(), st.booleans())
@@ -345,6 +347,7 @@ LITERAL_OR_NOT = st.recursive(
 )
 
 
+@pytest.mark.slow  # a long property run
 @needs_c
 @settings(max_examples=1000, deadline=None)
 @given(LITERAL_OR_NOT)

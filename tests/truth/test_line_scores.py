@@ -455,6 +455,7 @@ def audited_three_ways(log: bytes, expected_lines: bytes, **options: Any) -> lis
     return results
 
 
+@pytest.mark.slow  # a long property run
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(eval_sets(), st.booleans(), st.booleans())
 def test_audits_are_alike_with_the_kernel_in_c_in_python_and_off(
@@ -1016,6 +1017,7 @@ def provider_logs(draw: st.DrawFn) -> tuple[bytes, bytes, str]:
 CALLS_MADE = st.sampled_from([1, 1, 1, 1, 2])
 
 
+@pytest.mark.slow  # a long property run
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(provider_logs(), st.booleans(), st.booleans())
 def test_provider_audits_are_alike_with_the_kernel_in_c_in_python_and_off(
@@ -1233,6 +1235,7 @@ def lines_with_digits(draw: st.DrawFn) -> bytes:
     return line.replace(b", }", b"}")
 
 
+@pytest.mark.slow  # a long property run
 @needs_c
 @settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(lines_with_digits(), st.sampled_from([ONE_CALL, [], ONE_CALL * 2]))

@@ -152,6 +152,7 @@ def entry_for(draw: st.DrawFn, id: str, tools: dict[str, Any]) -> dict[str, Any]
     return {"id": id, "calls": [{"name": name, "arguments": arguments}], "category": change}
 
 
+@pytest.mark.slow  # a long property run
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scored_logs())
 def test_generated_logs_are_scored_alike_on_either_path(
