@@ -102,6 +102,7 @@ def test_a_tiny_number_is_always_found_and_words_raise_no_alarm(
 ) -> None:
     text = "[" + ",".join([*others, *tiny]) + "," + orjson.dumps(words).decode() + "]"
     found = may_hold_tiny_numbers(text.encode())
+    assert may_hold_tiny_numbers(text) is found  # (a call's arguments are text)
     assert found or not tiny  # never a miss
     if searches == "c" or text.count("e-") + text.count("E-") <= 8:
         assert found is bool(tiny)  # (the pure search of many marks may raise an alarm)

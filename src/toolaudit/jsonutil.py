@@ -68,11 +68,13 @@ def orjson_may_differ(data: bytes) -> bool:
 _MARKS_LOOKED_AT = 8
 
 
-def may_hold_tiny_numbers(data: bytes) -> bool:
+def may_hold_tiny_numbers(data: bytes | str) -> bool:
     """Whether this JSON text may hold a number below a double's range (``1e-400``, which
     orjson reads as 0 without a word): an exponent of a minus sign and three digits or
     more, after a digit, as every exponent of a JSON number is. An "e-" in a word
     (``claude-sonnet``) is no such exponent."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
     if _TEXT_SPEEDUPS is not None:
         found: bool = _TEXT_SPEEDUPS.tiny_numbers(data)
         return found

@@ -54,7 +54,7 @@ class TypedLine:
 def read_exactly(line: bytes) -> bool:
     """Whether the general path reads this line again exactly (a long integer, a number
     below a double's range) and scores that reading: the typed path leaves it to it."""
-    # The general reader's own test (GeneralReader._judge_calls), so that the two agree.
+    # The general reader's own test (GeneralReader._read), so that the two agree.
     return may_hold_long_integers(line) or may_hold_tiny_numbers(line)
 
 
