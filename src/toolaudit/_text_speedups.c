@@ -77,23 +77,15 @@ number_marks(PyObject *module, PyObject *data)
     return PyLong_FromLong(marks);
 }
 
-/* Whether a number may be below a double's range, as the readers ask of every line: each
-   '-' found by memchr (a few a line, where a digit or a letter is every other byte), then
-   the bytes around it. */
+/* Whether a number may be below a double's range, as the readers ask of every line
+   (holds_tiny_number, which the stream speedups ask of a call's arguments too). */
 static PyObject *
 tiny_numbers(PyObject *module, PyObject *data)
 {
     Py_buffer view;
     if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
         return NULL;
-    const unsigned char *text = view.buf, *end = text + view.len, *minus = text;
-    int found = 0;
-    while (!found && (minus = memchr(minus, '-', (size_t)(end - minus))) != NULL) {
-        Py_ssize_t at = minus - text;
-        found = at >= 2 && (text[at - 1] == 'e' || text[at - 1] == 'E') &&
-                is_digit(text[at - 2]) && three_digits(text, at + 1, view.len);
-        minus++;
-    }
+    int found = holds_tiny_number(view.buf, view.len);
     PyBuffer_Release(&view);
     return PyBool_FromLong(found);
 }

@@ -217,9 +217,9 @@ ASSEMBLED = ["openai-chat-stream", "anthropic-stream", "bedrock-stream"]
 
 
 @pytest.mark.parametrize("cut", [2, 4])
-@pytest.mark.parametrize("number", BELOW[:3])
+@pytest.mark.parametrize("number", [*BELOW[:3], "1e10001", "100e9999"])
 @pytest.mark.parametrize("case", ASSEMBLED)
-def test_a_number_below_the_range_in_a_stream_call_is_refused(
+def test_a_number_past_the_range_in_a_stream_call_is_refused(
     case: str, number: str, cut: int
 ) -> None:
     rows, summary = either_way(case, split_in_arguments(lines_of(case), number, cut))
@@ -292,3 +292,67 @@ def test_the_cases_hold_what_the_tests_change() -> None:
         assert not any(b"1e-10001" in line for line in split)
         assert any(b'\\"days\\": 1e' in line for line in split)
     assert Path(schemas_path("gemini-stream")).exists()
+
+
+def one_call_streams(fragments: list[str], streams: int = 6) -> list[bytes]:
+    """OpenAI chat streams of one call each, to a tool whose ``x`` is any number (a typed
+    decoder takes 0.0 for it), its arguments in ``fragments``: the typed path reads the
+    streams after the first whole."""
+
+    def chunk(n: int, delta: dict[str, Any], finish: str | None = None) -> bytes:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return orjson.dumps(
+            {"id": f"chatcmpl-{n}", "object": "chat.completion.chunk", "choices": [choice]}
+        )
+
+    opening = {"index": 0, "id": "call", "function": {"name": "measure", "arguments": ""}}
+    lines = []
+    for n in range(streams):
+        lines.append(chunk(n, {"tool_calls": [opening]}))
+        for fragment in fragments if n == streams - 1 else ['{"x": 1.5}']:
+            lines.append(
+                chunk(n, {"tool_calls": [{"index": 0, "function": {"arguments": fragment}}]})
+            )
+        lines.append(chunk(n, {}, "tool_calls"))
+    return lines
+
+
+@pytest.mark.parametrize("number", ["1e-10001", "1e-400", "1e10001", "100e9999", "1e400"])
+def test_a_stream_of_one_call_holding_a_number_beyond_a_double_is_judged_exactly(
+    number: str, tmp_path: Path
+) -> None:
+    # A typed decoder reads a tiny number as 0.0 and takes it (here in C, where the
+    # speedups decide a stream of one call): the call is the general path's to judge,
+    # refused past 1e±10000; read exactly within it (1e-400 is no 0, and passes).
+    schemas = tmp_path / "schemas.json"
+    schemas.write_bytes(
+        orjson.dumps(
+            {
+                "measure": {
+                    "parameters": {
+                        "type": "object",
+                        "properties": {"x": {"type": "number", "not": {"const": 0}}},
+                    }
+                }
+            }
+        )
+    )
+    lines = one_call_streams(['{"x": ' + number[:3], number[3:] + "}"])
+    found = []
+    for typed in (False, True):
+        run = Audit(
+            [Source("-")],
+            load_schemas(str(schemas)),
+            AuditOptions(),
+            stdin=io.BytesIO(b"\n".join(lines) + b"\n"),
+        )
+        run.typed_fast_path = typed
+        report = io.BytesIO()
+        summary = run.run(report)
+        found.append((report.getvalue(), orjson.dumps(summary.to_dict())))
+    assert found[0] == found[1]
+    [last] = [orjson.loads(row) for row in found[0][0].splitlines()][-1:]
+    if number in ("1e-10001", "1e10001", "100e9999"):
+        assert last["detail"] == f"arguments are not valid JSON: {reason(number)}"
+    else:
+        assert last["ok"] is True
