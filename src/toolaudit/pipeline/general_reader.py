@@ -26,12 +26,7 @@ from toolaudit.history import Checked, HistoryCall
 from toolaudit.history import check as check_history
 from toolaudit.history.check import check_counted
 from toolaudit.history.fast import checked_from_str, history_prefixes
-from toolaudit.jsonutil import (
-    is_beyond_exact_reading,
-    loads_exact,
-    may_hold_long_integers,
-    may_hold_tiny_numbers,
-)
+from toolaudit.jsonutil import is_beyond_exact_reading, loads_exact, may_be_misread_by_orjson
 from toolaudit.pipeline.fast_paths import FastPaths
 from toolaudit.pipeline.judge import judge, judge_apart
 from toolaudit.pipeline.options import AuditOptions
@@ -178,7 +173,7 @@ class GeneralReader:
         # chunk, a request logged alone, tools), it is read on the exact parse; past what
         # is read exactly, it is refused as a line orjson refuses for such a number is
         # (triage), in the same tally. A false alarm (19 digits in a text) costs a parse.
-        if line is not None and (may_hold_long_integers(line) or may_hold_tiny_numbers(line)):
+        if line is not None and may_be_misread_by_orjson(line):
             exact_record, beyond = _exact(line)
             if beyond is not None:
                 recorder.record_error(Where(recorder.source, lineno), "json", beyond, tally)
