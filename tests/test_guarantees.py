@@ -182,6 +182,35 @@ def test_a_number_past_the_exact_reading_is_refused_where_it_may_change_a_verdic
     ]
 
 
+#: Numbers past what is read exactly, each with the exact parse's reason for it.
+PAST_EXACT = {
+    "1e10001": "the number 1e10001 is beyond 1e±10000, the range read exactly",
+    "-1E+10001": "the number -1E+10001 is beyond 1e±10000, the range read exactly",
+    "100e9999": "the number 100e9999 is beyond 1e±10000, the range read exactly",
+    "1e-10001": "the number 1e-10001 is beyond 1e±10000, the range read exactly",
+    "1"
+    * 10_001: "the number 1111111111…1111111111 has 10,001 digits, over the 10,000 read exactly",
+}
+
+
+@pytest.mark.parametrize("lines", [0, 300], ids=["first-lines", "typed-path"])
+@pytest.mark.parametrize("number", sorted(PAST_EXACT), ids=lambda number: number[:10])
+def test_a_number_past_the_exact_reading_in_arguments_text_is_refused_with_its_reason(
+    number, lines
+):
+    # Arguments logged as JSON text: the call is malformed:arguments, its reason the exact
+    # parse's (docs/guarantees.md, Limits), whichever way orjson reads the number (1e10001
+    # it refuses, saying "infinity"; 1e-10001 it reads as 0).
+    arguments = orjson.dumps(f'{{"x": {number}}}')
+    padding = b'{"name": "t", "arguments": "{\\"x\\": 1}"}\n' * lines
+    rows, _ = audit(padding + b'{"name": "t", "arguments": ' + arguments + b"}\n")
+    [refused] = [row for row in rows if row["line"] == lines + 1]
+    assert (refused["errors"], refused["detail"]) == (
+        ["malformed:arguments"],
+        f"arguments are not valid JSON: {PAST_EXACT[number]}",
+    )
+
+
 @pytest.mark.parametrize(
     ("arguments", "expected"),
     [

@@ -22,6 +22,7 @@ import toolaudit
 from toolaudit import jsonutil
 from toolaudit.jsonutil import (
     LONG_DIGITS,
+    may_be_misread_by_orjson,
     may_hold_long_integers,
     may_hold_misread_numbers,
     may_hold_numbers_beyond_a_double,
@@ -41,6 +42,7 @@ PATTERNS = {
     may_hold_numbers_beyond_a_double: re.compile(rb"[eE][+-]?[0-9]{3}"),
     orjson_may_differ: re.compile(rb"[0-9]{19}|[eE][+-]?[0-9]{3}"),
     may_hold_tiny_numbers: re.compile(rb"[0-9][eE]-[0-9]{3}"),
+    may_be_misread_by_orjson: re.compile(rb"[0-9]{19}|[0-9][eE]-[0-9]{3}"),
     may_hold_misread_numbers: re.compile(
         rb"[0-9][eE]-[0-9]{3}|[0-9][eE][+-]?[0-9]{4,}(?:[,\]} \t\r\n]|\Z)|[0-9]{%d}" % LONG_DIGITS
     ),
@@ -102,6 +104,8 @@ def test_a_tiny_number_is_always_found_and_words_raise_no_alarm(
 ) -> None:
     text = "[" + ",".join([*others, *tiny]) + "," + orjson.dumps(words).decode() + "]"
     found = may_hold_tiny_numbers(text.encode())
+    assert may_hold_tiny_numbers(text) is found  # (a call's arguments are text)
+    assert may_be_misread_by_orjson(text.encode()) is found  # (no run of 19 digits here)
     assert found or not tiny  # never a miss
     if searches == "c" or text.count("e-") + text.count("E-") <= 8:
         assert found is bool(tiny)  # (the pure search of many marks may raise an alarm)
@@ -118,7 +122,7 @@ def test_a_text_of_many_marks_is_searched_all_at_once(searches: str) -> None:
 def test_each_search_finds_its_pattern(searches: str, data: bytes) -> None:
     for search, pattern in PATTERNS.items():
         found = pattern.search(data) is not None
-        if searches == "c" or search is not may_hold_tiny_numbers:
+        if searches == "c" or search not in (may_hold_tiny_numbers, may_be_misread_by_orjson):
             assert search(data) is found, (search.__name__, data)
         else:  # the pure search of many marks may raise a false alarm, never miss
             assert search(data) or not found
@@ -142,7 +146,12 @@ def test_toolaudit_pure_python_turns_the_c_searches_off() -> None:
 @pytest.mark.parametrize("where", range(6))
 def test_a_number_is_found_wherever_it_begins(searches: str, where: int) -> None:
     # (the C search looks at every third byte: a number found at any offset)
-    for number, search in ((b"9" * 19, may_hold_long_integers), (b"e+123", orjson_may_differ)):
+    for number, search in (
+        (b"9" * 19, may_hold_long_integers),
+        (b"e+123", orjson_may_differ),
+        (b"1e-123", may_be_misread_by_orjson),
+        (b"9" * 19, may_be_misread_by_orjson),
+    ):
         assert search(b" " * where + number)
         assert search(b" " * where + number + b"]")
     assert not orjson_may_differ(b" " * where + b"e+12")
@@ -155,6 +164,9 @@ def test_the_bounds_of_each_pattern(searches: str) -> None:
     assert may_hold_numbers_beyond_a_double(b"[1e+100]")
     assert not may_hold_tiny_numbers(b"[1e-99, 1e+400, 1e400]")
     assert may_hold_tiny_numbers(b"[1E-400]")
+    assert not may_be_misread_by_orjson(b"[1e-99, 1e+400, 1e400, " + b"9" * 18 + b"]")
+    assert may_be_misread_by_orjson(b"[1E-400]")
+    assert may_be_misread_by_orjson(b"[" + b"9" * 19 + b"]")
     assert opening_brackets(b'{"a": [[{}]], "b": "[{"}') == 6
 
 

@@ -1,7 +1,7 @@
 /* Whether a JSON text may hold a number a typed decode (msgspec) reads otherwise than the
  * exact parse (toolaudit.jsonutil.loads_exact), in C: holds_misread_number(text, length),
  * jsonutil.may_hold_misread_numbers's search (tests/test_number_searches.py holds the two
- * equal), shared by the modules that ask it of every line a typed reader reads
+ * equal), and holds_tiny_number, may_hold_tiny_numbers's, shared by the modules that ask it of every line a typed reader reads
  * (_text_speedups's misread_numbers, _stream_speedups's placer). Each calls
  * misread_numbers_init() once, at import. Needs Python.h (Py_ssize_t), stdint.h, string.h.
  */
@@ -216,6 +216,24 @@ holds_misread_number(const unsigned char *text, Py_ssize_t length)
 #else
     return plain_misread_number(text, length);
 #endif
+}
+
+/* Whether a JSON text may hold a number below a double's range (jsonutil's
+   may_hold_tiny_numbers): an exponent of a minus sign and three digits, after a digit.
+   Each '-' found by memchr (a few a text, where a digit or a letter is every other byte),
+   then the bytes around it. */
+static int
+holds_tiny_number(const unsigned char *text, Py_ssize_t length)
+{
+    const unsigned char *end = text + length, *minus = text;
+    while ((minus = memchr(minus, '-', (size_t)(end - minus))) != NULL) {
+        Py_ssize_t at = minus - text;
+        if (at >= 2 && is_exponent_mark(text[at - 1]) && is_digit(text[at - 2]) &&
+            three_digits(text, at + 1, length))
+            return 1;
+        minus++;
+    }
+    return 0;
 }
 
 static void

@@ -6,7 +6,9 @@
  * several passes of bytes.find, bytes.count and bytes.translate over the line, each
  * slowed by the line's common letters. These answer in one pass, with no copy:
  *
- *   number_marks(data) -> int: the LONG_RUN and EXPONENT bits (see jsonutil);
+ *   number_marks(data) -> int: the LONG_RUN, EXPONENT and TINY_EXPONENT bits (see
+ *       jsonutil; the last, tiny_numbers's answer, so that the general reader asks one
+ *       pass of a line for a long integer or a tiny number);
  *   tiny_numbers(data) -> bool: whether an exponent after a digit is a minus sign and
  *       three digits or more (a number below a double's range);
  *   misread_numbers(data) -> bool: whether msgspec may read a number otherwise than the
@@ -41,11 +43,12 @@
 
 #include "_misread_numbers.h"
 
-enum { LONG_RUN = 1, EXPONENT = 2 };
+enum { LONG_RUN = 1, EXPONENT = 2, TINY_EXPONENT = 4 };
 
 /* Every third byte looked at: a run of three digits or more holds one of them. Where it is
    a digit, its run is measured once, whole: 19 digits or more are a LONG_RUN; three or more
-   right after an exponent's mark ('e' or 'E', and a sign or not), an EXPONENT. */
+   right after an exponent's mark ('e' or 'E', and a sign or not), an EXPONENT, and a
+   TINY_EXPONENT where the sign is a minus and a digit comes before the mark. */
 static PyObject *
 number_marks(PyObject *module, PyObject *data)
 {
@@ -71,6 +74,9 @@ number_marks(PyObject *module, PyObject *data)
                 ((before == '+' || before == '-') && first >= 2 &&
                  is_exponent_mark(text[first - 2])))
                 marks |= EXPONENT;
+            if (before == '-' && first >= 3 && is_exponent_mark(text[first - 2]) &&
+                is_digit(text[first - 3]))
+                marks |= TINY_EXPONENT; /* holds_tiny_number's */
         }
         i = end - 1; /* the next looked at: end + 2, as the run ends at a byte not a digit */
     }
@@ -78,23 +84,15 @@ number_marks(PyObject *module, PyObject *data)
     return PyLong_FromLong(marks);
 }
 
-/* Whether a number may be below a double's range, as the readers ask of every line: each
-   '-' found by memchr (a few a line, where a digit or a letter is every other byte), then
-   the bytes around it. */
+/* Whether a number may be below a double's range, as the readers ask of every line
+   (holds_tiny_number, which the stream speedups ask of a call's arguments too). */
 static PyObject *
 tiny_numbers(PyObject *module, PyObject *data)
 {
     Py_buffer view;
     if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0)
         return NULL;
-    const unsigned char *text = view.buf, *end = text + view.len, *minus = text;
-    int found = 0;
-    while (!found && (minus = memchr(minus, '-', (size_t)(end - minus))) != NULL) {
-        Py_ssize_t at = minus - text;
-        found = at >= 2 && (text[at - 1] == 'e' || text[at - 1] == 'E') &&
-                is_digit(text[at - 2]) && three_digits(text, at + 1, view.len);
-        minus++;
-    }
+    int found = holds_tiny_number(view.buf, view.len);
     PyBuffer_Release(&view);
     return PyBool_FromLong(found);
 }

@@ -23,7 +23,7 @@ from toolaudit.compiled import speedups
 #: searches below answer alike: tests/test_number_searches.py).
 _TEXT_SPEEDUPS = speedups("toolaudit._text_speedups")
 _NUMBER_MARKS_IN_C = _TEXT_SPEEDUPS.number_marks if _TEXT_SPEEDUPS is not None else None
-_A_LONG_RUN, _AN_EXPONENT = 1, 2
+_A_LONG_RUN, _AN_EXPONENT, _A_TINY_EXPONENT = 1, 2, 4
 #: ``number_marks`` for callers in C, and the bits of its answer that
 #: :func:`orjson_may_differ` tests.
 NUMBER_MARKS_IN_C = _NUMBER_MARKS_IN_C
@@ -68,11 +68,13 @@ def orjson_may_differ(data: bytes) -> bool:
 _MARKS_LOOKED_AT = 8
 
 
-def may_hold_tiny_numbers(data: bytes) -> bool:
+def may_hold_tiny_numbers(data: bytes | str) -> bool:
     """Whether this JSON text may hold a number below a double's range (``1e-400``, which
     orjson reads as 0 without a word): an exponent of a minus sign and three digits or
     more, after a digit, as every exponent of a JSON number is. An "e-" in a word
     (``claude-sonnet``) is no such exponent."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
     if _TEXT_SPEEDUPS is not None:
         found: bool = _TEXT_SPEEDUPS.tiny_numbers(data)
         return found
@@ -88,6 +90,15 @@ def may_hold_tiny_numbers(data: bytes) -> bool:
                 return True
             at = data.find(mark, at + 2)
     return False
+
+
+def may_be_misread_by_orjson(data: bytes) -> bool:
+    """Whether orjson may read a number of this JSON text otherwise than the exact parse
+    without a word: :func:`may_hold_long_integers` or :func:`may_hold_tiny_numbers`, as
+    the general reader asks of every line, in one pass where the C searches are built."""
+    if _NUMBER_MARKS_IN_C is not None:
+        return bool(_NUMBER_MARKS_IN_C(data) & (_A_LONG_RUN | _A_TINY_EXPONENT))
+    return may_hold_long_integers(data) or may_hold_tiny_numbers(data)
 
 
 def may_hold_numbers_beyond_a_double(data: bytes | str) -> bool:

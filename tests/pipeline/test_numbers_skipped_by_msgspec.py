@@ -96,10 +96,6 @@ def test_a_number_past_the_exact_range_in_a_skipped_field_is_malformed_either_wa
     schemas = schemas_of(case)
     general = audited(path, schemas, typed=False)
     assert audited(path, schemas, typed=True) == general
-    if case.endswith(("-stream", "-request")) and "e-" in number:
-        # The general path reads a stream's chunk or a request logged alone by orjson
-        # alone, a number below a double's range as 0.0: no refusal (the same bytes).
-        return
     rows = [orjson.loads(row) for row in general[0].splitlines()]
     [refused] = [row for row in rows if row["errors"] == ["malformed:json"]]
     assert (refused["source"], refused["line"]) == (str(path), lineno)

@@ -811,8 +811,9 @@ done:
 }
 
 /* The name the one call of an ended stream gives when its tool's typed decoder takes its
-   arguments (typed_stream_reader's _judge_ended() and _one_valid(), as accepts() decides
-   for arguments of at most `longest` characters): a new reference; None for any other
+   arguments and they hold no number below a double's range (typed_stream_reader's
+   _judge_ended() and _one_valid(), as accepts() decides for arguments of at most `longest`
+   characters): a new reference; None for any other
    stream (the reader judges it, as it would without the speedups, deciding again whatever
    was decided here), NULL with an error set. */
 static PyObject *
@@ -852,6 +853,19 @@ valid_call_name(State *state, PyObject *stream)
             Py_SETREF(arguments, Py_NewRef(placeholder));
     }
     if (!PyUnicode_CheckExact(arguments) || PyUnicode_GET_LENGTH(arguments) > state->longest)
+        goto other;
+    /* A number below a double's range, which the decoder would read as 0 (_one_valid's
+       test): the reader's to judge, exactly. (Text that is no UTF-8, a lone surrogate's,
+       is the reader's too.) */
+    Py_ssize_t size;
+    const char *utf8 = PyUnicode_AsUTF8AndSize(arguments, &size);
+    if (utf8 == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_Exception))
+            goto done;
+        PyErr_Clear();
+        goto other;
+    }
+    if (holds_tiny_number((const unsigned char *)utf8, size))
         goto other;
     /* (An exception building the decoder or decoding is the reader's to record, or a
        refusal: it asks again. Only an interruption, say, goes on from here.) */

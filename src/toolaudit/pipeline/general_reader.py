@@ -26,12 +26,7 @@ from toolaudit.history import Checked, HistoryCall
 from toolaudit.history import check as check_history
 from toolaudit.history.check import check_counted
 from toolaudit.history.fast import checked_from_str, history_prefixes
-from toolaudit.jsonutil import (
-    is_beyond_exact_reading,
-    loads_exact,
-    may_hold_long_integers,
-    may_hold_tiny_numbers,
-)
+from toolaudit.jsonutil import is_beyond_exact_reading, loads_exact, may_be_misread_by_orjson
 from toolaudit.pipeline.fast_paths import FastPaths
 from toolaudit.pipeline.judge import judge, judge_apart
 from toolaudit.pipeline.options import AuditOptions
@@ -151,8 +146,9 @@ class GeneralReader:
         """Read one parsed record; what goes wrong in reading it is its own row.
 
         ``line`` is the record's text when orjson parsed it, which turns integers beyond
-        64 bits into floats: if a call then fails, the line is parsed again exactly and
-        judged on that. ``tally`` is given when the record was already counted in one.
+        64 bits into floats and numbers below a double's range into 0: where it may hold
+        one, the line is parsed again exactly and read on that. ``tally`` is given when
+        the record was already counted in one.
         """
         self._tally = tally
         try:
@@ -172,6 +168,18 @@ class GeneralReader:
 
     def _read(self, record: object, lineno: int, line: bytes | None, tally: Tally | None) -> None:
         recorder = self._recorder
+        # An integer past 64 bits, which orjson reads as a float, or a number below a
+        # double's range, which it reads as 0: whatever the line holds (calls, a stream's
+        # chunk, a request logged alone, tools), it is read on the exact parse; past what
+        # is read exactly, it is refused as a line orjson refuses for such a number is
+        # (triage), in the same tally. A false alarm (19 digits in a text) costs a parse.
+        if line is not None and may_be_misread_by_orjson(line):
+            exact_record, beyond = _exact(line)
+            if beyond is not None:
+                recorder.record_error(Where(recorder.source, lineno), "json", beyond, tally)
+                return
+            if exact_record is not None:
+                record, line = exact_record, None
         if not isinstance(record, dict):
             detail = f"expected a JSON object holding tool calls, got {kind_phrase(record)}"
             recorder.record_error(Where(recorder.source, lineno), "record", detail)
@@ -193,10 +201,10 @@ class GeneralReader:
             # The tools judging later records are not the global ones.
             self.record_tools.remember(extracted)
             self._fast_paths.stop()
-            if not self._judge_calls(extracted, lineno, tally, line):
-                self._check_history(extracted, lineno, tally)
-        # (A record read again exactly was counted whole by that reading.)
-        elif not self._judge_calls(extracted, lineno, tally, line):
+            self._judge_calls(extracted, lineno, tally, line)
+            self._check_history(extracted, lineno, tally)
+        else:
+            self._judge_calls(extracted, lineno, tally, line)
             if self.scorer is not None:
                 self.scorer.record(record, extracted, tally, (recorder.source, lineno))
             self._check_history(extracted, lineno, tally)
@@ -283,20 +291,20 @@ class GeneralReader:
         line: bytes | None,
         *,
         assembled: bool = False,
-    ) -> bool:
-        """Judge and count the calls of one record, or of one assembled stream (whose
-        arguments were never parsed with a line: a failing one that may hold a long
-        integer is judged again, exactly: then True, the record was read again)."""
+    ) -> None:
+        """Judge and count the calls of one record (``line``: the text orjson parsed it
+        from, None when it was parsed exactly), or of one assembled stream (whose arguments
+        were never parsed with a line: each is judged apart, exactly)."""
         recorder = self._recorder
         if not extracted.calls:
             tally.records_without_calls += 1
-            return False
+            return
         where = Where(recorder.source, lineno)
         validator, why_unjudged = self.record_tools.validator_for(extracted, where.source, lineno)
         if validator is None:
             detail = f"its tool definitions are malformed: {why_unjudged}"
             recorder.record_error(where, "record", detail, tally)
-            return False
+            return
         if get_format(extracted.format).unique_call_ids:  # (BFCL's carry their question's id)
             note_repeated_ids(extracted.calls)
         if assembled:
@@ -306,14 +314,6 @@ class GeneralReader:
             verdicts = [
                 judge(call, validator, why_unjudged, exact=exact) for call in extracted.calls
             ]
-        # An integer past 64 bits, which orjson reads as a float, can fail a call (as an
-        # integer) or pass it (equal to an enum's number): the call is judged on the
-        # exact parse. A false alarm (19 digits in a text) costs a parse, not a change.
-        if line is not None and (may_hold_long_integers(line) or may_hold_tiny_numbers(line)):
-            exact_record, beyond = _exact(line)
-            if beyond is not None or exact_record is not None:
-                self._read_exactly(exact_record, beyond, lineno, tally)
-                return True
         model = extracted.model
         recorder.calls(
             tally,
@@ -325,7 +325,6 @@ class GeneralReader:
         for call, verdict in zip(extracted.calls, verdicts, strict=True):
             if is_cut_off(call.note):
                 tally.count_cut_off(verdict[0])
-        return False
 
     def _feed_stream(self, extracted: Extracted, lineno: int, tally: Tally) -> None:
         """One chunk of a streamed response: judge the streams it finishes (and any
@@ -342,15 +341,6 @@ class GeneralReader:
             tally.records_without_calls += 1
         for stream in finished:
             self.judge_stream(stream)
-
-    def _read_exactly(self, record: object, beyond: str | None, lineno: int, tally: Tally) -> None:
-        """Read a record again on its exact parse; or, where a number is past what is
-        read exactly, say so as of a line orjson refuses for such a number."""
-        if beyond is not None:
-            where = Where(self._recorder.source, lineno)
-            self._recorder.record_error(where, "json", beyond, tally)
-        else:
-            self._read(record, lineno, None, tally)
 
     def judge_stream(self, stream: Finished) -> None:
         """Count one reassembled stream, and judge its calls on the line it began on."""

@@ -23,7 +23,12 @@ from toolaudit.contract import (
 )
 from toolaudit.formats import ABSENT, JSON_STRING, OBJECT, Call
 from toolaudit.formats.base import TRUNCATED, is_cut_off
-from toolaudit.jsonutil import loads_exact, may_hold_long_integers
+from toolaudit.jsonutil import (
+    is_beyond_exact_reading,
+    loads_exact,
+    may_hold_long_integers,
+    may_hold_tiny_numbers,
+)
 from toolaudit.results.tally import IN_TEXT
 
 Problems = tuple[Problem, ...] | list[Problem]
@@ -138,8 +143,12 @@ def judge_apart(
 ) -> tuple[Verdict, Mapping[str, Any] | None]:
     """:func:`judge_decoding` for a call judged apart from any line (assembled from a
     stream, checked at the agent boundary): with orjson, or exactly when its arguments
-    may hold an integer orjson reads as a float (which may fail or pass the call)."""
-    exact = isinstance(call.arguments, str) and may_hold_long_integers(call.arguments)
+    may hold an integer orjson reads as a float (which may fail or pass the call) or a
+    number below a double's range, which it reads as 0 (refused past 1e-10000)."""
+    arguments = call.arguments
+    exact = isinstance(arguments, str) and (
+        may_hold_long_integers(arguments) or may_hold_tiny_numbers(arguments)
+    )
     return judge_decoding(call, validator, context, exact=exact)
 
 
@@ -227,7 +236,11 @@ def _decode(text: str, exact: bool) -> tuple[Any, str | None]:
     except RecursionError:
         return None, "nested too deeply"
     except ValueError as error:
-        return None, complaint if not exact else str(error)
+        # A number past what is read exactly (1e10001, which orjson refuses too): the
+        # exact parse's reason, as a line holding one is told (docs/guarantees.md).
+        if exact or is_beyond_exact_reading(error):
+            return None, str(error)
+        return None, complaint
 
 
 def object_verdict(

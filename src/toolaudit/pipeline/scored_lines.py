@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from toolaudit.formats import Extracted
-from toolaudit.jsonutil import may_hold_long_integers, may_hold_tiny_numbers
+from toolaudit.jsonutil import may_be_misread_by_orjson
 from toolaudit.schemas.files import loads_json
 from toolaudit.truth import line_scores
 from toolaudit.truth.entries import id_text
@@ -54,8 +54,8 @@ class TypedLine:
 def read_exactly(line: bytes) -> bool:
     """Whether the general path reads this line again exactly (a long integer, a number
     below a double's range) and scores that reading: the typed path leaves it to it."""
-    # The general reader's own test (GeneralReader._judge_calls), so that the two agree.
-    return may_hold_long_integers(line) or may_hold_tiny_numbers(line)
+    # The general reader's own test (GeneralReader._read), so that the two agree.
+    return may_be_misread_by_orjson(line)
 
 
 class LineIds:

@@ -39,7 +39,7 @@ from toolaudit.formats.typed_stream_shape import (
     QuickDecoding,
     TypedStreamShape,
 )
-from toolaudit.jsonutil import may_hold_long_integers
+from toolaudit.jsonutil import may_hold_long_integers, may_hold_tiny_numbers
 from toolaudit.pipeline.judge import Verdict, object_verdict
 from toolaudit.pipeline.recorder import Recorder, Where
 from toolaudit.results.tally import Tally
@@ -289,6 +289,8 @@ class TypedStreamReader:
         name, arguments = call.name, call.arguments()
         if not isinstance(name, str) or type(arguments) is not str:
             return False
+        if may_hold_tiny_numbers(arguments):
+            return False  # a number below a double's range, which msgspec reads as 0
         decoder = self._decoders[name]
         if decoder is None or not accepts(decoder, arguments):
             return False
@@ -319,6 +321,8 @@ class TypedStreamReader:
         for _, name, arguments in calls:
             if not isinstance(name, str) or type(arguments) is not str:
                 return None
+            if may_hold_tiny_numbers(arguments):
+                return None  # a number below a double's range: judge_apart reads it exactly
             decoder = decoders[name]
             if decoder is not None and accepts(decoder, arguments):
                 verdicts.append(names[name])
