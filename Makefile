@@ -25,12 +25,12 @@ demo: $(INSTALLED)
 
 # Both spread the tests over every core (pytest-xdist's -n auto; worksteal, so that a worker
 # left with the long property runs hands some over): the whole suite in a few minutes.
-# `pytest` alone runs them in one process, as before.
+# `pytest` alone runs them in one process.
 test: $(INSTALLED)
 	$(BIN)/python -m pytest -q -n auto --dist worksteal
 
 # The suite without the tests marked slow (clusters, S3 servers, browsers, long
-# property runs), for while you work: about three minutes on two cores.
+# property runs), for while you work: about a minute and a half on two cores.
 quick: $(INSTALLED)
 	$(BIN)/python -m pytest -q -n auto --dist worksteal -m "not slow"
 
