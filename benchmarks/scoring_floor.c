@@ -12,12 +12,11 @@
  *
  * score(index, expected, log) -> (same, different, unscored): each record line read in one
  * validating pass for its "id", "name" and "arguments" (their members found as it goes);
- * its entry found (a str made, a dict
- * look-up), marked scored (a set), its line read in one validating pass for its call's
- * "name" and "arguments"; the names compared, then the arguments as objects, keys in any order,
- * each value's text compared with whitespace outside strings skipped; the entry counted
- * by a hash of its tool and parameters' names in a C table (its shape, collisions not
- * told apart).
+ * its entry found (a str made, a dict look-up), marked scored (a set), its line read in
+ * one validating pass for its call's "name" and "arguments"; the names compared, then the
+ * arguments as objects, keys in any order, each value's text compared with whitespace
+ * outside strings skipped; the entry counted by a hash of its tool and parameters' names
+ * in a C table (its shape, collisions not told apart).
  *
  * score(..., False) is the same without the record's call: its id read where it begins the
  * line (as if the audit's own reading of the record handed it over), nothing compared:
