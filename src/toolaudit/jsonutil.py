@@ -92,10 +92,13 @@ def may_hold_tiny_numbers(data: bytes | str) -> bool:
     return False
 
 
-def may_be_misread_by_orjson(data: bytes) -> bool:
+def may_be_misread_by_orjson(data: bytes | str) -> bool:
     """Whether orjson may read a number of this JSON text otherwise than the exact parse
     without a word: :func:`may_hold_long_integers` or :func:`may_hold_tiny_numbers`, as
-    the general reader asks of every line, in one pass where the C searches are built."""
+    the general reader asks of every line and ``judge_apart`` of a call's arguments, in
+    one pass where the C searches are built."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
     if _NUMBER_MARKS_IN_C is not None:
         return bool(_NUMBER_MARKS_IN_C(data) & (_A_LONG_RUN | _A_TINY_EXPONENT))
     return may_hold_long_integers(data) or may_hold_tiny_numbers(data)

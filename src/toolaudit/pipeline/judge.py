@@ -23,12 +23,7 @@ from toolaudit.contract import (
 )
 from toolaudit.formats import ABSENT, JSON_STRING, OBJECT, Call
 from toolaudit.formats.base import TRUNCATED, is_cut_off
-from toolaudit.jsonutil import (
-    is_beyond_exact_reading,
-    loads_exact,
-    may_hold_long_integers,
-    may_hold_tiny_numbers,
-)
+from toolaudit.jsonutil import is_beyond_exact_reading, loads_exact, may_be_misread_by_orjson
 from toolaudit.results.tally import IN_TEXT
 
 Problems = tuple[Problem, ...] | list[Problem]
@@ -146,9 +141,7 @@ def judge_apart(
     may hold an integer orjson reads as a float (which may fail or pass the call) or a
     number below a double's range, which it reads as 0 (refused past 1e-10000)."""
     arguments = call.arguments
-    exact = isinstance(arguments, str) and (
-        may_hold_long_integers(arguments) or may_hold_tiny_numbers(arguments)
-    )
+    exact = isinstance(arguments, str) and may_be_misread_by_orjson(arguments)
     return judge_decoding(call, validator, context, exact=exact)
 
 
