@@ -13,7 +13,11 @@ import orjson
 from toolaudit.contract import ToolValidator, Validator
 from toolaudit.errors import ToolAuditError
 from toolaudit.formats.flat import call_id as flat_call_id
-from toolaudit.jsonutil import may_hold_long_integers, may_hold_tiny_numbers
+from toolaudit.jsonutil import (
+    may_be_misread_by_orjson,
+    may_hold_long_integers,
+    may_hold_tiny_numbers,
+)
 from toolaudit.pipeline.fast_paths import FastPaths
 from toolaudit.pipeline.general_reader import GeneralReader
 from toolaudit.pipeline.recorder import Recorder
@@ -145,7 +149,7 @@ class InlineReader:
                 if not wants_model:  # a failing call's row, or its sample, names it
                     model = m if type(m := record.get("model")) is str else None
                     tally = global_tally
-                if may_hold_long_integers(line) or may_hold_tiny_numbers(line):
+                if may_be_misread_by_orjson(line):
                     # judged on the exact parse: the failure may be orjson's float
                     general.read_record(record, lineno, line, tally)
                 elif not recorder.count_failing(tally, tool.name, problems):
