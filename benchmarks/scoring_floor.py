@@ -137,10 +137,11 @@ def main() -> None:
             per_record[row] = (counts[1] - counts[0]) / args.lines
         same, different, unscored = told(log, schemas, expected, built)
     # The floor must do the work it stands for: tell the records the audit scores as it does.
-    if (same, different) != audit_outcomes(log, schemas, expected):
+    audited = audit_outcomes(log, schemas, expected)
+    if (same, different) != audited:
         raise BenchmarkError(
             f"the floor told {same} same and {different} different, not the audit's "
-            f"correct and incorrect {audit_outcomes(log, schemas, expected)}"
+            f"correct and incorrect {audited}"
         )
     plain = per_record["plain"]
     print(f"flat log, first {args.lines:,} lines: instructions a record")
